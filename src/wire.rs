@@ -1,0 +1,193 @@
+//! Provider wire formats for a composed prompt, in one place.
+//!
+//! `brief compose --format openai|anthropic` prints these bodies and the providers send
+//! them, so what an operator inspects is byte-for-byte what goes on the wire (plus the
+//! per-call fields a provider adds: `stream`, `max_tokens`, …).
+//!
+//! Cache layout: tools first, then the static system text, then the volatile part. The
+//! static part is one block so that its bytes, and the provider's cache key over them,
+//! change only when the brief's static items change.
+
+use serde_json::{Map, Value, json};
+
+/// A tool as the brief declares it; rendered per provider.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+/// A prompt in provider-neutral form.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Prompt {
+    /// The static system text: the cacheable prefix (with the tools).
+    pub static_system: String,
+    /// The volatile system text, rebuilt every turn; sent after the prefix.
+    pub volatile_system: Option<String>,
+    pub tools: Vec<ToolDef>,
+    pub messages: Vec<Message>,
+}
+
+impl Prompt {
+    /// The whole system text as one string: static, a blank line, volatile.
+    pub fn system_text(&self) -> String {
+        match &self.volatile_system {
+            Some(volatile) if !volatile.is_empty() => {
+                if self.static_system.is_empty() {
+                    volatile.clone()
+                } else {
+                    format!("{}\n\n{}", self.static_system, volatile)
+                }
+            }
+            _ => self.static_system.clone(),
+        }
+    }
+}
+
+/// An OpenAI chat-completions request body: one system message, then the conversation,
+/// tools as `{"type": "function", "function": {name, description, parameters}}`.
+pub fn openai_body(prompt: &Prompt, model: Option<&str>, cache_key: Option<&str>) -> Value {
+    let mut body = Map::new();
+    if let Some(model) = model {
+        body.insert("model".into(), json!(model));
+    }
+    let mut messages = Vec::with_capacity(prompt.messages.len() + 1);
+    let system = prompt.system_text();
+    if !system.is_empty() {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    for message in &prompt.messages {
+        messages.push(json!({"role": message.role.as_str(), "content": message.content}));
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !prompt.tools.is_empty() {
+        let tools = prompt
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.input_schema,
+                    }
+                })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(key) = cache_key {
+        body.insert("prompt_cache_key".into(), json!(key));
+    }
+    Value::Object(body)
+}
+
+/// An Anthropic messages request body: `system` as text blocks with `cache_control` on the
+/// last static block and the volatile part as a later block; tools with `input_schema`.
+pub fn anthropic_body(prompt: &Prompt, model: Option<&str>) -> Value {
+    let mut body = Map::new();
+    if let Some(model) = model {
+        body.insert("model".into(), json!(model));
+    }
+    let mut system = Vec::new();
+    if !prompt.static_system.is_empty() {
+        system.push(json!({
+            "type": "text",
+            "text": prompt.static_system,
+            "cache_control": {"type": "ephemeral"},
+        }));
+    }
+    if let Some(volatile) = prompt.volatile_system.as_ref().filter(|v| !v.is_empty()) {
+        system.push(json!({"type": "text", "text": volatile}));
+    }
+    if !system.is_empty() {
+        body.insert("system".into(), Value::Array(system));
+    }
+    let messages = prompt
+        .messages
+        .iter()
+        .map(|m| json!({"role": m.role.as_str(), "content": m.content}))
+        .collect();
+    body.insert("messages".into(), Value::Array(messages));
+    if !prompt.tools.is_empty() {
+        let tools = prompt
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.input_schema,
+                })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    Value::Object(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt() -> Prompt {
+        Prompt {
+            static_system: "You are a helper.".into(),
+            volatile_system: Some("Customer: Ada".into()),
+            tools: vec![ToolDef {
+                name: "lookup".into(),
+                description: "Find an order".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            messages: vec![Message {
+                role: Role::User,
+                content: "hi".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn openai_has_one_system_message_with_static_then_volatile() {
+        let body = openai_body(&prompt(), Some("m"), Some("k"));
+        assert_eq!(body["messages"][0]["role"], "system");
+        assert_eq!(
+            body["messages"][0]["content"],
+            "You are a helper.\n\nCustomer: Ada"
+        );
+        assert_eq!(body["messages"][1]["content"], "hi");
+        assert_eq!(body["tools"][0]["function"]["parameters"]["type"], "object");
+        assert_eq!(body["prompt_cache_key"], "k");
+    }
+
+    #[test]
+    fn anthropic_marks_only_the_static_block_for_caching() {
+        let body = anthropic_body(&prompt(), None);
+        assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+        assert!(body["system"][1].get("cache_control").is_none());
+        assert_eq!(body["tools"][0]["input_schema"]["type"], "object");
+        assert!(body.get("model").is_none());
+    }
+}
