@@ -1,22 +1,43 @@
 //! One file per subcommand: its clap arguments and a `run` that talks to the domain
 //! modules and the UI.
 
+use std::path::Path;
+
 use clap::Subcommand;
 
+use crate::brief::Brief;
 use crate::cli::Outcome;
 use crate::error::Result;
 use crate::ui::Ui;
 
+pub mod check;
+pub mod compose;
 pub mod generate;
+pub mod lock;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Compose(compose::Args),
+    Lock(lock::Args),
+    Check(check::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
 
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
     match command {
+        Command::Compose(args) => compose::run(args, ui),
+        Command::Lock(args) => lock::run(args, ui),
+        Command::Check(args) => check::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
     }
+}
+
+/// Loads a brief and shows its warnings (e.g. item files the manifest does not name).
+pub fn load_brief(path: &Path, ui: &Ui) -> Result<Brief> {
+    let brief = Brief::load(path)?;
+    for warning in &brief.warnings {
+        ui.warn(&warning.to_string());
+    }
+    Ok(brief)
 }

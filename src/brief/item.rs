@@ -1,0 +1,356 @@
+//! One item file: a Markdown body under YAML front matter, or a `<id>.tool.yaml` schema.
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use super::problem::{Problem, line_col};
+use super::types::{ItemType, Policy, Tier};
+use crate::wire::ToolDef;
+
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub id: String,
+    /// The file, as a path under the brief directory the user named.
+    pub path: PathBuf,
+    pub kind: ItemType,
+    pub tier: Tier,
+    pub title: Option<String>,
+    pub compress_never: bool,
+    pub policy: Policy,
+    /// The whole file, exactly as read.
+    pub raw: String,
+    /// Byte offset in `raw` where the body starts (after the front matter).
+    pub body_offset: usize,
+    /// 1-based line in the file where the body starts.
+    pub body_line: usize,
+    /// The tool definition, for tool items.
+    pub tool: Option<ToolDef>,
+}
+
+impl Item {
+    /// The Markdown body (empty for tools).
+    pub fn body(&self) -> &str {
+        &self.raw[self.body_offset..]
+    }
+
+    /// The front matter block, delimiters included, exactly as in the file.
+    pub fn front_matter(&self) -> &str {
+        &self.raw[..self.body_offset]
+    }
+
+    pub fn is_tool(&self) -> bool {
+        self.kind == ItemType::Tool
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    #[serde(rename = "type")]
+    kind: ItemType,
+    #[serde(default)]
+    tier: Option<Tier>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    compress: Option<CompressSetting>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum CompressSetting {
+    Never,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolFile {
+    #[serde(rename = "type")]
+    kind: ItemType,
+    name: String,
+    description: String,
+    input_schema: serde_json::Value,
+    #[serde(default)]
+    title: Option<String>,
+}
+
+/// The problem code of a placeholder in the static tier.
+pub const STATIC_PLACEHOLDER: &str = "static-placeholder";
+
+static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}").expect("placeholder pattern")
+});
+
+/// Byte ranges of code (fenced and indented blocks, inline spans) in a Markdown text:
+/// a `{{name}}` written there is an example, not a placeholder.
+fn code_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    use pulldown_cmark::{Event, Parser, Tag};
+    if !text.contains("{{") {
+        return Vec::new();
+    }
+    Parser::new(text)
+        .into_offset_iter()
+        .filter(|(event, _)| {
+            matches!(event, Event::Code(_) | Event::Start(Tag::CodeBlock(_)))
+        })
+        .map(|(_, range)| range)
+        .collect()
+}
+
+/// The `{{name}}` placeholders in a Markdown text, with their byte ranges (not those
+/// inside code, which are literal examples).
+pub fn placeholders(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let code = code_ranges(text);
+    PLACEHOLDER
+        .captures_iter(text)
+        .filter_map(|c| {
+            let range = c.get(0)?.range();
+            let in_code = code.iter().any(|r| r.start <= range.start && range.end <= r.end);
+            (!in_code).then(|| (c[1].to_string(), range))
+        })
+        .collect()
+}
+
+/// Replaces every `{{name}}` with its value; returns the names that had none.
+pub fn fill_placeholders(
+    text: &str,
+    vars: &std::collections::BTreeMap<String, String>,
+) -> (String, Vec<String>) {
+    let mut missing = Vec::new();
+    let mut filled = String::with_capacity(text.len());
+    let mut last = 0;
+    for (name, range) in placeholders(text) {
+        filled.push_str(&text[last..range.start]);
+        match vars.get(&name) {
+            Some(value) => filled.push_str(value),
+            None => {
+                filled.push_str(&text[range.clone()]);
+                missing.push(name);
+            }
+        }
+        last = range.end;
+    }
+    filled.push_str(&text[last..]);
+    (filled, missing)
+}
+
+fn yaml_problem(file: &Path, err: &serde_yaml::Error, line_offset: usize) -> Problem {
+    let (line, column) = err
+        .location()
+        .map_or((0, 0), |l| (l.line() + line_offset, l.column()));
+    let message = err.to_string();
+    // yaml_serde appends " at line L column C"; the location is already in front.
+    let message = match message.find(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    Problem::error(file, line, column, format!("invalid YAML: {message}"))
+}
+
+/// Splits `---\n<yaml>\n---\n<body>`: returns (yaml, body offset, body line).
+fn split_front_matter(raw: &str) -> Option<(&str, usize, usize)> {
+    let first_len = if raw.starts_with("---\n") {
+        4
+    } else if raw.starts_with("---\r\n") {
+        5
+    } else {
+        return None;
+    };
+    let mut offset = first_len;
+    let mut line = 2;
+    for piece in raw[first_len..].split_inclusive('\n') {
+        let trimmed = piece.trim_end_matches(['\n', '\r']);
+        if trimmed == "---" || trimmed == "..." {
+            let yaml = &raw[first_len..offset];
+            return Some((yaml, offset + piece.len(), line + 1));
+        }
+        offset += piece.len();
+        line += 1;
+    }
+    None
+}
+
+/// Parses a Markdown item. Problems go to `problems`; `None` when the item is unusable.
+pub fn parse_markdown(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem>) -> Option<Item> {
+    let Some((yaml, body_offset, body_line)) = split_front_matter(&raw) else {
+        problems.push(Problem::error(
+            path,
+            1,
+            1,
+            "missing front matter: an item starts with a `---` line, `type: <type>`, and a closing `---` line",
+        ));
+        return None;
+    };
+    let front: FrontMatter = match serde_yaml::from_str(yaml) {
+        Ok(front) => front,
+        Err(err) => {
+            problems.push(yaml_problem(path, &err, 1));
+            return None;
+        }
+    };
+    if front.kind == ItemType::Tool {
+        problems.push(Problem::error(
+            path,
+            2,
+            1,
+            format!("a tool item is a `{id}.tool.yaml` file, not Markdown"),
+        ));
+        return None;
+    }
+    let tier = front.tier.unwrap_or(front.kind.default_tier());
+    let compress_never = front.compress == Some(CompressSetting::Never);
+    let item = Item {
+        id: id.to_string(),
+        path: path.to_path_buf(),
+        kind: front.kind,
+        tier,
+        title: front.title,
+        compress_never,
+        policy: Policy::of(front.kind, compress_never),
+        raw,
+        body_offset,
+        body_line,
+        tool: None,
+    };
+    if item.tier == Tier::Static {
+        for (name, range) in placeholders(item.body()) {
+            let (line, column) = line_col(&item.raw, item.body_offset + range.start);
+            problems.push(Problem::error(
+                path,
+                line,
+                column,
+                format!(
+                    "placeholder `{{{{{name}}}}}` in a static item: the cacheable prefix must not change per turn; move it to a `context` item (tier: volatile)"
+                ),
+            ).with_code(STATIC_PLACEHOLDER));
+        }
+    }
+    Some(item)
+}
+
+/// Tool names as the providers accept them.
+fn valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Parses a `<id>.tool.yaml` item.
+pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem>) -> Option<Item> {
+    let tool: ToolFile = match serde_yaml::from_str(&raw) {
+        Ok(tool) => tool,
+        Err(err) => {
+            problems.push(yaml_problem(path, &err, 0));
+            return None;
+        }
+    };
+    let at = |needle: &str| {
+        raw.find(needle)
+            .map_or((1, 1), |offset| line_col(&raw, offset))
+    };
+    let before = problems.len();
+    if tool.kind != ItemType::Tool {
+        let (line, column) = at("type");
+        problems.push(Problem::error(
+            path,
+            line,
+            column,
+            format!("a `.tool.yaml` file must have `type: tool`, not `{}`", tool.kind),
+        ));
+    }
+    if !valid_tool_name(&tool.name) {
+        let (line, column) = at("name");
+        problems.push(Problem::error(
+            path,
+            line,
+            column,
+            format!(
+                "tool name `{}` must be 1 to 64 letters, digits, `_` or `-`",
+                tool.name
+            ),
+        ));
+    }
+    if !tool.input_schema.is_object() {
+        let (line, column) = at("input_schema");
+        problems.push(Problem::error(
+            path,
+            line,
+            column,
+            "`input_schema` must be a JSON Schema object",
+        ));
+    }
+    for c in PLACEHOLDER.captures_iter(&raw) {
+        let name = &c[1];
+        let (line, column) = line_col(&raw, c.get(0).map_or(0, |m| m.start()));
+        problems.push(Problem::error(
+            path,
+            line,
+            column,
+            format!("placeholder `{{{{{name}}}}}` in a tool: tools are part of the cacheable prefix"),
+        ).with_code(STATIC_PLACEHOLDER));
+    }
+    if problems[before..].iter().any(|p| p.code.is_none()) {
+        return None;
+    }
+    Some(Item {
+        id: id.to_string(),
+        path: path.to_path_buf(),
+        kind: ItemType::Tool,
+        tier: Tier::Static,
+        title: tool.title,
+        compress_never: true,
+        policy: Policy::Verbatim,
+        body_offset: raw.len(),
+        body_line: raw.lines().count() + 1,
+        raw,
+        tool: Some(ToolDef {
+            name: tool.name,
+            description: tool.description,
+            input_schema: tool.input_schema,
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_split_keeps_body_offset_and_line() {
+        let raw = "---\ntype: rule\n---\nBody\n";
+        let (yaml, offset, line) = split_front_matter(raw).unwrap();
+        assert_eq!(yaml, "type: rule\n");
+        assert_eq!(&raw[offset..], "Body\n");
+        assert_eq!(line, 4);
+    }
+
+    #[test]
+    fn placeholder_in_static_item_is_reported_at_its_line() {
+        let mut problems = Vec::new();
+        let raw = "---\ntype: instruction\n---\nHello\nDear {{ name }}\n".to_string();
+        parse_markdown("x", Path::new("x.md"), raw, &mut problems);
+        assert_eq!(problems.len(), 1);
+        assert_eq!((problems[0].line, problems[0].column), (5, 6));
+    }
+
+    #[test]
+    fn fill_reports_missing_names() {
+        let mut vars = std::collections::BTreeMap::new();
+        vars.insert("a".to_string(), "1".to_string());
+        let (text, missing) = fill_placeholders("{{a}} {{b}}", &vars);
+        assert_eq!(text, "1 {{b}}");
+        assert_eq!(missing, vec!["b".to_string()]);
+    }
+
+    #[test]
+    fn placeholders_inside_code_are_literal_examples() {
+        let text = "Use `{{name}}` as shown.\n\n```\n{{also}}\n```\n\nHi {{real}}\n";
+        let names: Vec<String> = placeholders(text).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, vec!["real".to_string()]);
+    }
+}

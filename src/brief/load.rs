@@ -1,0 +1,262 @@
+//! Loading a brief directory: read every file, validate everything, report every problem.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::item::{Item, parse_markdown, parse_tool};
+use super::manifest::Manifest;
+use super::problem::{Problem, into_error, line_col};
+use super::types::valid_id;
+use crate::error::{Error, Result};
+
+/// Item, manifest and lock files larger than this are refused: a brief is re-sent every
+/// turn, and a file this big is almost certainly a mistake.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+pub const MANIFEST: &str = "brief.yaml";
+
+#[derive(Debug, Clone)]
+pub struct Brief {
+    /// The directory as the user named it (paths in messages are under it).
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    /// Items in manifest order.
+    pub items: Vec<Item>,
+    /// Problems that do not stop loading (e.g. an item file not in the manifest).
+    pub warnings: Vec<Problem>,
+    /// Placeholders in the static tier, when loaded with [`Brief::load_for_check`].
+    pub static_placeholders: Vec<Problem>,
+}
+
+impl Brief {
+    /// Loads and validates a brief. `path` is the brief directory or its `brief.yaml`.
+    pub fn load(path: &Path) -> Result<Brief> {
+        Self::load_inner(path, true)
+    }
+
+    /// Loads a brief for `brief check`, which reports a placeholder in the static tier as
+    /// a failed check rather than as unreadable input.
+    pub fn load_for_check(path: &Path) -> Result<Brief> {
+        Self::load_inner(path, false)
+    }
+
+    fn load_inner(path: &Path, placeholders_are_errors: bool) -> Result<Brief> {
+        let dir = if path.file_name().is_some_and(|n| n == MANIFEST) && path.is_file() {
+            path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        } else {
+            path.to_path_buf()
+        };
+        let manifest_path = dir.join(MANIFEST);
+        if !dir.is_dir() {
+            return Err(Error::input(format!("{}: no such brief directory", dir.display()))
+                .with_hint("name a directory that holds a brief.yaml, or create one with `brief init DIR`"));
+        }
+        if !manifest_path.is_file() {
+            return Err(Error::input(format!("{}: not a brief: it has no {MANIFEST}", dir.display()))
+                .with_hint("create one with `brief init DIR`"));
+        }
+        let mut problems = Vec::new();
+        let manifest_text = read_text(&manifest_path, &mut problems);
+        let manifest = manifest_text.as_deref().and_then(|text| {
+            match serde_yaml::from_str::<Manifest>(text) {
+                Ok(manifest) => Some(manifest),
+                Err(err) => {
+                    let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+                    let message = err.to_string();
+                    let message = message.split(" at line ").next().unwrap_or_default();
+                    problems.push(Problem::error(&manifest_path, line, column, format!("invalid YAML: {message}")));
+                    None
+                }
+            }
+        });
+        let (Some(manifest), Some(manifest_text)) = (manifest, manifest_text) else {
+            return Err(into_error(&dir, &problems));
+        };
+        let canonical_dir = fs::canonicalize(&dir).map_err(|e| Error::io(&dir, &e))?;
+
+        let mut seen = HashSet::new();
+        let mut items = Vec::with_capacity(manifest.items.len());
+        for id in &manifest.items {
+            let occurrence = manifest.items.iter().take_while(|x| !std::ptr::eq(*x, id)).filter(|x| *x == id).count();
+            let (line, column) = id_location(&manifest_text, id, occurrence);
+            if !valid_id(id) {
+                problems.push(Problem::error(&manifest_path, line, column, format!(
+                    "invalid item id `{id}`: ids are 1 to 64 of a-z, 0-9, `_` and `-`, starting with a letter or digit (an id names a file and can never leave the brief directory)"
+                )));
+                continue;
+            }
+            if !seen.insert(id.as_str()) {
+                problems.push(Problem::error(&manifest_path, line, column, format!("duplicate item id `{id}`")));
+                continue;
+            }
+            if let Some(item) = load_item(&dir, &canonical_dir, id, (&manifest_path, line, column), &mut problems) {
+                items.push(item);
+            }
+        }
+        let mut warnings = unlisted_items(&dir, &seen);
+        let mut static_placeholders = Vec::new();
+        if !placeholders_are_errors {
+            let (placeholders, rest) = problems
+                .into_iter()
+                .partition(|p| p.code == Some(super::item::STATIC_PLACEHOLDER));
+            static_placeholders = placeholders;
+            problems = rest;
+        }
+        if problems.iter().any(|p| p.severity == super::problem::Severity::Error) {
+            return Err(into_error(&dir, &problems));
+        }
+        warnings.extend(problems);
+        Ok(Brief {
+            dir,
+            manifest,
+            items,
+            warnings,
+            static_placeholders,
+        })
+    }
+
+    pub fn item(&self, id: &str) -> Option<&Item> {
+        self.items.iter().find(|item| item.id == id)
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.dir.join(MANIFEST)
+    }
+
+    pub fn lock_path(&self) -> PathBuf {
+        self.dir.join("brief.lock")
+    }
+}
+
+/// Where the `occurrence`-th (0-based) mention of `id` stands in the manifest text.
+fn id_location(text: &str, id: &str, occurrence: usize) -> (usize, usize) {
+    let is_id_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    let items_at = text.find("items").unwrap_or(0);
+    let mut found = 0;
+    let mut from = items_at;
+    while let Some(pos) = text[from..].find(id).map(|p| p + from) {
+        let end = pos + id.len();
+        let before_ok = pos == 0 || !is_id_byte(text.as_bytes()[pos - 1]);
+        let after_ok = end >= text.len() || !is_id_byte(text.as_bytes()[end]);
+        if before_ok && after_ok && !id.is_empty() {
+            if found == occurrence {
+                return line_col(text, pos);
+            }
+            found += 1;
+        }
+        from = pos + id.len().max(1);
+        if from >= text.len() {
+            break;
+        }
+    }
+    line_col(text, items_at)
+}
+
+fn load_item(
+    dir: &Path,
+    canonical_dir: &Path,
+    id: &str,
+    mentioned_at: (&Path, usize, usize),
+    problems: &mut Vec<Problem>,
+) -> Option<Item> {
+    let markdown = dir.join("items").join(format!("{id}.md"));
+    let tool = dir.join("items").join(format!("{id}.tool.yaml"));
+    let (manifest_path, line, column) = mentioned_at;
+    let path = match (exists(&markdown), exists(&tool)) {
+        (true, true) => {
+            problems.push(Problem::error(manifest_path, line, column, format!(
+                "item `{id}` is ambiguous: both items/{id}.md and items/{id}.tool.yaml exist"
+            )));
+            return None;
+        }
+        (true, false) => markdown,
+        (false, true) => tool,
+        (false, false) => {
+            problems.push(Problem::error(manifest_path, line, column, format!(
+                "missing item file for `{id}`: expected items/{id}.md or items/{id}.tool.yaml"
+            )));
+            return None;
+        }
+    };
+    match fs::canonicalize(&path) {
+        Ok(real) if !real.starts_with(canonical_dir) => {
+            problems.push(Problem::error(&path, 0, 0, format!(
+                "points outside the brief directory (to {}); items must live inside the brief",
+                real.display()
+            )));
+            return None;
+        }
+        Ok(_) => {}
+        Err(err) => {
+            problems.push(Problem::error(&path, 0, 0, format!("cannot read: {err}")));
+            return None;
+        }
+    }
+    let raw = read_text(&path, problems)?;
+    if path.extension().is_some_and(|e| e == "md") {
+        parse_markdown(id, &path, raw, problems)
+    } else {
+        parse_tool(id, &path, raw, problems)
+    }
+}
+
+fn exists(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}
+
+/// Reads a file as UTF-8 text, refusing files over [`MAX_FILE_BYTES`].
+pub(crate) fn read_text(path: &Path, problems: &mut Vec<Problem>) -> Option<String> {
+    let bytes = match fs::metadata(path) {
+        Ok(meta) if meta.len() > MAX_FILE_BYTES => {
+            problems.push(Problem::error(path, 0, 0, format!(
+                "file is {} bytes; the limit is {MAX_FILE_BYTES} (1 MiB)",
+                meta.len()
+            )));
+            return None;
+        }
+        Ok(_) => fs::read(path),
+        Err(err) => Err(err),
+    };
+    let bytes = match bytes {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            problems.push(Problem::error(path, 0, 0, format!("cannot read: {err}")));
+            return None;
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(err) => {
+            let valid = err.utf8_error().valid_up_to();
+            let bytes = err.as_bytes();
+            let prefix = String::from_utf8_lossy(&bytes[..valid]);
+            let (line, column) = line_col(&prefix, prefix.len());
+            problems.push(Problem::error(path, line, column, "not valid UTF-8"));
+            None
+        }
+    }
+}
+
+/// Item files in `items/` that the manifest does not name.
+fn unlisted_items(dir: &Path, listed: &HashSet<&str>) -> Vec<Problem> {
+    let Ok(entries) = fs::read_dir(dir.join("items")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let id = name.strip_suffix(".tool.yaml").or_else(|| name.strip_suffix(".md"))?;
+            (!listed.contains(id)).then(|| {
+                Problem::warning(&dir.join("items").join(&name), 0, 0, format!(
+                    "not in {MANIFEST}: add `{id}` to `items` to compose it, or delete the file"
+                ))
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,131 @@
+//! `brief.lock`: what CI holds a brief to. Every rule item's exact bytes (hash and text,
+//! so a failed check can show what changed) and the stable prefix's hashes and size.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::Brief;
+use super::load::read_text;
+use super::problem::into_error;
+use crate::canonical::sha256_hex;
+use crate::compose::PrefixHashes;
+use crate::error::{Error, Result};
+
+pub const LOCK_FILE: &str = "brief.lock";
+const HEADER: &str = "# Written by `brief lock`; checked by `brief check`. Do not edit by hand.\n";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Lock {
+    pub version: u32,
+    pub tokenizer: String,
+    /// Rule items by id.
+    pub rules: BTreeMap<String, LockedRule>,
+    pub prefix: LockedPrefix,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LockedRule {
+    /// sha256 of the item file's exact bytes, front matter included.
+    pub sha256: String,
+    /// The file's text at lock time, for the diff a failing check shows.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LockedPrefix {
+    pub hash: String,
+    pub tools: String,
+    pub system: String,
+    pub bytes: usize,
+    pub tokens: usize,
+}
+
+impl Lock {
+    pub fn new(brief: &Brief, hashes: &PrefixHashes, prefix_tokens: usize) -> Lock {
+        let rules = brief
+            .items
+            .iter()
+            .filter(|item| item.kind == super::ItemType::Rule)
+            .map(|item| {
+                let rule = LockedRule {
+                    sha256: sha256_hex(item.raw.as_bytes()),
+                    text: item.raw.clone(),
+                };
+                (item.id.clone(), rule)
+            })
+            .collect();
+        Lock {
+            version: 1,
+            tokenizer: brief.manifest.tokenizer.to_string(),
+            rules,
+            prefix: LockedPrefix {
+                hash: hashes.prefix.clone(),
+                tools: hashes.tools.clone(),
+                system: hashes.system.clone(),
+                bytes: hashes.prefix_bytes(),
+                tokens: prefix_tokens,
+            },
+        }
+    }
+
+    pub fn to_yaml(&self) -> Result<String> {
+        let body = serde_yaml::to_string(self)
+            .map_err(|e| Error::input(format!("cannot render the lock: {e}")))?;
+        Ok(format!("{HEADER}{body}"))
+    }
+
+    /// Reads a lock file; `Ok(None)` when there is none.
+    pub fn read(path: &Path) -> Result<Option<Lock>> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let mut problems = Vec::new();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let text = read_text(path, &mut problems).ok_or_else(|| into_error(dir, &problems))?;
+        serde_yaml::from_str(&text).map(Some).map_err(|err| {
+            let at = err
+                .location()
+                .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
+            Error::input(format!("{}{at}: invalid lock file: {err}", path.display()))
+                .with_hint("regenerate it with `brief lock`")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_text_with_trailing_spaces_and_crlf_round_trips_exactly() {
+        let mut rules = BTreeMap::new();
+        let text = "---\r\ntype: rule\r\n---\r\nNever  \r\n\ttab\n\n".to_string();
+        rules.insert(
+            "r".to_string(),
+            LockedRule {
+                sha256: sha256_hex(text.as_bytes()),
+                text: text.clone(),
+            },
+        );
+        let lock = Lock {
+            version: 1,
+            tokenizer: "o200k_base".into(),
+            rules,
+            prefix: LockedPrefix {
+                hash: "h".into(),
+                tools: "t".into(),
+                system: "s".into(),
+                bytes: 1,
+                tokens: 1,
+            },
+        };
+        let yaml = lock.to_yaml().unwrap();
+        let back: Lock = serde_yaml::from_str(&yaml).unwrap();
+        assert_eq!(back.rules["r"].text, text);
+    }
+}

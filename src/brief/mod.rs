@@ -1,0 +1,15 @@
+//! A brief on disk: the manifest, its items, and the validation that guards both.
+
+mod item;
+mod load;
+mod lockfile;
+mod manifest;
+mod problem;
+mod types;
+
+pub use item::{Item, fill_placeholders, placeholders};
+pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
+pub use load::{Brief, MANIFEST, MAX_FILE_BYTES};
+pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
+pub use problem::{Problem, Severity, line_col};
+pub use types::{ItemType, Policy, Tier, valid_id};

@@ -1,0 +1,65 @@
+//! Atomic file replacement: a crash leaves the old file or the new one, never a mix.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Writes `bytes` to `path` through a temporary file in the same directory: write, fsync,
+/// rename over the target, then fsync the directory so the rename itself is durable.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".to_string());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        if let Ok(meta) = fs::metadata(path) {
+            // Keep the permissions of the file being replaced.
+            let _ = file.set_permissions(meta.permissions());
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        if let Ok(dir) = File::open(dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|err| {
+        let _ = fs::remove_file(&tmp);
+        Error::io(path, &err)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_the_file_and_leaves_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.txt");
+        fs::write(&path, "old").unwrap();
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_input_error_naming_the_path() {
+        let err = write_atomic(Path::new("/nonexistent-dir/x"), b"x").unwrap_err();
+        assert!(err.message.contains("/nonexistent-dir/x"));
+    }
+}
