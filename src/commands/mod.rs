@@ -11,24 +11,33 @@ use crate::error::Result;
 use crate::ui::Ui;
 
 pub mod check;
+pub mod compact;
 pub mod compose;
 pub mod generate;
+pub mod init;
 pub mod lock;
+pub mod stats;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Init(init::Args),
     Compose(compose::Args),
+    Compact(compact::Args),
     Lock(lock::Args),
     Check(check::Args),
+    Stats(stats::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
 
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
     match command {
+        Command::Init(args) => init::run(args, ui),
         Command::Compose(args) => compose::run(args, ui),
+        Command::Compact(args) => compact::run(args, ui),
         Command::Lock(args) => lock::run(args, ui),
         Command::Check(args) => check::run(args, ui),
+        Command::Stats(args) => stats::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
     }
 }

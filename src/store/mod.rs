@@ -1,5 +1,7 @@
 //! Everything the toolkit writes inside a brief, written so that a crash loses nothing.
 
 mod atomic;
+mod writer_lock;
 
 pub use atomic::write_atomic;
+pub use writer_lock::{WRITER_LOCK_FILE, WriterLock};
