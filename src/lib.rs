@@ -3,7 +3,9 @@
 //! Domain modules (`brief`, `compose`, `compact`, `guard`, `tokens`, …) know nothing of
 //! clap, colour or the terminal; `commands` and `ui` are the only layers that do.
 
+pub mod canonical;
 pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod ui;
+pub mod volatile;
