@@ -3,17 +3,17 @@
 //! Domain modules (`brief`, `compose`, `compact`, `guard`, `tokens`, …) know nothing of
 //! clap, colour or the terminal; `commands` and `ui` are the only layers that do.
 
+pub mod brief;
+pub mod canonical;
+pub mod check;
 pub mod cli;
 pub mod commands;
-pub mod error;
-pub mod ui;
-pub mod wire;
-pub mod brief;
 pub mod compact;
-pub mod tokens;
-pub mod canonical;
 pub mod compose;
-pub mod volatile;
-pub mod store;
+pub mod error;
 pub mod measure;
-pub mod check;
+pub mod store;
+pub mod tokens;
+pub mod ui;
+pub mod volatile;
+pub mod wire;
