@@ -147,7 +147,17 @@ fn yaml_problem(file: &Path, err: &serde_yaml::Error, line_offset: usize) -> Pro
         Some(i) => message[..i].to_string(),
         None => message,
     };
-    Problem::error(file, line, column, format!("invalid YAML: {message}"))
+    Problem::error(file, line, column, yaml_message(&message))
+}
+
+/// A schema mismatch reads better without the "invalid YAML" label that a syntax error needs.
+pub(crate) fn yaml_message(message: &str) -> String {
+    const SCHEMA: [&str; 5] = ["unknown field", "unknown variant", "invalid type", "missing field", "duplicate field"];
+    if SCHEMA.iter().any(|s| message.contains(s)) {
+        message.to_string()
+    } else {
+        format!("invalid YAML: {message}")
+    }
 }
 
 /// Splits `---\n<yaml>\n---\n<body>`: returns (yaml, body offset, body line).

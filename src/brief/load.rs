@@ -65,7 +65,7 @@ impl Brief {
                     let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
                     let message = err.to_string();
                     let message = message.split(" at line ").next().unwrap_or_default();
-                    problems.push(Problem::error(&manifest_path, line, column, format!("invalid YAML: {message}")));
+                    problems.push(Problem::error(&manifest_path, line, column, super::item::yaml_message(message)));
                     None
                 }
             }
