@@ -73,7 +73,7 @@ impl Request {
         if let Some(i) = messages.iter().position(|m| !m.is_object()) {
             return Err(bad(format!("message {i} is not an object")));
         }
-        match map.get("system") {
+        match map.get("system").filter(|s| !s.is_null()) {
             Some(system) => {
                 let (system, system_is_string) = match system {
                     Value::String(_) => (vec![element("/system".to_string(), system)], true),
@@ -203,5 +203,78 @@ fn without_cache_control(value: &Value) -> Value {
         ),
         Value::Array(items) => Value::Array(items.iter().map(without_cache_control).collect()),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn leading_system_and_developer_messages_are_the_openai_system_part() {
+        let body = json!({"messages": [
+            {"role": "system", "content": "a"},
+            {"role": "developer", "content": "b"},
+            {"role": "user", "content": "c"},
+            {"role": "system", "content": "d"}
+        ]});
+        let request = Request::parse("x.json", &body).unwrap();
+        assert_eq!(request.shape, Shape::OpenAi);
+        assert_eq!(request.system.len(), 2);
+        let pointers: Vec<_> = request
+            .messages
+            .iter()
+            .map(|m| m.pointer.as_str())
+            .collect();
+        assert_eq!(pointers, ["/messages/2", "/messages/3"]);
+        assert_eq!(request.tools_text(), "");
+    }
+
+    #[test]
+    fn a_top_level_system_string_is_anthropic_and_hashes_as_the_string() {
+        let body = json!({"system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]});
+        let request = Request::parse("x.json", &body).unwrap();
+        assert_eq!(request.shape, Shape::Anthropic);
+        assert_eq!(request.system_text(), "\"Be brief.\"");
+        assert_eq!(request.system[0].pointer, "/system");
+    }
+
+    #[test]
+    fn anthropic_tools_without_a_system_are_recognised() {
+        let body =
+            json!({"system": null, "tools": [{"name": "t", "input_schema": {}}], "messages": []});
+        assert_eq!(
+            Request::parse("x.json", &body).unwrap().shape,
+            Shape::Anthropic
+        );
+    }
+
+    #[test]
+    fn cache_control_is_left_out_of_the_conversation_comparison_only() {
+        let marked = json!({"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}
+        ]}]});
+        let plain =
+            json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]});
+        let marked = Request::parse("a", &marked).unwrap();
+        let plain = Request::parse("b", &plain).unwrap();
+        assert_eq!(marked.message_hashes(), plain.message_hashes());
+        assert_ne!(marked.messages_text(), plain.messages_text());
+    }
+
+    #[test]
+    fn bodies_that_are_not_requests_are_named_errors() {
+        for body in [
+            json!([1, 2]),
+            json!({"input": "hi"}),
+            json!({"messages": [], "tools": {}}),
+            json!({"messages": ["hi"]}),
+            json!({"messages": [], "system": 3}),
+        ] {
+            let err = Request::parse("w.json", &body).unwrap_err();
+            assert!(err.message.starts_with("w.json: "), "{}", err.message);
+        }
     }
 }

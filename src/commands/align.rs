@@ -20,6 +20,11 @@ const SHOWN_WARNINGS: usize = 10;
 /// the conversation may only grow at its end. Reports, per wake, each part's size and hash,
 /// which part drifted and where, and timestamps, ids or tokens that would break the cache.
 /// Never rewrites anything. Exit 0 when nothing drifted and nothing was flagged, 1 otherwise.
+///
+/// A `cache_control` marker counts as content in tools and system (moving it there moves
+/// what is cached); in the conversation it is ignored, so a marker that slides to the newest
+/// message on each call is not drift. Volatile values are looked for in tools, system and
+/// every message but the newest, and each is reported once per run.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Request body files, in order; `-` reads JSON lines (one body per line) from stdin,
