@@ -3,6 +3,7 @@
 //! Domain modules (`brief`, `compose`, `compact`, `guard`, `tokens`, …) know nothing of
 //! clap, colour or the terminal; `commands` and `ui` are the only layers that do.
 
+pub mod align;
 pub mod brief;
 pub mod canonical;
 pub mod check;

@@ -10,6 +10,7 @@ use crate::cli::Outcome;
 use crate::error::Result;
 use crate::ui::Ui;
 
+pub mod align;
 pub mod check;
 pub mod compact;
 pub mod compose;
@@ -26,6 +27,7 @@ pub enum Command {
     Lock(lock::Args),
     Check(check::Args),
     Stats(stats::Args),
+    Align(align::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -38,6 +40,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Lock(args) => lock::run(args, ui),
         Command::Check(args) => check::run(args, ui),
         Command::Stats(args) => stats::run(args, ui),
+        Command::Align(args) => align::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
     }
 }

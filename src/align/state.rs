@@ -1,0 +1,110 @@
+//! The `--state` file: the hashes of the last wake a run saw, so the next run (a separate
+//! process, maybe hours later) can tell whether its first wake drifted.
+//!
+//! Only hashes are kept, never text: the file may sit next to logs and must not hold a
+//! copy of a prompt or a secret. The price is that a drift across runs is located by
+//! element (which tool, which message), not by byte offset.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The version this build writes and accepts.
+pub const VERSION: u32 = 1;
+
+/// What a wake looked like, by hash.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    pub version: u32,
+    pub stable_prefix_hash: String,
+    pub tools_sha256: String,
+    pub system_sha256: String,
+    /// One hash per tool definition, as sent.
+    pub tools: Vec<String>,
+    /// One hash per system element (one for a plain string).
+    pub system: Vec<String>,
+    /// One hash per conversation message, `cache_control` markers left out.
+    pub messages: Vec<String>,
+}
+
+impl State {
+    /// Reads a state file; `Ok(None)` when it does not exist yet (a first run).
+    pub fn load(path: &Path) -> Result<Option<State>> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(Error::io(path, &err)),
+        };
+        let corrupt = |why: String| {
+            Error::input(format!(
+                "{}: not a `brief align` state file ({why})",
+                path.display()
+            ))
+            .with_hint("point --state at a file `brief align` wrote, or delete it to start afresh")
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
+        match value.get("version").and_then(serde_json::Value::as_u64) {
+            Some(v) if v == u64::from(VERSION) => {}
+            Some(v) => return Err(corrupt(format!("version {v}, this build reads {VERSION}"))),
+            None => return Err(corrupt("no version".to_string())),
+        }
+        let state: State = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+        let all = [
+            &state.stable_prefix_hash,
+            &state.tools_sha256,
+            &state.system_sha256,
+        ]
+        .into_iter()
+        .chain(&state.tools)
+        .chain(&state.system)
+        .chain(&state.messages);
+        if let Some(bad) = all.into_iter().find(|h| !is_sha256_hex(h)) {
+            return Err(corrupt(format!("`{bad}` is not a sha256 hex digest")));
+        }
+        Ok(Some(state))
+    }
+
+    /// Writes the state atomically: a temporary file in the same directory, flushed to
+    /// disk, then renamed over the old one, so a crash leaves the old or the new file.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::input(format!("cannot render the state: {e}")))?;
+        text.push('\n');
+        write_atomically(path, text.as_bytes())
+    }
+}
+
+fn is_sha256_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::input(format!("{}: not a file name", path.display())))?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let temp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = std::fs::File::create(&temp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    if let Err(err) = written.and_then(|()| std::fs::rename(&temp, path)) {
+        let _ = std::fs::remove_file(&temp);
+        return Err(Error::io(path, &err));
+    }
+    // Make the rename itself durable where the platform allows opening a directory.
+    if let Ok(dir) = std::fs::File::open(&dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
