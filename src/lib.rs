@@ -7,3 +7,4 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod ui;
+pub mod tokens;
