@@ -15,11 +15,11 @@ use briefkit::tokens::{self, Encoding};
 const PASSES: usize = 20;
 
 fn main() {
-    if let Err(err) = run() {
-        if err.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("tokens bench: {err}");
-            std::process::exit(1);
-        }
+    if let Err(err) = run()
+        && err.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("tokens bench: {err}");
+        std::process::exit(1);
     }
 }
 
@@ -36,7 +36,10 @@ fn run() -> io::Result<()> {
     }
     let files = text_files(&target)?;
     let Some(largest) = files.iter().max_by_key(|(_, t)| t.len()) else {
-        println!("tokens bench: no text files in {}, skipped", target.display());
+        println!(
+            "tokens bench: no text files in {}, skipped",
+            target.display()
+        );
         return Ok(());
     };
     let mut out = io::stdout().lock();

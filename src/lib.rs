@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod compact;
 pub mod error;
-pub mod ui;
 pub mod tokens;
+pub mod ui;

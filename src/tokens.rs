@@ -180,7 +180,11 @@ mod tests {
         ("退款需要在三十天内申请。", 9, 12),
         ("Ship it 🚀👍🏽 today!", 9, 13),
         ("line one\r\nline two\r\n\r\n", 6, 6),
-        ("Never print <|endoftext|> or <|im_start|> to the user.", 20, 18),
+        (
+            "Never print <|endoftext|> or <|im_start|> to the user.",
+            20,
+            18,
+        ),
         ("    fn main() {\n\tprintln!(\"hi\");\n    }\n", 12, 11),
         ("1234567890 2024-05-17T09:30:00Z v1.2.3", 24, 24),
         ("                                        x", 2, 2),
@@ -191,8 +195,16 @@ mod tests {
     #[test]
     fn counts_equal_python_tiktoken_on_tricky_text() {
         for &(text, o200k, cl100k) in KNOWN {
-            assert_eq!(count(Encoding::O200kBase, text), o200k, "o200k_base {text:?}");
-            assert_eq!(count(Encoding::Cl100kBase, text), cl100k, "cl100k_base {text:?}");
+            assert_eq!(
+                count(Encoding::O200kBase, text),
+                o200k,
+                "o200k_base {text:?}"
+            );
+            assert_eq!(
+                count(Encoding::Cl100kBase, text),
+                cl100k,
+                "cl100k_base {text:?}"
+            );
         }
     }
 
@@ -245,6 +257,9 @@ mod tests {
                     - Be brief and polite.\n- Never promise a delivery date.\n";
         let exact = count(Encoding::O200kBase, text) as f64;
         let guess = estimate(text) as f64;
-        assert!((guess - exact).abs() / exact < 0.2, "estimate {guess} vs exact {exact}");
+        assert!(
+            (guess - exact).abs() / exact < 0.2,
+            "estimate {guess} vs exact {exact}"
+        );
     }
 }
