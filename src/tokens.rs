@@ -5,8 +5,8 @@
 //! strings such as `<|endoftext|>` count as plain text). The counting is done by `bpe-openai`,
 //! whose vocabularies are compiled into the binary (fully offline) and deserialised on first
 //! use only, once per process: commands that print no token figure never pay for it.
-//! `bpe-openai` was chosen over `tiktoken-rs` for its start-up time (o200k: ~60 ms against
-//! ~180–260 ms, which alone would break the 300 ms budget of a cold `brief compose`) and its
+//! `bpe-openai` was chosen over `tiktoken-rs` for its start-up time (o200k: 60–105 ms against
+//! 170–260 ms, which alone would break the 300 ms budget of a cold `brief compose`) and its
 //! throughput; see BENCHMARKS.md.
 
 use std::fmt;
@@ -84,9 +84,10 @@ pub fn count(encoding: Encoding, text: &str) -> usize {
 /// - a run of line breaks is one token, a run of two or more spaces or tabs is one token,
 ///   and a single space is free.
 ///
-/// On the 18 public agent briefs of the project's corpus (1–59 KB of English Markdown) it is
-/// within −3 % … +9 % of the exact `o200k_base` count (mean absolute error 4 %), and within
-/// −3 % … +9 % of `cl100k_base` (mean 4 %), against −9 % … +28 % (mean 14 %) for bytes / 4.
+/// On the project's corpus (18 public agent briefs of 1–59 KB of English Markdown, and their
+/// source list) it is within −3.3 % … +9.0 % of the exact `o200k_base` count (mean absolute
+/// error 4.0 %) and within −3.2 % … +8.5 % of `cl100k_base` (mean 3.6 %), where bytes / 4 is
+/// off by −9 % … +28 % (mean 14 %). It runs at ~150 MB/s (`cargo bench --bench tokens`).
 /// Text dense in non-ASCII letters (accented European languages) is overestimated more.
 pub fn estimate(text: &str) -> usize {
     let mut total = 0;
@@ -172,7 +173,7 @@ impl Run {
 mod tests {
     use super::*;
 
-    /// (text, o200k_base, cl100k_base): counts from Python tiktoken 0.12
+    /// (text, o200k_base, cl100k_base): counts from Python tiktoken 0.14
     /// `get_encoding(..).encode_ordinary(text)`, with the official vocabulary files.
     const KNOWN: &[(&str, usize, usize)] = &[
         ("hello world", 2, 2),
