@@ -6,7 +6,7 @@
 //! the pulldown-cmark event streams of before and after (adjacent text merged) must be equal
 //! under CommonMark and under the GitHub extensions, and compacting the result again must
 //! change nothing. When either check fails the item is left exactly as it was and the reason
-//! is reported; nothing is ever "mostly" compacted.
+//! is reported.
 //!
 //! What changes, outside code blocks (fenced with ``` or ~~~, closed or not, and indented),
 //! HTML blocks and tables, which are never edited except for their line endings:
@@ -14,9 +14,12 @@
 //!   code included, and the proof checks it);
 //! - trailing spaces and tabs are removed, except that a hard line break (two or more spaces
 //!   before a non-blank line) becomes exactly two spaces; a backslash hard break is text and
-//!   stays; a line ending in two or more blanks whose last two are not both spaces (say
-//!   `" \t"`) before a non-blank line is left as it is, since Markdown readers disagree on
-//!   whether that is a hard break;
+//!   stays. Before a non-blank line, a line is left as it is when it ends in two or more
+//!   blanks whose last two are not both spaces (say `" \t"`: Markdown readers disagree on
+//!   whether that is a hard break), or in a backslash and one blank (stripping the blank
+//!   would make a hard break). Where removing trailing tabs cannot be proven (pulldown-cmark
+//!   keeps a trailing tab in a heading's text), lines with trailing tabs are kept as they are
+//!   and the rest is still compacted;
 //! - blank-only lines are emptied, runs of blank lines become one, and leading and trailing
 //!   blank lines go;
 //! - a non-empty result ends with exactly one newline.
