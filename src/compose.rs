@@ -165,29 +165,23 @@ pub fn compose(
                 .or_else(|| item.body().find(&name))
                 .unwrap_or(0);
             let (line, _) = line_col(&item.raw, item.body_offset + offset);
-            missing.push(format!(
-                "{}:{line}: `{{{{{name}}}}}` needs a value",
-                item.path.display()
-            ));
+            let at = format!("{}:{line}: `{{{{{name}}}}}` needs a value", item.path.display());
+            missing.push((name, at));
         }
         volatile_parts.push(filled);
     }
     if !missing.is_empty() {
-        let mut names: Vec<&str> = missing.iter().filter_map(|m| m.split('`').nth(1)).collect();
+        let mut names: Vec<&str> = missing.iter().map(|(name, _)| name.as_str()).collect();
         names.dedup();
-        let first = missing[0]
-            .split("{{")
-            .nth(1)
-            .and_then(|s| s.split("}}").next())
-            .unwrap_or("VAR")
-            .to_string();
+        let listed: Vec<String> = names.iter().map(|n| format!("{{{{{n}}}}}")).collect();
+        let flags: Vec<String> = names.iter().map(|n| format!("--var {n}=VALUE")).collect();
         return Err(Error::input(format!(
             "missing value for {} placeholder{}",
-            names.join(", "),
+            listed.join(", "),
             if names.len() == 1 { "" } else { "s" }
         ))
-        .with_details(missing)
-        .with_hint(format!("pass a value with --var {first}=VALUE")));
+        .with_details(missing.into_iter().map(|(_, at)| at).collect())
+        .with_hint(format!("pass {}", flags.join(" "))));
     }
     let volatile = join(volatile_parts.into_iter());
     let unused_vars = vars
