@@ -6,5 +6,6 @@
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod provider;
 pub mod ui;
 pub mod wire;
