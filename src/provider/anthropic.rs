@@ -78,11 +78,12 @@ impl Parser for Stream {
                 }
             }
             "content_block_delta" => {
+                // Only text deltas are the answer; thinking and tool-input deltas are not.
                 let delta = data.get("delta");
-                if delta.and_then(|d| d.get("type")).and_then(Value::as_str) == Some("text_delta") {
-                    if let Some(text) = delta.and_then(|d| d.get("text")).and_then(Value::as_str) {
-                        self.collected.text.push_str(text);
-                    }
+                let kind = delta.and_then(|d| d.get("type")).and_then(Value::as_str);
+                let text = delta.and_then(|d| d.get("text")).and_then(Value::as_str);
+                if let (Some("text_delta"), Some(text)) = (kind, text) {
+                    self.collected.text.push_str(text);
                 }
             }
             "message_delta" => {

@@ -11,6 +11,7 @@
 //! `brief compose --format openai|anthropic` shows is what is sent.
 
 mod anthropic;
+mod kind;
 mod openai;
 mod settings;
 pub mod sse;
@@ -22,10 +23,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub use kind::ProviderKind;
 pub use openai::TokenField;
 pub use settings::{
-    ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, ProviderKind,
-    Settings, parse_duration,
+    ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings,
+    parse_duration,
 };
 pub use usage::Usage;
 
