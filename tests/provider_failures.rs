@@ -309,3 +309,21 @@ fn the_api_key_never_appears_in_errors_or_debug_output() {
         assert!(request.head.contains(KEY));
     }
 }
+
+#[test]
+fn tls_to_a_plain_server_fails_cleanly() {
+    // Proves the TLS stack is wired (a missing crypto provider would panic) and that a
+    // handshake failure is a provider error, not a crash.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(3) {
+            let _ = std::io::Write::write_all(&mut stream.unwrap(), b"HTTP/1.1 200 OK\r\n\r\n");
+        }
+    });
+    let mut settings = Settings::new(ProviderKind::OpenAi, "m", url);
+    settings.retry_base = Duration::from_millis(1);
+    let err = provider::call(&settings, &prompt(), &CallOptions::text(10)).unwrap_err();
+    assert_eq!(err.exit_code(), 3);
+    assert!(!err.message.contains('\n'), "{}", err.message);
+}

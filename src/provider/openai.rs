@@ -109,7 +109,12 @@ impl Parser for Stream {
                 snippet(data)
             )));
         }
-        if let Some(model) = chunk.get("model").and_then(Value::as_str) {
+        // Azure's first chunk (prompt filter results) carries an empty model.
+        if let Some(model) = chunk
+            .get("model")
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty())
+        {
             self.collected.model = Some(model.to_string());
         }
         if let Some(usage) = usage {
