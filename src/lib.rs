@@ -6,4 +6,5 @@
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod guard;
 pub mod ui;

@@ -1,0 +1,92 @@
+//! Membership: which facts of one text are absent from another.
+//!
+//! A fact is present when the other text has it at least once, in canonical form: a set
+//! lookup for everything but code. Code is byte-exact and may also appear outside a code
+//! span (a rewrite that dropped the backticks around a tool name kept the name), so it is
+//! searched in the other text's raw bytes, all patterns in one Aho-Corasick pass.
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::extract::Extracted;
+use super::{Class, Fact, Kind};
+
+/// The facts of `from` that `other` (extracted from `other_text`) does not contain.
+pub fn missing(from: &Extracted, other: &Extracted, other_text: &str) -> Vec<Fact> {
+    let mut present: Vec<bool> = from
+        .facts
+        .iter()
+        .map(|fact| match fact.kind.class() {
+            Class::Code => other.code.contains(&fact.canonical),
+            class => other.keys.contains(&(class, fact.canonical.clone())),
+        })
+        .collect();
+    let searched: Vec<usize> = (0..from.facts.len())
+        .filter(|&i| !present[i] && from.facts[i].kind.class() == Class::Code)
+        .collect();
+    for i in found_in_text(&from.facts, &searched, other_text) {
+        present[i] = true;
+    }
+    from.facts
+        .iter()
+        .zip(present)
+        .filter(|(_, present)| !present)
+        .map(|(fact, _)| fact.clone())
+        .collect()
+}
+
+/// Which of the code facts at `indices` occur in `text`: a block anywhere, inline code as
+/// a whole token (not the middle of a longer word).
+fn found_in_text(facts: &[Fact], indices: &[usize], text: &str) -> Vec<usize> {
+    if indices.is_empty() {
+        return Vec::new();
+    }
+    let patterns: Vec<&str> = indices
+        .iter()
+        .map(|&i| facts[i].canonical.as_str())
+        .collect();
+    let Ok(automaton) = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(&patterns)
+    else {
+        // Too many patterns for one automaton: fall back to searching one at a time.
+        return indices
+            .iter()
+            .copied()
+            .filter(|&i| occurs(&facts[i], text))
+            .collect();
+    };
+    let mut hit = vec![false; indices.len()];
+    for m in automaton.find_overlapping_iter(text) {
+        let p = m.pattern().as_usize();
+        if !hit[p]
+            && (facts[indices[p]].kind == Kind::CodeBlock || whole_token(text, m.start(), m.end()))
+        {
+            hit[p] = true;
+        }
+    }
+    indices
+        .iter()
+        .zip(hit)
+        .filter(|(_, hit)| *hit)
+        .map(|(&i, _)| i)
+        .collect()
+}
+
+fn occurs(fact: &Fact, text: &str) -> bool {
+    text.match_indices(fact.canonical.as_str())
+        .any(|(at, s)| fact.kind == Kind::CodeBlock || whole_token(text, at, at + s.len()))
+}
+
+/// The match does not continue a word on either side (`id` is not found in `provide`).
+fn whole_token(text: &str, start: usize, end: usize) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let (Some(first), Some(last)) = (
+        text[start..end].chars().next(),
+        text[..end].chars().next_back(),
+    ) else {
+        return false;
+    };
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    !(word(first) && before.is_some_and(word)) && !(word(last) && after.is_some_and(word))
+}
