@@ -1,4 +1,5 @@
 use super::*;
+use crate::guard::Kind;
 
 /// (kind, value as written, canonical) of every fact, in text order.
 fn facts(text: &str) -> Vec<(Kind, String, String)> {
@@ -237,14 +238,51 @@ fn each_fact_is_listed_once_at_its_first_occurrence_with_its_position() {
 fn facts_inside_code_and_number_words_are_keys_but_not_facts() {
     let extracted = extract("Set `limit=50` for three tries.");
     assert_eq!(extracted.facts.len(), 1);
-    assert!(extracted.keys.contains(&(Class::Numeric, "50".to_string())));
-    assert!(extracted.keys.contains(&(Class::Numeric, "3".to_string())));
+    assert!(!extracted.keys.contains(Class::Numeric, "50"));
+    assert!(extracted.has(Class::Numeric, "50"));
+    assert!(extracted.has(Class::Numeric, "3"));
+    assert!(!extracted.has(Class::Numeric, "4"));
 }
 
 #[test]
 fn blanking_keeps_offsets_and_newlines() {
-    let text = "a €5\nb";
-    let out = blanked(text, &[2..6]);
+    let text = "a €5\nb €\nc";
+    let mut out = text.to_string();
+    blank(&mut out, &[2..12, 13..14]);
     assert_eq!(out.len(), text.len());
-    assert_eq!(out, "a     \nb");
+    assert_eq!(out, "a     \n     \n ");
+}
+
+#[test]
+fn a_fence_may_open_right_after_a_list_marker() {
+    let text = "1. ```\n   make\n   ```\n2. Done 3 times.\n";
+    let all = facts(text);
+    assert_eq!(all[0].0, Kind::CodeBlock);
+    assert_eq!(all[0].2, "make");
+    assert_eq!(all[1], fact(Kind::Number, "3", "3"));
+}
+
+#[test]
+fn fences_in_block_quotes_lose_their_markers() {
+    let text = "> ```\n> ls -la\n> ```\n";
+    assert_eq!(one(text).2, "ls -la");
+}
+
+#[test]
+fn a_closing_fence_must_be_as_long_and_of_the_same_character() {
+    let text = "````\n```\nx\n~~~\n````\nafter 9\n";
+    let all = facts(text);
+    assert_eq!(all[0].2, "```\nx\n~~~");
+    assert_eq!(all[1], fact(Kind::Number, "9", "9"));
+}
+
+#[test]
+fn inline_code_does_not_cross_a_blank_line_or_a_list_item() {
+    assert_eq!(
+        facts("a `b\n\nc` 5\n- d `e\n- f` 6"),
+        vec![fact(Kind::Number, "5", "5"), fact(Kind::Number, "6", "6")]
+    );
+    assert_eq!(one("a `b\nc` d").2, "b c");
+    assert_eq!(one("x `` ` `` y").2, "`");
+    assert_eq!(facts("\\`not code` 4"), vec![fact(Kind::Number, "4", "4")]);
 }

@@ -17,7 +17,7 @@ pub fn missing(from: &Extracted, other: &Extracted, other_text: &str) -> Vec<Fac
         .iter()
         .map(|fact| match fact.kind.class() {
             Class::Code => other.code.contains(&fact.canonical),
-            class => other.keys.contains(&(class, fact.canonical.clone())),
+            class => other.has(class, &fact.canonical),
         })
         .collect();
     let searched: Vec<usize> = (0..from.facts.len())
@@ -36,17 +36,29 @@ pub fn missing(from: &Extracted, other: &Extracted, other_text: &str) -> Vec<Fac
 
 /// Which of the code facts at `indices` occur in `text`: a block anywhere, inline code as
 /// a whole token (not the middle of a longer word).
+///
+/// The automaton holds only the first [`PREFIX`] bytes of each pattern, each hit then
+/// verified in full: building it costs what the prefixes cost, not what whole code
+/// blocks would.
 fn found_in_text(facts: &[Fact], indices: &[usize], text: &str) -> Vec<usize> {
+    const PREFIX: usize = 64;
     if indices.is_empty() {
         return Vec::new();
     }
-    let patterns: Vec<&str> = indices
+    let prefixes: Vec<&str> = indices
         .iter()
-        .map(|&i| facts[i].canonical.as_str())
+        .map(|&i| {
+            let pattern = facts[i].canonical.as_str();
+            let mut end = pattern.len().min(PREFIX);
+            while !pattern.is_char_boundary(end) {
+                end -= 1;
+            }
+            &pattern[..end]
+        })
         .collect();
     let Ok(automaton) = AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
-        .build(&patterns)
+        .build(&prefixes)
     else {
         // Too many patterns for one automaton: fall back to searching one at a time.
         return indices
@@ -58,8 +70,11 @@ fn found_in_text(facts: &[Fact], indices: &[usize], text: &str) -> Vec<usize> {
     let mut hit = vec![false; indices.len()];
     for m in automaton.find_overlapping_iter(text) {
         let p = m.pattern().as_usize();
+        let fact = &facts[indices[p]];
+        let end = m.start() + fact.canonical.len();
         if !hit[p]
-            && (facts[indices[p]].kind == Kind::CodeBlock || whole_token(text, m.start(), m.end()))
+            && text.get(m.start()..end) == Some(fact.canonical.as_str())
+            && (fact.kind == Kind::CodeBlock || whole_token(text, m.start(), end))
         {
             hit[p] = true;
         }
@@ -88,5 +103,7 @@ fn whole_token(text: &str, start: usize, end: usize) -> bool {
     };
     let before = text[..start].chars().next_back();
     let after = text[end..].chars().next();
-    !(word(first) && before.is_some_and(word)) && !(word(last) && after.is_some_and(word))
+    let joins_before = word(first) && before.is_some_and(word);
+    let joins_after = word(last) && after.is_some_and(word);
+    !joins_before && !joins_after
 }

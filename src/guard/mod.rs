@@ -5,7 +5,7 @@
 //! is never shown to an operator before code has compared the facts of both texts. No
 //! model and no I/O are involved: [`check`] is a pure function, cheap enough to run on
 //! every keystroke, and it runs in time linear in its input (the `regex` crate never
-//! backtracks; code spans come from `pulldown-cmark`; code is searched with Aho-Corasick).
+//! backtracks; code spans come from one line scan; code is searched with Aho-Corasick).
 //!
 //! Facts are extracted in a fixed order, each pass blanking its spans before the next so
 //! that nothing is reported twice: code (fenced blocks and inline spans), URLs, e-mail
@@ -13,6 +13,7 @@
 //! rewrite contains it at least once anywhere, compared in canonical form (see [`Kind`]).
 
 mod canon;
+mod code;
 mod extract;
 mod matching;
 mod patterns;
