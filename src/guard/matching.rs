@@ -34,8 +34,7 @@ pub fn missing(from: &Extracted, other: &Extracted, other_text: &str) -> Vec<Fac
         .collect()
 }
 
-/// Which of the code facts at `indices` occur in `text`: a block anywhere, inline code as
-/// a whole token (not the middle of a longer word).
+/// Which of the code facts at `indices` occur in `text` (see [`fits`]).
 ///
 /// The automaton holds only the first [`PREFIX`] bytes of each pattern, each hit then
 /// verified in full: building it costs what the prefixes cost, not what whole code
@@ -74,7 +73,7 @@ fn found_in_text(facts: &[Fact], indices: &[usize], text: &str) -> Vec<usize> {
         let end = m.start() + fact.canonical.len();
         if !hit[p]
             && text.get(m.start()..end) == Some(fact.canonical.as_str())
-            && (fact.kind == Kind::CodeBlock || whole_token(text, m.start(), end))
+            && fits(fact.kind, text, m.start(), end)
         {
             hit[p] = true;
         }
@@ -89,7 +88,23 @@ fn found_in_text(facts: &[Fact], indices: &[usize], text: &str) -> Vec<usize> {
 
 fn occurs(fact: &Fact, text: &str) -> bool {
     text.match_indices(fact.canonical.as_str())
-        .any(|(at, s)| fact.kind == Kind::CodeBlock || whole_token(text, at, at + s.len()))
+        .any(|(at, s)| fits(fact.kind, text, at, at + s.len()))
+}
+
+/// Whether an occurrence of code counts: a block's code as whole lines (after any
+/// indentation or quote markers), inline code as a whole token.
+fn fits(kind: Kind, text: &str, start: usize, end: usize) -> bool {
+    if kind == Kind::CodeBlock {
+        // Stops at the first character that is not indentation: linear however many hits.
+        let at_line_start = text[..start]
+            .chars()
+            .rev()
+            .find(|c| !matches!(c, ' ' | '\t' | '>'))
+            .is_none_or(|c| c == '\n');
+        at_line_start && matches!(text[end..].chars().next(), None | Some('\n' | '\r'))
+    } else {
+        whole_token(text, start, end)
+    }
 }
 
 /// The match does not continue a word on either side (`id` is not found in `provide`).

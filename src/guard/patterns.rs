@@ -54,7 +54,7 @@ static PRICE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?P<a3>{AMOUNT})(?:{sp}{dash}{sp}(?P<b3>{AMOUNT}))?{sp}(?P<s3>{SYMBOL}|{CODE}|(?i:dollars?|euros?|yen))"
     );
     let period = format!(
-        r"(?:{sp}/{sp}(?P<p1>[A-Za-z]+(?:/[A-Za-z]+)?)|[ \x{{a0}}](?:per|a|an|each)[ \x{{a0}}](?P<p2>month|year|week|day|hour|minute|user|seat))?"
+        r"(?:{sp}/{sp}(?P<p1>[A-Za-z]+(?:/[A-Za-z]+)?)|[ \x{{a0}}](?:per|each)[ \x{{a0}}](?P<p2>[A-Za-z]+)|[ \x{{a0}}](?:a|an)[ \x{{a0}}](?P<p3>month|year|week|day|hour|minute))?"
     );
     regex(&format!("(?:{pre_symbol}|{pre_code}|{post}){period}"))
 });
@@ -211,7 +211,7 @@ pub fn prices(text: &str, out: &mut Vec<Found>) {
             canonical.push('-');
             canonical.push_str(&amount(high.as_str()));
         }
-        if let Some(per) = group(&caps, &["p1", "p2"]) {
+        if let Some(per) = group(&caps, &["p1", "p2", "p3"]) {
             for word in per.as_str().split('/') {
                 canonical.push('/');
                 canonical.push_str(&canon::period(word));
