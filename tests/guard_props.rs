@@ -11,12 +11,73 @@ use proptest::prelude::*;
 /// them make brief-like (and broken) Markdown.
 fn fragment() -> impl Strategy<Value = String> {
     let fixed = prop::sample::select(vec![
-        "the agent", " must ", "refund", " ", "\n", "\n\n", "\r\n", "`", "``", "```", "~~~",
-        "```sh\n", "$", "€", "£", "USD", " EUR", "1,200", "1,2", "15%", " percent", "5", "0.5",
-        "45K", "-", "–", " to ", "/mo", " per seat", "https://", "www.", "example.com", "/a",
-        "(", ")", "[", "]", "{{", "}}", "{%", "%}", "${", "}", "@", "user", ".", ",", ":",
-        "2024-05-15", "15:00:00", "3 PM", "v2.3.1", "127.0.0.1", "1. ", "## 2. ", "> ", "- ",
-        "\\", "#", "five", "twenty", "naïve", "日本", "🙂", "\t", "_", "x86_64",
+        "the agent",
+        " must ",
+        "refund",
+        " ",
+        "\n",
+        "\n\n",
+        "\r\n",
+        "`",
+        "``",
+        "```",
+        "~~~",
+        "```sh\n",
+        "$",
+        "€",
+        "£",
+        "USD",
+        " EUR",
+        "1,200",
+        "1,2",
+        "15%",
+        " percent",
+        "5",
+        "0.5",
+        "45K",
+        "-",
+        "–",
+        " to ",
+        "/mo",
+        " per seat",
+        "https://",
+        "www.",
+        "example.com",
+        "/a",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{{",
+        "}}",
+        "{%",
+        "%}",
+        "${",
+        "}",
+        "@",
+        "user",
+        ".",
+        ",",
+        ":",
+        "2024-05-15",
+        "15:00:00",
+        "3 PM",
+        "v2.3.1",
+        "127.0.0.1",
+        "1. ",
+        "## 2. ",
+        "> ",
+        "- ",
+        "\\",
+        "#",
+        "five",
+        "twenty",
+        "naïve",
+        "日本",
+        "🙂",
+        "\t",
+        "_",
+        "x86_64",
     ]);
     prop_oneof![
         8 => fixed.prop_map(str::to_string),
@@ -40,7 +101,10 @@ fn dropped_keys(original: &str, proposal: &str) -> BTreeSet<(String, String)> {
 /// Every fact's position and value agree with its text.
 fn positions_hold(text: &str, all: &[Fact]) -> Result<(), TestCaseError> {
     for fact in all {
-        prop_assert_eq!(text.get(fact.offset..fact.offset + fact.value.len()), Some(fact.value.as_str()));
+        prop_assert_eq!(
+            text.get(fact.offset..fact.offset + fact.value.len()),
+            Some(fact.value.as_str())
+        );
         let before = &text[..fact.offset];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -93,7 +157,10 @@ fn distinct_fact(kind: usize, i: usize, salt: u16) -> (&'static str, String) {
         3 => ("email", format!("desk{i}.{salt}@example.org")),
         4 => ("placeholder", format!("{{{{slot_{i}_{salt}}}}}")),
         5 => ("inline_code", format!("`tool_{i}_{salt}`")),
-        6 => ("date", format!("{}-0{}-1{}", 2000 + i, 1 + salt % 9, salt % 10)),
+        6 => (
+            "date",
+            format!("{}-0{}-1{}", 2000 + i, 1 + salt % 9, salt % 10),
+        ),
         _ => ("number", format!("{}%", 21 + i * 3)),
     }
 }
