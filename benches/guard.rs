@@ -123,21 +123,34 @@ fn main() {
         row(&format!("corpus ×{times} as one text"), &pair, second);
     }
 
-    let n = 1 << 20;
-    let adversarial = [
-        ("backticks", "`".repeat(n)),
-        ("backtick runs", "`` a ` ".repeat(n / 7)),
-        ("open braces", "{{ {% ${".repeat(n / 8)),
-        ("dollar digits", "$1,2-$3 USD 4-".repeat(n / 14)),
-        ("url brackets", "https://x.io/((((".repeat(n / 17)),
-        ("dotted digits", "1.2.3.4.5.6.7.8.9.".repeat(n / 18)),
-        ("digit commas", "1,234,567,8".repeat(n / 11)),
-        ("at signs", "a.b@c.d@".repeat(n / 8)),
-        ("nested brackets", "[".repeat(n / 2) + &"]".repeat(n / 2)),
-        ("list markers", "1. 2) ## 3. \n".repeat(n / 13)),
-    ];
-    for (name, text) in adversarial {
-        let pair = vec![(text.clone(), String::new())];
-        row(&format!("adversarial: {name}"), &pair, second);
+    // Inputs made of nothing but the characters the passes key on, at two sizes: time
+    // that grew faster than the input would show as MB/s falling from the first to the
+    // second.
+    for scale in [1, 8] {
+        let n = scale << 20;
+        let adversarial = [
+            ("backticks", "`".repeat(n)),
+            ("backtick runs", "`` a ` ".repeat(n / 7)),
+            ("open braces", "{{ {% ${".repeat(n / 8)),
+            ("dollar digits", "$1,2-$3 USD 4-".repeat(n / 14)),
+            ("url brackets", "https://x.io/((((".repeat(n / 17)),
+            ("dotted digits", "1.2.3.4.5.6.7.8.9.".repeat(n / 18)),
+            ("digit commas", "1,234,567,8".repeat(n / 11)),
+            ("at signs", "a.b@c.d@".repeat(n / 8)),
+            ("nested brackets", "[".repeat(n / 2) + &"]".repeat(n / 2)),
+            ("list markers", "1. 2) ## 3. \n".repeat(n / 13)),
+            ("fences", "```\n~~~~\n".repeat(n / 9)),
+            ("one long line of a", "a".repeat(n)),
+        ];
+        for (name, text) in adversarial {
+            // Against a proposal that keeps half of it, so the lookups run too.
+            let half = text[..text.len() / 2].to_string();
+            let pair = vec![(text, half)];
+            row(
+                &format!("adversarial {scale} MiB: {name}"),
+                &pair,
+                Duration::ZERO,
+            );
+        }
     }
 }

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::code::code_spans;
+use super::numbers;
 use super::patterns::{self, Found};
 use super::{Class, Fact};
 
@@ -101,7 +102,7 @@ impl Extracted<'_> {
         self.in_words.get_or_init(|| {
             let mut keys = Keys::default();
             for text in [&self.rest, &self.in_code().1] {
-                keys.extend(patterns::number_words(text).map(|n| (Class::Numeric, n)));
+                keys.extend(numbers::number_words(text).map(|n| (Class::Numeric, n)));
             }
             keys
         })
@@ -155,10 +156,10 @@ fn scan(text: String) -> (Vec<Found>, String) {
         let spans: Vec<Range<usize>> = found[before..].iter().map(|f| f.start..f.end).collect();
         blank(&mut text, &spans);
     }
-    let structure = patterns::structure(&text);
+    let structure = numbers::structure(&text);
     blank(&mut text, &structure);
     let before = found.len();
-    patterns::numbers(&text, &mut found);
+    numbers::numbers(&text, &mut found);
     let spans: Vec<Range<usize>> = found[before..].iter().map(|f| f.start..f.end).collect();
     blank(&mut text, &spans);
     (found, text)

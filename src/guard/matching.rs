@@ -5,7 +5,7 @@
 //! span (a rewrite that dropped the backticks around a tool name kept the name), so it is
 //! searched in the other text's raw bytes, all patterns in one Aho-Corasick pass.
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::extract::Extracted;
 use super::{Class, Fact, Kind};
@@ -57,6 +57,8 @@ fn found_in_text(facts: &[Fact], indices: &[usize], text: &str) -> Vec<usize> {
         .collect();
     let Ok(automaton) = AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
+        // Building a DFA costs more than one pass over a brief saves.
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
         .build(&prefixes)
     else {
         // Too many patterns for one automaton: fall back to searching one at a time.

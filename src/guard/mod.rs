@@ -16,6 +16,7 @@ mod canon;
 mod code;
 mod extract;
 mod matching;
+mod numbers;
 mod patterns;
 
 use std::collections::BTreeMap;
