@@ -18,6 +18,7 @@ pub mod generate;
 pub mod init;
 pub mod lock;
 pub mod stats;
+pub mod guard;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -30,6 +31,7 @@ pub enum Command {
     Align(align::Args),
     #[command(hide = true)]
     Generate(generate::Args),
+    Guard(guard::Args),
 }
 
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
@@ -42,6 +44,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
+        Command::Guard(args) => guard::run(args, ui),
     }
 }
 
