@@ -25,7 +25,8 @@ pub enum Level {
 pub struct Finding {
     pub level: Level,
     /// A stable name: `no-lock`, `rule-changed`, `rule-not-locked`, `rule-removed`,
-    /// `static-placeholder`, `budget`, `volatile-content`, `prefix-changed`.
+    /// `static-placeholder`, `budget`, `volatile-content`, `prefix-changed`,
+    /// `lock-inconsistent`.
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<String>,
@@ -161,6 +162,20 @@ pub fn check(brief: &Brief) -> Result<Report> {
 }
 
 fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {
+    for (id, locked) in &lock.rules {
+        if sha256_hex(locked.text.as_bytes()) != locked.sha256 {
+            let mut f = finding(
+                Level::Error,
+                "lock-inconsistent",
+                brief.lock_path(),
+                format!(
+                    "brief.lock is inconsistent: the text kept for rule `{id}` does not match its sha256; it was edited by hand. Review the rule, then run `brief lock`"
+                ),
+            );
+            f.item = Some(id.clone());
+            findings.push(f);
+        }
+    }
     for item in brief.items.iter().filter(|i| i.kind == ItemType::Rule) {
         match lock.rules.get(&item.id) {
             None => {
@@ -182,14 +197,22 @@ fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {
                     .context_radius(2)
                     .header("locked", "current")
                     .to_string();
-                let first_change = first_changed_line(&locked.text, &item.raw);
+                let first_change = first_changed_line(&locked.text, &item.raw)
+                    .min(item.raw.lines().count().max(1));
+                let only_line_endings =
+                    locked.text.replace("\r\n", "\n") == item.raw.replace("\r\n", "\n");
                 let mut f = finding(
                     Level::Error,
                     "rule-changed",
                     item.path.clone(),
                     format!(
-                        "rule `{}` differs from brief.lock: rules change only by review; if this change is intended, run `brief lock`",
-                        item.id
+                        "rule `{}` differs from brief.lock{}: rules change only by review; if this change is intended, run `brief lock`",
+                        item.id,
+                        if only_line_endings {
+                            " (only its line endings changed: CRLF vs LF)"
+                        } else {
+                            ""
+                        }
                     ),
                 );
                 f.item = Some(item.id.clone());

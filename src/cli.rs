@@ -49,9 +49,7 @@ pub fn main() -> ExitCode {
             // clap prints help and version itself; usage errors exit 2 as documented.
             let _ = err.print();
             return match err.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                     ExitCode::SUCCESS
                 }
                 _ => ExitCode::from(ErrorKind::Input.exit_code()),

@@ -165,7 +165,10 @@ pub fn compose(
                 .or_else(|| item.body().find(&name))
                 .unwrap_or(0);
             let (line, _) = line_col(&item.raw, item.body_offset + offset);
-            let at = format!("{}:{line}: `{{{{{name}}}}}` needs a value", item.path.display());
+            let at = format!(
+                "{}:{line}: `{{{{{name}}}}}` needs a value",
+                item.path.display()
+            );
             missing.push((name, at));
         }
         volatile_parts.push(filled);

@@ -49,6 +49,12 @@ impl Brief {
             path.to_path_buf()
         };
         let manifest_path = dir.join(MANIFEST);
+        if dir.is_file() {
+            return Err(
+                Error::input(format!("{}: a file, not a brief directory", dir.display()))
+                    .with_hint("name the directory that holds brief.yaml"),
+            );
+        }
         if !dir.is_dir() {
             return Err(
                 Error::input(format!("{}: no such brief directory", dir.display())).with_hint(

@@ -87,13 +87,22 @@ impl Lock {
         let mut problems = Vec::new();
         let dir = path.parent().unwrap_or(Path::new("."));
         let text = read_text(path, &mut problems).ok_or_else(|| into_error(dir, &problems))?;
-        serde_yaml::from_str(&text).map(Some).map_err(|err| {
+        let lock: Lock = serde_yaml::from_str(&text).map_err(|err| {
             let at = err
                 .location()
                 .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
             Error::input(format!("{}{at}: invalid lock file: {err}", path.display()))
                 .with_hint("regenerate it with `brief lock`")
-        })
+        })?;
+        if lock.version != 1 {
+            return Err(Error::input(format!(
+                "{}: lock file version {} is not supported (this brief writes version 1)",
+                path.display(),
+                lock.version
+            ))
+            .with_hint("regenerate it with `brief lock`"));
+        }
+        Ok(Some(lock))
     }
 }
 

@@ -45,6 +45,13 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::input(format!("{}: not valid UTF-8", path.display())))?;
     let compaction = compact_document(&text);
+    if args.write && is_rule_item(&text) {
+        return Err(Error::input(format!(
+            "{}: a rule item; rule files are never rewritten (they are compacted at compose time)",
+            path.display()
+        ))
+        .with_hint("run without --write to see the compacted text; nothing was written"));
+    }
     if let Some(reason) = &compaction.reason {
         ui.warn(&format!("{}: left unchanged: {reason}", path.display()));
     }
@@ -60,6 +67,7 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
             "bytes_before": text.len(),
             "bytes_after": compaction.text.len(),
             "written": args.write && compaction.text != text,
+            "text": compaction.text,
         }))?;
     } else if args.write {
         ui.info(&format!(
@@ -72,6 +80,23 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
         ui.out(&compaction.text)?;
     }
     Ok(Outcome::Ok)
+}
+
+/// Whether a Markdown file's front matter says `type: rule`.
+fn is_rule_item(text: &str) -> bool {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return false;
+    };
+    rest.lines()
+        .take_while(|line| *line != "---" && *line != "...")
+        .any(|line| {
+            line.split_once(':').is_some_and(|(key, value)| {
+                key.trim() == "type" && value.trim().trim_matches(['"', '\'']) == "rule"
+            })
+        })
 }
 
 struct Row {

@@ -17,7 +17,7 @@ use crate::{canonical, wire};
 /// bodies are compacted losslessly; one blank line between items.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  brief compose briefs/support --var date=2026-11-30 --var customer_name=Ada --var plan=Pro\n  brief compose briefs/support --format openai --cache-key --var date=... | curl ... -d @-"
+    after_help = "Examples:\n  brief compose briefs/support --var date=2026-11-30 --var customer_name=Ada --var plan=Pro\n  brief compose briefs/support --format openai --cache-key --var date=2026-11-30 --var customer_name=Ada --var plan=Pro"
 )]
 pub struct Args {
     /// The brief directory (or its brief.yaml)
@@ -64,7 +64,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if args.cache_key && args.format != Format::Openai {
         ui.warn("--cache-key applies to --format openai only; ignored");
     }
-    let model = brief.manifest.model.as_ref().map(|m| m.name.as_str());
+    let model_for = |provider: &str| {
+        brief
+            .manifest
+            .model
+            .as_ref()
+            .filter(|m| m.provider == provider)
+            .map(|m| m.name.as_str())
+    };
     match args.format {
         Format::Text => {
             let text = composed.prompt.system_text();
@@ -72,11 +79,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         }
         Format::Openai => {
             let key = args.cache_key.then(|| cache_key(&composed.hashes.prefix));
-            let body = wire::openai_body(&composed.prompt, model, key.as_deref());
+            let body = wire::openai_body(&composed.prompt, model_for("openai"), key.as_deref());
             ui.outln(&canonical::to_string(&body))?;
         }
         Format::Anthropic => {
-            let body = wire::anthropic_body(&composed.prompt, model);
+            let body = wire::anthropic_body(&composed.prompt, model_for("anthropic"));
             ui.outln(&canonical::to_string(&body))?;
         }
     }

@@ -22,6 +22,7 @@ pub struct Args {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
+    let _writer = crate::store::WriterLock::acquire(&brief.dir)?;
     let prefix = prefix(&brief, ComposeOptions::default());
     let tokens = prefix_tokens(&brief, &prefix);
     let lock = Lock::new(&brief, &prefix.hashes, tokens);
@@ -32,8 +33,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let changed = previous.is_some_and(|p| p != lock);
     let verb = if changed { "updated" } else { "wrote" };
     ui.info(&format!(
-        "{} {verb} {}: {rules} rule item{} locked, prefix {} ({tokens} tokens)",
-        ui.paint_err("locked", Tone::Good),
+        "{} {}: {rules} rule item{} locked, prefix {} ({tokens} tokens)",
+        ui.paint_err(verb, Tone::Good),
         path.display(),
         if rules == 1 { "" } else { "s" },
         &lock.prefix.hash[..12],

@@ -15,10 +15,10 @@ pub mod check;
 pub mod compact;
 pub mod compose;
 pub mod generate;
+pub mod guard;
 pub mod init;
 pub mod lock;
 pub mod stats;
-pub mod guard;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
