@@ -5,6 +5,7 @@
 
 pub mod align;
 pub mod brief;
+pub mod cache_facts;
 pub mod canonical;
 pub mod check;
 pub mod cli;
@@ -12,6 +13,7 @@ pub mod commands;
 pub mod compact;
 pub mod compose;
 pub mod error;
+pub mod ledger;
 pub mod measure;
 pub mod store;
 pub mod tokens;
