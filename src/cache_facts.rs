@@ -252,6 +252,24 @@ impl Facts {
     pub fn reaches_minimum(&self, tokens: u64) -> Option<bool> {
         self.min_cacheable_tokens.map(|min| tokens >= min)
     }
+
+    /// One sentence on whether a prefix of `tokens` can be cached for `model`.
+    pub fn minimum_sentence(&self, model: &str, tokens: u64) -> String {
+        match (self.min_cacheable_tokens, self.reaches_minimum(tokens)) {
+            (Some(min), Some(true)) => format!(
+                "the {tokens}-token prefix reaches the {min}-token minimum of {} ({model})",
+                self.label
+            ),
+            (Some(min), _) => format!(
+                "the {tokens}-token prefix is under the {min}-token minimum of {} ({model}): it will not be cached",
+                self.label
+            ),
+            (None, _) => format!(
+                "the minimum cacheable length of {} ({model}) is not known; `brief probe` measures it",
+                self.label
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

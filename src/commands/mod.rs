@@ -18,6 +18,7 @@ pub mod generate;
 pub mod init;
 pub mod lock;
 pub mod stats;
+pub mod usage;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -28,6 +29,7 @@ pub enum Command {
     Check(check::Args),
     Stats(stats::Args),
     Align(align::Args),
+    Usage(usage::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -41,6 +43,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Check(args) => check::run(args, ui),
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
+        Command::Usage(args) => usage::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
     }
 }

@@ -152,7 +152,7 @@ pub struct Group {
 pub fn summarise(
     entries: &[Entry],
     by: GroupBy,
-    prices: impl Fn(&Entry) -> Option<Prices>,
+    mut prices: impl FnMut(&Entry) -> Option<Prices>,
 ) -> (Totals, Vec<Group>) {
     let mut total = Totals::default();
     let mut groups: BTreeMap<String, Group> = BTreeMap::new();
