@@ -226,6 +226,7 @@ fn totals_json(t: &Totals) -> serde_json::Map<String, Value> {
             "calls_without_cache_field",
             json!(t.calls_without_cache_field),
         ),
+        ("calls_with_usage", json!(t.calls_with_usage)),
         ("priced_calls", json!(t.priced_calls)),
         ("cost", json!(priced.then(|| round(t.cost, 6)))),
         ("savings", json!(priced.then(|| round(t.savings(), 6)))),
@@ -241,7 +242,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -336,10 +337,10 @@ impl Report<'_> {
                 t.calls_without_cache_field
             ));
         }
-        if t.priced_calls > 0 && t.priced_calls < t.calls {
+        if t.priced_calls > 0 && t.priced_calls < t.calls_with_usage {
             out.push_str(&format!(
-                "Cost covers {} of {} calls (no prices for the rest)\n",
-                t.priced_calls, t.calls
+                "Cost covers {} of {} calls with usage (no prices for the rest)\n",
+                t.priced_calls, t.calls_with_usage
             ));
         }
         out.push('\n');

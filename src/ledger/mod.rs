@@ -172,24 +172,24 @@ pub fn append(path: &Path, entry: &Entry) -> Result<()> {
         Error::io(path, &e).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).map_err(|e| io(e))?;
+        fs::create_dir_all(dir).map_err(&io)?;
     }
     let mut file = OpenOptions::new()
         .read(true)
         .append(true)
         .create(true)
         .open(path)
-        .map_err(io)?;
-    if file.metadata().map_err(io)?.len() > 0 {
+        .map_err(&io)?;
+    if file.metadata().map_err(&io)?.len() > 0 {
         let mut last = [0u8; 1];
-        file.seek(SeekFrom::End(-1)).map_err(io)?;
-        file.read_exact(&mut last).map_err(io)?;
+        file.seek(SeekFrom::End(-1)).map_err(&io)?;
+        file.read_exact(&mut last).map_err(&io)?;
         if last[0] != b'\n' {
             // Two writers may both do this; an empty line is harmless, a glued one is not.
             line.insert(0, '\n');
         }
     }
-    file.write_all(line.as_bytes()).map_err(io)
+    file.write_all(line.as_bytes()).map_err(&io)
 }
 
 /// A line of the ledger that could not be read and was skipped.

@@ -72,7 +72,9 @@ pub struct Totals {
     pub calls_without_cache_field: u64,
     /// Input tokens of the calls that did report a cached field: the share's denominator.
     pub input_tokens_reporting: u64,
-    /// Calls that had prices; cost and savings cover only these.
+    /// Calls whose answer reported usage (failed calls usually did not).
+    pub calls_with_usage: u64,
+    /// Calls with usage that had prices; cost and savings cover only these.
     pub priced_calls: u64,
     pub cost: f64,
     pub cost_without_cache: f64,
@@ -98,6 +100,9 @@ impl Totals {
             self.input_tokens_reporting += input;
         } else if entry.is_ok() {
             self.calls_without_cache_field += 1;
+        }
+        if entry.input_tokens.is_some() {
+            self.calls_with_usage += 1;
         }
         if let (Some(prices), Some(_)) = (prices, entry.input_tokens) {
             let (with, without) = prices.cost(input, cached, write, output);
