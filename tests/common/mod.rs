@@ -39,7 +39,10 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// A temporary directory holding a copy of `fixtures/briefs/<name>` as `./<name>`.
 pub fn workspace(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join("briefs").join(name), &dir.path().join(name));
+    copy_dir(
+        &fixtures().join("briefs").join(name),
+        &dir.path().join(name),
+    );
     dir
 }
 
