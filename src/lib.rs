@@ -15,6 +15,7 @@ pub mod compose;
 pub mod error;
 pub mod ledger;
 pub mod measure;
+pub mod probe;
 pub mod store;
 pub mod tokens;
 pub mod ui;
