@@ -117,6 +117,37 @@ impl Entry {
     }
 }
 
+/// The ledger's `status` for a failed call, from the provider error's message: `http_NNN`,
+/// `timeout`, `truncated_stream`, `connect`, else `error`.
+pub fn status_class(message: &str) -> String {
+    if let Some(at) = message.find("HTTP ") {
+        let code: String = message[at + 5..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        if code.len() == 3 {
+            return format!("http_{code}");
+        }
+    }
+    let lower = message.to_ascii_lowercase();
+    let class = if lower.contains("no answer within")
+        || lower.contains("timed out")
+        || lower.contains("timeout")
+    {
+        "timeout"
+    } else if lower.contains("cut off")
+        || lower.contains("stream broke")
+        || lower.contains("before message_stop")
+    {
+        "truncated_stream"
+    } else if lower.contains("could not connect") {
+        "connect"
+    } else {
+        "error"
+    };
+    class.to_string()
+}
+
 /// Removes API keys from a message before it reaches a file: the values of `*_API_KEY`
 /// environment variables, and tokens shaped like provider keys (`sk-…`).
 pub fn redact(message: &str) -> String {

@@ -153,3 +153,33 @@ fn read_of_a_missing_ledger_names_the_path() {
     let err = read(&dir.path().join("none.jsonl")).unwrap_err();
     assert!(err.message.contains("none.jsonl"));
 }
+
+#[test]
+fn failures_are_classed_for_the_status_column() {
+    assert_eq!(
+        status_class("openai call to m failed: HTTP 429 Too Many Requests (after 3 attempts)"),
+        "http_429"
+    );
+    assert_eq!(
+        status_class("anthropic call to m failed: HTTP 529 Overloaded"),
+        "http_529"
+    );
+    assert_eq!(
+        status_class("openai call to m failed: no answer within 120 s"),
+        "timeout"
+    );
+    assert_eq!(
+        status_class(
+            "anthropic call to m failed: the stream was cut off before message_stop (3 events)"
+        ),
+        "truncated_stream"
+    );
+    assert_eq!(
+        status_class("openai call to m failed: could not connect to http://127.0.0.1:9/v1"),
+        "connect"
+    );
+    assert_eq!(
+        status_class("openai call to m failed: the model's answer is empty"),
+        "error"
+    );
+}
