@@ -16,6 +16,7 @@ pub mod error;
 pub mod ledger;
 pub mod measure;
 pub mod probe;
+pub mod provider;
 pub mod store;
 pub mod tokens;
 pub mod ui;
