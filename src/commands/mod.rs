@@ -17,6 +17,7 @@ pub mod compose;
 pub mod generate;
 pub mod init;
 pub mod lock;
+pub mod probe;
 pub mod stats;
 pub mod usage;
 
@@ -30,6 +31,7 @@ pub enum Command {
     Stats(stats::Args),
     Align(align::Args),
     Usage(usage::Args),
+    Probe(probe::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -44,6 +46,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Probe(args) => probe::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
     }
 }
