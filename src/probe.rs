@@ -121,7 +121,8 @@ pub fn verdict(
         .iter()
         .enumerate()
         .filter_map(|(i, o)| o.and_then(|o| Some((i + 2, o.cached_input_tokens?, o.input_tokens))))
-        .max_by_key(|&(_, cached, _)| cached);
+        // The most cached tokens; on a tie the earliest repeat.
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)));
     if let Some((call, tokens, input)) = best.filter(|&(_, cached, _)| cached > 0) {
         let share = if input == 0 {
             0.0
@@ -330,6 +331,22 @@ mod tests {
             "o200k_base",
         );
         assert!(v.sentence().contains("not known"));
+    }
+
+    #[test]
+    fn the_first_of_equal_repeats_is_reported() {
+        let facts = lookup("anthropic", "claude-sonnet-4-5");
+        let v = verdict(
+            &[
+                seen(2300, Some(0), Some(2280)),
+                seen(2300, Some(2280), Some(0)),
+                seen(2300, Some(2280), Some(0)),
+            ],
+            facts,
+            2250,
+            "o200k_base",
+        );
+        assert!(matches!(v, Verdict::Cached { call: 2, .. }), "{v:?}");
     }
 
     #[test]

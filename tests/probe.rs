@@ -200,7 +200,7 @@ fn a_prefix_under_the_minimum_says_the_figures() {
         text.contains("under the 2048-token minimum of Anthropic Claude Haiku 3.5"),
         "{text}"
     );
-    let filtered = regex::Regex::new(r"\d+ ms|http://127\.0\.0\.1:\d+")
+    let filtered = regex::Regex::new(r" +\d+ ms|http://127\.0\.0\.1:\d+")
         .unwrap()
         .replace_all(&text, "[..]");
     insta::assert_snapshot!(filtered);

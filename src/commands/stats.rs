@@ -123,7 +123,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     });
 
     // Whether the provider will cache the prefix at all: only known once a model is set.
-    let cache = brief.manifest.model.as_ref().map(|m| (m, cache_facts::lookup(&m.provider, &m.name)));
+    let cache = brief
+        .manifest
+        .model
+        .as_ref()
+        .map(|m| (m, cache_facts::lookup(&m.provider, &m.name)));
     if args.json {
         let items_json: Vec<_> = items
             .iter()
@@ -188,9 +192,22 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         &prefix.hashes.prefix[..12]
     ))?;
     if let Some((model, facts)) = &cache {
-        let counted = if facts.min_cacheable_tokens.is_some() { format!(" (counted with {encoding})") } else { String::new() };
-        let line = format!("Prompt cache: {}{counted}", facts.minimum_sentence(&model.name, prefix_tok as u64));
-        ui.outln(&if facts.reaches_minimum(prefix_tok as u64) == Some(false) { ui.paint(&line, Tone::Warning) } else { line })?;
+        let counted = if facts.min_cacheable_tokens.is_some() {
+            format!(" (counted with {encoding})")
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "Prompt cache: {}{counted}",
+            facts.minimum_sentence(&model.name, prefix_tok as u64)
+        );
+        ui.outln(
+            &if facts.reaches_minimum(prefix_tok as u64) == Some(false) {
+                ui.paint(&line, Tone::Warning)
+            } else {
+                line
+            },
+        )?;
     }
     match (limit, percent) {
         (Some(limit), Some(p)) => {

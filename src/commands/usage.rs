@@ -1,15 +1,13 @@
 //! `brief usage`: what the ledger says the provider actually did with the prefix.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::brief::{Manifest, Pricing};
-use crate::cache_facts;
 use crate::cli::Outcome;
 use crate::error::{Error, Result};
-use crate::ledger::summary::{Group, GroupBy, Prices, Totals, summarise};
+use crate::ledger::prices::PriceResolver;
+use crate::ledger::summary::{Group, GroupBy, Totals, summarise};
 use crate::ledger::{self, Entry, clock};
 use crate::ui::{Tone, Ui};
 
@@ -102,7 +100,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         .into_iter()
         .filter(|e| since.is_none_or(|s| e.time_ms().is_some_and(|t| t >= s)))
         .collect();
-    let mut resolver = PriceResolver::new(&args);
+    let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
     let (total, groups) = summarise(&entries, args.by.into(), |e| resolver.prices(e));
     let report = Report {
         path: &path,
@@ -133,69 +131,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ui.out(&report.human(ui))?;
     }
     Ok(Outcome::Ok)
-}
-
-/// Prices for each call: flags first, then the pricing of the brief it was made for, then
-/// the provider's multipliers for what is still missing.
-struct PriceResolver {
-    input: Option<f64>,
-    cached: Option<f64>,
-    output: Option<f64>,
-    manifests: HashMap<String, Option<Manifest>>,
-}
-
-impl PriceResolver {
-    fn new(args: &Args) -> Self {
-        PriceResolver {
-            input: args.price_input,
-            cached: args.price_cached,
-            output: args.price_output,
-            manifests: HashMap::new(),
-        }
-    }
-
-    fn brief_pricing(&mut self, entry: &Entry) -> Option<Pricing> {
-        let dir = entry.brief_dir.as_ref()?;
-        let manifest = self
-            .manifests
-            .entry(dir.clone())
-            .or_insert_with(|| {
-                let text = std::fs::read_to_string(Path::new(dir).join("brief.yaml")).ok()?;
-                serde_yaml::from_str::<Manifest>(&text).ok()
-            })
-            .as_ref()?;
-        // A brief's prices are for its own model; a call to another model is not priced by them.
-        match &manifest.model {
-            Some(model) if model.name != entry.model => None,
-            _ => manifest.pricing.clone(),
-        }
-    }
-
-    fn prices(&mut self, entry: &Entry) -> Option<Prices> {
-        let brief = self.brief_pricing(entry);
-        let input = self.input.or(brief.as_ref().map(|p| p.input_per_mtok))?;
-        let facts = cache_facts::lookup(&entry.provider, &entry.model);
-        let cached = self
-            .cached
-            .or(brief.as_ref().and_then(|p| p.cached_input_per_mtok))
-            .or(facts.read_multiplier.map(|m| m * input))
-            .unwrap_or(input);
-        let write = brief
-            .as_ref()
-            .and_then(|p| p.cache_write_per_mtok)
-            .or(facts.write_multiplier.map(|m| m * input))
-            .unwrap_or(input);
-        let output = self
-            .output
-            .or(brief.as_ref().and_then(|p| p.output_per_mtok))
-            .unwrap_or(0.0);
-        Some(Prices {
-            input,
-            cached,
-            write,
-            output,
-        })
-    }
 }
 
 struct Report<'a> {

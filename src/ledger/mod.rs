@@ -8,6 +8,7 @@
 //! reader skips it (and any other unreadable line) with a warning, never fails on it.
 
 pub mod clock;
+pub mod prices;
 pub mod summary;
 
 use std::fmt;
@@ -32,7 +33,7 @@ pub struct Entry {
     pub command: String,
     /// The wire protocol: `openai` (any OpenAI-compatible server) or `anthropic`.
     pub provider: String,
-    /// The model asked for (or the one the provider answered with, when it said).
+    /// The model asked for, as the brief or `--model` names it.
     pub model: String,
     /// The brief's manifest name.
     #[serde(default)]
