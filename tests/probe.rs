@@ -293,6 +293,11 @@ fn a_provider_failure_exits_3_and_the_failed_call_is_ledgered_without_the_key() 
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("call 2 of 2; recorded in .brief/usage.jsonl with status http_401"),
+        "{}",
+        stderr(&out)
+    );
     let text = fs::read_to_string(dir.path().join(".brief/usage.jsonl")).unwrap();
     assert!(!text.contains("ABCDEFGHIJKLMNOPQRST"), "{text}");
     let lines = ledger_lines(dir.path());

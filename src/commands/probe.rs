@@ -130,7 +130,13 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
                 err.message
             ));
         }
-        if let Some(err) = failure {
+        if let Some(mut err) = failure {
+            err.details.push(format!(
+                "call {n} of {}; recorded in {} with status {}",
+                args.repeat,
+                ledger_path.display(),
+                entry.status
+            ));
             return Err(err);
         }
         let observed = entry.input_tokens.map(|input_tokens| Observed {
