@@ -13,6 +13,7 @@ pub mod commands;
 pub mod compact;
 pub mod compose;
 pub mod error;
+pub mod guard;
 pub mod ledger;
 pub mod measure;
 pub mod probe;

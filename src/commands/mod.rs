@@ -20,6 +20,7 @@ pub mod lock;
 pub mod probe;
 pub mod stats;
 pub mod usage;
+pub mod guard;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -34,6 +35,7 @@ pub enum Command {
     Probe(probe::Args),
     #[command(hide = true)]
     Generate(generate::Args),
+    Guard(guard::Args),
 }
 
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
@@ -48,6 +50,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Usage(args) => usage::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
+        Command::Guard(args) => guard::run(args, ui),
     }
 }
 
