@@ -5,6 +5,7 @@
 
 pub mod align;
 pub mod brief;
+pub mod cache_facts;
 pub mod canonical;
 pub mod check;
 pub mod cli;
@@ -13,7 +14,9 @@ pub mod compact;
 pub mod compose;
 pub mod error;
 pub mod guard;
+pub mod ledger;
 pub mod measure;
+pub mod probe;
 pub mod provider;
 pub mod store;
 pub mod tokens;

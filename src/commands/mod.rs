@@ -18,7 +18,9 @@ pub mod generate;
 pub mod guard;
 pub mod init;
 pub mod lock;
+pub mod probe;
 pub mod stats;
+pub mod usage;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -29,6 +31,8 @@ pub enum Command {
     Check(check::Args),
     Stats(stats::Args),
     Align(align::Args),
+    Usage(usage::Args),
+    Probe(probe::Args),
     #[command(hide = true)]
     Generate(generate::Args),
     Guard(guard::Args),
@@ -43,6 +47,8 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Check(args) => check::run(args, ui),
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
+        Command::Usage(args) => usage::run(args, ui),
+        Command::Probe(args) => probe::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
         Command::Guard(args) => guard::run(args, ui),
     }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use crate::brief::{Brief, Item, Tier};
+use crate::cache_facts;
 use crate::cli::Outcome;
 use crate::compact::compact_markdown;
 use crate::compose::{ComposeOptions, prefix, tools_json};
@@ -121,6 +122,12 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         (without, with)
     });
 
+    // Whether the provider will cache the prefix at all: only known once a model is set.
+    let cache = brief
+        .manifest
+        .model
+        .as_ref()
+        .map(|m| (m, cache_facts::lookup(&m.provider, &m.name)));
     if args.json {
         let items_json: Vec<_> = items
             .iter()
@@ -141,6 +148,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "items": items_json,
             "total": {"bytes": total_bytes, "tokens": total_tokens, "tokens_compacted": total_compacted},
             "prefix": {"hash": prefix.hashes.prefix, "tokens": prefix_tok, "bytes": prefix.hashes.prefix_bytes()},
+            "cache": cache.as_ref().map(|(m, f)| json!({"provider": m.provider, "model": m.name, "min_cacheable_tokens": f.min_cacheable_tokens, "reaches_minimum": f.reaches_minimum(prefix_tok as u64)})),
             "context": {"tokens": brief_tok, "limit": limit, "percent": percent.map(|p| (p * 10.0).round() / 10.0), "level": level},
             "volatile_in_static": volatile_hits,
             "cost_per_1000_turns": cost.map(|(without, with)| json!({
@@ -183,6 +191,24 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         prefix.hashes.prefix_bytes(),
         &prefix.hashes.prefix[..12]
     ))?;
+    if let Some((model, facts)) = &cache {
+        let counted = if facts.min_cacheable_tokens.is_some() {
+            format!(" (counted with {encoding})")
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "Prompt cache: {}{counted}",
+            facts.minimum_sentence(&model.name, prefix_tok as u64)
+        );
+        ui.outln(
+            &if facts.reaches_minimum(prefix_tok as u64) == Some(false) {
+                ui.paint(&line, Tone::Warning)
+            } else {
+                line
+            },
+        )?;
+    }
     match (limit, percent) {
         (Some(limit), Some(p)) => {
             let line = format!("Context: {brief_tok} / {limit} ({p:.1}%)");

@@ -1,0 +1,283 @@
+//! The usage ledger: one JSON line per model call the toolkit made, so that "is the
+//! provider actually serving my prefix from cache?" is answered with numbers.
+//!
+//! The file is append-only JSON lines, every line the same keys in the same order with the
+//! same types, so DuckDB (`read_json_auto`) and ClickHouse (`JSONEachRow`) load it as-is.
+//! Each line is written with one `write` on a file opened with `O_APPEND`: concurrent
+//! processes never interleave within a line. A crash can still leave a torn last line; the
+//! reader skips it (and any other unreadable line) with a warning, never fails on it.
+
+pub mod clock;
+pub mod prices;
+pub mod summary;
+
+use std::fmt;
+use std::fs::{self, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Where the ledger lives when neither `--ledger` nor `BRIEF_LEDGER` says.
+pub const DEFAULT_PATH: &str = ".brief/usage.jsonl";
+
+/// One model call. Field order is the column order of the file; every field is always
+/// written (`null` when unknown) so each line has the same shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// When the call finished: RFC 3339, UTC, milliseconds (`2026-11-30T09:05:01.250Z`).
+    pub time: String,
+    /// The `brief` subcommand that made the call (`probe`, `compress`, …).
+    pub command: String,
+    /// The wire protocol: `openai` (any OpenAI-compatible server) or `anthropic`.
+    pub provider: String,
+    /// The model asked for, as the brief or `--model` names it.
+    pub model: String,
+    /// The brief's manifest name.
+    #[serde(default)]
+    pub brief: Option<String>,
+    /// The brief's directory, absolute, so `brief usage` can find its `pricing` later.
+    #[serde(default)]
+    pub brief_dir: Option<String>,
+    /// The item a per-item call was about (`compress`).
+    #[serde(default)]
+    pub item: Option<String>,
+    /// The sha256 of the brief's stable prefix (tools + static system), as `brief compose
+    /// --stats` prints it.
+    #[serde(default)]
+    pub prefix_hash: Option<String>,
+    /// All input tokens, cached and cache-written ones included.
+    #[serde(default)]
+    pub input_tokens: Option<u64>,
+    /// The part of `input_tokens` served from the provider's cache; `null` when the answer
+    /// had no cached-token field at all (not the same as 0).
+    #[serde(default)]
+    pub cached_input_tokens: Option<u64>,
+    /// The part of `input_tokens` written to the cache (Anthropic; OpenAI on newer models);
+    /// `null` when the answer had no such field.
+    #[serde(default)]
+    pub cache_write_tokens: Option<u64>,
+    #[serde(default)]
+    pub output_tokens: Option<u64>,
+    /// Wall time of the call, retries included.
+    #[serde(default)]
+    pub latency_ms: u64,
+    /// HTTP attempts made (1 when the first one answered).
+    #[serde(default = "one")]
+    pub attempts: u32,
+    /// `ok`, or the class of failure: `http_429`, `http_500`, `timeout`, `truncated_stream`, …
+    pub status: String,
+    /// The failure message, with anything that looks like an API key removed.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Entry {
+    /// A successful call made now, with no usage yet.
+    pub fn new(command: &str, provider: &str, model: &str) -> Entry {
+        Entry {
+            time: clock::format_rfc3339(clock::now_ms()),
+            command: command.to_string(),
+            provider: provider.to_string(),
+            model: model.to_string(),
+            brief: None,
+            brief_dir: None,
+            item: None,
+            prefix_hash: None,
+            input_tokens: None,
+            cached_input_tokens: None,
+            cache_write_tokens: None,
+            output_tokens: None,
+            latency_ms: 0,
+            attempts: 1,
+            status: "ok".to_string(),
+            error: None,
+        }
+    }
+
+    /// Marks the call failed with an error class and message; key-like text is redacted.
+    pub fn failed(mut self, status: &str, message: &str) -> Entry {
+        self.status = status.to_string();
+        self.error = Some(redact(message));
+        self
+    }
+
+    pub fn is_ok(&self) -> bool {
+        self.status == "ok"
+    }
+
+    /// The entry's time in milliseconds since the epoch (`None` if it is not RFC 3339).
+    pub fn time_ms(&self) -> Option<i64> {
+        clock::parse(&self.time)
+    }
+}
+
+/// The ledger's `status` for a failed call, from the provider error's message: `http_NNN`,
+/// `timeout`, `truncated_stream`, `connect`, else `error`.
+pub fn status_class(message: &str) -> String {
+    if let Some(at) = message.find("HTTP ") {
+        let code: String = message[at + 5..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        if code.len() == 3 {
+            return format!("http_{code}");
+        }
+    }
+    let lower = message.to_ascii_lowercase();
+    let class = if lower.contains("no answer within")
+        || lower.contains("timed out")
+        || lower.contains("timeout")
+    {
+        "timeout"
+    } else if lower.contains("cut off")
+        || lower.contains("stream broke")
+        || lower.contains("before message_stop")
+    {
+        "truncated_stream"
+    } else if lower.contains("could not connect") {
+        "connect"
+    } else {
+        "error"
+    };
+    class.to_string()
+}
+
+/// Removes API keys from a message before it reaches a file: the values of `*_API_KEY`
+/// environment variables, and tokens shaped like provider keys (`sk-…`).
+pub fn redact(message: &str) -> String {
+    let mut out = message.to_string();
+    for (name, value) in std::env::vars_os() {
+        let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
+            continue;
+        };
+        if (name.ends_with("_API_KEY") || name.ends_with("_TOKEN")) && value.len() >= 8 {
+            out = out.replace(value, "[redacted]");
+        }
+    }
+    let mut result = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(at) = rest.find("sk-") {
+        let tail = &rest[at + 3..];
+        let len = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .unwrap_or(tail.len());
+        result.push_str(&rest[..at]);
+        if len >= 16 {
+            result.push_str("[redacted]");
+        } else {
+            result.push_str(&rest[at..at + 3 + len]);
+        }
+        rest = &tail[len..];
+    }
+    result.push_str(rest);
+    result
+}
+
+/// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `.brief/usage.jsonl`
+/// in the current directory.
+pub fn resolve_path(flag: Option<PathBuf>) -> PathBuf {
+    flag.or_else(|| {
+        std::env::var_os("BRIEF_LEDGER")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    })
+    .unwrap_or_else(|| PathBuf::from(DEFAULT_PATH))
+}
+
+/// Appends one entry as one line, creating the file and its directory when needed.
+///
+/// The whole line goes out in a single `write_all` on an `O_APPEND` file, so lines from
+/// concurrent writers never interleave. If the file ends in a torn line (a crash mid-write),
+/// a newline is written first so this entry starts on its own line.
+pub fn append(path: &Path, entry: &Entry) -> Result<()> {
+    let mut line = serde_json::to_string(entry)
+        .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")))?;
+    line.push('\n');
+    let io = |e: std::io::Error| {
+        Error::io(path, &e).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).map_err(&io)?;
+    }
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(&io)?;
+    if file.metadata().map_err(&io)?.len() > 0 {
+        let mut last = [0u8; 1];
+        file.seek(SeekFrom::End(-1)).map_err(&io)?;
+        file.read_exact(&mut last).map_err(&io)?;
+        if last[0] != b'\n' {
+            // Two writers may both do this; an empty line is harmless, a glued one is not.
+            line.insert(0, '\n');
+        }
+    }
+    file.write_all(line.as_bytes()).map_err(&io)
+}
+
+/// A line of the ledger that could not be read and was skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// 1-based line number.
+    pub line: usize,
+    /// The last line, without a final newline: what a crash mid-write leaves.
+    pub torn: bool,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// Reads every entry, skipping (with a warning) lines that are not a ledger entry.
+/// Blank lines are skipped silently. A missing file is an error (`Error::io`).
+pub fn read(path: &Path) -> Result<(Vec<Entry>, Vec<Warning>)> {
+    let bytes = fs::read(path).map_err(|e| Error::io(path, &e))?;
+    Ok(parse(&bytes))
+}
+
+/// Parses ledger bytes; see [`read`].
+pub fn parse(bytes: &[u8]) -> (Vec<Entry>, Vec<Warning>) {
+    let mut entries = Vec::new();
+    let mut warnings = Vec::new();
+    let ends_with_newline = bytes.last() == Some(&b'\n');
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let count = lines.len();
+    for (i, line) in lines.into_iter().enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Entry>(line) {
+            Ok(entry) => entries.push(entry),
+            Err(err) => {
+                let torn = i + 1 == count && !ends_with_newline;
+                let message = if torn {
+                    "torn last line (a write cut short, e.g. by a crash); skipped".to_string()
+                } else {
+                    format!("not a ledger entry ({err}); skipped")
+                };
+                warnings.push(Warning {
+                    line: i + 1,
+                    torn,
+                    message,
+                });
+            }
+        }
+    }
+    (entries, warnings)
+}
+
+#[cfg(test)]
+mod tests;

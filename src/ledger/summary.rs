@@ -1,0 +1,279 @@
+//! Totals over ledger entries: tokens, the share served from cache, and the estimated cost
+//! and savings, overall and per brief, model, prefix hash or day.
+
+use std::collections::BTreeMap;
+
+use super::Entry;
+
+/// What to group entries by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    Brief,
+    Model,
+    Prefix,
+    Day,
+}
+
+impl GroupBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Brief => "brief",
+            GroupBy::Model => "model",
+            GroupBy::Prefix => "prefix",
+            GroupBy::Day => "day",
+        }
+    }
+
+    fn key(self, entry: &Entry) -> String {
+        let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".to_string());
+        match self {
+            GroupBy::Brief => or_none(&entry.brief),
+            GroupBy::Model => format!("{}/{}", entry.provider, entry.model),
+            GroupBy::Prefix => or_none(&entry.prefix_hash),
+            // Times are written in UTC, so the day is the date part.
+            GroupBy::Day => entry.time.get(..10).unwrap_or(&entry.time).to_string(),
+        }
+    }
+}
+
+/// Prices per million tokens for one call, all resolved (see `brief usage` for where they
+/// come from).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    pub input: f64,
+    pub cached: f64,
+    pub write: f64,
+    pub output: f64,
+}
+
+impl Prices {
+    /// Cost of a call's usage, and what it would have cost with no cache at all.
+    pub fn cost(&self, input: u64, cached: u64, write: u64, output: u64) -> (f64, f64) {
+        let plain = input.saturating_sub(cached).saturating_sub(write) as f64;
+        let out = output as f64 * self.output;
+        let with =
+            plain * self.input + cached as f64 * self.cached + write as f64 * self.write + out;
+        let without = input as f64 * self.input + out;
+        (with / 1e6, without / 1e6)
+    }
+}
+
+/// Sums over a set of entries.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Totals {
+    pub calls: u64,
+    /// Calls whose status is not `ok`.
+    pub failed: u64,
+    pub input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub output_tokens: u64,
+    /// Successful calls whose answer had no cached-token field.
+    pub calls_without_cache_field: u64,
+    /// Input tokens of the calls that did report a cached field: the share's denominator.
+    pub input_tokens_reporting: u64,
+    /// Calls whose answer reported usage (failed calls usually did not).
+    pub calls_with_usage: u64,
+    /// Calls with usage that had prices; cost and savings cover only these.
+    pub priced_calls: u64,
+    pub cost: f64,
+    pub cost_without_cache: f64,
+    pub first_seen: Option<String>,
+    pub last_seen: Option<String>,
+}
+
+impl Totals {
+    fn add(&mut self, entry: &Entry, prices: Option<Prices>) {
+        self.calls += 1;
+        if !entry.is_ok() {
+            self.failed += 1;
+        }
+        let input = entry.input_tokens.unwrap_or(0);
+        let cached = entry.cached_input_tokens.unwrap_or(0);
+        let write = entry.cache_write_tokens.unwrap_or(0);
+        let output = entry.output_tokens.unwrap_or(0);
+        self.input_tokens += input;
+        self.cached_input_tokens += cached;
+        self.cache_write_tokens += write;
+        self.output_tokens += output;
+        if entry.cached_input_tokens.is_some() {
+            self.input_tokens_reporting += input;
+        } else if entry.is_ok() {
+            self.calls_without_cache_field += 1;
+        }
+        if entry.input_tokens.is_some() {
+            self.calls_with_usage += 1;
+        }
+        if let (Some(prices), Some(_)) = (prices, entry.input_tokens) {
+            let (with, without) = prices.cost(input, cached, write, output);
+            self.priced_calls += 1;
+            self.cost += with;
+            self.cost_without_cache += without;
+        }
+        let earlier = |a: &str, b: &str| match (super::clock::parse(a), super::clock::parse(b)) {
+            (Some(a), Some(b)) => a < b,
+            _ => a < b,
+        };
+        if self
+            .first_seen
+            .as_deref()
+            .is_none_or(|f| earlier(&entry.time, f))
+        {
+            self.first_seen = Some(entry.time.clone());
+        }
+        if self
+            .last_seen
+            .as_deref()
+            .is_none_or(|l| earlier(l, &entry.time))
+        {
+            self.last_seen = Some(entry.time.clone());
+        }
+    }
+
+    /// Cached input over all input, among calls that reported a cached field; `None` when
+    /// none did.
+    pub fn cached_share(&self) -> Option<f64> {
+        (self.input_tokens_reporting > 0)
+            .then(|| self.cached_input_tokens as f64 / self.input_tokens_reporting as f64)
+    }
+
+    /// What caching saved (negative when cache writes cost more than the reads saved).
+    pub fn savings(&self) -> f64 {
+        self.cost_without_cache - self.cost
+    }
+}
+
+/// One group of entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub key: String,
+    /// For prefix groups: the brief name(s) seen with the hash, for a reader.
+    pub briefs: Vec<String>,
+    pub totals: Totals,
+}
+
+/// Totals over all entries and per group, groups in order of first appearance in time
+/// (days and other keys alike sort by when they were first seen).
+pub fn summarise(
+    entries: &[Entry],
+    by: GroupBy,
+    mut prices: impl FnMut(&Entry) -> Option<Prices>,
+) -> (Totals, Vec<Group>) {
+    let mut total = Totals::default();
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for entry in entries {
+        let p = prices(entry);
+        total.add(entry, p);
+        let key = by.key(entry);
+        let group = groups.entry(key.clone()).or_insert_with(|| Group {
+            key,
+            briefs: Vec::new(),
+            totals: Totals::default(),
+        });
+        group.totals.add(entry, p);
+        if let Some(brief) = &entry.brief
+            && !group.briefs.contains(brief)
+        {
+            group.briefs.push(brief.clone());
+        }
+    }
+    let mut groups: Vec<Group> = groups.into_values().collect();
+    groups.sort_by_cached_key(|g| {
+        let first = g.totals.first_seen.as_deref().and_then(super::clock::parse);
+        (first, g.key.clone())
+    });
+    (total, groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(
+        time: &str,
+        prefix: &str,
+        input: u64,
+        cached: Option<u64>,
+        write: Option<u64>,
+    ) -> Entry {
+        let mut e = Entry::new("probe", "anthropic", "claude-sonnet-4-5");
+        e.time = time.into();
+        e.brief = Some("clinic".into());
+        e.prefix_hash = Some(prefix.into());
+        e.input_tokens = Some(input);
+        e.cached_input_tokens = cached;
+        e.cache_write_tokens = write;
+        e.output_tokens = Some(1);
+        e
+    }
+
+    const PRICES: Prices = Prices {
+        input: 3.0,
+        cached: 0.3,
+        write: 3.75,
+        output: 15.0,
+    };
+
+    #[test]
+    fn totals_share_and_savings() {
+        let entries = vec![
+            call("2026-11-30T09:00:00.000Z", "aa", 2000, Some(0), Some(1900)),
+            call("2026-11-30T09:01:00.000Z", "aa", 2000, Some(1900), Some(0)),
+            call("2026-12-01T08:00:00.000Z", "bb", 2000, Some(1900), Some(0)),
+        ];
+        let (total, groups) = summarise(&entries, GroupBy::Prefix, |_| Some(PRICES));
+        assert_eq!(total.calls, 3);
+        assert_eq!(total.input_tokens, 6000);
+        assert_eq!(total.cached_input_tokens, 3800);
+        assert_eq!(total.cached_share(), Some(3800.0 / 6000.0));
+        // Without cache: 6000 input at 3.0 and 3 output at 15.0.
+        assert!((total.cost_without_cache - (6000.0 * 3.0 + 45.0) / 1e6).abs() < 1e-12);
+        // Reads save 2.7 per Mtok each; the write costs 0.75 more per Mtok.
+        assert!((total.savings() - (3800.0 * 2.7 - 1900.0 * 0.75) / 1e6).abs() < 1e-12);
+        assert_eq!(
+            groups.iter().map(|g| g.key.as_str()).collect::<Vec<_>>(),
+            ["aa", "bb"]
+        );
+        assert_eq!(
+            groups[0].totals.first_seen.as_deref(),
+            Some("2026-11-30T09:00:00.000Z")
+        );
+        assert_eq!(
+            groups[0].totals.last_seen.as_deref(),
+            Some("2026-11-30T09:01:00.000Z")
+        );
+        assert_eq!(groups[0].briefs, ["clinic"]);
+    }
+
+    #[test]
+    fn calls_without_a_cached_field_are_left_out_of_the_share() {
+        let mut failed =
+            call("2026-11-30T10:00:00.000Z", "aa", 0, None, None).failed("timeout", "no answer");
+        failed.input_tokens = None;
+        let entries = vec![
+            call("2026-11-30T09:00:00.000Z", "aa", 1000, None, None),
+            call("2026-11-30T09:01:00.000Z", "aa", 1000, Some(500), None),
+            failed,
+        ];
+        let (total, _) = summarise(&entries, GroupBy::Day, |_| None);
+        assert_eq!(total.calls_without_cache_field, 1);
+        assert_eq!(total.failed, 1);
+        assert_eq!(total.cached_share(), Some(0.5));
+        assert_eq!(total.priced_calls, 0);
+        let (none, _) = summarise(&entries[..1], GroupBy::Day, |_| None);
+        assert_eq!(none.cached_share(), None);
+    }
+
+    #[test]
+    fn days_group_by_utc_date_in_time_order() {
+        let entries = vec![
+            call("2026-12-01T00:00:00.000Z", "aa", 10, Some(0), None),
+            call("2026-11-30T23:59:59.999Z", "aa", 10, Some(0), None),
+        ];
+        let (_, groups) = summarise(&entries, GroupBy::Day, |_| None);
+        assert_eq!(
+            groups.iter().map(|g| g.key.as_str()).collect::<Vec<_>>(),
+            ["2026-11-30", "2026-12-01"]
+        );
+    }
+}
