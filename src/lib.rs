@@ -18,3 +18,4 @@ pub mod tokens;
 pub mod ui;
 pub mod volatile;
 pub mod wire;
+pub mod worddiff;

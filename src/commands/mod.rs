@@ -18,6 +18,15 @@ pub mod generate;
 pub mod init;
 pub mod lock;
 pub mod stats;
+pub mod accept;
+pub mod diff;
+pub mod discard;
+pub mod history;
+pub mod proposals;
+pub mod record;
+pub mod restore;
+pub mod review;
+pub mod show;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -28,6 +37,14 @@ pub enum Command {
     Check(check::Args),
     Stats(stats::Args),
     Align(align::Args),
+    Proposals(proposals::Args),
+    Accept(accept::Args),
+    Discard(discard::Args),
+    History(history::Args),
+    Show(show::Args),
+    Diff(diff::Args),
+    Restore(restore::Args),
+    Record(record::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -41,6 +58,14 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Check(args) => check::run(args, ui),
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
+        Command::Proposals(args) => proposals::run(args, ui),
+        Command::Accept(args) => accept::run(args, ui),
+        Command::Discard(args) => discard::run(args, ui),
+        Command::History(args) => history::run(args, ui),
+        Command::Show(args) => show::run(args, ui),
+        Command::Diff(args) => diff::run(args, ui),
+        Command::Restore(args) => restore::run(args, ui),
+        Command::Record(args) => record::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
     }
 }

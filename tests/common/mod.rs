@@ -39,7 +39,10 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// A temporary directory holding a copy of `fixtures/briefs/<name>` as `./<name>`.
 pub fn workspace(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join("briefs").join(name), &dir.path().join(name));
+    copy_dir(
+        &fixtures().join("briefs").join(name),
+        &dir.path().join(name),
+    );
     dir
 }
 
@@ -73,3 +76,4 @@ pub fn stderr(output: &std::process::Output) -> String {
 pub fn json(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
 }
+pub mod store;
