@@ -19,3 +19,4 @@ pub mod ui;
 pub mod volatile;
 pub mod wire;
 pub mod worddiff;
+pub mod compress;

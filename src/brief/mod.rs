@@ -13,3 +13,4 @@ pub use load::{Brief, MANIFEST, MAX_FILE_BYTES};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
 pub use problem::{Problem, Severity, line_col};
 pub use types::{ItemType, Policy, Tier, valid_id};
+pub use item::parse_markdown;
