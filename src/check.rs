@@ -49,9 +49,9 @@ pub struct Report {
 
 impl Report {
     pub fn failed(&self, strict: bool) -> bool {
-        self.findings.iter().any(|f| {
-            f.level == Level::Error || (strict && f.level == Level::Warning)
-        })
+        self.findings
+            .iter()
+            .any(|f| f.level == Level::Error || (strict && f.level == Level::Warning))
     }
 }
 
@@ -77,7 +77,12 @@ pub fn check(brief: &Brief) -> Result<Report> {
     let mut findings = Vec::new();
 
     for problem in &brief.static_placeholders {
-        let mut f = finding(Level::Error, "static-placeholder", problem.file.clone(), problem.message.clone());
+        let mut f = finding(
+            Level::Error,
+            "static-placeholder",
+            problem.file.clone(),
+            problem.message.clone(),
+        );
         f.line = problem.line;
         f.column = problem.column;
         findings.push(f);
@@ -94,7 +99,11 @@ pub fn check(brief: &Brief) -> Result<Report> {
     }
 
     for item in brief.items.iter().filter(|i| i.tier == Tier::Static) {
-        let text = if item.is_tool() { &item.raw[..] } else { item.body() };
+        let text = if item.is_tool() {
+            &item.raw[..]
+        } else {
+            item.body()
+        };
         let base = if item.is_tool() { 0 } else { item.body_offset };
         for hit in volatile::scan(text) {
             let (line, column) = line_col(&item.raw, base + hit.start);
@@ -142,7 +151,7 @@ pub fn check(brief: &Brief) -> Result<Report> {
             ),
         ));
     }
-    findings.sort_by(|a, b| b.level.cmp(&a.level));
+    findings.sort_by_key(|f| std::cmp::Reverse(f.level));
     Ok(Report {
         brief: brief.dir.clone(),
         findings,
@@ -159,7 +168,10 @@ fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {
                     Level::Error,
                     "rule-not-locked",
                     item.path.clone(),
-                    format!("rule `{}` is not in brief.lock; review it, then run `brief lock`", item.id),
+                    format!(
+                        "rule `{}` is not in brief.lock; review it, then run `brief lock`",
+                        item.id
+                    ),
                 );
                 f.item = Some(item.id.clone());
                 findings.push(f);
@@ -191,12 +203,18 @@ fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {
     for id in lock.rules.keys() {
         let still_rule = brief.item(id).is_some_and(|i| i.kind == ItemType::Rule);
         if !still_rule {
-            let what = if brief.item(id).is_some() { "is no longer a rule" } else { "is gone" };
+            let what = if brief.item(id).is_some() {
+                "is no longer a rule"
+            } else {
+                "is gone"
+            };
             let mut f = finding(
                 Level::Error,
                 "rule-removed",
                 brief.lock_path(),
-                format!("brief.lock names rule `{id}`, which {what}; if intended, run `brief lock`"),
+                format!(
+                    "brief.lock names rule `{id}`, which {what}; if intended, run `brief lock`"
+                ),
             );
             f.item = Some(id.clone());
             findings.push(f);

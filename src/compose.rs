@@ -109,9 +109,15 @@ pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
             .filter(|item| item.tier == Tier::Static && !item.is_tool())
             .map(|item| item_text(item, options.compact, &mut unproven)),
     );
-    let tools: Vec<ToolDef> = brief.items.iter().filter_map(|item| item.tool.clone()).collect();
+    let tools: Vec<ToolDef> = brief
+        .items
+        .iter()
+        .filter_map(|item| item.tool.clone())
+        .collect();
     let tools_text = tools_json(&tools);
-    let both = canonical::to_string(&json!({"system": static_system, "tools": serde_json::from_str::<Value>(&tools_text).unwrap_or(Value::Null)}));
+    let both = canonical::to_string(
+        &json!({"system": static_system, "tools": serde_json::from_str::<Value>(&tools_text).unwrap_or(Value::Null)}),
+    );
     let hashes = PrefixHashes {
         tools: canonical::sha256_hex(tools_text.as_bytes()),
         system: canonical::sha256_hex(static_system.as_bytes()),
@@ -119,42 +125,70 @@ pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
         tools_bytes: tools_text.len(),
         system_bytes: static_system.len(),
     };
-    Prefix { static_system, tools, hashes, unproven }
+    Prefix {
+        static_system,
+        tools,
+        hashes,
+        unproven,
+    }
 }
 
 /// Composes the whole brief, filling `{{var}}` placeholders of volatile items.
-pub fn compose(brief: &Brief, vars: &BTreeMap<String, String>, options: ComposeOptions) -> Result<Composed> {
-    let Prefix { static_system, tools, hashes, mut unproven } = prefix(brief, options);
+pub fn compose(
+    brief: &Brief,
+    vars: &BTreeMap<String, String>,
+    options: ComposeOptions,
+) -> Result<Composed> {
+    let Prefix {
+        static_system,
+        tools,
+        hashes,
+        mut unproven,
+    } = prefix(brief, options);
     let mut missing = Vec::new();
     let mut used = std::collections::BTreeSet::new();
     let mut volatile_parts = Vec::new();
-    for item in brief.items.iter().filter(|item| item.tier == Tier::Volatile) {
+    for item in brief
+        .items
+        .iter()
+        .filter(|item| item.tier == Tier::Volatile)
+    {
         let text = item_text(item, options.compact, &mut unproven);
         for (name, _) in crate::brief::placeholders(&text) {
             used.insert(name);
         }
         let (filled, names) = fill_placeholders(&text, vars);
         for name in names {
-            let offset = item.body().find(&format!("{{{{{name}")).or_else(|| item.body().find(&name)).unwrap_or(0);
+            let offset = item
+                .body()
+                .find(&format!("{{{{{name}"))
+                .or_else(|| item.body().find(&name))
+                .unwrap_or(0);
             let (line, _) = line_col(&item.raw, item.body_offset + offset);
-            missing.push(format!("{}:{line}: `{{{{{name}}}}}` needs a value", item.path.display()));
+            let at = format!("{}:{line}: `{{{{{name}}}}}` needs a value", item.path.display());
+            missing.push((name, at));
         }
         volatile_parts.push(filled);
     }
     if !missing.is_empty() {
-        let mut names: Vec<&str> = missing.iter().filter_map(|m| m.split('`').nth(1)).collect();
+        let mut names: Vec<&str> = missing.iter().map(|(name, _)| name.as_str()).collect();
         names.dedup();
-        let first = missing[0].split("{{").nth(1).and_then(|s| s.split("}}").next()).unwrap_or("VAR").to_string();
+        let listed: Vec<String> = names.iter().map(|n| format!("{{{{{n}}}}}")).collect();
+        let flags: Vec<String> = names.iter().map(|n| format!("--var {n}=VALUE")).collect();
         return Err(Error::input(format!(
             "missing value for {} placeholder{}",
-            names.join(", "),
+            listed.join(", "),
             if names.len() == 1 { "" } else { "s" }
         ))
-        .with_details(missing)
-        .with_hint(format!("pass a value with --var {first}=VALUE")));
+        .with_details(missing.into_iter().map(|(_, at)| at).collect())
+        .with_hint(format!("pass {}", flags.join(" "))));
     }
     let volatile = join(volatile_parts.into_iter());
-    let unused_vars = vars.keys().filter(|k| !used.contains(*k)).cloned().collect();
+    let unused_vars = vars
+        .keys()
+        .filter(|k| !used.contains(*k))
+        .cloned()
+        .collect();
     Ok(Composed {
         prompt: Prompt {
             static_system,

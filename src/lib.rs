@@ -13,6 +13,7 @@ pub mod compact;
 pub mod compose;
 pub mod error;
 pub mod measure;
+pub mod provider;
 pub mod store;
 pub mod tokens;
 pub mod ui;

@@ -33,7 +33,12 @@ pub fn volatile_template(brief: &Brief, options: ComposeOptions) -> String {
 /// Whether the composed brief (prefix plus volatile templates) is over `limit` tokens.
 /// Returns the token count when it had to count, `None` when the byte size alone proved
 /// the brief is within the limit.
-pub fn over_budget(brief: &Brief, prefix: &Prefix, options: ComposeOptions, limit: u64) -> Option<(bool, usize)> {
+pub fn over_budget(
+    brief: &Brief,
+    prefix: &Prefix,
+    options: ComposeOptions,
+    limit: u64,
+) -> Option<(bool, usize)> {
     let volatile = volatile_template(brief, options);
     let bytes = prefix.hashes.prefix_bytes() + volatile.len();
     if (bytes as u64) <= limit {

@@ -2,12 +2,22 @@ mod common;
 
 use common::{brief, json, stderr, stdout, workspace};
 
-const VARS: [&str; 4] = ["--var", "patient=Ada Lovelace", "--var", "last_visit=2026-10-02"];
+const VARS: [&str; 4] = [
+    "--var",
+    "patient=Ada Lovelace",
+    "--var",
+    "last_visit=2026-10-02",
+];
 
 #[test]
 fn text_puts_static_items_first_and_the_volatile_part_last() {
     let ws = workspace("clinic");
-    let out = brief().current_dir(ws.path()).args(["compose", "clinic"]).args(VARS).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["compose", "clinic"])
+        .args(VARS)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out));
 }
@@ -33,8 +43,16 @@ fn openai_body_is_canonical_json_with_one_system_message_and_function_tools() {
     assert!(system.ends_with("Their last visit was 2026-10-02."));
     assert_eq!(body["tools"][0]["type"], "function");
     assert_eq!(body["tools"][0]["function"]["name"], "find_slot");
-    assert_eq!(body["tools"][0]["function"]["parameters"]["required"][0], "day");
-    assert!(body["prompt_cache_key"].as_str().unwrap().starts_with("brief-"));
+    assert_eq!(
+        body["tools"][0]["function"]["parameters"]["required"][0],
+        "day"
+    );
+    assert!(
+        body["prompt_cache_key"]
+            .as_str()
+            .unwrap()
+            .starts_with("brief-")
+    );
     // Sorted keys: "messages" < "prompt_cache_key" < "tools"; nested keys sorted too.
     let m = text.find("\"messages\"").unwrap();
     let k = text.find("\"prompt_cache_key\"").unwrap();
@@ -70,7 +88,12 @@ fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
         let out = brief()
             .current_dir(ws.path())
             .args(["compose", "clinic", "--format", "anthropic", "--stats"])
-            .args(["--var", &format!("patient={patient}"), "--var", &format!("last_visit={visit}")])
+            .args([
+                "--var",
+                &format!("patient={patient}"),
+                "--var",
+                &format!("last_visit={visit}"),
+            ])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0));
@@ -81,7 +104,10 @@ fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
     let (a, stats_a) = run("Ada", "2026-10-02");
     let (b, stats_b) = run("Grace Hopper", "yesterday");
     assert_eq!(a, b);
-    assert_eq!(stats_a, stats_b, "the three prefix hashes do not depend on --var");
+    assert_eq!(
+        stats_a, stats_b,
+        "the three prefix hashes do not depend on --var"
+    );
     assert_eq!(stats_a.lines().count(), 3);
     assert!(stats_a.starts_with("prefix  "));
 }
@@ -102,7 +128,12 @@ fn a_placeholder_without_a_var_is_an_error_naming_it() {
 #[test]
 fn no_compact_keeps_bodies_as_written() {
     let ws = workspace("clinic");
-    let compacted = brief().current_dir(ws.path()).args(["compose", "clinic"]).args(VARS).output().unwrap();
+    let compacted = brief()
+        .current_dir(ws.path())
+        .args(["compose", "clinic"])
+        .args(VARS)
+        .output()
+        .unwrap();
     let verbatim = brief()
         .current_dir(ws.path())
         .args(["compose", "clinic", "--no-compact"])

@@ -8,7 +8,11 @@ use common::{brief, json, snapshot_tree, stderr, stdout, workspace};
 #[test]
 fn stats_shows_every_item_the_prefix_context_and_cost() {
     let ws = workspace("clinic");
-    let out = brief().current_dir(ws.path()).args(["stats", "clinic"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["stats", "clinic"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out));
 }
@@ -16,12 +20,21 @@ fn stats_shows_every_item_the_prefix_context_and_cost() {
 #[test]
 fn stats_json_has_policies_tokens_and_shares_that_add_up() {
     let ws = workspace("clinic");
-    let out = brief().current_dir(ws.path()).args(["stats", "clinic", "--json"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["stats", "clinic", "--json"])
+        .output()
+        .unwrap();
     let stats = json(&out);
     assert!(stats["status"].is_string() && stats["summary"].is_string());
     let items = stats["items"].as_array().unwrap();
     assert_eq!(items.len(), 6);
-    let policy = |id: &str| items.iter().find(|i| i["id"] == id).unwrap()["policy"].as_str().unwrap().to_string();
+    let policy = |id: &str| {
+        items.iter().find(|i| i["id"] == id).unwrap()["policy"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     assert_eq!(policy("cancellations"), "verbatim");
     assert_eq!(policy("find_slot"), "verbatim");
     assert_eq!(policy("visit"), "compact-only");
@@ -38,9 +51,15 @@ fn stats_json_has_policies_tokens_and_shares_that_add_up() {
 fn stats_warns_as_the_context_fills_up() {
     let ws = workspace("clinic");
     let manifest = ws.path().join("clinic/brief.yaml");
-    let text = fs::read_to_string(&manifest).unwrap().replace("context_limit: 4000", "context_limit: 300");
+    let text = fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("context_limit: 4000", "context_limit: 200");
     fs::write(&manifest, text).unwrap();
-    let out = brief().current_dir(ws.path()).args(["stats", "clinic", "--json"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["stats", "clinic", "--json"])
+        .output()
+        .unwrap();
     let stats = json(&out);
     assert_eq!(stats["context"]["level"], "critical", "{stats}");
     assert_eq!(stats["status"], "warning");
@@ -50,10 +69,17 @@ fn stats_warns_as_the_context_fills_up() {
 fn compact_on_a_file_prints_the_compacted_text_and_keeps_front_matter() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("notes.md");
-    fs::write(&path, "---\ntitle:   spaced   \n---\n# Notes   \r\n\r\n\r\n\r\nLine with break  \nnext\n\n\n").unwrap();
+    fs::write(
+        &path,
+        "---\ntitle:   spaced   \n---\n# Notes   \r\n\r\n\r\n\r\nLine with break  \nnext\n\n\n",
+    )
+    .unwrap();
     let out = brief().args(["compact"]).arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "---\ntitle:   spaced   \n---\n# Notes\n\nLine with break  \nnext\n");
+    assert_eq!(
+        stdout(&out),
+        "---\ntitle:   spaced   \n---\n# Notes\n\nLine with break  \nnext\n"
+    );
 }
 
 #[test]
@@ -62,17 +88,47 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
     let rule = ws.path().join("clinic/items/cancellations.md");
     let rule_text = "---\ntype: rule\n---\n- Never waive the fee.   \n\n\n\n- Ask first.\n";
     fs::write(&rule, rule_text).unwrap();
-    let out = brief().current_dir(ws.path()).args(["compact", "clinic", "--write", "--json"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["compact", "clinic", "--write", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);
-    let row = |id: &str| report["items"].as_array().unwrap().iter().find(|r| r["id"] == id).unwrap().clone();
+    let row = |id: &str| {
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(row("persona")["written"], true);
     assert_eq!(row("cancellations")["written"], false);
-    assert_eq!(fs::read_to_string(&rule).unwrap(), rule_text, "rule files are never rewritten");
+    assert_eq!(
+        fs::read_to_string(&rule).unwrap(),
+        rule_text,
+        "rule files are never rewritten"
+    );
     let persona = fs::read_to_string(ws.path().join("clinic/items/persona.md")).unwrap();
-    assert_eq!(persona, "---\ntype: identity\n---\nYou are Pia, the booking assistant of Harbour Street Physio.\n\nYou book, move and cancel appointments.\n");
+    assert_eq!(
+        persona,
+        "---\ntype: identity\n---\nYou are Pia, the booking assistant of Harbour Street Physio.\n\nYou book, move and cancel appointments.\n"
+    );
     // The composed rule is compacted all the same.
-    let out = brief().current_dir(ws.path()).args(["compose", "clinic", "--var", "patient=A", "--var", "last_visit=B"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args([
+            "compose",
+            "clinic",
+            "--var",
+            "patient=A",
+            "--var",
+            "last_visit=B",
+        ])
+        .output()
+        .unwrap();
     assert!(stdout(&out).contains("- Never waive the fee.\n\n- Ask first."));
 }
 
@@ -80,7 +136,11 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
 fn compact_without_write_changes_nothing() {
     let ws = workspace("clinic");
     let before = snapshot_tree(ws.path());
-    let out = brief().current_dir(ws.path()).args(["compact", "clinic"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["compact", "clinic"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(before, snapshot_tree(ws.path()));
     assert!(stderr(&out).contains("run with --write"));
@@ -89,22 +149,51 @@ fn compact_without_write_changes_nothing() {
 #[test]
 fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
     let dir = tempfile::tempdir().unwrap();
-    let out = brief().current_dir(dir.path()).args(["init", "helpdesk"]).output().unwrap();
+    let out = brief()
+        .current_dir(dir.path())
+        .args(["init", "helpdesk"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(fs::read_to_string(dir.path().join("helpdesk/.gitignore")).unwrap().lines().nth(1), Some("proposals/"));
-    let out = brief().current_dir(dir.path()).args(["compose", "helpdesk", "--var", "user_name=Ada"]).output().unwrap();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("helpdesk/.gitignore"))
+            .unwrap()
+            .lines()
+            .nth(1),
+        Some("proposals/")
+    );
+    let out = brief()
+        .current_dir(dir.path())
+        .args(["compose", "helpdesk", "--var", "user_name=Ada"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("assistant for helpdesk"));
-    brief().current_dir(dir.path()).args(["lock", "helpdesk"]).assert().success();
-    brief().current_dir(dir.path()).args(["check", "helpdesk", "--strict"]).assert().success();
-    let out = brief().current_dir(dir.path()).args(["init", "helpdesk"]).output().unwrap();
+    brief()
+        .current_dir(dir.path())
+        .args(["lock", "helpdesk"])
+        .assert()
+        .success();
+    brief()
+        .current_dir(dir.path())
+        .args(["check", "helpdesk", "--strict"])
+        .assert()
+        .success();
+    let out = brief()
+        .current_dir(dir.path())
+        .args(["init", "helpdesk"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("already a brief"));
 }
 
 #[test]
 fn generate_prints_completions_and_a_man_page() {
-    let out = brief().args(["generate", "completions", "bash"]).output().unwrap();
+    let out = brief()
+        .args(["generate", "completions", "bash"])
+        .output()
+        .unwrap();
     assert!(stdout(&out).contains("compose"));
     let out = brief().args(["generate", "man"]).output().unwrap();
     assert!(stdout(&out).starts_with(".ie") || stdout(&out).contains(".TH"));
@@ -113,16 +202,30 @@ fn generate_prints_completions_and_a_man_page() {
 #[test]
 fn color_always_paints_and_no_color_does_not() {
     let ws = workspace("clinic");
-    let painted = brief().current_dir(ws.path()).args(["--color", "always", "stats", "clinic"]).output().unwrap();
+    let painted = brief()
+        .current_dir(ws.path())
+        .args(["--color", "always", "stats", "clinic"])
+        .output()
+        .unwrap();
     assert!(stdout(&painted).contains("\u{1b}["));
-    let plain = brief().current_dir(ws.path()).args(["stats", "clinic"]).env("CLICOLOR_FORCE", "1").env("NO_COLOR", "1").output().unwrap();
+    let plain = brief()
+        .current_dir(ws.path())
+        .args(["stats", "clinic"])
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
     assert!(!stdout(&plain).contains("\u{1b}["));
 }
 
 #[test]
 fn quiet_silences_status_messages() {
     let dir = tempfile::tempdir().unwrap();
-    let out = brief().current_dir(dir.path()).args(["-q", "init", "x"]).output().unwrap();
+    let out = brief()
+        .current_dir(dir.path())
+        .args(["-q", "init", "x"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty());
 }
@@ -142,7 +245,12 @@ fn a_closed_pipe_exits_quietly() {
         .unwrap();
     drop(child.stdout.take());
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     let status = child.wait().unwrap();
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(status.code(), Some(0));

@@ -25,11 +25,6 @@ pub use warnings::Warning;
 
 use crate::canonical::sha256_hex;
 
-/// Until `crate::tokens::estimate` is merged: about four bytes per token, no vocabulary.
-fn estimate_tokens(s: &str) -> usize {
-    s.len().div_ceil(4)
-}
-
 /// A part of a request, in the order a prompt cache sees them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -192,8 +187,8 @@ pub fn analyse(requests: &[Request], baseline: Option<&State>) -> Option<Report>
             shape: request.shape,
             compared_with: Baseline::None,
             stable_prefix_bytes: texts.tools.len() + texts.system.len(),
-            stable_prefix_tokens_est: estimate_tokens(&texts.tools)
-                + estimate_tokens(&texts.system),
+            stable_prefix_tokens_est: crate::tokens::estimate(&texts.tools)
+                + crate::tokens::estimate(&texts.system),
             stable_prefix_hash: state.stable_prefix_hash.clone(),
             previous_hash: None,
             prefix_changed: false,
@@ -239,7 +234,7 @@ pub fn analyse(requests: &[Request], baseline: Option<&State>) -> Option<Report>
 fn stats(text: &str, sha256: String, count: usize) -> PartStats {
     PartStats {
         bytes: text.len(),
-        tokens_est: estimate_tokens(text),
+        tokens_est: crate::tokens::estimate(text),
         sha256,
         count,
     }

@@ -93,9 +93,7 @@ fn code_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
     }
     Parser::new(text)
         .into_offset_iter()
-        .filter(|(event, _)| {
-            matches!(event, Event::Code(_) | Event::Start(Tag::CodeBlock(_)))
-        })
+        .filter(|(event, _)| matches!(event, Event::Code(_) | Event::Start(Tag::CodeBlock(_))))
         .map(|(_, range)| range)
         .collect()
 }
@@ -108,7 +106,9 @@ pub fn placeholders(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
         .captures_iter(text)
         .filter_map(|c| {
             let range = c.get(0)?.range();
-            let in_code = code.iter().any(|r| r.start <= range.start && range.end <= r.end);
+            let in_code = code
+                .iter()
+                .any(|r| r.start <= range.start && range.end <= r.end);
             (!in_code).then(|| (c[1].to_string(), range))
         })
         .collect()
@@ -152,7 +152,13 @@ fn yaml_problem(file: &Path, err: &serde_yaml::Error, line_offset: usize) -> Pro
 
 /// A schema mismatch reads better without the "invalid YAML" label that a syntax error needs.
 pub(crate) fn yaml_message(message: &str) -> String {
-    const SCHEMA: [&str; 5] = ["unknown field", "unknown variant", "invalid type", "missing field", "duplicate field"];
+    const SCHEMA: [&str; 5] = [
+        "unknown field",
+        "unknown variant",
+        "invalid type",
+        "missing field",
+        "duplicate field",
+    ];
     if SCHEMA.iter().any(|s| message.contains(s)) {
         message.to_string()
     } else {
@@ -170,21 +176,24 @@ fn split_front_matter(raw: &str) -> Option<(&str, usize, usize)> {
         return None;
     };
     let mut offset = first_len;
-    let mut line = 2;
-    for piece in raw[first_len..].split_inclusive('\n') {
+    for (line, piece) in (2..).zip(raw[first_len..].split_inclusive('\n')) {
         let trimmed = piece.trim_end_matches(['\n', '\r']);
         if trimmed == "---" || trimmed == "..." {
             let yaml = &raw[first_len..offset];
             return Some((yaml, offset + piece.len(), line + 1));
         }
         offset += piece.len();
-        line += 1;
     }
     None
 }
 
 /// Parses a Markdown item. Problems go to `problems`; `None` when the item is unusable.
-pub fn parse_markdown(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem>) -> Option<Item> {
+pub fn parse_markdown(
+    id: &str,
+    path: &Path,
+    raw: String,
+    problems: &mut Vec<Problem>,
+) -> Option<Item> {
     let Some((yaml, body_offset, body_line)) = split_front_matter(&raw) else {
         problems.push(Problem::error(
             path,
@@ -270,7 +279,10 @@ pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem
             path,
             line,
             column,
-            format!("a `.tool.yaml` file must have `type: tool`, not `{}`", tool.kind),
+            format!(
+                "a `.tool.yaml` file must have `type: tool`, not `{}`",
+                tool.kind
+            ),
         ));
     }
     if !valid_tool_name(&tool.name) {
@@ -297,12 +309,17 @@ pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem
     for c in PLACEHOLDER.captures_iter(&raw) {
         let name = &c[1];
         let (line, column) = line_col(&raw, c.get(0).map_or(0, |m| m.start()));
-        problems.push(Problem::error(
-            path,
-            line,
-            column,
-            format!("placeholder `{{{{{name}}}}}` in a tool: tools are part of the cacheable prefix"),
-        ).with_code(STATIC_PLACEHOLDER));
+        problems.push(
+            Problem::error(
+                path,
+                line,
+                column,
+                format!(
+                    "placeholder `{{{{{name}}}}}` in a tool: tools are part of the cacheable prefix"
+                ),
+            )
+            .with_code(STATIC_PLACEHOLDER),
+        );
     }
     if problems[before..].iter().any(|p| p.code.is_none()) {
         return None;

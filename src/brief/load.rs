@@ -43,18 +43,25 @@ impl Brief {
 
     fn load_inner(path: &Path, placeholders_are_errors: bool) -> Result<Brief> {
         let dir = if path.file_name().is_some_and(|n| n == MANIFEST) && path.is_file() {
-            path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+            path.parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
         } else {
             path.to_path_buf()
         };
         let manifest_path = dir.join(MANIFEST);
         if !dir.is_dir() {
-            return Err(Error::input(format!("{}: no such brief directory", dir.display()))
-                .with_hint("name a directory that holds a brief.yaml, or create one with `brief init DIR`"));
+            return Err(
+                Error::input(format!("{}: no such brief directory", dir.display())).with_hint(
+                    "name a directory that holds a brief.yaml, or create one with `brief init DIR`",
+                ),
+            );
         }
         if !manifest_path.is_file() {
-            return Err(Error::input(format!("{}: not a brief: it has no {MANIFEST}", dir.display()))
-                .with_hint("create one with `brief init DIR`"));
+            return Err(Error::input(format!(
+                "{}: not a brief: it has no {MANIFEST}",
+                dir.display()
+            ))
+            .with_hint("create one with `brief init DIR`"));
         }
         let mut problems = Vec::new();
         let manifest_text = read_text(&manifest_path, &mut problems);
@@ -65,7 +72,12 @@ impl Brief {
                     let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
                     let message = err.to_string();
                     let message = message.split(" at line ").next().unwrap_or_default();
-                    problems.push(Problem::error(&manifest_path, line, column, super::item::yaml_message(message)));
+                    problems.push(Problem::error(
+                        &manifest_path,
+                        line,
+                        column,
+                        super::item::yaml_message(message),
+                    ));
                     None
                 }
             }
@@ -78,7 +90,12 @@ impl Brief {
         let mut seen = HashSet::new();
         let mut items = Vec::with_capacity(manifest.items.len());
         for id in &manifest.items {
-            let occurrence = manifest.items.iter().take_while(|x| !std::ptr::eq(*x, id)).filter(|x| *x == id).count();
+            let occurrence = manifest
+                .items
+                .iter()
+                .take_while(|x| !std::ptr::eq(*x, id))
+                .filter(|x| *x == id)
+                .count();
             let (line, column) = id_location(&manifest_text, id, occurrence);
             if !valid_id(id) {
                 problems.push(Problem::error(&manifest_path, line, column, format!(
@@ -87,10 +104,21 @@ impl Brief {
                 continue;
             }
             if !seen.insert(id.as_str()) {
-                problems.push(Problem::error(&manifest_path, line, column, format!("duplicate item id `{id}`")));
+                problems.push(Problem::error(
+                    &manifest_path,
+                    line,
+                    column,
+                    format!("duplicate item id `{id}`"),
+                ));
                 continue;
             }
-            if let Some(item) = load_item(&dir, &canonical_dir, id, (&manifest_path, line, column), &mut problems) {
+            if let Some(item) = load_item(
+                &dir,
+                &canonical_dir,
+                id,
+                (&manifest_path, line, column),
+                &mut problems,
+            ) {
                 items.push(item);
             }
         }
@@ -103,7 +131,10 @@ impl Brief {
             static_placeholders = placeholders;
             problems = rest;
         }
-        if problems.iter().any(|p| p.severity == super::problem::Severity::Error) {
+        if problems
+            .iter()
+            .any(|p| p.severity == super::problem::Severity::Error)
+        {
             return Err(into_error(&dir, &problems));
         }
         warnings.extend(problems);
@@ -163,28 +194,34 @@ fn load_item(
     let markdown = dir.join("items").join(format!("{id}.md"));
     let tool = dir.join("items").join(format!("{id}.tool.yaml"));
     let (manifest_path, line, column) = mentioned_at;
-    let path = match (exists(&markdown), exists(&tool)) {
-        (true, true) => {
-            problems.push(Problem::error(manifest_path, line, column, format!(
+    let path =
+        match (exists(&markdown), exists(&tool)) {
+            (true, true) => {
+                problems.push(Problem::error(manifest_path, line, column, format!(
                 "item `{id}` is ambiguous: both items/{id}.md and items/{id}.tool.yaml exist"
             )));
-            return None;
-        }
-        (true, false) => markdown,
-        (false, true) => tool,
-        (false, false) => {
-            problems.push(Problem::error(manifest_path, line, column, format!(
+                return None;
+            }
+            (true, false) => markdown,
+            (false, true) => tool,
+            (false, false) => {
+                problems.push(Problem::error(manifest_path, line, column, format!(
                 "missing item file for `{id}`: expected items/{id}.md or items/{id}.tool.yaml"
             )));
-            return None;
-        }
-    };
+                return None;
+            }
+        };
     match fs::canonicalize(&path) {
         Ok(real) if !real.starts_with(canonical_dir) => {
-            problems.push(Problem::error(&path, 0, 0, format!(
-                "points outside the brief directory (to {}); items must live inside the brief",
-                real.display()
-            )));
+            problems.push(Problem::error(
+                &path,
+                0,
+                0,
+                format!(
+                    "points outside the brief directory (to {}); items must live inside the brief",
+                    real.display()
+                ),
+            ));
             return None;
         }
         Ok(_) => {}
@@ -209,10 +246,15 @@ fn exists(path: &Path) -> bool {
 pub(crate) fn read_text(path: &Path, problems: &mut Vec<Problem>) -> Option<String> {
     let bytes = match fs::metadata(path) {
         Ok(meta) if meta.len() > MAX_FILE_BYTES => {
-            problems.push(Problem::error(path, 0, 0, format!(
-                "file is {} bytes; the limit is {MAX_FILE_BYTES} (1 MiB)",
-                meta.len()
-            )));
+            problems.push(Problem::error(
+                path,
+                0,
+                0,
+                format!(
+                    "file is {} bytes; the limit is {MAX_FILE_BYTES} (1 MiB)",
+                    meta.len()
+                ),
+            ));
             return None;
         }
         Ok(_) => fs::read(path),
@@ -251,11 +293,18 @@ fn unlisted_items(dir: &Path, listed: &HashSet<&str>) -> Vec<Problem> {
     names
         .into_iter()
         .filter_map(|name| {
-            let id = name.strip_suffix(".tool.yaml").or_else(|| name.strip_suffix(".md"))?;
+            let id = name
+                .strip_suffix(".tool.yaml")
+                .or_else(|| name.strip_suffix(".md"))?;
             (!listed.contains(id)).then(|| {
-                Problem::warning(&dir.join("items").join(&name), 0, 0, format!(
-                    "not in {MANIFEST}: add `{id}` to `items` to compose it, or delete the file"
-                ))
+                Problem::warning(
+                    &dir.join("items").join(&name),
+                    0,
+                    0,
+                    format!(
+                        "not in {MANIFEST}: add `{id}` to `items` to compose it, or delete the file"
+                    ),
+                )
             })
         })
         .collect()

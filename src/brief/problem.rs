@@ -76,12 +76,9 @@ pub fn into_error(brief_dir: &Path, problems: &[Problem]) -> Error {
         .collect();
     let count = errors.len();
     let noun = if count == 1 { "problem" } else { "problems" };
-    Error::input(format!(
-        "{} has {count} {noun}",
-        brief_dir.display()
-    ))
-    .with_details(errors.iter().map(|p| p.to_string()).collect())
-    .with_hint("fix the lines above; nothing was written")
+    Error::input(format!("{} has {count} {noun}", brief_dir.display()))
+        .with_details(errors.iter().map(|p| p.to_string()).collect())
+        .with_hint("fix the lines above; nothing was written")
 }
 
 /// Line and column (1-based, column in characters) of a byte offset in `text`.

@@ -65,7 +65,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if let Some(first) = unreadable.into_iter().next() {
         return Err(first);
     }
-    Ok(if failed > 0 { Outcome::Failed } else { Outcome::Ok })
+    Ok(if failed > 0 {
+        Outcome::Failed
+    } else {
+        Outcome::Ok
+    })
 }
 
 fn level_of(finding: &Finding, strict: bool) -> Level {
@@ -120,7 +124,13 @@ fn print_human(reports: &[Report], strict: bool, ui: &Ui) -> Result<()> {
     Ok(())
 }
 
-fn print_json(reports: &[Report], unreadable: &[Error], failed: usize, strict: bool, ui: &Ui) -> Result<()> {
+fn print_json(
+    reports: &[Report],
+    unreadable: &[Error],
+    failed: usize,
+    strict: bool,
+    ui: &Ui,
+) -> Result<()> {
     let status = if !unreadable.is_empty() {
         "error"
     } else if failed > 0 {
@@ -131,8 +141,16 @@ fn print_json(reports: &[Report], unreadable: &[Error], failed: usize, strict: b
     let summary = format!(
         "{} brief{} checked, {failed} failed{}",
         reports.len() + unreadable.len(),
-        if reports.len() + unreadable.len() == 1 { "" } else { "s" },
-        if unreadable.is_empty() { String::new() } else { format!(", {} unreadable", unreadable.len()) }
+        if reports.len() + unreadable.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        if unreadable.is_empty() {
+            String::new()
+        } else {
+            format!(", {} unreadable", unreadable.len())
+        }
     );
     let briefs: Vec<_> = reports
         .iter()
@@ -171,7 +189,9 @@ fn print_json(reports: &[Report], unreadable: &[Error], failed: usize, strict: b
 /// GitHub workflow commands need `%`, CR and LF escaped in messages, and also `:` and `,`
 /// in properties.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -180,9 +200,15 @@ fn escape_property(s: &str) -> String {
 
 fn print_github(reports: &[Report], unreadable: &[Error], strict: bool, ui: &Ui) -> Result<()> {
     for err in unreadable {
-        ui.outln(&format!("::error title=brief check::{}", escape_data(&err.message)))?;
+        ui.outln(&format!(
+            "::error title=brief check::{}",
+            escape_data(&err.message)
+        ))?;
         for detail in &err.details {
-            ui.outln(&format!("::error title=brief check::{}", escape_data(detail)))?;
+            ui.outln(&format!(
+                "::error title=brief check::{}",
+                escape_data(detail)
+            ))?;
         }
     }
     for report in reports {
@@ -199,7 +225,10 @@ fn print_github(reports: &[Report], unreadable: &[Error], strict: bool, ui: &Ui)
             if f.column > 0 {
                 props.push_str(&format!(",col={}", f.column));
             }
-            props.push_str(&format!(",title={}", escape_property(&format!("brief check: {}", f.kind))));
+            props.push_str(&format!(
+                ",title={}",
+                escape_property(&format!("brief check: {}", f.kind))
+            ));
             let mut message = f.message.clone();
             if let Some(diff) = &f.diff {
                 message.push('\n');

@@ -42,9 +42,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
     let path = &args.path;
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        Error::input(format!("{}: not valid UTF-8", path.display()))
-    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::input(format!("{}: not valid UTF-8", path.display())))?;
     let compaction = compact_document(&text);
     if let Some(reason) = &compaction.reason {
         ui.warn(&format!("{}: left unchanged: {reason}", path.display()));
@@ -63,7 +62,12 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
             "written": args.write && compaction.text != text,
         }))?;
     } else if args.write {
-        ui.info(&format!("{}: {} → {} bytes", path.display(), text.len(), compaction.text.len()));
+        ui.info(&format!(
+            "{}: {} → {} bytes",
+            path.display(),
+            text.len(),
+            compaction.text.len()
+        ));
     } else {
         ui.out(&compaction.text)?;
     }
@@ -83,7 +87,11 @@ struct Row {
 
 fn compact_brief(args: &Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.path, ui)?;
-    let _lock = if args.write { Some(WriterLock::acquire(&brief.dir)?) } else { None };
+    let _lock = if args.write {
+        Some(WriterLock::acquire(&brief.dir)?)
+    } else {
+        None
+    };
     let encoding = brief.manifest.tokenizer;
     let mut rows = Vec::new();
     for item in &brief.items {
@@ -96,7 +104,10 @@ fn compact_brief(args: &Args, ui: &Ui) -> Result<Outcome> {
         let mut row = Row {
             id: item.id.clone(),
             bytes: (body.len(), compaction.text.len()),
-            tokens: (tokens::count(encoding, body), tokens::count(encoding, &compaction.text)),
+            tokens: (
+                tokens::count(encoding, body),
+                tokens::count(encoding, &compaction.text),
+            ),
             proven: compaction.proven,
             reason: compaction.reason.clone(),
             kept,
@@ -119,8 +130,14 @@ fn write_item(_brief: &Brief, front_matter: &str, body: &str, path: &Path) -> Re
 }
 
 fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> {
-    let saved_bytes: usize = rows.iter().map(|r| r.bytes.0 - r.bytes.0.min(r.bytes.1)).sum();
-    let saved_tokens: usize = rows.iter().map(|r| r.tokens.0 - r.tokens.0.min(r.tokens.1)).sum();
+    let saved_bytes: usize = rows
+        .iter()
+        .map(|r| r.bytes.0 - r.bytes.0.min(r.bytes.1))
+        .sum();
+    let saved_tokens: usize = rows
+        .iter()
+        .map(|r| r.tokens.0 - r.tokens.0.min(r.tokens.1))
+        .sum();
     let written = rows.iter().filter(|r| r.written).count();
     let unproven = rows.iter().filter(|r| !r.proven).count();
     let summary = format!(
@@ -130,11 +147,13 @@ fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> 
     if args.json {
         let items: Vec<_> = rows
             .iter()
-            .map(|r| json!({
-                "id": r.id, "bytes_before": r.bytes.0, "bytes_after": r.bytes.1,
-                "tokens_before": r.tokens.0, "tokens_after": r.tokens.1,
-                "proven": r.proven, "reason": r.reason, "kept": r.kept, "written": r.written,
-            }))
+            .map(|r| {
+                json!({
+                    "id": r.id, "bytes_before": r.bytes.0, "bytes_after": r.bytes.1,
+                    "tokens_before": r.tokens.0, "tokens_after": r.tokens.1,
+                    "proven": r.proven, "reason": r.reason, "kept": r.kept, "written": r.written,
+                })
+            })
             .collect();
         ui.json(&json!({
             "status": if unproven > 0 { "unproven" } else { "ok" },
@@ -144,10 +163,19 @@ fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> 
         }))?;
         return Ok(Outcome::Ok);
     }
-    ui.outln(&ui.paint(&format!("{:<22} {:>15} {:>13}  NOTE", "ITEM", "BYTES", "TOKENS"), Tone::Dim))?;
+    ui.outln(&ui.paint(
+        &format!("{:<22} {:>15} {:>13}  NOTE", "ITEM", "BYTES", "TOKENS"),
+        Tone::Dim,
+    ))?;
     for r in rows {
         let note = if !r.proven {
-            ui.paint(&format!("left unchanged: {}", r.reason.as_deref().unwrap_or("unproven")), Tone::Warning)
+            ui.paint(
+                &format!(
+                    "left unchanged: {}",
+                    r.reason.as_deref().unwrap_or("unproven")
+                ),
+                Tone::Warning,
+            )
         } else if let Some(kept) = r.kept {
             kept.to_string()
         } else if r.written {
@@ -165,9 +193,15 @@ fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> 
         ))?;
     }
     ui.info(&summary);
-    let pending = rows.iter().filter(|r| r.proven && r.kept.is_none() && !r.written && r.bytes.0 != r.bytes.1).count();
+    let pending = rows
+        .iter()
+        .filter(|r| r.proven && r.kept.is_none() && !r.written && r.bytes.0 != r.bytes.1)
+        .count();
     if !args.write && pending > 0 {
-        ui.info(&format!("run with --write to rewrite {pending} item file{}", if pending == 1 { "" } else { "s" }));
+        ui.info(&format!(
+            "run with --write to rewrite {pending} item file{}",
+            if pending == 1 { "" } else { "s" }
+        ));
     }
     Ok(Outcome::Ok)
 }

@@ -16,7 +16,9 @@ use crate::{canonical, wire};
 /// Static items come first in manifest order (the cacheable prefix), volatile items last;
 /// bodies are compacted losslessly; one blank line between items.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  brief compose briefs/support --var date=2026-11-30 --var customer_name=Ada --var plan=Pro\n  brief compose briefs/support --format openai --cache-key --var date=... | curl ... -d @-")]
+#[command(
+    after_help = "Examples:\n  brief compose briefs/support --var date=2026-11-30 --var customer_name=Ada --var plan=Pro\n  brief compose briefs/support --format openai --cache-key --var date=... | curl ... -d @-"
+)]
 pub struct Args {
     /// The brief directory (or its brief.yaml)
     pub brief: PathBuf,

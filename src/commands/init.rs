@@ -11,7 +11,9 @@ use crate::ui::{Tone, Ui};
 
 /// Create a new brief: a manifest, one item of each common type, and a .gitignore
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  brief init briefs/helpdesk && brief compose briefs/helpdesk --var user_name=Ada")]
+#[command(
+    after_help = "Example:\n  brief init briefs/helpdesk && brief compose briefs/helpdesk --var user_name=Ada"
+)]
 pub struct Args {
     /// The directory to create (it may exist, but must not hold a brief yet)
     pub dir: PathBuf,
@@ -50,8 +52,11 @@ const ITEMS: &[(&str, &str)] = &[
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let dir = &args.dir;
     if dir.join(MANIFEST).exists() {
-        return Err(Error::input(format!("{}: already a brief (it has a {MANIFEST})", dir.display()))
-            .with_hint("choose another directory; nothing was written"));
+        return Err(Error::input(format!(
+            "{}: already a brief (it has a {MANIFEST})",
+            dir.display()
+        ))
+        .with_hint("choose another directory; nothing was written"));
     }
     let items_dir = dir.join("items");
     for (file, _) in ITEMS {
@@ -71,7 +76,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .unwrap_or_else(|| "brief".to_string()),
     };
     if name.trim().is_empty() || name.contains('\n') {
-        return Err(Error::input("the brief's name must be one non-empty line").with_hint("pass --name NAME"));
+        return Err(Error::input("the brief's name must be one non-empty line")
+            .with_hint("pass --name NAME"));
     }
     fs::create_dir_all(&items_dir).map_err(|e| Error::io(&items_dir, &e))?;
     let ids: Vec<&str> = ITEMS
@@ -85,9 +91,15 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ids.join(", ")
     );
     for (file, text) in ITEMS {
-        write_atomic(&items_dir.join(file), text.replace("{name}", &name).as_bytes())?;
+        write_atomic(
+            &items_dir.join(file),
+            text.replace("{name}", &name).as_bytes(),
+        )?;
     }
-    write_atomic(&dir.join(".gitignore"), b"# Pending model proposals are personal until accepted.\nproposals/\n.writer.lock\n")?;
+    write_atomic(
+        &dir.join(".gitignore"),
+        b"# Pending model proposals are personal until accepted.\nproposals/\n.writer.lock\n",
+    )?;
     write_atomic(&dir.join(MANIFEST), manifest.as_bytes())?;
     ui.info(&format!(
         "{} a brief in {} with {} items",

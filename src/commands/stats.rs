@@ -40,7 +40,12 @@ fn figures(brief: &Brief) -> Vec<ItemFigures<'_>> {
             Some(tool) => {
                 let text = tools_json(std::slice::from_ref(tool));
                 let tokens = tokens::count(encoding, &text);
-                ItemFigures { item, bytes: text.len(), tokens, tokens_compacted: tokens }
+                ItemFigures {
+                    item,
+                    bytes: text.len(),
+                    tokens,
+                    tokens_compacted: tokens,
+                }
             }
             None => {
                 let body = item.body();
@@ -54,6 +59,10 @@ fn figures(brief: &Brief) -> Vec<ItemFigures<'_>> {
             }
         })
         .collect()
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
 }
 
 /// Warning level for a share of the context window: 80, 90 and 95%.
@@ -81,7 +90,13 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let total_bytes: usize = items.iter().map(|f| f.bytes).sum();
     let total_tokens: usize = items.iter().map(|f| f.tokens).sum();
     let total_compacted: usize = items.iter().map(|f| f.tokens_compacted).sum();
-    let share = |t: usize| if total_compacted == 0 { 0.0 } else { 100.0 * t as f64 / total_compacted as f64 };
+    let share = |t: usize| {
+        if total_compacted == 0 {
+            0.0
+        } else {
+            100.0 * t as f64 / total_compacted as f64
+        }
+    };
     let limit = brief.manifest.budget.context_limit;
     let percent = limit.map(|l| 100.0 * brief_tok as f64 / l.max(1) as f64);
     let volatile_hits: usize = brief
@@ -95,8 +110,13 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         let per = |tokens: usize, price: f64| tokens as f64 * price / 1e6;
         let without = turns * per(brief_tok, p.input_per_mtok);
         let with = p.cached_input_per_mtok.map(|cached| {
-            let first = per(prefix_tok, p.cache_write_per_mtok.unwrap_or(p.input_per_mtok));
-            first + (turns - 1.0) * per(prefix_tok, cached) + turns * per(volatile_tok, p.input_per_mtok)
+            let first = per(
+                prefix_tok,
+                p.cache_write_per_mtok.unwrap_or(p.input_per_mtok),
+            );
+            first
+                + (turns - 1.0) * per(prefix_tok, cached)
+                + turns * per(volatile_tok, p.input_per_mtok)
         });
         (without, with)
     });
@@ -123,12 +143,18 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "prefix": {"hash": prefix.hashes.prefix, "tokens": prefix_tok, "bytes": prefix.hashes.prefix_bytes()},
             "context": {"tokens": brief_tok, "limit": limit, "percent": percent.map(|p| (p * 10.0).round() / 10.0), "level": level},
             "volatile_in_static": volatile_hits,
-            "cost_per_1000_turns": cost.map(|(without, with)| json!({"without_caching": without, "with_caching": with})),
+            "cost_per_1000_turns": cost.map(|(without, with)| json!({
+                "without_caching": round6(without),
+                "with_caching": with.map(round6),
+            })),
         }))?;
         return Ok(Outcome::Ok);
     }
 
-    ui.outln(&ui.paint(&format!("{}  ({encoding})", brief.manifest.name), Tone::Strong))?;
+    ui.outln(&ui.paint(
+        &format!("{}  ({encoding})", brief.manifest.name),
+        Tone::Strong,
+    ))?;
     let header = format!(
         "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>6}",
         "ITEM", "TYPE", "TIER", "POLICY", "BYTES", "TOKENS", "COMPACT", "SHARE"
@@ -137,8 +163,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     for f in &items {
         ui.outln(&format!(
             "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>5.1}%",
-            f.item.id, f.item.kind.as_str(), f.item.tier.as_str(), f.item.policy.as_str(),
-            f.bytes, f.tokens, f.tokens_compacted, share(f.tokens_compacted)
+            f.item.id,
+            f.item.kind.as_str(),
+            f.item.tier.as_str(),
+            f.item.policy.as_str(),
+            f.bytes,
+            f.tokens,
+            f.tokens_compacted,
+            share(f.tokens_compacted)
         ))?;
     }
     ui.outln(&format!(
@@ -155,16 +187,30 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         (Some(limit), Some(p)) => {
             let line = format!("Context: {brief_tok} / {limit} ({p:.1}%)");
             let line = match context_level(p) {
-                Some(level) => ui.paint(&format!("{line}  {level}"), if p >= 90.0 { Tone::Error } else { Tone::Warning }),
+                Some(level) => ui.paint(
+                    &format!("{line}  {level}"),
+                    if p >= 90.0 {
+                        Tone::Error
+                    } else {
+                        Tone::Warning
+                    },
+                ),
                 None => line,
             };
             ui.outln(&line)?;
         }
-        _ => ui.outln(&format!("Context: {brief_tok} tokens (no budget.context_limit set)"))?,
+        _ => ui.outln(&format!(
+            "Context: {brief_tok} tokens (no budget.context_limit set)"
+        ))?,
     }
     if let Some((without, with)) = cost {
-        let with = with.map_or_else(|| "unknown (no cached_input_per_mtok)".to_string(), |w| format!("{w:.4}"));
-        ui.outln(&format!("Cost per 1,000 turns (input only): {without:.4} without caching, {with} with caching"))?;
+        let with = with.map_or_else(
+            || "unknown (no cached_input_per_mtok)".to_string(),
+            |w| format!("{w:.4}"),
+        );
+        ui.outln(&format!(
+            "Cost per 1,000 turns (input only): {without:.4} without caching, {with} with caching"
+        ))?;
     }
     if volatile_hits > 0 {
         ui.warn(&format!(

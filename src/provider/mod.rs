@@ -1,0 +1,290 @@
+//! Model calls: OpenAI-compatible chat completions and Anthropic messages, streamed.
+//!
+//! `brief compress` needs the text of an answer and must never mistake a cut-off answer
+//! for a short proposal; `brief probe` needs each call's usage, including whether the
+//! server reported cached tokens at all. Both get one blocking [`call`] that either returns
+//! a complete [`Answer`] or fails with exit code 3 and a one-line reason. Retries, backoff
+//! and `Retry-After` are handled here; the API key never leaves [`ApiKey`] except as a
+//! request header, and every error message is scrubbed of it.
+//!
+//! The request bodies are `crate::wire`'s renderings plus per-call fields, so what
+//! `brief compose --format openai|anthropic` shows is what is sent.
+
+mod anthropic;
+mod kind;
+mod openai;
+mod settings;
+pub mod sse;
+mod stream;
+mod transport;
+mod usage;
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub use kind::ProviderKind;
+pub use openai::TokenField;
+pub use settings::{
+    ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings,
+    parse_duration,
+};
+pub use usage::Usage;
+
+use crate::error::{Error, Result};
+use crate::wire::Prompt;
+use stream::{Collected, Failure, Parser};
+
+/// Per-call choices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOptions {
+    /// The answer's length cap. Anthropic requires one; 1 is the smallest.
+    pub max_tokens: u32,
+    /// `None` leaves the model's default (some reasoning models accept no other).
+    pub temperature: Option<f64>,
+    /// OpenAI `prompt_cache_key`, which routes calls with one prefix to one cache.
+    pub cache_key: Option<String>,
+    /// Refuse an empty answer and one that stopped for any reason but a natural end
+    /// (`length`, `max_tokens`, `content_filter`, …): an incomplete text must not become a
+    /// proposal. A probe wants usage, not text, and turns this off.
+    pub require_complete: bool,
+}
+
+impl CallOptions {
+    /// For a text the caller will use: complete answers only.
+    pub fn text(max_tokens: u32) -> Self {
+        CallOptions {
+            max_tokens,
+            temperature: None,
+            cache_key: None,
+            require_complete: true,
+        }
+    }
+
+    /// The smallest call that still reports usage: a one-token answer, whatever it says.
+    pub fn probe() -> Self {
+        CallOptions {
+            max_tokens: 1,
+            temperature: None,
+            cache_key: None,
+            require_complete: false,
+        }
+    }
+}
+
+/// A finished answer, as received (no sanitising: that is the caller's job).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub text: String,
+    /// The provider's own word: `stop`, `length`, `end_turn`, `max_tokens`, …
+    pub finish_reason: String,
+    /// The model ended on its own (`stop`, `end_turn`, `stop_sequence`).
+    pub complete: bool,
+    /// Normalised usage; `None` when the server reported none (some compatible servers
+    /// ignore `stream_options.include_usage`).
+    pub usage: Option<Usage>,
+    /// The usage object exactly as the server sent it (Anthropic: `message_start`'s with
+    /// `message_delta`'s fields on top), for the record and for debugging odd servers.
+    pub raw_usage: Option<Value>,
+    /// The model as the server reported it, else as requested.
+    pub model: String,
+    /// Time of the successful attempt, from sending to the end of the stream.
+    pub latency: Duration,
+    /// HTTP requests made, the successful one included.
+    pub attempts: u32,
+}
+
+/// A provider with its HTTP client, for several calls in a row (a probe's N calls reuse
+/// one connection pool).
+pub struct Provider {
+    settings: Settings,
+    client: reqwest::blocking::Client,
+}
+
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Provider")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One call with fresh settings; see [`Provider::call`].
+pub fn call(settings: &Settings, prompt: &Prompt, options: &CallOptions) -> Result<Answer> {
+    Provider::new(settings.clone())?.call(prompt, options)
+}
+
+impl Provider {
+    pub fn new(settings: Settings) -> Result<Provider> {
+        let client = transport::client(&settings)?;
+        Ok(Provider { settings, client })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Sends `prompt` and waits for the whole streamed answer.
+    ///
+    /// Connection errors, 429 and 5xx are retried up to `max_attempts` requests in all,
+    /// waiting `retry_base` doubled each time or what `Retry-After` asks (at most
+    /// `max_retry_wait`; a server asking for longer ends the call). Anything else that goes
+    /// wrong (another status, a body that is not the expected stream, a stream cut off
+    /// before its end marker, an empty or incomplete answer when `require_complete`) fails
+    /// at once. Errors are `ErrorKind::Provider` (exit 3).
+    pub fn call(&self, prompt: &Prompt, options: &CallOptions) -> Result<Answer> {
+        if prompt.messages.is_empty() {
+            return Err(Error::input("a model call needs at least one message"));
+        }
+        let settings = &self.settings;
+        let mut field = TokenField::for_settings(settings);
+        let mut switched_field = false;
+        let mut counted = 0u32;
+        let mut requests = 0u32;
+        let mut log = Vec::new();
+        loop {
+            counted += 1;
+            requests += 1;
+            let (body, mut parser): (Value, Box<dyn Parser>) = match settings.kind {
+                ProviderKind::OpenAi => (
+                    openai::body(settings, prompt, options, field),
+                    Box::<openai::Stream>::default(),
+                ),
+                ProviderKind::Anthropic => (
+                    anthropic::body(settings, prompt, options),
+                    Box::<anthropic::Stream>::default(),
+                ),
+            };
+            let started = Instant::now();
+            let failure = match transport::attempt(&self.client, settings, &body, parser.as_mut()) {
+                Ok(collected) => {
+                    match self.answer(collected, started.elapsed(), requests, options) {
+                        Ok(answer) => return Ok(answer),
+                        Err(failure) => failure,
+                    }
+                }
+                Err(failure) => failure,
+            };
+            log.push(format!("attempt {requests}: {}", failure.reason));
+            if settings.kind == ProviderKind::OpenAi
+                && !switched_field
+                && failure.status == Some(400)
+                && TokenField::mentioned_in(&failure.reason)
+            {
+                field = field.other();
+                switched_field = true;
+                counted -= 1;
+                continue;
+            }
+            if !failure.retry || counted >= settings.max_attempts {
+                return Err(self.error(&failure, requests, log));
+            }
+            let wait = match failure.wait {
+                Some(asked) if asked > settings.max_retry_wait => {
+                    let mut failure = failure.clone();
+                    failure.reason = format!(
+                        "{} (the server asks to wait {} s)",
+                        failure.reason,
+                        asked.as_secs()
+                    );
+                    return Err(self.error(&failure, requests, log));
+                }
+                Some(asked) => asked,
+                None => backoff(settings, counted),
+            };
+            std::thread::sleep(wait);
+        }
+    }
+
+    fn answer(
+        &self,
+        collected: Collected,
+        latency: Duration,
+        attempts: u32,
+        options: &CallOptions,
+    ) -> Result<Answer, Failure> {
+        let kind = self.settings.kind;
+        let finish_reason = collected.finish_reason.unwrap_or_default();
+        let complete = match kind {
+            ProviderKind::OpenAi => finish_reason == "stop",
+            ProviderKind::Anthropic => {
+                matches!(finish_reason.as_str(), "end_turn" | "stop_sequence")
+            }
+        };
+        if options.require_complete {
+            if collected.text.trim().is_empty() {
+                return Err(Failure::fatal("the model's answer is empty"));
+            }
+            if !complete {
+                return Err(Failure::fatal(format!(
+                    "the model stopped early ({finish_reason}): the answer is incomplete"
+                )));
+            }
+        }
+        let usage = collected.raw_usage.as_ref().and_then(|raw| match kind {
+            ProviderKind::OpenAi => Usage::from_openai(raw),
+            ProviderKind::Anthropic => Usage::from_anthropic(raw),
+        });
+        Ok(Answer {
+            text: collected.text,
+            finish_reason,
+            complete,
+            usage,
+            raw_usage: collected.raw_usage,
+            model: collected
+                .model
+                .unwrap_or_else(|| self.settings.model.clone()),
+            latency,
+            attempts,
+        })
+    }
+
+    fn error(&self, failure: &Failure, requests: u32, log: Vec<String>) -> Error {
+        let settings = &self.settings;
+        let mut message = format!(
+            "{} call to {} failed: {}",
+            settings.kind, settings.model, failure.reason
+        );
+        if requests > 1 {
+            message.push_str(&format!(" (after {requests} attempts)"));
+        }
+        let details = if requests > 1 {
+            log.iter()
+                .map(|line| transport::scrub(line, settings))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Error::provider(transport::scrub(&message, settings))
+            .with_details(details)
+            .with_hint(transport::scrub(
+                &transport::hint(settings, failure),
+                settings,
+            ))
+    }
+}
+
+/// `retry_base` doubled per retry, capped at `max_retry_wait`.
+fn backoff(settings: &Settings, retry: u32) -> Duration {
+    let factor = 2u32.saturating_pow(retry.saturating_sub(1).min(16));
+    settings
+        .retry_base
+        .saturating_mul(factor)
+        .min(settings.max_retry_wait)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let mut settings = Settings::new(ProviderKind::OpenAi, "m", "http://x");
+        settings.retry_base = Duration::from_millis(100);
+        settings.max_retry_wait = Duration::from_millis(350);
+        assert_eq!(backoff(&settings, 1), Duration::from_millis(100));
+        assert_eq!(backoff(&settings, 2), Duration::from_millis(200));
+        assert_eq!(backoff(&settings, 3), Duration::from_millis(350));
+        assert_eq!(backoff(&settings, 40), Duration::from_millis(350));
+    }
+}

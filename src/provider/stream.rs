@@ -1,0 +1,190 @@
+//! Reading a streamed answer: bytes to events (`sse`) to an answer (a provider's parser),
+//! and the one rule both providers share: only an explicitly finished stream is an answer.
+
+use std::io::Read;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::sse::{Decoder, Event};
+
+/// What went wrong with one attempt, and whether another attempt may help.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub reason: String,
+    pub retry: bool,
+    /// How long the server asked us to wait (`Retry-After`).
+    pub wait: Option<Duration>,
+    /// The HTTP status, when the server answered with an error status.
+    pub status: Option<u16>,
+}
+
+impl Failure {
+    pub fn fatal(reason: impl Into<String>) -> Self {
+        Failure {
+            reason: reason.into(),
+            retry: false,
+            wait: None,
+            status: None,
+        }
+    }
+
+    pub fn retry(reason: impl Into<String>, wait: Option<Duration>) -> Self {
+        Failure {
+            reason: reason.into(),
+            retry: true,
+            wait,
+            status: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    /// The provider's end marker arrived; nothing after it is read.
+    Done,
+}
+
+/// What a stream said, before it is judged complete enough to be an answer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Collected {
+    pub text: String,
+    pub finish_reason: Option<String>,
+    pub raw_usage: Option<Value>,
+    pub model: Option<String>,
+}
+
+/// A provider's reading of its events.
+pub trait Parser {
+    fn event(&mut self, event: &Event) -> Result<Flow, Failure>;
+    /// Called once the end marker arrived or the bytes ran out; refuses an unfinished
+    /// stream.
+    fn finish(&mut self) -> Result<Collected, Failure>;
+}
+
+/// Reads `body` to its end marker (or its end), feeding every event to `parser`.
+pub fn read(mut body: impl Read, parser: &mut dyn Parser) -> Result<Collected, Failure> {
+    let mut decoder = Decoder::new();
+    let mut buffer = vec![0u8; 16 * 1024];
+    let mut received = 0usize;
+    let mut events = 0usize;
+    let mut start = Vec::new();
+    loop {
+        let n = match body.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => {
+                return Err(Failure::fatal(format!(
+                    "the stream broke after {received} bytes: {}",
+                    io_reason(&err)
+                )));
+            }
+        };
+        received += n;
+        if start.len() < 200 {
+            start.extend_from_slice(&buffer[..n.min(200 - start.len())]);
+        }
+        for event in decoder.feed(&buffer[..n]).map_err(Failure::fatal)? {
+            events += 1;
+            if parser.event(&event)? == Flow::Done {
+                return parser.finish();
+            }
+        }
+    }
+    if events == 0 && received > 0 {
+        return Err(Failure::fatal(format!(
+            "the answer is not an event stream: {}",
+            snippet(&String::from_utf8_lossy(&start))
+        )));
+    }
+    parser.finish()
+}
+
+/// The innermost cause of a read error: reqwest wraps "timed out" or "connection reset"
+/// several layers deep.
+fn io_reason(err: &std::io::Error) -> String {
+    let mut reason = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(inner) = source {
+        reason = inner.to_string();
+        source = inner.source();
+    }
+    reason
+}
+
+/// A provider's error object as one line: `type: message` (OpenAI `{message, type, code}`,
+/// Anthropic `{type, message}`, or a bare string some servers send).
+pub fn describe_error(error: &Value) -> String {
+    if let Some(text) = error.as_str() {
+        return one_line(text, 300);
+    }
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .map(|m| one_line(m, 300))
+        .unwrap_or_else(|| snippet(&error.to_string()));
+    let kind = ["type", "code"]
+        .iter()
+        .find_map(|key| error.get(key).and_then(Value::as_str));
+    match kind {
+        Some(kind) if !message.contains(kind) => format!("{kind}: {message}"),
+        _ => message,
+    }
+}
+
+/// The start of some text the server sent, on one line.
+pub fn snippet(text: &str) -> String {
+    one_line(text, 120)
+}
+
+/// Folds whitespace runs and drops control characters (a server's message goes to a
+/// terminal), keeping at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for word in text
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+            count += 1;
+        }
+        for c in word.chars() {
+            if count >= max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn provider_errors_read_as_one_line() {
+        assert_eq!(
+            describe_error(&json!({"type": "overloaded_error", "message": "Overloaded"})),
+            "overloaded_error: Overloaded"
+        );
+        assert_eq!(
+            describe_error(&json!({"message": "bad\n  model", "type": null, "code": "x"})),
+            "x: bad model"
+        );
+        assert_eq!(describe_error(&json!("plain")), "plain");
+    }
+
+    #[test]
+    fn one_line_drops_escapes_and_truncates() {
+        assert_eq!(one_line("a\u{1b}[31mb\r\nc", 50), "a [31mb c");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+}

@@ -1,0 +1,325 @@
+//! One HTTP attempt: headers, status handling and `Retry-After`.
+//!
+//! This is the only code that reads the API key, and it marks the header sensitive so
+//! that reqwest's own `Debug` output hides it too.
+
+use std::io::Read;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::blocking::{Client, Response};
+use reqwest::header::{self, HeaderMap, HeaderValue};
+use serde_json::Value;
+
+use super::stream::{self, Collected, Failure, Parser, describe_error, one_line, snippet};
+use super::{ProviderKind, Settings};
+use crate::error::{Error, Result};
+
+pub fn client(settings: &Settings) -> Result<Client> {
+    // Chosen here rather than by a reqwest feature: ring builds quickly and needs no cmake.
+    // Installing twice is harmless (the second call reports the first is in place).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut builder = Client::builder()
+        .connect_timeout(settings.connect_timeout)
+        .timeout(settings.timeout)
+        .user_agent(concat!("briefkit/", env!("CARGO_PKG_VERSION")));
+    if settings.is_loopback() {
+        // A proxy from the environment cannot reach this machine's own servers.
+        builder = builder.no_proxy();
+    }
+    builder
+        .build()
+        .map_err(|err| Error::provider(format!("could not set up the HTTP client: {err}")))
+}
+
+/// Sends `body` and reads the streamed answer through `parser`.
+pub fn attempt(
+    client: &Client,
+    settings: &Settings,
+    body: &Value,
+    parser: &mut dyn Parser,
+) -> Result<Collected, Failure> {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    if let Some(key) = &settings.api_key {
+        let (name, value) = match settings.kind {
+            ProviderKind::OpenAi => (header::AUTHORIZATION, format!("Bearer {}", key.expose())),
+            ProviderKind::Anthropic => (
+                header::HeaderName::from_static("x-api-key"),
+                key.expose().to_string(),
+            ),
+        };
+        let mut value = HeaderValue::from_str(&value).map_err(|_| {
+            Failure::fatal(format!(
+                "the API key in {} has characters a header cannot carry",
+                settings.kind.key_var()
+            ))
+        })?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    if settings.kind == ProviderKind::Anthropic {
+        headers.insert(
+            "anthropic-version",
+            HeaderValue::from_static(super::anthropic::VERSION),
+        );
+    }
+    let response = client
+        .post(settings.endpoint())
+        .timeout(settings.timeout)
+        .headers(headers)
+        .json(body)
+        .send()
+        .map_err(|err| send_failure(&err, settings))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(status_failure(response));
+    }
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("application/json") || content_type.starts_with("text/html") {
+        let text = read_capped(response);
+        let reason = match serde_json::from_str::<Value>(&text) {
+            Ok(json) if json.get("error").is_some_and(|e| !e.is_null()) => {
+                format!(
+                    "the server answered with an error: {}",
+                    describe_error(&json["error"])
+                )
+            }
+            _ => format!(
+                "expected an event stream, got {content_type}: {}",
+                snippet(&text)
+            ),
+        };
+        return Err(Failure::fatal(reason));
+    }
+    stream::read(response, parser)
+}
+
+fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
+    let cause = innermost(err);
+    if err.is_timeout() && !err.is_connect() {
+        return Failure::fatal(format!(
+            "no answer within {} s",
+            settings.timeout.as_secs_f64()
+        ));
+    }
+    if err.is_connect() {
+        return Failure::retry(
+            format!("could not connect to {}: {cause}", settings.endpoint()),
+            None,
+        );
+    }
+    Failure::retry(format!("the request failed: {cause}"), None)
+}
+
+fn innermost(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = err;
+    while let Some(inner) = current.source() {
+        current = inner;
+    }
+    current.to_string()
+}
+
+fn status_failure(response: Response) -> Failure {
+    let status = response.status();
+    let wait = retry_after(response.headers(), SystemTime::now());
+    let text = read_capped(response);
+    let message = match serde_json::from_str::<Value>(&text) {
+        Ok(json) => ["error", "detail", "message"]
+            .iter()
+            .find_map(|key| json.get(key).filter(|v| !v.is_null()))
+            .map(describe_error)
+            .unwrap_or_else(|| snippet(&text)),
+        Err(_) => snippet(&text),
+    };
+    let mut reason = format!("HTTP {}", status.as_u16());
+    if let Some(phrase) = status.canonical_reason() {
+        reason.push(' ');
+        reason.push_str(phrase);
+    }
+    if !message.is_empty() {
+        reason.push_str(": ");
+        reason.push_str(&message);
+    }
+    let mut failure = if status.as_u16() == 429 || status.is_server_error() {
+        Failure::retry(reason, wait)
+    } else {
+        Failure::fatal(reason)
+    };
+    failure.status = Some(status.as_u16());
+    failure
+}
+
+/// At most 64 KiB of an error body: enough for any message, bounded for a broken server.
+fn read_capped(response: Response) -> String {
+    let mut bytes = Vec::new();
+    let _ = response.take(64 * 1024).read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The wait a server asked for: OpenAI's `retry-after-ms`, else `Retry-After` as seconds
+/// or as an HTTP date.
+pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        return seconds(ms / 1000.0);
+    }
+    let value = text("retry-after")?;
+    if let Ok(secs) = value.parse::<f64>() {
+        return seconds(secs);
+    }
+    let at = http_date(value)?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+fn seconds(secs: f64) -> Option<Duration> {
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+}
+
+/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers send.
+fn http_date(text: &str) -> Option<SystemTime> {
+    let parts: Vec<&str> = text.split_whitespace().collect();
+    let [_weekday, day, month, year, time, "GMT"] = parts.as_slice() else {
+        return None;
+    };
+    let month = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+    .iter()
+    .position(|m| m == month)? as i64
+        + 1;
+    let day: i64 = day.parse().ok()?;
+    let year: i64 = year.parse().ok()?;
+    let hms: Vec<i64> = time
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, m, s] = hms.as_slice() else {
+        return None;
+    };
+    if !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
+        return None;
+    }
+    let secs = days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + s;
+    Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).ok()?))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// What to tell the user to do about a failure.
+pub fn hint(settings: &Settings, failure: &Failure) -> String {
+    match failure.status {
+        Some(401 | 403) => format!(
+            "check {} (keys are read only from the environment)",
+            settings.kind.key_var()
+        ),
+        Some(404) => format!(
+            "check the model name and the base URL (requests go to {})",
+            settings.endpoint()
+        ),
+        Some(429) => "the provider is rate-limiting this key; wait and try again".into(),
+        _ if failure.reason.starts_with("could not connect") => format!(
+            "check --base-url or {} and the network",
+            settings.kind.base_url_var()
+        ),
+        _ => "nothing was written; try again, or another model".into(),
+    }
+}
+
+/// Replaces every occurrence of the key (keys shorter than 4 characters are placeholders
+/// for servers that want none) and folds the text onto one line.
+pub fn scrub(text: &str, settings: &Settings) -> String {
+    let text = match &settings.api_key {
+        Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "[redacted]"),
+        _ => text.to_string(),
+    };
+    one_line(&text, 600)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_milliseconds_and_dates() {
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_767); // Sun, 06 Nov 1994 08:49:27
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "7")]), now),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "1.5")]), now),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+                now
+            ),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]),
+                now
+            ),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after", "Sun, 06 Nov 1994 08:00:00 GMT")]),
+                now
+            ),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
+        assert_eq!(retry_after(&headers(&[("retry-after", "-3")]), now), None);
+        assert_eq!(retry_after(&headers(&[]), now), None);
+    }
+
+    #[test]
+    fn civil_days_match_known_dates() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(2024, 2, 29), 19_782);
+    }
+
+    #[test]
+    fn scrub_removes_the_key_and_keeps_one_line() {
+        let mut settings = Settings::new(ProviderKind::OpenAi, "m", "http://x");
+        settings.api_key = Some(super::super::ApiKey::new("sk-test-SECRET123"));
+        assert_eq!(
+            scrub("bad key sk-test-SECRET123\nbye", &settings),
+            "bad key [redacted] bye"
+        );
+    }
+}

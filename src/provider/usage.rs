@@ -1,0 +1,151 @@
+//! Token usage in one shape, whatever the provider reported.
+//!
+//! Providers disagree on what "input tokens" means: OpenAI's `prompt_tokens` includes the
+//! cached part, Anthropic's `input_tokens` excludes both cache reads and cache writes. The
+//! ledger and `brief probe` compare calls across providers, so every answer is normalised
+//! here: `input_tokens` is all input, `cached_input_tokens` a subset of it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Serialize, Deserialize, Default, Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    /// All input tokens of the call, cached and cache-written ones included.
+    pub input_tokens: u64,
+    /// Input tokens served from the provider's prompt cache: a subset of `input_tokens`.
+    /// `None` when the answer carried no cached-token field at all, which is different from
+    /// a reported zero (a server that cannot tell us is not a cache miss).
+    pub cached_input_tokens: Option<u64>,
+    /// Input tokens written to the cache by this call (Anthropic
+    /// `cache_creation_input_tokens`, OpenAI `cache_write_tokens`), also within
+    /// `input_tokens`; `None` when not reported.
+    pub cache_write_tokens: Option<u64>,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Normalises an OpenAI-compatible `usage` object. `None` when it has no
+    /// `prompt_tokens` (a server that sent a placeholder).
+    ///
+    /// The cached count comes from `prompt_tokens_details.cached_tokens` (OpenAI, vLLM,
+    /// many gateways) or DeepSeek's `prompt_cache_hit_tokens`; both count tokens inside
+    /// `prompt_tokens`.
+    pub fn from_openai(usage: &Value) -> Option<Usage> {
+        let input_tokens = count(usage, &["prompt_tokens"])?;
+        let cached_input_tokens = count(usage, &["prompt_tokens_details", "cached_tokens"])
+            .or_else(|| count(usage, &["prompt_cache_hit_tokens"]));
+        Some(Usage {
+            input_tokens,
+            cached_input_tokens,
+            cache_write_tokens: count(usage, &["prompt_tokens_details", "cache_write_tokens"]),
+            output_tokens: count(usage, &["completion_tokens"]).unwrap_or(0),
+        })
+    }
+
+    /// Normalises an Anthropic `usage` object, where `input_tokens` counts only what came
+    /// after the last cache breakpoint: cache reads and writes are added back in.
+    pub fn from_anthropic(usage: &Value) -> Option<Usage> {
+        let uncached = count(usage, &["input_tokens"])?;
+        let read = count(usage, &["cache_read_input_tokens"]);
+        let written = count(usage, &["cache_creation_input_tokens"]);
+        Some(Usage {
+            input_tokens: uncached + read.unwrap_or(0) + written.unwrap_or(0),
+            cached_input_tokens: read,
+            cache_write_tokens: written,
+            output_tokens: count(usage, &["output_tokens"]).unwrap_or(0),
+        })
+    }
+
+    /// The share of input served from cache, when the provider said.
+    pub fn cached_share(&self) -> Option<f64> {
+        let cached = self.cached_input_tokens?;
+        (self.input_tokens > 0).then(|| cached as f64 / self.input_tokens as f64)
+    }
+}
+
+fn count(value: &Value, path: &[&str]) -> Option<u64> {
+    path.iter()
+        .try_fold(value, |value, key| value.get(key))?
+        .as_u64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn openai_cached_tokens_stay_inside_prompt_tokens() {
+        let usage = Usage::from_openai(&json!({
+            "prompt_tokens": 2006, "completion_tokens": 1, "total_tokens": 2007,
+            "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0}
+        }))
+        .unwrap();
+        assert_eq!(
+            usage,
+            Usage {
+                input_tokens: 2006,
+                cached_input_tokens: Some(1920),
+                cache_write_tokens: None,
+                output_tokens: 1
+            }
+        );
+        assert!((usage.cached_share().unwrap() - 1920.0 / 2006.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn openai_without_a_cached_field_is_none_not_zero() {
+        let usage =
+            Usage::from_openai(&json!({"prompt_tokens": 12, "completion_tokens": 3})).unwrap();
+        assert_eq!(usage.cached_input_tokens, None);
+        assert_eq!(usage.cached_share(), None);
+        let zero = Usage::from_openai(&json!({"prompt_tokens": 12, "completion_tokens": 3,
+            "prompt_tokens_details": {"cached_tokens": 0}}))
+        .unwrap();
+        assert_eq!(zero.cached_input_tokens, Some(0));
+    }
+
+    #[test]
+    fn openai_cache_write_tokens_are_kept_apart() {
+        let usage = Usage::from_openai(&json!({"prompt_tokens": 3000, "completion_tokens": 1,
+            "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2900}}))
+        .unwrap();
+        assert_eq!(usage.cache_write_tokens, Some(2900));
+        assert_eq!(usage.input_tokens, 3000);
+    }
+
+    #[test]
+    fn deepseek_hit_tokens_count_as_cached() {
+        let usage = Usage::from_openai(&json!({
+            "prompt_tokens": 900, "completion_tokens": 1,
+            "prompt_cache_hit_tokens": 640, "prompt_cache_miss_tokens": 260
+        }))
+        .unwrap();
+        assert_eq!(usage.input_tokens, 900);
+        assert_eq!(usage.cached_input_tokens, Some(640));
+    }
+
+    #[test]
+    fn anthropic_cache_reads_and_writes_are_added_to_input() {
+        let usage = Usage::from_anthropic(&json!({
+            "input_tokens": 21, "cache_read_input_tokens": 1800,
+            "cache_creation_input_tokens": 300, "output_tokens": 1
+        }))
+        .unwrap();
+        assert_eq!(
+            usage,
+            Usage {
+                input_tokens: 2121,
+                cached_input_tokens: Some(1800),
+                cache_write_tokens: Some(300),
+                output_tokens: 1
+            }
+        );
+    }
+
+    #[test]
+    fn a_usage_without_input_count_is_not_a_usage() {
+        assert_eq!(Usage::from_openai(&json!({"completion_tokens": 3})), None);
+        assert_eq!(Usage::from_anthropic(&json!(null)), None);
+    }
+}

@@ -1,0 +1,129 @@
+//! Prompts, settings and provider streams shared by the provider tests.
+
+use std::time::Duration;
+
+use briefkit::error::{Error, ErrorKind};
+use briefkit::provider::{self, Answer, ApiKey, CallOptions, ProviderKind, Settings, Usage};
+use briefkit::wire::{Message, Prompt, Role};
+
+use super::{Reply, Server};
+
+pub const KEY: &str = "sk-test-SECRET123";
+
+pub fn settings(kind: ProviderKind, server: &Server) -> Settings {
+    let base = match kind {
+        ProviderKind::OpenAi => format!("{}/v1", server.url()),
+        ProviderKind::Anthropic => server.url(),
+    };
+    let mut settings = Settings::new(kind, "test-model", base);
+    settings.api_key = Some(ApiKey::new(KEY));
+    settings.retry_base = Duration::from_millis(1);
+    settings.max_retry_wait = Duration::from_secs(3);
+    settings.timeout = Duration::from_secs(10);
+    settings
+}
+
+pub fn prompt() -> Prompt {
+    Prompt {
+        static_system: "You shorten help-desk notes. Keep every price.".into(),
+        volatile_system: None,
+        tools: Vec::new(),
+        messages: vec![Message {
+            role: Role::User,
+            content: "Orders over 40 EUR ship free.".into(),
+        }],
+    }
+}
+
+pub fn run(kind: ProviderKind, replies: Vec<Reply>, options: &CallOptions) -> (Server, Answer) {
+    let server = Server::start(replies);
+    let answer = provider::call(&settings(kind, &server), &prompt(), options)
+        .unwrap_or_else(|err| panic!("call failed: {err} {:?}", err.details));
+    (server, answer)
+}
+
+pub fn fail(kind: ProviderKind, replies: Vec<Reply>, options: &CallOptions) -> (Server, Error) {
+    let server = Server::start(replies);
+    let err = provider::call(&settings(kind, &server), &prompt(), options)
+        .expect_err("the call must fail");
+    assert_eq!(err.kind, ErrorKind::Provider, "{err}");
+    assert_eq!(err.exit_code(), 3);
+    assert!(!err.message.contains('\n'), "one line: {}", err.message);
+    (server, err)
+}
+
+/// The answer carries colour, an OSC 8 hyperlink and a bell, JSON-escaped on the wire.
+pub const ESCAPED_TEXT: &str = "Free shipping \u{1b}[1mover 40\u{a0}\u{20ac}\u{1b}[0m \u{1b}]8;;https://shop.example/ship\u{7}terms\u{1b}]8;;\u{7} caf\u{e9} \u{2713}\n\"quoted\"\\";
+
+pub fn openai_stream(text: &str, finish: Option<&str>, usage: Option<&str>, done: bool) -> String {
+    let mut out = String::from(": OPENROUTER PROCESSING\r\n\r\n");
+    out.push_str("data: {\"id\":\"c1\",\"model\":\"test-model-2025\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}],\"usage\":null}\r\n\r\n");
+    let chars: Vec<char> = text.chars().collect();
+    for part in chars.chunks(7) {
+        let part: String = part.iter().collect();
+        let content = serde_json::to_string(&part).unwrap();
+        out.push_str(&format!(
+            "data: {{\"id\":\"c1\",\"model\":\"test-model-2025\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{content}}},\"finish_reason\":null}}],\"usage\":null}}\r\n\r\n"
+        ));
+        out.push_str(": keep-alive\r\n\r\n");
+    }
+    if let Some(finish) = finish {
+        out.push_str(&format!(
+            "data: {{\"id\":\"c1\",\"model\":\"test-model-2025\",\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"{finish}\"}}],\"usage\":null}}\r\n\r\n"
+        ));
+    }
+    if let Some(usage) = usage {
+        out.push_str(&format!(
+            "data: {{\"id\":\"c1\",\"model\":\"test-model-2025\",\"choices\":[],\"usage\":{usage}}}\r\n\r\n"
+        ));
+    }
+    if done {
+        out.push_str("data: [DONE]\r\n\r\n");
+    }
+    out
+}
+
+pub const OPENAI_USAGE: &str = r#"{"prompt_tokens":2048,"completion_tokens":31,"total_tokens":2079,"prompt_tokens_details":{"cached_tokens":1920}}"#;
+
+pub fn anthropic_stream(text: &str, stop: Option<&str>, message_stop: bool) -> String {
+    let mut out = String::new();
+    out.push_str("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"test-model-2025\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":2036,\"output_tokens\":1}}}\n\n");
+    out.push_str("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
+    out.push_str("event: ping\ndata: {\"type\": \"ping\"}\n\n");
+    let chars: Vec<char> = text.chars().collect();
+    for part in chars.chunks(5) {
+        let part: String = part.iter().collect();
+        let text = serde_json::to_string(&part).unwrap();
+        out.push_str(&format!(
+            "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":{text}}}}}\n\n"
+        ));
+    }
+    out.push_str(
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    );
+    if let Some(stop) = stop {
+        out.push_str(&format!(
+            "event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"{stop}\",\"stop_sequence\":null}},\"usage\":{{\"output_tokens\":29}}}}\n\n"
+        ));
+    }
+    if message_stop {
+        out.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    }
+    out
+}
+
+pub fn assert_openai_answer(answer: &Answer) {
+    assert_eq!(answer.text, ESCAPED_TEXT);
+    assert_eq!(answer.finish_reason, "stop");
+    assert!(answer.complete);
+    assert_eq!(answer.model, "test-model-2025");
+    assert_eq!(
+        answer.usage,
+        Some(Usage {
+            input_tokens: 2048,
+            cached_input_tokens: Some(1920),
+            cache_write_tokens: None,
+            output_tokens: 31,
+        })
+    );
+}
