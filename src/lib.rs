@@ -12,6 +12,7 @@ pub mod commands;
 pub mod compact;
 pub mod compose;
 pub mod error;
+pub mod guard;
 pub mod measure;
 pub mod provider;
 pub mod store;

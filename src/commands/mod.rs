@@ -27,6 +27,7 @@ pub mod record;
 pub mod restore;
 pub mod review;
 pub mod show;
+pub mod guard;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -47,6 +48,7 @@ pub enum Command {
     Record(record::Args),
     #[command(hide = true)]
     Generate(generate::Args),
+    Guard(guard::Args),
 }
 
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
@@ -67,6 +69,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Restore(args) => restore::run(args, ui),
         Command::Record(args) => record::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
+        Command::Guard(args) => guard::run(args, ui),
     }
 }
 
