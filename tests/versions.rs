@@ -132,7 +132,7 @@ fn a_flagged_proposal_needs_allow_flags_and_records_what_was_accepted() {
     let v2 = fs::read_to_string(dir.join("history/booking/0002.md")).unwrap();
     assert!(
         v2.contains(
-            "accepted_flags:\n- price €80\n- url https://harbour-physio.example.org/visit\n"
+            "accepted_flags:\n- price €80\n- number 30\n- url https://harbour-physio.example.org/visit\n"
         ),
         "{v2}"
     );

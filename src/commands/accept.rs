@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::review::{change_json, findings, object, versions_written};
+use super::review::{change_json, object, versions_written};
+use crate::brief::Item;
 use crate::cli::Outcome;
 use crate::error::{Error, Result};
 use crate::store::proposals;
@@ -37,9 +38,17 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if !allow_flags
         && ui.interactive()
         && let Ok(proposal) = proposals::load(&brief.dir, &args.id)
-        && !proposal.dropped().is_empty()
+        && let Some(item) = brief.item(&proposal.item)
+        && !crate::guard::check(item.body(), &proposal.body).is_clean()
     {
-        allow_flags = confirm_flags(ui, &proposal)?;
+        if !confirm_flags(ui, item, &proposal)? {
+            return Err(Error::failed(format!(
+                "proposal {} not accepted: nothing written",
+                proposal.id
+            ))
+            .with_hint("discard it with `brief discard`, or compress again"));
+        }
+        allow_flags = true;
     }
     let change = transaction::accept(&brief.dir, &args.id, allow_flags)?;
     let version = change.current.unwrap_or_default();
@@ -71,26 +80,18 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// Shows what the guard found and asks for an explicit second confirmation.
-fn confirm_flags(ui: &Ui, proposal: &proposals::Proposal) -> Result<bool> {
+/// Shows what the guard finds (run again on the current body) and asks for an explicit
+/// second confirmation: true when the operator typed `accept`.
+pub(crate) fn confirm_flags(ui: &Ui, item: &Item, proposal: &proposals::Proposal) -> Result<bool> {
+    let report = crate::guard::check(item.body(), &proposal.body);
     ui.err_line(&format!(
-        "{} the guard found facts that proposal {} drops from `{}`:",
+        "{} proposal {} drops facts of `{}`:",
         ui.paint_err("warning:", Tone::Warning),
         proposal.id,
         proposal.item
     ));
-    for line in findings(&Ui::plain(), proposal) {
-        ui.err_line(&line);
-    }
+    ui.err_line(super::review::render_guard(&Ui::plain(), item, &report).trim_end());
     ui.err_line("Type `accept` to accept it anyway, anything else to stop: ");
     let answer = console::Term::stderr().read_line().map_err(Error::from)?;
-    if answer.trim() == "accept" {
-        Ok(true)
-    } else {
-        Err(Error::failed(format!(
-            "proposal {} not accepted: nothing written",
-            proposal.id
-        ))
-        .with_hint("discard it with `brief discard`, or compress again"))
-    }
+    Ok(answer.trim() == "accept")
 }

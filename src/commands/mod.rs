@@ -28,6 +28,8 @@ pub mod restore;
 pub mod review;
 pub mod show;
 pub mod guard;
+pub mod compress;
+pub mod interactive;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -46,6 +48,7 @@ pub enum Command {
     Diff(diff::Args),
     Restore(restore::Args),
     Record(record::Args),
+    Compress(compress::Args),
     #[command(hide = true)]
     Generate(generate::Args),
     Guard(guard::Args),
@@ -68,6 +71,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Diff(args) => diff::run(args, ui),
         Command::Restore(args) => restore::run(args, ui),
         Command::Record(args) => record::run(args, ui),
+        Command::Compress(args) => compress::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
         Command::Guard(args) => guard::run(args, ui),
     }

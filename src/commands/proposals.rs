@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::review::{facts_json, token_change};
+use super::review::token_change;
 use crate::canonical::sha256_hex;
 use crate::cli::Outcome;
 use crate::error::Result;
@@ -46,8 +46,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
                     "provider": p.provider, "model": p.model,
                     "tokens_before": p.tokens_before, "tokens_after": p.tokens_after,
                     "stale": stale(p),
-                    "dropped": facts_json(&p.guard, "dropped"),
-                    "introduced": facts_json(&p.guard, "introduced"),
+                    "dropped": p.guard.dropped,
+                    "introduced": p.guard.introduced,
                 })
             })
             .collect();

@@ -1,7 +1,13 @@
 //! Shared screens of the review commands (compress, proposals, accept, diff): a coloured
 //! word diff and guard findings. Not a subcommand.
 
+use std::path::Path;
+
 use serde_json::Value;
+
+use crate::brief::Item;
+use crate::error::Result;
+use crate::guard;
 
 use crate::store::proposals::Proposal;
 use crate::store::transaction::Change;
@@ -97,17 +103,6 @@ fn fold(ui: &Ui, lines: usize) -> String {
     format!("{}\n", ui.paint(&text, Tone::Dim))
 }
 
-/// Guard facts as JSON objects (`kind`, `value`, `line`, `column`), as `brief guard --json`
-/// prints them.
-pub fn facts_json(guard: &serde_yaml::Value, key: &str) -> Value {
-    match guard.get(key) {
-        Some(facts @ serde_yaml::Value::Sequence(_)) => {
-            serde_json::to_value(facts).unwrap_or_else(|_| Value::Array(Vec::new()))
-        }
-        _ => Value::Array(Vec::new()),
-    }
-}
-
 /// `42 → 30 tokens (−28.6%)`
 pub fn token_change(before: usize, after: usize) -> String {
     if before == 0 {
@@ -118,19 +113,41 @@ pub fn token_change(before: usize, after: usize) -> String {
     format!("{before} → {after} tokens ({sign}{:.1}%)", change.abs())
 }
 
-/// Lines listing dropped and introduced facts.
-pub fn findings(ui: &Ui, proposal: &Proposal) -> Vec<String> {
-    let mut lines = Vec::new();
-    for fact in proposal.dropped() {
-        lines.push(format!("  {} {fact}", ui.paint("dropped", Tone::Error)));
+/// The review screen on stdout: tokens before → after, guard findings, the word diff.
+pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -> Result<()> {
+    ui.outln(&ui.paint(
+        &format!("proposal {} for `{}`", proposal.id, item.id),
+        Tone::Strong,
+    ))?;
+    ui.outln(&format!(
+        "tokens  {}",
+        token_change(proposal.tokens_before, proposal.tokens_after)
+    ))?;
+    ui.outln("")?;
+    ui.out(&render_guard(ui, item, &proposal.guard))?;
+    ui.outln("")?;
+    ui.out(&word_diff(ui, item.body(), &proposal.body))?;
+    ui.outln("")?;
+    ui.info(summary);
+    Ok(())
+}
+
+/// The guard's report with dropped facts placed at their line in the item file.
+pub fn render_guard(ui: &Ui, item: &Item, report: &guard::Report) -> String {
+    let mut report = report.clone();
+    for fact in &mut report.dropped {
+        fact.line += item.body_line - 1;
     }
-    for fact in proposal.introduced() {
-        lines.push(format!(
-            "  {} {fact}",
-            ui.paint("introduced", Tone::Warning)
-        ));
-    }
-    lines
+    let original = item.path.display().to_string();
+    super::guard::render(&report, &original, "proposal", ui)
+}
+
+/// The exact commands that act on a proposal later.
+pub fn print_commands(ui: &Ui, brief: &Path, id: &str) -> Result<()> {
+    let dir = brief.display();
+    ui.outln(&format!("proposal: {id}"))?;
+    ui.outln(&format!("accept:   brief accept {dir} {id}"))?;
+    ui.outln(&format!("discard:  brief discard {dir} {id}"))
 }
 
 /// `versions 1 (import), 2 (compress)`

@@ -15,6 +15,7 @@ use super::clock::Stamp;
 use crate::brief::valid_id;
 use crate::canonical::sha256_hex;
 use crate::error::{Error, Result};
+use crate::guard::{Fact, Report};
 
 pub const PROPOSALS_DIR: &str = "proposals";
 
@@ -48,9 +49,8 @@ pub struct Proposal {
     pub usage: CallUsage,
     pub tokens_before: usize,
     pub tokens_after: usize,
-    /// The guard's report on (body at base, proposed body): `dropped`, `introduced`,
-    /// `counts`.
-    pub guard: serde_yaml::Value,
+    /// The guard's report on (body at base, proposed body).
+    pub guard: Report,
     /// The proposed body.
     pub body: String,
 }
@@ -58,11 +58,7 @@ pub struct Proposal {
 impl Proposal {
     /// The dropped facts the guard reported, as `kind value` lines.
     pub fn dropped(&self) -> Vec<String> {
-        fact_lines(&self.guard["dropped"])
-    }
-
-    pub fn introduced(&self) -> Vec<String> {
-        fact_lines(&self.guard["introduced"])
+        fact_lines(&self.guard.dropped)
     }
 
     pub fn body_sha256(&self) -> String {
@@ -70,25 +66,11 @@ impl Proposal {
     }
 }
 
-fn fact_lines(facts: &serde_yaml::Value) -> Vec<String> {
-    let Some(facts) = facts.as_sequence() else {
-        return Vec::new();
-    };
+/// Facts as `kind value` lines, for version files and messages.
+pub fn fact_lines(facts: &[Fact]) -> Vec<String> {
     facts
         .iter()
-        .map(|fact| {
-            let kind = fact["kind"].as_str().unwrap_or("fact");
-            let value = fact["value"].as_str().map_or_else(
-                || {
-                    serde_yaml::to_string(&fact["value"])
-                        .unwrap_or_default()
-                        .trim()
-                        .to_string()
-                },
-                str::to_string,
-            );
-            format!("{kind} {value}")
-        })
+        .map(|f| format!("{} {}", f.kind.name(), f.value))
         .collect()
 }
 
@@ -161,6 +143,18 @@ pub fn save(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
     }
     let dir = brief_dir.join(PROPOSALS_DIR);
     fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, &e))?;
+    let yaml = serde_yaml::to_string(proposal)
+        .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
+    write_atomic(&path, yaml.as_bytes())?;
+    Ok(path)
+}
+
+/// Replaces a saved proposal (after the operator edited its body in review).
+pub fn replace(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
+    let path = path_of(brief_dir, &proposal.id)?;
+    if !path.is_file() {
+        return Err(unknown(brief_dir, &proposal.id));
+    }
     let yaml = serde_yaml::to_string(proposal)
         .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
     write_atomic(&path, yaml.as_bytes())?;
@@ -246,10 +240,15 @@ mod tests {
             provider: "openai".to_string(),
             model: "test-model".to_string(),
             compressor: "ab".repeat(32),
-            usage: CallUsage { input_tokens: 120, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 30 },
+            usage: CallUsage {
+                input_tokens: 120,
+                cached_input_tokens: 0,
+                cache_write_tokens: 0,
+                output_tokens: 30,
+            },
             tokens_before: 40,
             tokens_after: 30,
-            guard: serde_yaml::from_str("dropped:\n- {kind: price, value: '$80', line: 1, column: 3}\nintroduced: []\ncounts: {price: 1}\n").unwrap(),
+            guard: crate::guard::check("It costs $80.\n", body),
             body: body.to_string(),
         }
     }
@@ -294,7 +293,12 @@ mod tests {
         for (i, body) in bodies.iter().enumerate() {
             let proposal = sample(&format!("tone-2026010203040{i}-00a{i}"), body);
             save(dir.path(), &proposal).unwrap();
-            assert_eq!(load(dir.path(), &proposal.id).unwrap(), proposal);
+            // Compared as saved: the guard's canonical forms are not stored.
+            let yaml = |p: &Proposal| serde_yaml::to_string(p).unwrap();
+            assert_eq!(
+                yaml(&load(dir.path(), &proposal.id).unwrap()),
+                yaml(&proposal)
+            );
             assert_eq!(save(dir.path(), &proposal).unwrap_err().exit_code(), 4);
         }
         let listed = list(dir.path()).unwrap();

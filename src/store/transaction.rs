@@ -222,7 +222,9 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     if sha256_hex(body.as_bytes()) != proposal.base_sha256 {
         return Err(stale(brief_dir, &locked.item, &proposal));
     }
-    let dropped = proposal.dropped();
+    // The guard runs again: a proposal file is plain text, and its stored report could
+    // have been edited.
+    let dropped = proposals::fact_lines(&crate::guard::check(&body, &proposal.body).dropped);
     if !dropped.is_empty() && !allow_flags {
         return Err(Error::failed(format!(
             "proposal {id} dropped {} fact{} of `{}`: {}",

@@ -36,6 +36,10 @@ pub fn write_proposal(
     let mut guard = serde_yaml::Mapping::new();
     guard.insert("dropped".into(), serde_yaml::Value::Sequence(dropped));
     guard.insert("introduced".into(), serde_yaml::Value::Sequence(Vec::new()));
+    guard.insert(
+        "counts".into(),
+        serde_yaml::Value::Mapping(serde_yaml::Mapping::new()),
+    );
     let proposal = serde_yaml::to_string(&serde_yaml::Value::Mapping(
         [
             ("id", serde_yaml::Value::from(id.clone())),
