@@ -27,7 +27,7 @@ def paragraph(rng, words):
     return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
 
 
-def generate(root, briefs=50, items=200, item_bytes=1000):
+def generate(root, briefs=50, items=200, item_bytes=850):
     rng = random.Random(42)
     paths = []
     for b in range(briefs):
@@ -78,6 +78,7 @@ def main():
             ("compose example (text, no token figure)", [BIN, "compose", ex] + vars_),
             ("compose example --format openai", [BIN, "compose", ex, "--format", "openai"] + vars_),
             ("check example (counts tokens only when the budget needs it)", [BIN, "check", ex]),
+            ("lock example (prints the prefix tokens)", [BIN, "lock", ex]),
             ("stats example (token figures)", [BIN, "stats", ex]),
         ]
         ws = os.path.join(tmp, "ws")

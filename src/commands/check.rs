@@ -40,19 +40,20 @@ pub enum Format {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    // Briefs are independent: check them on all cores, then report in the order given.
+    let results = check_all(&args.briefs);
     let mut reports = Vec::new();
     let mut unreadable: Vec<Error> = Vec::new();
-    for path in &args.briefs {
-        let loaded = Brief::load_for_check(path).and_then(|brief| {
-            if args.format == Format::Human {
-                for warning in &brief.warnings {
-                    ui.warn(&warning.to_string());
+    for result in results {
+        match result {
+            Ok((report, warnings)) => {
+                if args.format == Format::Human {
+                    for warning in &warnings {
+                        ui.warn(&warning.to_string());
+                    }
                 }
+                reports.push(report);
             }
-            check(&brief)
-        });
-        match loaded {
-            Ok(report) => reports.push(report),
             Err(err) => unreadable.push(err),
         }
     }
@@ -70,6 +71,49 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     } else {
         Outcome::Ok
     })
+}
+
+type Checked = Result<(Report, Vec<crate::brief::Problem>)>;
+
+fn check_one(path: &std::path::Path) -> Checked {
+    let brief = Brief::load_for_check(path)?;
+    let report = check(&brief)?;
+    Ok((report, brief.warnings))
+}
+
+fn check_all(paths: &[PathBuf]) -> Vec<Checked> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(|p| check_one(p)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Checked>>> =
+        paths.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(path) = paths.get(i) else { break };
+                    let result = check_one(path);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| Err(Error::input("a check worker stopped unexpectedly")))
+        })
+        .collect()
 }
 
 fn level_of(finding: &Finding, strict: bool) -> Level {

@@ -141,7 +141,7 @@ fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> 
     let written = rows.iter().filter(|r| r.written).count();
     let unproven = rows.iter().filter(|r| !r.proven).count();
     let summary = format!(
-        "{saved_bytes} bytes and {saved_tokens} tokens saved over {} items; {written} written, {unproven} left unchanged (unproven)",
+        "saved {saved_bytes} bytes and {saved_tokens} tokens over {} items; {written} written, {unproven} left unchanged (unproven)",
         rows.len()
     );
     if args.json {

@@ -1,0 +1,39 @@
+//! The briefs shipped in `briefs/` are locked and must stay clean: the README's quickstart
+//! and the compressor (embedded in the binary) depend on them.
+mod common;
+
+use common::{brief, stdout};
+
+#[test]
+fn bundled_briefs_pass_a_strict_check() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = brief()
+        .current_dir(root)
+        .args(["check", "--strict", "briefs/support", "briefs/compressor"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn the_readme_quickstart_composes_the_example() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = brief()
+        .current_dir(root)
+        .args([
+            "compose",
+            "briefs/support",
+            "--var",
+            "date=2026-11-30",
+            "--var",
+            "customer_name=Ada",
+            "--var",
+            "plan=Pro",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.starts_with("You are Juniper"));
+    assert!(text.trim_end().ends_with("they are on the\nPro plan."));
+}
