@@ -7,10 +7,10 @@ mod manifest;
 mod problem;
 mod types;
 
+pub use item::parse_markdown;
 pub use item::{Item, fill_placeholders, placeholders};
 pub use load::{Brief, MANIFEST, MAX_FILE_BYTES};
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
 pub use problem::{Problem, Severity, line_col};
 pub use types::{ItemType, Policy, Tier, valid_id};
-pub use item::parse_markdown;

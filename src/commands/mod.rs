@@ -10,26 +10,26 @@ use crate::cli::Outcome;
 use crate::error::Result;
 use crate::ui::Ui;
 
+pub mod accept;
 pub mod align;
 pub mod check;
 pub mod compact;
 pub mod compose;
-pub mod generate;
-pub mod init;
-pub mod lock;
-pub mod stats;
-pub mod accept;
+pub mod compress;
 pub mod diff;
 pub mod discard;
+pub mod generate;
 pub mod history;
+pub mod init;
+pub mod interactive;
+pub mod lock;
 pub mod proposals;
 pub mod record;
 pub mod restore;
 pub mod review;
 pub mod show;
+pub mod stats;
 pub mod guard;
-pub mod compress;
-pub mod interactive;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -40,6 +40,7 @@ pub enum Command {
     Check(check::Args),
     Stats(stats::Args),
     Align(align::Args),
+    Compress(compress::Args),
     Proposals(proposals::Args),
     Accept(accept::Args),
     Discard(discard::Args),
@@ -48,7 +49,6 @@ pub enum Command {
     Diff(diff::Args),
     Restore(restore::Args),
     Record(record::Args),
-    Compress(compress::Args),
     #[command(hide = true)]
     Generate(generate::Args),
     Guard(guard::Args),
