@@ -266,12 +266,24 @@ fn regression_a_hand_edited_lock_text_is_caught() {
     let ws = workspace("clinic");
     lock(ws.path());
     let path = ws.path().join("clinic/brief.lock");
-    let text = fs::read_to_string(&path).unwrap().replace("EUR 35", "EUR 99");
+    let text = fs::read_to_string(&path)
+        .unwrap()
+        .replace("EUR 35", "EUR 99");
     fs::write(&path, text).unwrap();
-    let out = brief().current_dir(ws.path()).args(["check", "clinic", "--format", "json"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["check", "clinic", "--format", "json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
-    assert!(report["briefs"][0]["findings"].as_array().unwrap().iter().any(|f| f["kind"] == "lock-inconsistent"));
+    assert!(
+        report["briefs"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "lock-inconsistent")
+    );
 }
 
 #[test]
@@ -281,9 +293,17 @@ fn regression_a_crlf_only_change_to_a_rule_says_so() {
     let rule = ws.path().join("clinic/items/cancellations.md");
     let text = fs::read_to_string(&rule).unwrap().replace('\n', "\r\n");
     fs::write(&rule, text).unwrap();
-    let out = brief().current_dir(ws.path()).args(["check", "clinic"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["check", "clinic"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains("only its line endings changed"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("only its line endings changed"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -291,9 +311,15 @@ fn regression_an_unsupported_lock_version_is_bad_input() {
     let ws = workspace("clinic");
     lock(ws.path());
     let path = ws.path().join("clinic/brief.lock");
-    let text = fs::read_to_string(&path).unwrap().replace("version: 1", "version: 2");
+    let text = fs::read_to_string(&path)
+        .unwrap()
+        .replace("version: 1", "version: 2");
     fs::write(&path, text).unwrap();
-    let out = brief().current_dir(ws.path()).args(["check", "clinic"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["check", "clinic"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("lock file version 2 is not supported"));
 }
@@ -308,7 +334,11 @@ fn regression_lock_respects_the_writer_lock() {
         .open(ws.path().join("clinic/.writer.lock"))
         .unwrap();
     held.try_lock().unwrap();
-    let out = brief().current_dir(ws.path()).args(["lock", "clinic"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["lock", "clinic"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(!ws.path().join("clinic/brief.lock").exists());
 }

@@ -262,7 +262,11 @@ fn regression_compact_file_write_refuses_a_rule_item() {
     let rule = ws.path().join("clinic/items/cancellations.md");
     let original = "---\ntype: rule\n---\nNever waive the fee.   \n\n\n\nAsk first.\n";
     fs::write(&rule, original).unwrap();
-    let out = brief().args(["compact", "--write"]).arg(&rule).output().unwrap();
+    let out = brief()
+        .args(["compact", "--write"])
+        .arg(&rule)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("rule files are never rewritten"));
     assert_eq!(fs::read_to_string(&rule).unwrap(), original);
@@ -273,7 +277,11 @@ fn compact_file_json_carries_the_compacted_text() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.md");
     fs::write(&path, "a  \n\n\n\nb\n").unwrap();
-    let out = brief().args(["compact", "--json"]).arg(&path).output().unwrap();
+    let out = brief()
+        .args(["compact", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
     assert_eq!(json(&out)["text"], "a\n\nb\n");
 }
 
@@ -286,7 +294,11 @@ fn regression_no_subcommand_is_bad_usage() {
 #[test]
 fn regression_a_file_named_as_a_brief_says_so() {
     let ws = workspace("clinic");
-    let out = brief().current_dir(ws.path()).args(["stats", "clinic/items/booking.md"]).output().unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["stats", "clinic/items/booking.md"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("a file, not a brief directory"));
 }

@@ -7,6 +7,7 @@ mod manifest;
 mod problem;
 mod types;
 
+pub use item::parse_markdown;
 pub use item::{Item, fill_placeholders, placeholders};
 pub use load::{Brief, MANIFEST, MAX_FILE_BYTES};
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};

@@ -10,15 +10,26 @@ use crate::cli::Outcome;
 use crate::error::Result;
 use crate::ui::Ui;
 
+pub mod accept;
 pub mod align;
 pub mod check;
 pub mod compact;
 pub mod compose;
+pub mod compress;
+pub mod diff;
+pub mod discard;
 pub mod generate;
 pub mod guard;
+pub mod history;
 pub mod init;
+pub mod interactive;
 pub mod lock;
 pub mod probe;
+pub mod proposals;
+pub mod record;
+pub mod restore;
+pub mod review;
+pub mod show;
 pub mod stats;
 pub mod usage;
 
@@ -27,15 +38,24 @@ pub enum Command {
     Init(init::Args),
     Compose(compose::Args),
     Compact(compact::Args),
+    Stats(stats::Args),
     Lock(lock::Args),
     Check(check::Args),
-    Stats(stats::Args),
+    Guard(guard::Args),
+    Compress(compress::Args),
+    Proposals(proposals::Args),
+    Accept(accept::Args),
+    Discard(discard::Args),
+    History(history::Args),
+    Show(show::Args),
+    Diff(diff::Args),
+    Restore(restore::Args),
+    Record(record::Args),
     Align(align::Args),
-    Usage(usage::Args),
     Probe(probe::Args),
+    Usage(usage::Args),
     #[command(hide = true)]
     Generate(generate::Args),
-    Guard(guard::Args),
 }
 
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
@@ -49,6 +69,15 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
+        Command::Proposals(args) => proposals::run(args, ui),
+        Command::Accept(args) => accept::run(args, ui),
+        Command::Discard(args) => discard::run(args, ui),
+        Command::History(args) => history::run(args, ui),
+        Command::Show(args) => show::run(args, ui),
+        Command::Diff(args) => diff::run(args, ui),
+        Command::Restore(args) => restore::run(args, ui),
+        Command::Record(args) => record::run(args, ui),
+        Command::Compress(args) => compress::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
         Command::Guard(args) => guard::run(args, ui),
     }

@@ -100,29 +100,19 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     for n in 1..=args.repeat {
         let started = Instant::now();
         let result = provider.call(&prompt, &options);
+        // The ledger keeps the model asked for (what briefs and prices name); the server's
+        // own name for it is shown in the report.
         let mut entry = Entry::new("probe", settings.kind.as_str(), &settings.model);
         entry.brief = Some(brief.manifest.name.clone());
         entry.brief_dir = Some(brief_dir.display().to_string());
         entry.prefix_hash = Some(composed.hashes.prefix.clone());
-        entry.latency_ms = started.elapsed().as_millis() as u64;
+        let entry = entry.record(started.elapsed(), &result);
         let failure = match result {
             Ok(answer) => {
-                // The ledger keeps the model asked for (what briefs and prices name); the
-                // server's own name for it is shown in the report.
                 served_model = Some(answer.model.clone());
-                entry.attempts = answer.attempts;
-                if let Some(usage) = &answer.usage {
-                    entry.input_tokens = Some(usage.input_tokens);
-                    entry.cached_input_tokens = usage.cached_input_tokens;
-                    entry.cache_write_tokens = usage.cache_write_tokens;
-                    entry.output_tokens = Some(usage.output_tokens);
-                }
                 None
             }
-            Err(err) => {
-                entry = entry.failed(&ledger::status_class(&err.message), &err.message);
-                Some(err)
-            }
+            Err(err) => Some(err),
         };
         if let Err(err) = ledger::append(&ledger_path, &entry) {
             ui.warn(&format!(

@@ -108,6 +108,28 @@ impl Entry {
         self
     }
 
+    /// Fills in what a provider call's outcome says: usage and attempts, or the failure.
+    pub fn record(
+        mut self,
+        latency: std::time::Duration,
+        result: &Result<crate::provider::Answer>,
+    ) -> Entry {
+        self.latency_ms = latency.as_millis() as u64;
+        match result {
+            Ok(answer) => {
+                self.attempts = answer.attempts;
+                if let Some(usage) = &answer.usage {
+                    self.input_tokens = Some(usage.input_tokens);
+                    self.cached_input_tokens = usage.cached_input_tokens;
+                    self.cache_write_tokens = usage.cache_write_tokens;
+                    self.output_tokens = Some(usage.output_tokens);
+                }
+                self
+            }
+            Err(err) => self.failed(&status_class(&err.message), &err.message),
+        }
+    }
+
     pub fn is_ok(&self) -> bool {
         self.status == "ok"
     }

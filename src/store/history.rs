@@ -1,0 +1,373 @@
+//! The versions of an item: `BRIEF/history/<item>/NNNN.md`, one accepted body each.
+//!
+//! History is append-only. A version file is YAML front matter (what happened, when, the
+//! body's sha256) and then the body, byte for byte. Reading checks the whole history, so
+//! a gap, a hand-edited body or an unparsable file is reported by name instead of being
+//! shown as if it were a real version.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::atomic::write_atomic;
+use crate::canonical::sha256_hex;
+use crate::error::{Error, Result};
+
+pub const HISTORY_DIR: &str = "history";
+
+/// Why a version exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// The body the item had before its first accept.
+    Import,
+    /// An accepted model proposal.
+    Compress,
+    /// An earlier version made current again (`from` names it).
+    Restore,
+    /// A body edited by hand, recorded with `brief record` (or before an accept or a
+    /// restore replaced it).
+    Record,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Import => "import",
+            Action::Compress => "compress",
+            Action::Restore => "restore",
+            Action::Record => "record",
+        }
+    }
+}
+
+/// The front matter of a version file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VersionMeta {
+    pub version: u32,
+    /// RFC 3339, UTC.
+    pub created: String,
+    pub action: Action,
+    /// For a restore: the version whose body this is.
+    pub from: Option<u32>,
+    /// Of the body below the front matter.
+    pub sha256: String,
+    /// The body's tokens in the brief's tokenizer.
+    pub tokens: usize,
+    /// For an accepted proposal: its id.
+    pub proposal: Option<String>,
+    /// For an accepted proposal: the model that wrote it.
+    pub model: Option<String>,
+    /// Guard findings (dropped facts) the operator accepted explicitly.
+    #[serde(default)]
+    pub accepted_flags: Vec<String>,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Version {
+    pub meta: VersionMeta,
+    pub body: String,
+    pub path: PathBuf,
+}
+
+/// What a new version records; the number, time and hash are filled in on write.
+#[derive(Debug, Clone, Default)]
+pub struct NewVersion {
+    pub action: Option<Action>,
+    pub from: Option<u32>,
+    pub tokens: usize,
+    pub proposal: Option<String>,
+    pub model: Option<String>,
+    pub accepted_flags: Vec<String>,
+    pub note: Option<String>,
+}
+
+/// Every version of one item, in order.
+#[derive(Debug, Clone)]
+pub struct History {
+    pub dir: PathBuf,
+    pub item: String,
+    pub versions: Vec<Version>,
+}
+
+fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::input(format!("{}: {what}", path.display())).with_hint(
+        "history files are written only by brief; restore the file from version control \
+         (e.g. `git checkout -- <file>`), or move the item's history directory aside",
+    )
+}
+
+/// The version number a history file name stands for: `0007.md` → 7.
+fn number_of(name: &str) -> Option<u32> {
+    let stem = name.strip_suffix(".md")?;
+    if stem.len() < 4 || !stem.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = stem.parse().ok()?;
+    (n > 0 && format!("{n:04}") == stem).then_some(n)
+}
+
+/// Splits `---\n<yaml>---\n<body>` exactly.
+fn split(text: &str) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix("---\n")?;
+    if let Some(body) = rest.strip_prefix("---\n") {
+        return Some(("", body));
+    }
+    let end = rest.find("\n---\n")?;
+    Some((&rest[..=end], &rest[end + 5..]))
+}
+
+fn read_version(path: &Path, number: u32) -> Result<Version> {
+    let text = fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => bad(path, "not valid UTF-8"),
+        _ => Error::io(path, &e),
+    })?;
+    let (yaml, body) = split(&text).ok_or_else(|| {
+        bad(
+            path,
+            "not a version file: it must start with front matter between `---` lines",
+        )
+    })?;
+    let meta: VersionMeta = serde_yaml::from_str(yaml).map_err(|e| {
+        let message = e.to_string();
+        bad(path, format!("unreadable front matter: {message}"))
+    })?;
+    if meta.version != number {
+        return Err(bad(
+            path,
+            format!(
+                "its front matter says version {}, its name says {number}",
+                meta.version
+            ),
+        ));
+    }
+    if sha256_hex(body.as_bytes()) != meta.sha256 {
+        return Err(bad(
+            path,
+            "its body does not match its sha256: the file was edited",
+        ));
+    }
+    Ok(Version {
+        meta,
+        body: body.to_string(),
+        path: path.to_path_buf(),
+    })
+}
+
+impl History {
+    pub fn dir_for(brief_dir: &Path, item: &str) -> PathBuf {
+        brief_dir.join(HISTORY_DIR).join(item)
+    }
+
+    /// Reads and checks every version of `item`; an item never versioned has none.
+    pub fn load(brief_dir: &Path, item: &str) -> Result<History> {
+        let dir = Self::dir_for(brief_dir, item);
+        let mut numbered = Vec::new();
+        match fs::read_dir(&dir) {
+            Ok(entries) => {
+                for entry in entries {
+                    let entry = entry.map_err(|e| Error::io(&dir, &e))?;
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    // Dot files are temporary files of an interrupted atomic write.
+                    if name.starts_with('.') {
+                        continue;
+                    }
+                    let path = entry.path();
+                    let number = number_of(&name).ok_or_else(|| {
+                        bad(
+                            &path,
+                            "not a version file: names are NNNN.md (0001.md, 0002.md, …)",
+                        )
+                    })?;
+                    numbered.push((number, path));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&dir, &e)),
+        }
+        numbered.sort();
+        let mut versions = Vec::with_capacity(numbered.len());
+        for (index, (number, path)) in numbered.iter().enumerate() {
+            let expected = u32::try_from(index + 1).unwrap_or(u32::MAX);
+            if *number != expected {
+                let missing = dir.join(format!("{expected:04}.md"));
+                return Err(bad(
+                    &missing,
+                    format!("missing: the history jumps to version {number}"),
+                ));
+            }
+            versions.push(read_version(path, *number)?);
+        }
+        Ok(History {
+            dir,
+            item: item.to_string(),
+            versions,
+        })
+    }
+
+    pub fn latest(&self) -> Option<&Version> {
+        self.versions.last()
+    }
+
+    /// The version before the latest.
+    pub fn previous(&self) -> Option<&Version> {
+        self.versions
+            .len()
+            .checked_sub(2)
+            .map(|i| &self.versions[i])
+    }
+
+    pub fn get(&self, number: u32) -> Option<&Version> {
+        let index = usize::try_from(number).ok()?.checked_sub(1)?;
+        self.versions.get(index)
+    }
+
+    pub fn next_number(&self) -> u32 {
+        u32::try_from(self.versions.len() + 1).unwrap_or(u32::MAX)
+    }
+
+    /// Writes the next version atomically and adds it to this history. The caller holds
+    /// the brief's writer lock.
+    pub fn append(&mut self, new: NewVersion, body: &str, created: &str) -> Result<&Version> {
+        let number = self.next_number();
+        let meta = VersionMeta {
+            version: number,
+            created: created.to_string(),
+            action: new.action.unwrap_or(Action::Record),
+            from: new.from,
+            sha256: sha256_hex(body.as_bytes()),
+            tokens: new.tokens,
+            proposal: new.proposal,
+            model: new.model,
+            accepted_flags: new.accepted_flags,
+            note: new.note,
+        };
+        let yaml = serde_yaml::to_string(&meta)
+            .map_err(|e| Error::input(format!("cannot render version {number}: {e}")))?;
+        let path = self.dir.join(format!("{number:04}.md"));
+        if fs::symlink_metadata(&path).is_ok() {
+            return Err(
+                Error::conflict(format!("{}: already exists", path.display()))
+                    .with_hint("another process wrote this history; run the command again"),
+            );
+        }
+        fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, &e))?;
+        write_atomic(&path, format!("---\n{yaml}---\n{body}").as_bytes())?;
+        self.versions.push(Version {
+            meta,
+            body: body.to_string(),
+            path,
+        });
+        Ok(self.versions.last().expect("just pushed"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(history: &mut History, body: &str) {
+        let new = NewVersion {
+            action: Some(Action::Record),
+            tokens: 3,
+            ..NewVersion::default()
+        };
+        history.append(new, body, "2026-01-02T03:04:05Z").unwrap();
+    }
+
+    #[test]
+    fn versions_round_trip_byte_for_byte_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::load(dir.path(), "tone").unwrap();
+        assert!(history.latest().is_none());
+        let bodies = [
+            "first\n",
+            "",
+            "---\nnot front matter\n---\n",
+            "no newline",
+            "  \n\ttabs\r\n",
+        ];
+        for body in bodies {
+            record(&mut history, body);
+        }
+        assert!(dir.path().join("history/tone/0005.md").is_file());
+        let loaded = History::load(dir.path(), "tone").unwrap();
+        let read: Vec<&str> = loaded.versions.iter().map(|v| v.body.as_str()).collect();
+        assert_eq!(read, bodies);
+        assert_eq!(loaded.next_number(), 6);
+        assert_eq!(loaded.previous().unwrap().meta.version, 4);
+    }
+
+    #[test]
+    fn a_gap_is_reported_naming_the_missing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::load(dir.path(), "tone").unwrap();
+        for body in ["a\n", "b\n", "c\n"] {
+            record(&mut history, body);
+        }
+        fs::remove_file(dir.path().join("history/tone/0002.md")).unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.message.contains("0002.md: missing"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_hand_edited_or_unparsable_version_is_reported_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::load(dir.path(), "tone").unwrap();
+        record(&mut history, "a\n");
+        let path = dir.path().join("history/tone/0001.md");
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, text.replace("\na\n", "\nb\n")).unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message.contains("0001.md: its body does not match"),
+            "{}",
+            err.message
+        );
+        fs::write(&path, "just text").unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message.contains("0001.md: not a version file"),
+            "{}",
+            err.message
+        );
+        fs::write(&path, "---\nversion: [\n---\nx").unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message.contains("0001.md: unreadable front matter"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn stray_names_are_reported_and_temporary_files_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::load(dir.path(), "tone").unwrap();
+        record(&mut history, "a\n");
+        fs::write(dir.path().join("history/tone/.0002.md.tmp-77"), "half").unwrap();
+        assert_eq!(History::load(dir.path(), "tone").unwrap().versions.len(), 1);
+        fs::write(dir.path().join("history/tone/2.md"), "x").unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message.contains("2.md: not a version file"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn file_names_map_to_numbers_only_in_the_padded_form() {
+        assert_eq!(number_of("0001.md"), Some(1));
+        assert_eq!(number_of("12345.md"), Some(12345));
+        for bad in [
+            "1.md", "0000.md", "00001.md", "0001.txt", "abcd.md", "-001.md",
+        ] {
+            assert_eq!(number_of(bad), None, "{bad}");
+        }
+    }
+}
