@@ -106,11 +106,22 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         .filter(|i| i.tier == Tier::Static && !i.is_tool())
         .map(|i| volatile::scan(i.body()).len())
         .sum();
+    // Whether the provider will cache the prefix at all: only known once a model is set.
+    let cache = brief
+        .manifest
+        .model
+        .as_ref()
+        .map(|m| (m, cache_facts::lookup(&m.provider, &m.name)));
     let cost = brief.manifest.pricing.as_ref().map(|p| {
         let turns = 1000.0;
         let per = |tokens: usize, price: f64| tokens as f64 * price / 1e6;
         let without = turns * per(brief_tok, p.input_per_mtok);
-        let with = p.cached_input_per_mtok.map(|cached| {
+        // A prefix under the provider's minimum is never cached: it costs full price.
+        let cacheable = cache
+            .as_ref()
+            .and_then(|(_, f)| f.reaches_minimum(prefix_tok as u64))
+            != Some(false);
+        let with = p.cached_input_per_mtok.filter(|_| cacheable).map(|cached| {
             let first = per(
                 prefix_tok,
                 p.cache_write_per_mtok.unwrap_or(p.input_per_mtok),
@@ -119,15 +130,10 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
                 + (turns - 1.0) * per(prefix_tok, cached)
                 + turns * per(volatile_tok, p.input_per_mtok)
         });
+        let with = if cacheable { with } else { Some(without) };
         (without, with)
     });
 
-    // Whether the provider will cache the prefix at all: only known once a model is set.
-    let cache = brief
-        .manifest
-        .model
-        .as_ref()
-        .map(|m| (m, cache_facts::lookup(&m.provider, &m.name)));
     if args.json {
         let items_json: Vec<_> = items
             .iter()
