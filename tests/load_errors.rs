@@ -217,3 +217,19 @@ fn bad_usage_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("expected KEY=VALUE"));
 }
+
+#[test]
+fn regression_a_manifest_typo_does_not_hide_the_item_problems() {
+    let ws = workspace("clinic");
+    let text = fs::read_to_string(ws.path().join("clinic/brief.yaml")).unwrap();
+    write(
+        ws.path(),
+        "clinic/brief.yaml",
+        &format!("{text}colour: blue\n"),
+    );
+    fs::remove_file(ws.path().join("clinic/items/booking.md")).unwrap();
+    let err = lock_fails(ws.path(), "clinic");
+    assert!(err.contains("clinic has 2 problems"), "{err}");
+    assert!(err.contains("unknown field `colour`"), "{err}");
+    assert!(err.contains("missing item file for `booking`"), "{err}");
+}

@@ -88,16 +88,24 @@ impl Brief {
                 }
             }
         });
-        let (Some(manifest), Some(manifest_text)) = (manifest, manifest_text) else {
+        let Some(manifest_text) = manifest_text else {
             return Err(into_error(&dir, &problems));
+        };
+        // A manifest with a bad field still names its items: check them too, so one run
+        // shows every problem.
+        let ids = match &manifest {
+            Some(manifest) => manifest.items.clone(),
+            None => match serde_yaml::from_str::<ItemsOnly>(&manifest_text) {
+                Ok(only) => only.items,
+                Err(_) => return Err(into_error(&dir, &problems)),
+            },
         };
         let canonical_dir = fs::canonicalize(&dir).map_err(|e| Error::io(&dir, &e))?;
 
         let mut seen = HashSet::new();
-        let mut items = Vec::with_capacity(manifest.items.len());
-        for id in &manifest.items {
-            let occurrence = manifest
-                .items
+        let mut items = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let occurrence = ids
                 .iter()
                 .take_while(|x| !std::ptr::eq(*x, id))
                 .filter(|x| *x == id)
@@ -137,6 +145,9 @@ impl Brief {
             static_placeholders = placeholders;
             problems = rest;
         }
+        let Some(manifest) = manifest else {
+            return Err(into_error(&dir, &problems));
+        };
         if problems
             .iter()
             .any(|p| p.severity == super::problem::Severity::Error)
@@ -164,6 +175,12 @@ impl Brief {
     pub fn lock_path(&self) -> PathBuf {
         self.dir.join("brief.lock")
     }
+}
+
+/// Just the item list of a manifest whose other fields did not parse.
+#[derive(serde::Deserialize)]
+struct ItemsOnly {
+    items: Vec<String>,
 }
 
 /// Where the `occurrence`-th (0-based) mention of `id` stands in the manifest text.
