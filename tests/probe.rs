@@ -2,7 +2,8 @@
 //! each provider does; every call checked in the ledger.
 
 mod common;
-mod loopback;
+
+use common::server::loopback;
 
 use std::fs;
 use std::path::Path;

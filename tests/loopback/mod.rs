@@ -80,6 +80,15 @@ impl Recorded {
         })
     }
 
+    /// The request target, e.g. `/v1/messages`.
+    pub fn path(&self) -> String {
+        self.head
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    }
+
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body).expect("request body is JSON")
     }
@@ -108,6 +117,28 @@ impl Server {
         Server { port, recorded }
     }
 
+    /// Answers every connection with what `reply_for` makes of its request, for as long
+    /// as the test runs.
+    pub fn answering(reply_for: impl Fn(&Recorded) -> Reply + Send + 'static) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().expect("local addr").port();
+        let recorded = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&recorded);
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+                let Some(request) = read_request(&mut stream) else {
+                    continue;
+                };
+                let reply = reply_for(&request);
+                sink.lock().expect("lock").push(request);
+                write_reply(stream, &reply);
+            }
+        });
+        Server { port, recorded }
+    }
+
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
@@ -124,6 +155,11 @@ fn serve(mut stream: TcpStream, reply: &Reply, sink: &Mutex<Vec<Recorded>>) {
         return;
     };
     sink.lock().expect("lock").push(request);
+    write_reply(stream, reply);
+}
+
+fn write_reply(mut stream: TcpStream, reply: &Reply) {
+    stream.set_nodelay(true).ok();
     for piece in &reply.pieces {
         if stream
             .write_all(piece)
