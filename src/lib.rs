@@ -9,6 +9,7 @@ pub mod cache_facts;
 pub mod canonical;
 pub mod check;
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod compact;
 pub mod compose;

@@ -5,8 +5,7 @@
 //! copy of a prompt or a secret. The price is that a drift across runs is located by
 //! element (which tool, which message), not by byte offset.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{Error, Result};
 
@@ -73,38 +72,10 @@ impl State {
         let mut text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::input(format!("cannot render the state: {e}")))?;
         text.push('\n');
-        write_atomically(path, text.as_bytes())
+        crate::store::write_atomic(path, text.as_bytes())
     }
 }
 
 fn is_sha256_hex(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::input(format!("{}: not a file name", path.display())))?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let temp = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = std::fs::File::create(&temp).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.sync_all()
-    });
-    if let Err(err) = written.and_then(|()| std::fs::rename(&temp, path)) {
-        let _ = std::fs::remove_file(&temp);
-        return Err(Error::io(path, &err));
-    }
-    // Make the rename itself durable where the platform allows opening a directory.
-    if let Ok(dir) = std::fs::File::open(&dir) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
 }

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::cli::Outcome;
+use crate::clock;
 use crate::error::{Error, Result};
 use crate::ledger::prices::PriceResolver;
 use crate::ledger::summary::{Group, GroupBy, Totals, summarise};
-use crate::ledger::{self, Entry, clock};
+use crate::ledger::{self, Entry};
 use crate::ui::{Tone, Ui};
 
 /// Summarise the usage ledger: calls, input, cached share, cache writes, cost and savings

@@ -7,7 +7,6 @@
 //! processes never interleave within a line. A crash can still leave a torn last line; the
 //! reader skips it (and any other unreadable line) with a warning, never fails on it.
 
-pub mod clock;
 pub mod prices;
 pub mod summary;
 
@@ -18,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock;
 use crate::error::{Error, Result};
 
 /// Where the ledger lives when neither `--ledger` nor `BRIEF_LEDGER` says.

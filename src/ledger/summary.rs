@@ -110,7 +110,7 @@ impl Totals {
             self.cost += with;
             self.cost_without_cache += without;
         }
-        let earlier = |a: &str, b: &str| match (super::clock::parse(a), super::clock::parse(b)) {
+        let earlier = |a: &str, b: &str| match (crate::clock::parse(a), crate::clock::parse(b)) {
             (Some(a), Some(b)) => a < b,
             _ => a < b,
         };
@@ -179,7 +179,7 @@ pub fn summarise(
     }
     let mut groups: Vec<Group> = groups.into_values().collect();
     groups.sort_by_cached_key(|g| {
-        let first = g.totals.first_seen.as_deref().and_then(super::clock::parse);
+        let first = g.totals.first_seen.as_deref().and_then(crate::clock::parse);
         (first, g.key.clone())
     });
     (total, groups)

@@ -212,19 +212,8 @@ fn http_date(text: &str) -> Option<SystemTime> {
     if !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
         return None;
     }
-    let secs = days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + s;
+    let secs = crate::clock::days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + s;
     Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).ok()?))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// What to tell the user to do about a failure.
@@ -308,9 +297,9 @@ mod tests {
 
     #[test]
     fn civil_days_match_known_dates() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
-        assert_eq!(days_from_civil(2024, 2, 29), 19_782);
+        assert_eq!(crate::clock::days_from_civil(1970, 1, 1), 0);
+        assert_eq!(crate::clock::days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(crate::clock::days_from_civil(2024, 2, 29), 19_782);
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Timestamps for versions and proposals: RFC 3339 in UTC, from the system clock.
 //!
-//! Computed here (Howard Hinnant's days-to-civil algorithm) rather than through a date
-//! crate: the toolkit only ever formats "now" in UTC, which needs no time-zone database.
+//! The calendar arithmetic is `crate::clock`'s.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -27,7 +26,9 @@ impl Stamp {
     pub fn from_unix(secs: i64) -> Stamp {
         let days = secs.div_euclid(86_400);
         let rem = secs.rem_euclid(86_400);
-        let (year, month, day) = civil_from_days(days);
+        let (year, month, day) = crate::clock::civil_from_days(days);
+        // Months are 1 to 12 and days 1 to 31.
+        let (month, day) = (month as u32, day as u32);
         // `rem` is in 0..86_400, so these fit.
         let rem = rem as u32;
         Stamp {
@@ -55,20 +56,6 @@ impl Stamp {
             self.year, self.month, self.day, self.hour, self.minute, self.second
         )
     }
-}
-
-/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097); // [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
-    let mp = (5 * doy + 2) / 153; // [0, 11]
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32; // [1, 31]
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32; // [1, 12]
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 #[cfg(test)]

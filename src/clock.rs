@@ -1,9 +1,9 @@
-//! RFC 3339 times for the ledger, without a date-time dependency.
+//! UTC times without a date-time dependency: the one place the toolkit does calendar
+//! arithmetic (Howard Hinnant's days-from-civil algorithms).
 //!
-//! The ledger only needs two things: to stamp an entry with the current UTC time in one
-//! fixed form (so that DuckDB and ClickHouse read the column as a timestamp, and so that a
-//! day is the first ten characters), and to turn a `--since` date or time into an instant
-//! to compare with. Civil-date arithmetic is Howard Hinnant's days-from-civil algorithm.
+//! The toolkit only ever needs "now" in UTC in a fixed RFC 3339 form (ledger lines that
+//! DuckDB and ClickHouse read as timestamps, version and proposal stamps), a `--since` date
+//! turned into an instant, and an HTTP date from `Retry-After`: no time-zone database.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -110,7 +110,8 @@ fn days_in_month(y: i64, m: i64) -> i64 {
     }
 }
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1 to 12).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -120,7 +121,8 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+/// (year, month 1 to 12, day) of a number of days since 1970-01-01.
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
