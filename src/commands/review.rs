@@ -119,10 +119,7 @@ pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -
         &format!("proposal {} for `{}`", proposal.id, item.id),
         Tone::Strong,
     ))?;
-    ui.outln(&format!(
-        "tokens  {}",
-        token_change(proposal.tokens_before, proposal.tokens_after)
-    ))?;
+    ui.outln(&token_change(proposal.tokens_before, proposal.tokens_after))?;
     ui.outln("")?;
     ui.out(&render_guard(ui, item, &proposal.guard))?;
     ui.outln("")?;
