@@ -2,25 +2,24 @@
 //! and the compressor (embedded in the binary) depend on them.
 mod common;
 
-use common::{brief, stdout};
+use common::{run_in, stdout};
 
 #[test]
 fn bundled_briefs_pass_a_strict_check() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let out = brief()
-        .current_dir(root)
-        .args(["check", "--strict", "briefs/support", "briefs/compressor"])
-        .output()
-        .unwrap();
+    let out = run_in(
+        root,
+        &["check", "--strict", "briefs/support", "briefs/compressor"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 
 #[test]
 fn the_readme_quickstart_composes_the_example() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let out = brief()
-        .current_dir(root)
-        .args([
+    let out = run_in(
+        root,
+        &[
             "compose",
             "briefs/support",
             "--var",
@@ -29,9 +28,8 @@ fn the_readme_quickstart_composes_the_example() {
             "customer_name=Ada",
             "--var",
             "plan=Pro",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     assert!(text.starts_with("You are Juniper"));

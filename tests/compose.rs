@@ -1,6 +1,6 @@
 mod common;
 
-use common::{brief, json, stderr, stdout, workspace};
+use common::{brief, json, run_in, stderr, stdout, workspace};
 
 const VARS: [&str; 4] = [
     "--var",
@@ -85,17 +85,22 @@ fn anthropic_body_marks_the_last_static_block_for_caching() {
 fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
     let ws = workspace("clinic");
     let run = |patient: &str, visit: &str| {
-        let out = brief()
-            .current_dir(ws.path())
-            .args(["compose", "clinic", "--format", "anthropic", "--stats"])
-            .args([
+        let patient = format!("patient={patient}");
+        let visit = format!("last_visit={visit}");
+        let out = run_in(
+            ws.path(),
+            &[
+                "compose",
+                "clinic",
+                "--format",
+                "anthropic",
+                "--stats",
                 "--var",
-                &format!("patient={patient}"),
+                &patient,
                 "--var",
-                &format!("last_visit={visit}"),
-            ])
-            .output()
-            .unwrap();
+                &visit,
+            ],
+        );
         assert_eq!(out.status.code(), Some(0));
         let body = json(&out);
         let prefix = format!("{}{}", body["tools"], body["system"][0]);
@@ -115,11 +120,7 @@ fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
 #[test]
 fn a_placeholder_without_a_var_is_an_error_naming_it() {
     let ws = workspace("clinic");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["compose", "clinic", "--var", "patient=Ada"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["compose", "clinic", "--var", "patient=Ada"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     insta::assert_snapshot!(stderr(&out));

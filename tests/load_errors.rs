@@ -4,7 +4,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{brief, snapshot_tree, stderr, workspace};
+use common::{brief, run_in, snapshot_tree, stderr, workspace};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
@@ -16,11 +16,7 @@ fn write(root: &Path, rel: &str, text: &str) {
 /// asserting exit 2 and that nothing was written.
 fn lock_fails(root: &Path, brief_dir: &str) -> String {
     let before = snapshot_tree(root);
-    let out = brief()
-        .current_dir(root)
-        .args(["lock", brief_dir])
-        .output()
-        .unwrap();
+    let out = run_in(root, &["lock", brief_dir]);
     assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
     assert_eq!(before, snapshot_tree(root), "nothing may be written");
     stderr(&out)
@@ -120,11 +116,7 @@ fn an_item_file_not_in_the_manifest_is_only_a_warning() {
         "clinic/items/draft.md",
         "---\ntype: instruction\n---\nLater\n",
     );
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["lock", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["lock", "clinic"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(
         stderr(&out).contains("warning: clinic/items/draft.md: not in brief.yaml"),
@@ -196,11 +188,7 @@ fn a_placeholder_in_a_static_item_is_refused_with_its_position() {
 #[test]
 fn a_directory_without_a_manifest_is_not_a_brief() {
     let dir = tempfile::tempdir().unwrap();
-    let out = brief()
-        .current_dir(dir.path())
-        .args(["compose", "."])
-        .output()
-        .unwrap();
+    let out = run_in(dir.path(), &["compose", "."]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not a brief: it has no brief.yaml"));
     assert!(stderr(&out).contains("hint: create one with `brief init DIR`"));

@@ -3,25 +3,17 @@ mod common;
 
 use std::fs;
 
-use common::{brief, json, stderr, stdout, workspace};
+use common::{json, run_in, stderr, stdout, workspace};
 
 fn lock(root: &std::path::Path) {
-    let out = brief()
-        .current_dir(root)
-        .args(["lock", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(root, &["lock", "clinic"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 #[test]
 fn a_brief_without_a_lock_fails_with_a_hint() {
     let ws = workspace("clinic");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("run `brief lock`"));
 }
@@ -40,11 +32,7 @@ fn lock_needs_no_vars_and_a_fresh_lock_checks_clean() {
         64
     );
     assert!(lock["prefix"]["tokens"].as_u64().unwrap() > 50);
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     // The sample's clock times are warnings, not failures.
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     insta::assert_snapshot!(stdout(&out));
@@ -54,11 +42,7 @@ fn lock_needs_no_vars_and_a_fresh_lock_checks_clean() {
 fn strict_turns_volatile_content_warnings_into_failures() {
     let ws = workspace("clinic");
     lock(ws.path());
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic", "--strict"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic", "--strict"]);
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -71,11 +55,7 @@ fn a_changed_rule_fails_and_shows_the_diff() {
         .unwrap()
         .replace("EUR 35", "EUR 25");
     fs::write(&rule, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!(stdout(&out));
 }
@@ -87,11 +67,7 @@ fn a_whitespace_only_change_to_a_rule_still_fails() {
     let rule = ws.path().join("clinic/items/cancellations.md");
     let text = fs::read_to_string(&rule).unwrap();
     fs::write(&rule, format!("{text}\n")).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     assert_eq!(report["status"], "failed");
@@ -118,11 +94,7 @@ fn a_new_rule_not_in_the_lock_and_a_locked_rule_that_is_gone_both_fail() {
         "---\ntype: rule\n---\nNever diagnose.\n",
     )
     .unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     let findings = report["briefs"][0]["findings"].as_array().unwrap();
@@ -144,11 +116,7 @@ fn an_instruction_edit_passes_but_reports_that_the_prompt_cache_is_invalidated()
         .unwrap()
         .replace("45 minutes", "50 minutes");
     fs::write(&item, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let report = json(&out);
     assert_eq!(report["briefs"][0]["prefix_changed"], true);
@@ -176,11 +144,7 @@ fn a_placeholder_in_the_static_tier_fails_the_check() {
         "---\ntype: instruction\n---\nCall {{phone}}.\n",
     )
     .unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stdout(&out).contains("clinic/items/booking.md:4:6: placeholder `{{phone}}`"),
@@ -198,11 +162,7 @@ fn exceeding_max_brief_tokens_fails() {
         .unwrap()
         .replace("max_brief_tokens: 2000", "max_brief_tokens: 50");
     fs::write(&manifest, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stdout(&out).contains("over budget.max_brief_tokens (50)"),
@@ -220,11 +180,7 @@ fn github_format_prints_workflow_annotations() {
         .unwrap()
         .replace("24 hours", "12 hours");
     fs::write(&rule, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic", "--format", "github"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic", "--format", "github"]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     let error = text.lines().find(|l| l.starts_with("::error ")).unwrap();
@@ -249,11 +205,7 @@ fn check_takes_several_briefs_and_fails_if_any_fails() {
     let ws = workspace("clinic");
     common::copy_dir(&ws.path().join("clinic"), &ws.path().join("other"));
     lock(ws.path());
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic", "other", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic", "other", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     assert_eq!(report["briefs"][0]["status"], "ok");
@@ -270,11 +222,7 @@ fn regression_a_hand_edited_lock_text_is_caught() {
         .unwrap()
         .replace("EUR 35", "EUR 99");
     fs::write(&path, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     assert!(
@@ -293,11 +241,7 @@ fn regression_a_crlf_only_change_to_a_rule_says_so() {
     let rule = ws.path().join("clinic/items/cancellations.md");
     let text = fs::read_to_string(&rule).unwrap().replace('\n', "\r\n");
     fs::write(&rule, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stdout(&out).contains("only its line endings changed"),
@@ -315,11 +259,7 @@ fn regression_an_unsupported_lock_version_is_bad_input() {
         .unwrap()
         .replace("version: 1", "version: 2");
     fs::write(&path, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("lock file version 2 is not supported"));
 }
@@ -334,11 +274,7 @@ fn regression_lock_respects_the_writer_lock() {
         .open(ws.path().join("clinic/.writer.lock"))
         .unwrap();
     held.try_lock().unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["lock", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["lock", "clinic"]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(!ws.path().join("clinic/brief.lock").exists());
 }

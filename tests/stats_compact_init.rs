@@ -3,16 +3,12 @@ mod common;
 
 use std::fs;
 
-use common::{brief, json, snapshot_tree, stderr, stdout, workspace};
+use common::{brief, json, run_in, snapshot_tree, stderr, stdout, workspace};
 
 #[test]
 fn stats_shows_every_item_the_prefix_context_and_cost() {
     let ws = workspace("clinic");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["stats", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["stats", "clinic"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out));
 }
@@ -20,11 +16,7 @@ fn stats_shows_every_item_the_prefix_context_and_cost() {
 #[test]
 fn stats_json_has_policies_tokens_and_shares_that_add_up() {
     let ws = workspace("clinic");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["stats", "clinic", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["stats", "clinic", "--json"]);
     let stats = json(&out);
     assert!(stats["status"].is_string() && stats["summary"].is_string());
     let items = stats["items"].as_array().unwrap();
@@ -55,11 +47,7 @@ fn stats_warns_as_the_context_fills_up() {
         .unwrap()
         .replace("context_limit: 4000", "context_limit: 200");
     fs::write(&manifest, text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["stats", "clinic", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["stats", "clinic", "--json"]);
     let stats = json(&out);
     assert_eq!(stats["context"]["level"], "critical", "{stats}");
     assert_eq!(stats["status"], "warning");
@@ -88,11 +76,7 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
     let rule = ws.path().join("clinic/items/cancellations.md");
     let rule_text = "---\ntype: rule\n---\n- Never waive the fee.   \n\n\n\n- Ask first.\n";
     fs::write(&rule, rule_text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["compact", "clinic", "--write", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["compact", "clinic", "--write", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);
     let row = |id: &str| {
@@ -117,18 +101,17 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
         "---\ntype: identity\n---\nYou are Pia, the booking assistant of Harbour Street Physio.\n\nYou book, move and cancel appointments.\n"
     );
     // The composed rule is compacted all the same.
-    let out = brief()
-        .current_dir(ws.path())
-        .args([
+    let out = run_in(
+        ws.path(),
+        &[
             "compose",
             "clinic",
             "--var",
             "patient=A",
             "--var",
             "last_visit=B",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(stdout(&out).contains("- Never waive the fee.\n\n- Ask first."));
 }
 
@@ -136,11 +119,7 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
 fn compact_without_write_changes_nothing() {
     let ws = workspace("clinic");
     let before = snapshot_tree(ws.path());
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["compact", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["compact", "clinic"]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(before, snapshot_tree(ws.path()));
     assert!(stderr(&out).contains("run with --write"));
@@ -149,11 +128,7 @@ fn compact_without_write_changes_nothing() {
 #[test]
 fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
     let dir = tempfile::tempdir().unwrap();
-    let out = brief()
-        .current_dir(dir.path())
-        .args(["init", "helpdesk"])
-        .output()
-        .unwrap();
+    let out = run_in(dir.path(), &["init", "helpdesk"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         fs::read_to_string(dir.path().join("helpdesk/.gitignore"))
@@ -162,11 +137,10 @@ fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
             .nth(1),
         Some("proposals/")
     );
-    let out = brief()
-        .current_dir(dir.path())
-        .args(["compose", "helpdesk", "--var", "user_name=Ada"])
-        .output()
-        .unwrap();
+    let out = run_in(
+        dir.path(),
+        &["compose", "helpdesk", "--var", "user_name=Ada"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("assistant for helpdesk"));
     brief()
@@ -179,11 +153,7 @@ fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
         .args(["check", "helpdesk", "--strict"])
         .assert()
         .success();
-    let out = brief()
-        .current_dir(dir.path())
-        .args(["init", "helpdesk"])
-        .output()
-        .unwrap();
+    let out = run_in(dir.path(), &["init", "helpdesk"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("already a brief"));
 }
@@ -202,11 +172,7 @@ fn generate_prints_completions_and_a_man_page() {
 #[test]
 fn color_always_paints_and_no_color_does_not() {
     let ws = workspace("clinic");
-    let painted = brief()
-        .current_dir(ws.path())
-        .args(["--color", "always", "stats", "clinic"])
-        .output()
-        .unwrap();
+    let painted = run_in(ws.path(), &["--color", "always", "stats", "clinic"]);
     assert!(stdout(&painted).contains("\u{1b}["));
     let plain = brief()
         .current_dir(ws.path())
@@ -221,11 +187,7 @@ fn color_always_paints_and_no_color_does_not() {
 #[test]
 fn quiet_silences_status_messages() {
     let dir = tempfile::tempdir().unwrap();
-    let out = brief()
-        .current_dir(dir.path())
-        .args(["-q", "init", "x"])
-        .output()
-        .unwrap();
+    let out = run_in(dir.path(), &["-q", "init", "x"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty());
 }
@@ -294,11 +256,7 @@ fn regression_no_subcommand_is_bad_usage() {
 #[test]
 fn regression_a_file_named_as_a_brief_says_so() {
     let ws = workspace("clinic");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["stats", "clinic/items/booking.md"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["stats", "clinic/items/booking.md"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("a file, not a brief directory"));
 }

@@ -5,7 +5,7 @@ mod common;
 use std::fs;
 use std::io::Write;
 
-use common::{brief, fixtures, json, stderr, stdout, workspace};
+use common::{brief, fixtures, json, run_in, stderr, stdout, workspace};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
@@ -245,11 +245,7 @@ fn usage_finds_the_ledger_through_the_environment_then_the_current_directory() {
         .unwrap()
         .to_string();
     writeln!(file, "{first}").unwrap();
-    let out = brief()
-        .current_dir(dir.path())
-        .args(["usage", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(dir.path(), &["usage", "--json"]);
     let v = json(&out);
     assert_eq!(v["ledger"], ".brief/usage.jsonl");
     assert_eq!(v["total"]["calls"], 1);

@@ -19,6 +19,15 @@ pub fn brief() -> Command {
     cmd
 }
 
+/// Runs `brief ARGS` in `dir` and waits for it.
+pub fn run_in(dir: impl AsRef<Path>, args: &[&str]) -> std::process::Output {
+    brief()
+        .current_dir(dir.as_ref())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
