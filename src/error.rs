@@ -91,6 +91,10 @@ impl Error {
         let what = match err.kind() {
             std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
             std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            std::io::ErrorKind::IsADirectory => "a directory, not a file".to_string(),
+            std::io::ErrorKind::NotADirectory => {
+                "a part of this path is a file, not a directory".to_string()
+            }
             _ => err.to_string(),
         };
         Self::input(format!("{}: {what}", path.display()))

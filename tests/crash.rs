@@ -8,13 +8,9 @@ use std::path::Path;
 use std::process::Stdio;
 
 use common::store::{body, content_tree, write_proposal};
-use common::{brief, json, stderr, workspace};
+use common::{brief, json, run_in, stderr, workspace};
 
 const NEW_BODY: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
-
-fn run(root: &Path, args: &[&str]) -> std::process::Output {
-    brief().current_dir(root).args(args).output().unwrap()
-}
 
 fn crash(root: &Path, point: &str, args: &[&str]) {
     let out = brief()
@@ -36,7 +32,7 @@ fn crash(root: &Path, point: &str, args: &[&str]) {
 }
 
 fn actions(root: &Path, item: &str) -> Vec<String> {
-    let out = run(root, &["history", "clinic", item, "--json"]);
+    let out = run_in(root, &["history", "clinic", item, "--json"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -76,10 +72,13 @@ fn a_crash_at_any_step_of_accept_leaves_old_or_new_and_a_rerun_completes() {
         };
         assert_eq!(actions(ws.path(), "booking"), expected_before, "{point}");
         if point == "after-version" {
-            let history = json(&run(ws.path(), &["history", "clinic", "booking", "--json"]));
+            let history = json(&run_in(
+                ws.path(),
+                &["history", "clinic", "booking", "--json"],
+            ));
             assert_eq!(history["status"], "interrupted", "{point}");
         }
-        let out = run(ws.path(), &["accept", "clinic", &id, "--json"]);
+        let out = run_in(ws.path(), &["accept", "clinic", &id, "--json"]);
         assert_eq!(out.status.code(), Some(0), "{point}: {}", stderr(&out));
         let expected_status = if point == "after-record" {
             "accepted"
@@ -94,7 +93,10 @@ fn a_crash_at_any_step_of_accept_leaves_old_or_new_and_a_rerun_completes() {
             "{point}"
         );
         assert_eq!(
-            json(&run(ws.path(), &["history", "clinic", "booking", "--json"]))["status"],
+            json(&run_in(
+                ws.path(),
+                &["history", "clinic", "booking", "--json"]
+            ))["status"],
             "ok"
         );
         assert!(
@@ -117,14 +119,14 @@ fn after_an_interrupted_accept_another_proposal_records_the_body_and_the_first_i
         2,
     );
     crash(ws.path(), "after-version", &["accept", "clinic", &first]);
-    let out = run(ws.path(), &["accept", "clinic", &second]);
+    let out = run_in(ws.path(), &["accept", "clinic", &second]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         actions(ws.path(), "booking"),
         ["import", "compress", "record", "compress"]
     );
     let tree = content_tree(ws.path());
-    let out = run(ws.path(), &["accept", "clinic", &first]);
+    let out = run_in(ws.path(), &["accept", "clinic", &first]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert_eq!(content_tree(ws.path()), tree);
 }
@@ -137,7 +139,7 @@ fn a_crash_during_restore_is_finished_by_running_it_again() {
     let old = body(&file);
     let id = write_proposal(&dir, "booking", NEW_BODY, &[], 1);
     assert_eq!(
-        run(ws.path(), &["accept", "clinic", &id]).status.code(),
+        run_in(ws.path(), &["accept", "clinic", &id]).status.code(),
         Some(0)
     );
     crash(
@@ -146,7 +148,7 @@ fn a_crash_during_restore_is_finished_by_running_it_again() {
         &["restore", "clinic", "booking", "1"],
     );
     assert_eq!(body(&file), NEW_BODY);
-    let out = run(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
+    let out = run_in(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(json(&out)["status"], "completed");
     assert_eq!(body(&file), old);
@@ -209,7 +211,10 @@ fn two_concurrent_accepts_one_wins_the_other_exits_4() {
         }
         assert_eq!(actions(ws.path(), "booking"), ["import", "compress"]);
         let current = body(&dir.join("items/booking.md"));
-        let history = json(&run(ws.path(), &["history", "clinic", "booking", "--json"]));
+        let history = json(&run_in(
+            ws.path(),
+            &["history", "clinic", "booking", "--json"],
+        ));
         assert_eq!(history["status"], "ok");
         assert_eq!(
             history["versions"][1]["sha256"],

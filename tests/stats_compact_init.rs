@@ -260,3 +260,22 @@ fn regression_a_file_named_as_a_brief_says_so() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("a file, not a brief directory"));
 }
+
+#[test]
+fn regression_a_directory_given_as_a_file_is_named_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.md");
+    fs::write(&file, "x\n").unwrap();
+    let out = brief()
+        .arg("guard")
+        .arg(dir.path())
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("a directory, not a file"),
+        "{}",
+        stderr(&out)
+    );
+}

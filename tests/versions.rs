@@ -3,16 +3,11 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
 
 use common::store::{body, content_tree, write_proposal};
-use common::{brief, json, stderr, stdout, workspace};
+use common::{json, run_in, stderr, stdout, workspace};
 
 const SHORT_BOOKING: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
-
-fn run(root: &Path, args: &[&str]) -> std::process::Output {
-    brief().current_dir(root).args(args).output().unwrap()
-}
 
 fn stable(text: &str) -> String {
     let stamps = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").unwrap();
@@ -25,7 +20,7 @@ fn the_first_accept_imports_the_old_body_then_writes_the_new_one() {
     let dir = ws.path().join("clinic");
     let before = fs::read_to_string(dir.join("items/booking.md")).unwrap();
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
-    let out = run(ws.path(), &["accept", "clinic", &id, "--json"]);
+    let out = run_in(ws.path(), &["accept", "clinic", &id, "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);
     assert_eq!(report["status"], "accepted");
@@ -49,7 +44,7 @@ fn the_first_accept_imports_the_old_body_then_writes_the_new_one() {
         "{v2}"
     );
     assert!(!dir.join("proposals").join(format!("{id}.yaml")).exists());
-    let out = run(ws.path(), &["history", "clinic", "booking"]);
+    let out = run_in(ws.path(), &["history", "clinic", "booking"]);
     assert_eq!(out.status.code(), Some(0));
     insta::assert_snapshot!(stable(&stdout(&out)));
 }
@@ -60,10 +55,13 @@ fn history_json_lists_every_version_with_the_documented_fields() {
     let dir = ws.path().join("clinic");
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     assert_eq!(
-        run(ws.path(), &["accept", "clinic", &id]).status.code(),
+        run_in(ws.path(), &["accept", "clinic", &id]).status.code(),
         Some(0)
     );
-    let report = json(&run(ws.path(), &["history", "clinic", "booking", "--json"]));
+    let report = json(&run_in(
+        ws.path(),
+        &["history", "clinic", "booking", "--json"],
+    ));
     let keys: Vec<&str> = report
         .as_object()
         .unwrap()
@@ -102,7 +100,7 @@ fn a_stale_proposal_is_refused_with_exit_4_and_nothing_written() {
     )
     .unwrap();
     let tree = content_tree(ws.path());
-    let out = run(ws.path(), &["accept", "clinic", &id]);
+    let out = run_in(ws.path(), &["accept", "clinic", &id]);
     assert_eq!(out.status.code(), Some(4));
     assert_eq!(content_tree(ws.path()), tree);
     insta::assert_snapshot!(stderr(&out));
@@ -123,11 +121,11 @@ fn a_flagged_proposal_needs_allow_flags_and_records_what_was_accepted() {
         1,
     );
     let tree = content_tree(ws.path());
-    let out = run(ws.path(), &["accept", "clinic", &id]);
+    let out = run_in(ws.path(), &["accept", "clinic", &id]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(content_tree(ws.path()), tree);
     insta::assert_snapshot!(stderr(&out));
-    let out = run(ws.path(), &["accept", "clinic", &id, "--allow-flags"]);
+    let out = run_in(ws.path(), &["accept", "clinic", &id, "--allow-flags"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v2 = fs::read_to_string(dir.join("history/booking/0002.md")).unwrap();
     assert!(
@@ -143,7 +141,7 @@ fn unknown_and_malformed_ids_are_bad_input() {
     let ws = workspace("clinic");
     for id in ["booking-20260102030405-beef", "../../etc/passwd", "booking"] {
         for command in ["accept", "discard"] {
-            let out = run(ws.path(), &[command, "clinic", id]);
+            let out = run_in(ws.path(), &[command, "clinic", id]);
             assert_eq!(out.status.code(), Some(2), "{command} {id}");
             assert!(
                 stderr(&out).contains("brief proposals clinic"),
@@ -160,10 +158,10 @@ fn accepting_twice_names_the_version_it_became() {
     let dir = ws.path().join("clinic");
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     assert_eq!(
-        run(ws.path(), &["accept", "clinic", &id]).status.code(),
+        run_in(ws.path(), &["accept", "clinic", &id]).status.code(),
         Some(0)
     );
-    let out = run(ws.path(), &["accept", "clinic", &id]);
+    let out = run_in(ws.path(), &["accept", "clinic", &id]);
     assert_eq!(out.status.code(), Some(4));
     assert!(
         stderr(&out).contains("already accepted: it is version 2 of `booking`"),
@@ -179,7 +177,7 @@ fn rule_context_and_tool_items_cannot_take_a_proposal() {
     for item in ["cancellations", "visit"] {
         let id = write_proposal(&dir, item, "Shorter.\n", &[], 1);
         let tree = content_tree(ws.path());
-        let out = run(ws.path(), &["accept", "clinic", &id]);
+        let out = run_in(ws.path(), &["accept", "clinic", &id]);
         assert_eq!(out.status.code(), Some(2), "{item}");
         assert!(
             stderr(&out).contains("never replaced by a model's proposal"),
@@ -188,7 +186,7 @@ fn rule_context_and_tool_items_cannot_take_a_proposal() {
         );
         assert_eq!(content_tree(ws.path()), tree);
     }
-    let out = run(ws.path(), &["history", "clinic", "find_slot"]);
+    let out = run_in(ws.path(), &["history", "clinic", "find_slot"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is a tool"));
 }
@@ -205,17 +203,17 @@ fn discard_removes_the_proposal_and_nothing_else() {
         2,
     );
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[("price", "€80")], 1);
-    let out = run(ws.path(), &["proposals", "clinic"]);
+    let out = run_in(ws.path(), &["proposals", "clinic"]);
     assert_eq!(out.status.code(), Some(0));
     insta::assert_snapshot!(stdout(&out));
     let mut tree = content_tree(ws.path());
-    let out = run(ws.path(), &["discard", "clinic", &id, "--json"]);
+    let out = run_in(ws.path(), &["discard", "clinic", &id, "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(json(&out)["status"], "discarded");
     let gone = dir.join("proposals").join(format!("{id}.yaml"));
     tree.retain(|(path, _)| *path != gone);
     assert_eq!(content_tree(ws.path()), tree);
-    let listed = json(&run(ws.path(), &["proposals", "clinic", "--json"]));
+    let listed = json(&run_in(ws.path(), &["proposals", "clinic", "--json"]));
     assert_eq!(listed["proposals"].as_array().unwrap().len(), 1);
     assert_eq!(listed["proposals"][0]["id"], keep.as_str());
     assert_eq!(listed["proposals"][0]["stale"], false);
@@ -228,10 +226,10 @@ fn restore_makes_an_old_body_current_as_a_new_version() {
     let original = body(&dir.join("items/booking.md"));
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     assert_eq!(
-        run(ws.path(), &["accept", "clinic", &id]).status.code(),
+        run_in(ws.path(), &["accept", "clinic", &id]).status.code(),
         Some(0)
     );
-    let out = run(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
+    let out = run_in(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);
     assert_eq!(
@@ -241,9 +239,9 @@ fn restore_makes_an_old_body_current_as_a_new_version() {
     assert_eq!(body(&dir.join("items/booking.md")), original);
     let v3 = fs::read_to_string(dir.join("history/booking/0003.md")).unwrap();
     assert!(v3.contains("action: restore\nfrom: 1\n"), "{v3}");
-    let out = run(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
+    let out = run_in(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
     assert_eq!(json(&out)["status"], "unchanged");
-    let out = run(ws.path(), &["restore", "clinic", "booking", "9"]);
+    let out = run_in(ws.path(), &["restore", "clinic", "booking", "9"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("has no version 9: it has versions 1 to 3"),
@@ -257,7 +255,7 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
     let ws = workspace("clinic");
     let dir = ws.path().join("clinic");
     let file = dir.join("items/persona.md");
-    let out = run(
+    let out = run_in(
         ws.path(),
         &["record", "clinic", "persona", "-m", "as imported"],
     );
@@ -269,12 +267,15 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
             .replace("book, move and cancel", "book and move"),
     )
     .unwrap();
-    let out = run(ws.path(), &["diff", "clinic", "persona"]);
+    let out = run_in(ws.path(), &["diff", "clinic", "persona"]);
     assert_eq!(out.status.code(), Some(0));
     insta::assert_snapshot!(stdout(&out));
-    let history = json(&run(ws.path(), &["history", "clinic", "persona", "--json"]));
+    let history = json(&run_in(
+        ws.path(),
+        &["history", "clinic", "persona", "--json"],
+    ));
     assert_eq!(history["status"], "edited");
-    let out = run(
+    let out = run_in(
         ws.path(),
         &[
             "record",
@@ -286,9 +287,9 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
         ],
     );
     assert_eq!(json(&out)["version"], 2);
-    let out = run(ws.path(), &["record", "clinic", "persona", "--json"]);
+    let out = run_in(ws.path(), &["record", "clinic", "persona", "--json"]);
     assert_eq!(json(&out)["status"], "unchanged");
-    let out = run(
+    let out = run_in(
         ws.path(),
         &["diff", "clinic", "persona", "--from", "1", "--to", "2"],
     );
@@ -297,11 +298,14 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
         "{}",
         stdout(&out)
     );
-    let out = run(ws.path(), &["show", "clinic", "persona", "--version", "1"]);
+    let out = run_in(ws.path(), &["show", "clinic", "persona", "--version", "1"]);
     assert!(stdout(&out).contains("book, move and cancel"));
-    let out = run(ws.path(), &["show", "clinic", "persona"]);
+    let out = run_in(ws.path(), &["show", "clinic", "persona"]);
     assert_eq!(stdout(&out), body(&file));
-    let history = json(&run(ws.path(), &["history", "clinic", "persona", "--json"]));
+    let history = json(&run_in(
+        ws.path(),
+        &["history", "clinic", "persona", "--json"],
+    ));
     assert_eq!(history["versions"][1]["note"], "no cancelling by chat");
 }
 
@@ -311,7 +315,7 @@ fn a_restored_rule_is_reported_by_check_until_it_is_locked_again() {
     let dir = ws.path().join("clinic");
     let file = dir.join("items/cancellations.md");
     assert_eq!(
-        run(ws.path(), &["record", "clinic", "cancellations"])
+        run_in(ws.path(), &["record", "clinic", "cancellations"])
             .status
             .code(),
         Some(0)
@@ -324,16 +328,19 @@ fn a_restored_rule_is_reported_by_check_until_it_is_locked_again() {
     )
     .unwrap();
     assert_eq!(
-        run(ws.path(), &["record", "clinic", "cancellations"])
+        run_in(ws.path(), &["record", "clinic", "cancellations"])
             .status
             .code(),
         Some(0)
     );
-    assert_eq!(run(ws.path(), &["lock", "clinic"]).status.code(), Some(0));
-    let out = run(ws.path(), &["restore", "clinic", "cancellations", "1"]);
+    assert_eq!(
+        run_in(ws.path(), &["lock", "clinic"]).status.code(),
+        Some(0)
+    );
+    let out = run_in(ws.path(), &["restore", "clinic", "cancellations", "1"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(fs::read_to_string(&file).unwrap().contains("EUR 35"));
-    let out = run(ws.path(), &["check", "clinic"]);
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stdout(&out).contains("run `brief lock`"),
@@ -347,13 +354,13 @@ fn a_broken_history_is_bad_input_naming_the_file() {
     let ws = workspace("clinic");
     let dir = ws.path().join("clinic");
     assert_eq!(
-        run(ws.path(), &["record", "clinic", "persona"])
+        run_in(ws.path(), &["record", "clinic", "persona"])
             .status
             .code(),
         Some(0)
     );
     fs::write(dir.join("history/persona/0003.md"), "x").unwrap();
-    let out = run(ws.path(), &["history", "clinic", "persona"]);
+    let out = run_in(ws.path(), &["history", "clinic", "persona"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("history/persona/0002.md: missing"),
