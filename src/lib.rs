@@ -1,28 +1,23 @@
 //! briefkit: compose, check, measure and safely shrink an LLM agent's brief.
 //!
-//! Domain modules (`brief`, `compose`, `compact`, `guard`, `tokens`, …) know nothing of
-//! clap, colour or the terminal; `commands` and `ui` are the only layers that do.
+//! The folders name the architecture:
+//! - `cli`: argument parsing, the terminal UI, renderers and one file per subcommand;
+//! - `prompt`: composition, wire bodies and the one prefix identity;
+//! - `cache`: the cache instruments (provider facts, probe, align, volatile detector, ledger);
+//! - `brief`: the on-disk format, loader, lock and check;
+//! - `compact`, `guard`, `compress`, `store`, `provider`, `tokens`: as named.
+//!
+//! Domain modules know nothing of clap, colour or the terminal; only `cli` does.
 
-pub mod align;
 pub mod brief;
-pub mod cache_facts;
-pub mod canonical;
-pub mod check;
+pub mod cache;
 pub mod cli;
 pub mod clock;
-pub mod commands;
 pub mod compact;
-pub mod compose;
 pub mod compress;
 pub mod error;
 pub mod guard;
-pub mod ledger;
-pub mod measure;
-pub mod probe;
+pub mod prompt;
 pub mod provider;
 pub mod store;
 pub mod tokens;
-pub mod ui;
-pub mod volatile;
-pub mod wire;
-pub mod worddiff;

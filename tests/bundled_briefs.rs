@@ -1,8 +1,7 @@
 //! The briefs shipped in `briefs/` are locked and must stay clean: the README's quickstart
 //! and the compressor (embedded in the binary) depend on them.
-mod common;
 
-use common::{run_in, stdout};
+use crate::common::{run_in, stdout};
 
 #[test]
 fn bundled_briefs_pass_a_strict_check() {

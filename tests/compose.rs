@@ -1,6 +1,4 @@
-mod common;
-
-use common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::common::{brief, json, run_in, stderr, stdout, workspace};
 
 const VARS: [&str; 4] = [
     "--var",

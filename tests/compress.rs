@@ -1,12 +1,11 @@
 //! `brief compress` against a loopback server speaking both wire formats.
-mod common;
 
 use std::fs;
 use std::path::Path;
 
-use common::server::{Reply, Server};
-use common::store::{body, content_tree};
-use common::{brief, json, stderr, stdout, workspace};
+use crate::common::server::{Reply, Server};
+use crate::common::store::{body, content_tree};
+use crate::common::{brief, json, stderr, stdout, workspace};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 

@@ -1,14 +1,13 @@
 //! Crash safety and concurrency of accept and restore: a process killed at any step
 //! leaves the old or the new body and a consistent history, and a rerun completes or
 //! refuses cleanly. The crash points come from `BRIEF_FAULT_INJECT` (debug builds only).
-mod common;
 
 use std::fs;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::store::{body, content_tree, write_proposal};
-use common::{brief, json, run_in, stderr, workspace};
+use crate::common::store::{body, content_tree, write_proposal};
+use crate::common::{brief, json, run_in, stderr, workspace};
 
 const NEW_BODY: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -218,7 +217,7 @@ fn two_concurrent_accepts_one_wins_the_other_exits_4() {
         assert_eq!(history["status"], "ok");
         assert_eq!(
             history["versions"][1]["sha256"],
-            briefkit::canonical::sha256_hex(current.as_bytes())
+            briefkit::prompt::canonical::sha256_hex(current.as_bytes())
         );
     }
 }

@@ -1,10 +1,9 @@
 //! Every kind of bad brief: exit 2, a message with file:line:column, nothing written.
-mod common;
 
 use std::fs;
 use std::path::Path;
 
-use common::{brief, run_in, snapshot_tree, stderr, workspace};
+use crate::common::{brief, run_in, snapshot_tree, stderr, workspace};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);

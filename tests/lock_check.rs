@@ -1,9 +1,8 @@
 //! `brief lock` and `brief check`: the CI gate.
-mod common;
 
 use std::fs;
 
-use common::{json, run_in, stderr, stdout, workspace};
+use crate::common::{json, run_in, stderr, stdout, workspace};
 
 fn lock(root: &std::path::Path) {
     let out = run_in(root, &["lock", "clinic"]);
@@ -203,7 +202,7 @@ fn github_format_prints_workflow_annotations() {
 #[test]
 fn check_takes_several_briefs_and_fails_if_any_fails() {
     let ws = workspace("clinic");
-    common::copy_dir(&ws.path().join("clinic"), &ws.path().join("other"));
+    crate::common::copy_dir(&ws.path().join("clinic"), &ws.path().join("other"));
     lock(ws.path());
     let out = run_in(ws.path(), &["check", "clinic", "other", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));

@@ -1,15 +1,11 @@
 //! `brief probe` against scripted servers on loopback that report cached tokens the way
 //! each provider does; every call checked in the ledger.
 
-mod common;
-
-use common::server::loopback;
-
 use std::fs;
 use std::path::Path;
 
-use common::{brief, json, stderr, stdout, workspace};
-use loopback::{Reply, Server};
+use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::loopback::{Reply, Server};
 use serde_json::Value;
 
 /// An OpenAI-compatible stream of a one-token answer with this `usage` object (or none).

@@ -2,7 +2,7 @@
 use std::fs;
 
 use briefkit::brief::Brief;
-use briefkit::compose::{ComposeOptions, compose};
+use briefkit::prompt::compose::{ComposeOptions, compose};
 use proptest::prelude::*;
 
 fn bytes_or_yaml() -> impl Strategy<Value = Vec<u8>> {

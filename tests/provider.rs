@@ -1,13 +1,11 @@
 //! Provider calls against a scripted server on loopback: both wire formats, streams split
 //! at odd places, retries that end in an answer.
 
-mod loopback;
-
 use std::time::{Duration, Instant};
 
+use crate::loopback::fixtures::*;
+use crate::loopback::{Reply, Server, odd_cuts};
 use briefkit::provider::{CallOptions, Provider, ProviderKind, Usage};
-use loopback::fixtures::*;
-use loopback::{Reply, Server, odd_cuts};
 
 #[test]
 fn openai_stream_split_at_odd_places_gives_the_exact_text_and_usage() {

@@ -1,13 +1,11 @@
 //! Provider calls that must fail with exit 3 and a one-line reason: error statuses, cut-off
 //! and malformed streams, incomplete answers, dead servers; and never with the key shown.
 
-mod loopback;
-
 use std::time::{Duration, Instant};
 
+use crate::loopback::fixtures::*;
+use crate::loopback::{Reply, Server, odd_cuts};
 use briefkit::provider::{self, CallOptions, Provider, ProviderKind, Settings};
-use loopback::fixtures::*;
-use loopback::{Reply, Server, odd_cuts};
 
 #[test]
 fn three_500s_fail_after_three_attempts() {

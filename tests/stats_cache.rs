@@ -1,10 +1,8 @@
 //! `brief stats` on whether a brief's prefix reaches its model's minimum cacheable length.
 
-mod common;
-
 use std::fs;
 
-use common::{brief, json, stdout, workspace};
+use crate::common::{brief, json, stdout, workspace};
 
 #[test]
 fn stats_says_whether_the_prefix_reaches_the_models_minimum() {

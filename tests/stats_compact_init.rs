@@ -1,9 +1,8 @@
 //! `brief stats`, `brief compact`, `brief init` and the global conventions.
-mod common;
 
 use std::fs;
 
-use common::{brief, json, run_in, snapshot_tree, stderr, stdout, workspace};
+use crate::common::{brief, json, run_in, snapshot_tree, stderr, stdout, workspace};
 
 #[test]
 fn stats_shows_every_item_the_prefix_context_and_cost() {

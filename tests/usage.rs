@@ -1,11 +1,9 @@
 //! `brief usage` over ledgers written by hand: totals, groups, prices, bad lines, paths.
 
-mod common;
-
 use std::fs;
 use std::io::Write;
 
-use common::{brief, fixtures, json, run_in, stderr, stdout, workspace};
+use crate::common::{brief, fixtures, json, run_in, stderr, stdout, workspace};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()

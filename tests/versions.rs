@@ -1,11 +1,10 @@
 //! accept, discard, proposals, history, show, diff, restore and record on hand-made
 //! proposals (the model side is tested in compress.rs).
-mod common;
 
 use std::fs;
 
-use common::store::{body, content_tree, write_proposal};
-use common::{json, run_in, stderr, stdout, workspace};
+use crate::common::store::{body, content_tree, write_proposal};
+use crate::common::{json, run_in, stderr, stdout, workspace};
 
 const SHORT_BOOKING: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -81,7 +80,7 @@ fn history_json_lists_every_version_with_the_documented_fields() {
     assert_eq!(v2["action"], "compress");
     assert_eq!(
         v2["sha256"],
-        briefkit::canonical::sha256_hex(SHORT_BOOKING.as_bytes())
+        briefkit::prompt::canonical::sha256_hex(SHORT_BOOKING.as_bytes())
     );
     assert!(v2["tokens"].as_u64().unwrap() > 10);
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::problem::{Problem, line_col};
 use super::types::{ItemType, Policy, Tier};
-use crate::wire::ToolDef;
+use crate::prompt::wire::ToolDef;
 
 #[derive(Debug, Clone)]
 pub struct Item {

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use super::Brief;
 use super::load::read_text;
 use super::problem::into_error;
-use crate::canonical::sha256_hex;
-use crate::compose::PrefixHashes;
 use crate::error::{Error, Result};
+use crate::prompt::canonical::sha256_hex;
+use crate::prompt::compose::PrefixHashes;
 
 pub const LOCK_FILE: &str = "brief.lock";
 const HEADER: &str = "# Written by `brief lock`; checked by `brief check`. Do not edit by hand.\n";

@@ -1,5 +1,6 @@
 //! A brief on disk: the manifest, its items, and the validation that guards both.
 
+pub mod check;
 mod item;
 mod load;
 mod lockfile;

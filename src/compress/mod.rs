@@ -13,9 +13,9 @@ use std::path::Path;
 pub use sanitize::{sanitize, strip_controls};
 
 use crate::brief::{Brief, Item, ItemType, Manifest, Policy, parse_markdown};
-use crate::compose::{self, ComposeOptions};
 use crate::error::{Error, Result};
-use crate::wire::{Message, Prompt, Role};
+use crate::prompt::compose::{self, ComposeOptions};
+use crate::prompt::wire::{Message, Prompt, Role};
 
 /// Why `item` may not be sent to a model, as an input error (exit 2) naming the policy;
 /// `None` when it may.

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, describe_error, snippet};
 use super::{CallOptions, Settings};
-use crate::wire::{self, Prompt};
+use crate::prompt::wire::{self, Prompt};
 
 pub const VERSION: &str = "2023-06-01";
 

@@ -7,7 +7,7 @@
 //! and `Retry-After` are handled here; the API key never leaves [`ApiKey`] except as a
 //! request header, and every error message is scrubbed of it.
 //!
-//! The request bodies are `crate::wire`'s renderings plus per-call fields, so what
+//! The request bodies are `crate::prompt::wire`'s renderings plus per-call fields, so what
 //! `brief compose --format openai|anthropic` shows is what is sent.
 
 mod anthropic;
@@ -32,7 +32,7 @@ pub use settings::{
 pub use usage::Usage;
 
 use crate::error::{Error, Result};
-use crate::wire::Prompt;
+use crate::prompt::wire::Prompt;
 use stream::{Collected, Failure, Parser};
 
 /// Per-call choices.

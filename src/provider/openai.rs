@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, describe_error, snippet};
 use super::{CallOptions, Settings};
-use crate::wire::{self, Prompt};
+use crate::prompt::wire::{self, Prompt};
 
 /// The field that caps the answer's length.
 ///
@@ -165,7 +165,7 @@ impl Parser for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Message, Role};
+    use crate::prompt::wire::{Message, Role};
 
     fn event(data: &str) -> Event {
         Event {

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomic;
-use crate::canonical::sha256_hex;
 use crate::error::{Error, Result};
+use crate::prompt::canonical::sha256_hex;
 
 pub const HISTORY_DIR: &str = "history";
 

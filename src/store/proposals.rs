@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::atomic::write_atomic;
 use super::clock::Stamp;
 use crate::brief::valid_id;
-use crate::canonical::sha256_hex;
 use crate::error::{Error, Result};
 use crate::guard::{Fact, Report};
+use crate::prompt::canonical::sha256_hex;
 
 pub const PROPOSALS_DIR: &str = "proposals";
 

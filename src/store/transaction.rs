@@ -15,8 +15,8 @@ use super::history::{Action, History, NewVersion};
 use super::proposals::{self, Proposal};
 use super::{WriterLock, write_atomic};
 use crate::brief::{Brief, Item, Policy};
-use crate::canonical::sha256_hex;
 use crate::error::{Error, Result};
+use crate::prompt::canonical::sha256_hex;
 use crate::tokens;
 
 /// How an item's body stands against its history.

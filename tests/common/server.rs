@@ -3,8 +3,7 @@
 //! test can prove what was sent and that nothing was. Built on the scripted loopback
 //! server of the provider tests, with their stream fixtures.
 
-#[path = "../loopback/mod.rs"]
-pub mod loopback;
+pub(crate) use crate::loopback;
 
 use loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use briefkit::error::{Error, ErrorKind};
+use briefkit::prompt::wire::{Message, Prompt, Role};
 use briefkit::provider::{self, Answer, ApiKey, CallOptions, ProviderKind, Settings, Usage};
-use briefkit::wire::{Message, Prompt, Role};
 
 use super::{Reply, Server};
 

@@ -1,0 +1,76 @@
+//! Where `brief usage` gets a call's prices: the command line, else the `pricing` of the
+//! brief the call was made for (read again from its directory, since the ledger keeps no
+//! prices), else the provider's known multipliers of the input price.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::Entry;
+use super::summary::Prices;
+use crate::brief::{Manifest, Pricing};
+use crate::cache::facts;
+
+/// Prices for each call: flags first, then the pricing of the brief it was made for, then
+/// the provider's multipliers for what is still missing.
+pub struct PriceResolver {
+    input: Option<f64>,
+    cached: Option<f64>,
+    output: Option<f64>,
+    manifests: HashMap<String, Option<Manifest>>,
+}
+
+impl PriceResolver {
+    /// Prices given on the command line (per million tokens) override the briefs'.
+    pub fn new(input: Option<f64>, cached: Option<f64>, output: Option<f64>) -> Self {
+        PriceResolver {
+            input,
+            cached,
+            output,
+            manifests: HashMap::new(),
+        }
+    }
+
+    fn brief_pricing(&mut self, entry: &Entry) -> Option<Pricing> {
+        let dir = entry.brief_dir.as_ref()?;
+        let manifest = self
+            .manifests
+            .entry(dir.clone())
+            .or_insert_with(|| {
+                let text = std::fs::read_to_string(Path::new(dir).join("brief.yaml")).ok()?;
+                serde_yaml::from_str::<Manifest>(&text).ok()
+            })
+            .as_ref()?;
+        // A brief's prices are for its own model; a call to another model is not priced by them.
+        match &manifest.model {
+            Some(model) if model.name != entry.model => None,
+            _ => manifest.pricing.clone(),
+        }
+    }
+
+    /// The prices of one call; `None` when no input price is known for it.
+    pub fn prices(&mut self, entry: &Entry) -> Option<Prices> {
+        let brief = self.brief_pricing(entry);
+        let input = self.input.or(brief.as_ref().map(|p| p.input_per_mtok))?;
+        let facts = facts::lookup(&entry.provider, &entry.model);
+        let cached = self
+            .cached
+            .or(brief.as_ref().and_then(|p| p.cached_input_per_mtok))
+            .or(facts.read_multiplier.map(|m| m * input))
+            .unwrap_or(input);
+        let write = brief
+            .as_ref()
+            .and_then(|p| p.cache_write_per_mtok)
+            .or(facts.write_multiplier.map(|m| m * input))
+            .unwrap_or(input);
+        let output = self
+            .output
+            .or(brief.as_ref().and_then(|p| p.output_per_mtok))
+            .unwrap_or(0.0);
+        Some(Prices {
+            input,
+            cached,
+            write,
+            output,
+        })
+    }
+}

@@ -1,0 +1,8 @@
+//! The cache instruments: what providers promise about caching (`facts`), measuring it
+//! (`probe`), detecting what breaks it (`align`, `volatile`) and recording every call (`ledger`).
+
+pub mod align;
+pub mod facts;
+pub mod ledger;
+pub mod probe;
+pub mod volatile;

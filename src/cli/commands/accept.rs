@@ -1,0 +1,97 @@
+//! `brief accept`: make a reviewed proposal the item's body, as a new version.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::brief::Item;
+use crate::cli::Outcome;
+use crate::cli::review::{change_json, object, versions_written};
+use crate::cli::ui::{Tone, Ui};
+use crate::error::{Error, Result};
+use crate::store::proposals;
+use crate::store::transaction::{self, Status};
+
+/// Accept a pending proposal: version the current body, then replace it
+///
+/// On the first accept of an item its current body becomes version 1. The accepted body
+/// becomes the next version, then the item file's body (its front matter is kept). Refused
+/// with exit 4 when the item changed since the proposal was made, and with exit 1 when the
+/// guard found dropped facts, unless --allow-flags (on a terminal: a second confirmation).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief directory
+    pub brief: PathBuf,
+    /// The proposal id (see `brief proposals`)
+    pub id: String,
+    /// Accept even though the guard found facts the proposal dropped
+    #[arg(long)]
+    pub allow_flags: bool,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let brief = super::load_brief(&args.brief, ui)?;
+    let mut allow_flags = args.allow_flags;
+    if !allow_flags
+        && ui.interactive()
+        && let Ok(proposal) = proposals::load(&brief.dir, &args.id)
+        && let Some(item) = brief.item(&proposal.item)
+        && !crate::guard::check(item.body(), &proposal.body).is_clean()
+    {
+        if !confirm_flags(ui, item, &proposal)? {
+            return Err(Error::failed(format!(
+                "proposal {} not accepted: nothing written",
+                proposal.id
+            ))
+            .with_hint("discard it with `brief discard`, or compress again"));
+        }
+        allow_flags = true;
+    }
+    let change = transaction::accept(&brief.dir, &args.id, allow_flags)?;
+    let version = change.current.unwrap_or_default();
+    let (status, summary) = match change.status {
+        Status::Completed => (
+            "completed",
+            format!(
+                "finished an interrupted accept of {}: `{}` is version {version}",
+                args.id, change.item
+            ),
+        ),
+        _ => (
+            "accepted",
+            format!(
+                "accepted {}: `{}` is now version {version} (wrote {})",
+                args.id,
+                change.item,
+                versions_written(&change)
+            ),
+        ),
+    };
+    if args.json {
+        let mut fields = vec![("proposal_id", Value::from(args.id.clone()))];
+        fields.extend(change_json(&change));
+        ui.json(&object(status, &summary, fields))?;
+    } else {
+        ui.info(&summary);
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Shows what the guard finds (run again on the current body) and asks for an explicit
+/// second confirmation: true when the operator typed `accept`.
+pub(crate) fn confirm_flags(ui: &Ui, item: &Item, proposal: &proposals::Proposal) -> Result<bool> {
+    let report = crate::guard::check(item.body(), &proposal.body);
+    ui.err_line(&format!(
+        "{} proposal {} drops facts of `{}`:",
+        ui.paint_err("warning:", Tone::Warning),
+        proposal.id,
+        proposal.item
+    ));
+    ui.err_line(crate::cli::review::render_guard(&Ui::plain(), item, &report).trim_end());
+    ui.err_line("Type `accept` to accept it anyway, anything else to stop: ");
+    let answer = console::Term::stderr().read_line().map_err(Error::from)?;
+    Ok(answer.trim() == "accept")
+}

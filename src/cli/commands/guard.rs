@@ -1,0 +1,216 @@
+//! `brief guard`: the deterministic guard on any two text files, for operators and CI.
+//!
+//! Also home of [`render`], the human rendering of a guard report, so that every command
+//! that shows one (`compress`, `accept`) shows it the same way.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::cli::Outcome;
+use crate::cli::ui::{Tone, Ui};
+use crate::error::{Error, Result};
+use crate::guard::{self, Fact, Kind, Report};
+
+/// Check that every fact of ORIGINAL survives in PROPOSAL
+///
+/// Lists each price, number, date, URL, e-mail address, placeholder and piece of code of
+/// the original that the proposal dropped, then those the proposal introduced. A fact
+/// survives when it appears at least once anywhere in the proposal, compared in canonical
+/// form (`1,200` = `1200`, `$1,200.00` = `USD 1200`, `15%` = `15 percent`); code is
+/// compared byte for byte. Exit status: 0 nothing dropped, 1 something dropped, 2 bad input.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The original text: a file, or - for stdin
+    #[arg(value_name = "ORIGINAL")]
+    original: PathBuf,
+
+    /// The rewrite to check: a file, or - for stdin
+    #[arg(value_name = "PROPOSAL")]
+    proposal: PathBuf,
+
+    /// Print one JSON object: status, summary, dropped, introduced, counts
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    if is_stdin(&args.original) && is_stdin(&args.proposal) {
+        return Err(Error::input(
+            "ORIGINAL and PROPOSAL are both `-`: only one can be read from stdin",
+        )
+        .with_hint("save one of the two texts to a file and pass its path"));
+    }
+    let original = read_text(&args.original)?;
+    let proposal = read_text(&args.proposal)?;
+    let report = guard::check(&original, &proposal);
+    if args.json {
+        ui.json(&guard::to_json(&report))?;
+    } else {
+        let text = render(&report, &label(&args.original), &label(&args.proposal), ui);
+        ui.out(&text)?;
+    }
+    Ok(if report.is_clean() {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a path is named in the report: `<stdin>` for `-`.
+fn label(path: &Path) -> String {
+    if is_stdin(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads a file (or stdin for `-`) that must be UTF-8 text.
+fn read_text(path: &Path) -> Result<String> {
+    let bytes = if is_stdin(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::input(format!("<stdin>: cannot read: {e}")))?;
+        bytes
+    } else {
+        std::fs::read(path).map_err(|e| Error::io(path, &e))?
+    };
+    String::from_utf8(bytes).map_err(|err| {
+        let at = err.utf8_error().valid_up_to();
+        let line = err.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
+        Error::input(format!(
+            "{}:{line}: not UTF-8 text (invalid byte at offset {at})",
+            label(path)
+        ))
+        .with_hint("the guard compares text; convert the file to UTF-8 first (e.g. with iconv)")
+    })
+}
+
+/// Renders a report for people: each dropped fact as `FILE:LINE:COL  kind  value`, then
+/// each introduced one, then the one-line summary. Dropped facts are errors (red),
+/// introduced ones warnings (yellow). Ends with a newline.
+pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> String {
+    let mut out = String::new();
+    let rows = |facts: &[Fact], file: &str| -> Vec<(String, &'static str, String)> {
+        facts
+            .iter()
+            .map(|f| {
+                (
+                    format!("{file}:{}:{}", f.line, f.column),
+                    f.kind.name(),
+                    shown(f),
+                )
+            })
+            .collect()
+    };
+    let dropped = rows(&report.dropped, original);
+    let introduced = rows(&report.introduced, proposal);
+    let place_width = dropped
+        .iter()
+        .chain(&introduced)
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(0);
+    let kind_width = dropped
+        .iter()
+        .chain(&introduced)
+        .map(|r| r.1.len())
+        .max()
+        .unwrap_or(0);
+    let sections = [
+        (
+            dropped,
+            format!("Dropped from {original}"),
+            Tone::Error,
+            report.dropped.len(),
+        ),
+        (
+            introduced,
+            format!("Introduced in {proposal}"),
+            Tone::Warning,
+            report.introduced.len(),
+        ),
+    ];
+    for (rows, title, tone, n) in sections {
+        if rows.is_empty() {
+            continue;
+        }
+        out.push_str(&ui.paint(&format!("{title} ({n}):"), tone));
+        out.push('\n');
+        for (place, kind, value) in rows {
+            let kind = format!("{kind:<kind_width$}");
+            out.push_str(&format!(
+                "  {place:<place_width$}  {}  {value}\n",
+                ui.paint(&kind, tone)
+            ));
+        }
+        out.push('\n');
+    }
+    let (tone, summary) = if report.is_clean() {
+        (Tone::Good, report.summary())
+    } else {
+        (Tone::Error, report.summary())
+    };
+    out.push_str(&ui.paint(&summary, tone));
+    out.push('\n');
+    out
+}
+
+/// A fact's value on one line: control characters escaped, a code block shown as its
+/// first line of code and the number of lines left, anything longer than 72 characters
+/// cut with an ellipsis.
+fn shown(fact: &Fact) -> String {
+    const WIDTH: usize = 72;
+    let text = if fact.kind == Kind::CodeBlock {
+        &fact.canonical
+    } else {
+        &fact.value
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines.first().copied().unwrap_or("");
+    let more = lines.len().saturating_sub(1);
+    let mut text: String = first
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if text.chars().count() > WIDTH {
+        text = text.chars().take(WIDTH - 1).collect();
+        text.push('…');
+    }
+    match more {
+        0 => text,
+        1 => format!("{text} … (+1 line)"),
+        n => format!("{text} … (+{n} lines)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(text: &str) -> Fact {
+        guard::facts(text).remove(0)
+    }
+
+    #[test]
+    fn a_code_block_is_shown_as_its_first_line_of_code_and_a_count() {
+        assert_eq!(
+            shown(&first("```sh\nmake\nmake test\n```")),
+            "make … (+1 line)"
+        );
+        assert_eq!(shown(&first("`a\tb`")), "`a\\tb`");
+        let long = format!("`{}`", "x".repeat(100));
+        assert_eq!(shown(&first(&long)).chars().count(), 72);
+    }
+}

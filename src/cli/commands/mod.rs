@@ -1,0 +1,91 @@
+//! One file per subcommand: its clap arguments and a `run` that talks to the domain
+//! modules and the UI.
+
+use std::path::Path;
+
+use clap::Subcommand;
+
+use crate::brief::Brief;
+use crate::cli::Outcome;
+use crate::cli::ui::Ui;
+use crate::error::Result;
+
+pub mod accept;
+pub mod align;
+pub mod check;
+pub mod compact;
+pub mod compose;
+pub mod compress;
+pub mod diff;
+pub mod discard;
+pub mod generate;
+pub mod guard;
+pub mod history;
+pub mod init;
+pub mod lock;
+pub mod probe;
+pub mod proposals;
+pub mod record;
+pub mod restore;
+pub mod show;
+pub mod stats;
+pub mod usage;
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Init(init::Args),
+    Compose(compose::Args),
+    Compact(compact::Args),
+    Stats(stats::Args),
+    Lock(lock::Args),
+    Check(check::Args),
+    Guard(guard::Args),
+    Compress(compress::Args),
+    Proposals(proposals::Args),
+    Accept(accept::Args),
+    Discard(discard::Args),
+    History(history::Args),
+    Show(show::Args),
+    Diff(diff::Args),
+    Restore(restore::Args),
+    Record(record::Args),
+    Align(align::Args),
+    Probe(probe::Args),
+    Usage(usage::Args),
+    #[command(hide = true)]
+    Generate(generate::Args),
+}
+
+pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
+    match command {
+        Command::Init(args) => init::run(args, ui),
+        Command::Compose(args) => compose::run(args, ui),
+        Command::Compact(args) => compact::run(args, ui),
+        Command::Lock(args) => lock::run(args, ui),
+        Command::Check(args) => check::run(args, ui),
+        Command::Stats(args) => stats::run(args, ui),
+        Command::Align(args) => align::run(args, ui),
+        Command::Usage(args) => usage::run(args, ui),
+        Command::Probe(args) => probe::run(args, ui),
+        Command::Proposals(args) => proposals::run(args, ui),
+        Command::Accept(args) => accept::run(args, ui),
+        Command::Discard(args) => discard::run(args, ui),
+        Command::History(args) => history::run(args, ui),
+        Command::Show(args) => show::run(args, ui),
+        Command::Diff(args) => diff::run(args, ui),
+        Command::Restore(args) => restore::run(args, ui),
+        Command::Record(args) => record::run(args, ui),
+        Command::Compress(args) => compress::run(args, ui),
+        Command::Generate(args) => generate::run(args, ui),
+        Command::Guard(args) => guard::run(args, ui),
+    }
+}
+
+/// Loads a brief and shows its warnings (e.g. item files the manifest does not name).
+pub fn load_brief(path: &Path, ui: &Ui) -> Result<Brief> {
+    let brief = Brief::load(path)?;
+    for warning in &brief.warnings {
+        ui.warn(&warning.to_string());
+    }
+    Ok(brief)
+}

@@ -1,0 +1,87 @@
+//! `brief proposals`: the model proposals waiting for review.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::cli::Outcome;
+use crate::cli::review::token_change;
+use crate::cli::ui::{Tone, Ui};
+use crate::error::Result;
+use crate::prompt::canonical::sha256_hex;
+use crate::store::proposals;
+
+/// List pending proposals: id, item, tokens before → after, guard findings
+///
+/// A proposal is "stale" when its item's body changed since it was made; `brief accept`
+/// refuses it, so discard it and compress again.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief directory
+    pub brief: PathBuf,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let brief = super::load_brief(&args.brief, ui)?;
+    let pending = proposals::list(&brief.dir)?;
+    let stale = |p: &proposals::Proposal| {
+        brief
+            .item(&p.item)
+            .is_none_or(|item| sha256_hex(item.body().as_bytes()) != p.base_sha256)
+    };
+    let summary = match pending.len() {
+        0 => "no pending proposals".to_string(),
+        1 => "1 pending proposal".to_string(),
+        n => format!("{n} pending proposals"),
+    };
+    if args.json {
+        let list: Vec<_> = pending
+            .iter()
+            .map(|p| {
+                json!({
+                    "id": p.id, "item": p.item, "created": p.created,
+                    "provider": p.provider, "model": p.model,
+                    "tokens_before": p.tokens_before, "tokens_after": p.tokens_after,
+                    "stale": stale(p),
+                    "dropped": p.guard.dropped,
+                    "introduced": p.guard.introduced,
+                })
+            })
+            .collect();
+        ui.json(&json!({"status": "ok", "summary": summary, "proposals": list}))?;
+        return Ok(Outcome::Ok);
+    }
+    if pending.is_empty() {
+        ui.info(&summary);
+        return Ok(Outcome::Ok);
+    }
+    for p in &pending {
+        let dropped = p.dropped().len();
+        let guard = if dropped == 0 {
+            ui.paint("guard clean", Tone::Good)
+        } else {
+            ui.paint(&format!("{dropped} dropped"), Tone::Error)
+        };
+        let stale_note = if stale(p) {
+            format!("  {}", ui.paint("stale", Tone::Warning))
+        } else {
+            String::new()
+        };
+        ui.outln(&format!(
+            "{}  {}  {}  {guard}  {}{stale_note}",
+            ui.paint(&p.id, Tone::Strong),
+            p.item,
+            token_change(p.tokens_before, p.tokens_after),
+            ui.paint(&format!("{} {}", p.model, p.created), Tone::Dim),
+        ))?;
+    }
+    ui.info(&summary);
+    ui.info(&format!(
+        "accept one with `brief accept {dir} ID`, or drop it with `brief discard {dir} ID`",
+        dir = args.brief.display()
+    ));
+    Ok(Outcome::Ok)
+}

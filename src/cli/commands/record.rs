@@ -1,0 +1,51 @@
+//! `brief record`: version a body edited by hand.
+
+use std::path::PathBuf;
+
+use crate::cli::Outcome;
+use crate::cli::review::{change_json, object};
+use crate::cli::ui::Ui;
+use crate::error::Result;
+use crate::store::transaction::{self, Status};
+
+/// Record the item's current body as a new version (after editing it by hand)
+///
+/// Nothing is written when the body already is the latest version.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief directory
+    pub brief: PathBuf,
+    /// The item id
+    pub item: String,
+    /// A note saying why the body changed
+    #[arg(short, long, value_name = "NOTE")]
+    pub message: Option<String>,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let brief = super::load_brief(&args.brief, ui)?;
+    let change = transaction::record(&brief.dir, &args.item, args.message)?;
+    let current = change.current.unwrap_or_default();
+    let (status, summary) = match change.status {
+        Status::Unchanged => (
+            "unchanged",
+            format!(
+                "`{}` is unchanged since version {current}: nothing written",
+                change.item
+            ),
+        ),
+        _ => (
+            "recorded",
+            format!("recorded `{}` as version {current}", change.item),
+        ),
+    };
+    if args.json {
+        ui.json(&object(status, &summary, change_json(&change)))?;
+    } else {
+        ui.info(&summary);
+    }
+    Ok(Outcome::Ok)
+}

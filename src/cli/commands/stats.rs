@@ -1,0 +1,254 @@
+//! `brief stats`: where the tokens of a brief go, and what re-sending it costs.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::brief::{Brief, Item, Tier};
+use crate::cache::facts;
+use crate::cache::volatile;
+use crate::cli::Outcome;
+use crate::cli::ui::{Tone, Ui};
+use crate::compact::compact_markdown;
+use crate::error::Result;
+use crate::prompt::compose::{ComposeOptions, prefix, tools_json};
+use crate::prompt::measure::{prefix_tokens, volatile_template};
+use crate::tokens;
+
+/// Show tokens per item, the stable prefix, the context budget and the cost per 1,000 turns
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief directory (or its brief.yaml)
+    pub brief: PathBuf,
+    /// Print one JSON object instead of the table
+    #[arg(long)]
+    pub json: bool,
+}
+
+struct ItemFigures<'a> {
+    item: &'a Item,
+    bytes: usize,
+    tokens: usize,
+    tokens_compacted: usize,
+}
+
+fn figures(brief: &Brief) -> Vec<ItemFigures<'_>> {
+    let encoding = brief.manifest.tokenizer;
+    brief
+        .items
+        .iter()
+        .map(|item| match &item.tool {
+            Some(tool) => {
+                let text = tools_json(std::slice::from_ref(tool));
+                let tokens = tokens::count(encoding, &text);
+                ItemFigures {
+                    item,
+                    bytes: text.len(),
+                    tokens,
+                    tokens_compacted: tokens,
+                }
+            }
+            None => {
+                let body = item.body();
+                let compacted = compact_markdown(body).text;
+                ItemFigures {
+                    item,
+                    bytes: body.len(),
+                    tokens: tokens::count(encoding, body),
+                    tokens_compacted: tokens::count(encoding, &compacted),
+                }
+            }
+        })
+        .collect()
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Warning level for a share of the context window: 80, 90 and 95%.
+fn context_level(percent: f64) -> Option<&'static str> {
+    if percent >= 95.0 {
+        Some("critical")
+    } else if percent >= 90.0 {
+        Some("high")
+    } else if percent >= 80.0 {
+        Some("warning")
+    } else {
+        None
+    }
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let brief = super::load_brief(&args.brief, ui)?;
+    let options = ComposeOptions::default();
+    let prefix = prefix(&brief, options);
+    let encoding = brief.manifest.tokenizer;
+    let items = figures(&brief);
+    let prefix_tok = prefix_tokens(&brief, &prefix);
+    let volatile_tok = tokens::count(encoding, &volatile_template(&brief, options));
+    let brief_tok = prefix_tok + volatile_tok;
+    let total_bytes: usize = items.iter().map(|f| f.bytes).sum();
+    let total_tokens: usize = items.iter().map(|f| f.tokens).sum();
+    let total_compacted: usize = items.iter().map(|f| f.tokens_compacted).sum();
+    let share = |t: usize| {
+        if total_compacted == 0 {
+            0.0
+        } else {
+            100.0 * t as f64 / total_compacted as f64
+        }
+    };
+    let limit = brief.manifest.budget.context_limit;
+    let percent = limit.map(|l| 100.0 * brief_tok as f64 / l.max(1) as f64);
+    let volatile_hits: usize = brief
+        .items
+        .iter()
+        .filter(|i| i.tier == Tier::Static && !i.is_tool())
+        .map(|i| volatile::scan(i.body()).len())
+        .sum();
+    // Whether the provider will cache the prefix at all: only known once a model is set.
+    let cache = brief
+        .manifest
+        .model
+        .as_ref()
+        .map(|m| (m, facts::lookup(&m.provider, &m.name)));
+    let cost = brief.manifest.pricing.as_ref().map(|p| {
+        let turns = 1000.0;
+        let per = |tokens: usize, price: f64| tokens as f64 * price / 1e6;
+        let without = turns * per(brief_tok, p.input_per_mtok);
+        // A prefix under the provider's minimum is never cached: it costs full price.
+        let cacheable = cache
+            .as_ref()
+            .and_then(|(_, f)| f.reaches_minimum(prefix_tok as u64))
+            != Some(false);
+        let with = p.cached_input_per_mtok.filter(|_| cacheable).map(|cached| {
+            let first = per(
+                prefix_tok,
+                p.cache_write_per_mtok.unwrap_or(p.input_per_mtok),
+            );
+            first
+                + (turns - 1.0) * per(prefix_tok, cached)
+                + turns * per(volatile_tok, p.input_per_mtok)
+        });
+        let with = if cacheable { with } else { Some(without) };
+        (without, with)
+    });
+
+    if args.json {
+        let items_json: Vec<_> = items
+            .iter()
+            .map(|f| {
+                json!({
+                    "id": f.item.id, "type": f.item.kind, "tier": f.item.tier, "policy": f.item.policy,
+                    "bytes": f.bytes, "tokens": f.tokens, "tokens_compacted": f.tokens_compacted,
+                    "share": (share(f.tokens_compacted) * 10.0).round() / 10.0,
+                })
+            })
+            .collect();
+        let level = percent.and_then(context_level);
+        ui.json(&json!({
+            "status": if level.is_some() || volatile_hits > 0 { "warning" } else { "ok" },
+            "summary": format!("{} items, {brief_tok} tokens, stable prefix {prefix_tok} tokens", items.len()),
+            "brief": brief.manifest.name,
+            "tokenizer": encoding.to_string(),
+            "items": items_json,
+            "total": {"bytes": total_bytes, "tokens": total_tokens, "tokens_compacted": total_compacted},
+            "prefix": {"hash": prefix.hashes.prefix, "tokens": prefix_tok, "bytes": prefix.hashes.prefix_bytes()},
+            "cache": cache.as_ref().map(|(m, f)| json!({"provider": m.provider, "model": m.name, "min_cacheable_tokens": f.min_cacheable_tokens, "reaches_minimum": f.reaches_minimum(prefix_tok as u64)})),
+            "context": {"tokens": brief_tok, "limit": limit, "percent": percent.map(|p| (p * 10.0).round() / 10.0), "level": level},
+            "volatile_in_static": volatile_hits,
+            "cost_per_1000_turns": cost.map(|(without, with)| json!({
+                "without_caching": round6(without),
+                "with_caching": with.map(round6),
+            })),
+        }))?;
+        return Ok(Outcome::Ok);
+    }
+
+    ui.outln(&ui.paint(
+        &format!("{}  ({encoding})", brief.manifest.name),
+        Tone::Strong,
+    ))?;
+    let header = format!(
+        "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>6}",
+        "ITEM", "TYPE", "TIER", "POLICY", "BYTES", "TOKENS", "COMPACT", "SHARE"
+    );
+    ui.outln(&ui.paint(&header, Tone::Dim))?;
+    for f in &items {
+        ui.outln(&format!(
+            "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>5.1}%",
+            f.item.id,
+            f.item.kind.as_str(),
+            f.item.tier.as_str(),
+            f.item.policy.as_str(),
+            f.bytes,
+            f.tokens,
+            f.tokens_compacted,
+            share(f.tokens_compacted)
+        ))?;
+    }
+    ui.outln(&format!(
+        "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>5.1}%",
+        "total", "", "", "", total_bytes, total_tokens, total_compacted, 100.0
+    ))?;
+    ui.outln("")?;
+    ui.outln(&format!(
+        "Stable prefix: {prefix_tok} tokens, {} bytes, hash {}",
+        prefix.hashes.prefix_bytes(),
+        &prefix.hashes.prefix[..12]
+    ))?;
+    if let Some((model, facts)) = &cache {
+        let counted = if facts.min_cacheable_tokens.is_some() {
+            format!(" (counted with {encoding})")
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "Prompt cache: {}{counted}",
+            facts.minimum_sentence(&model.name, prefix_tok as u64)
+        );
+        ui.outln(
+            &if facts.reaches_minimum(prefix_tok as u64) == Some(false) {
+                ui.paint(&line, Tone::Warning)
+            } else {
+                line
+            },
+        )?;
+    }
+    match (limit, percent) {
+        (Some(limit), Some(p)) => {
+            let line = format!("Context: {brief_tok} / {limit} ({p:.1}%)");
+            let line = match context_level(p) {
+                Some(level) => ui.paint(
+                    &format!("{line}  {level}"),
+                    if p >= 90.0 {
+                        Tone::Error
+                    } else {
+                        Tone::Warning
+                    },
+                ),
+                None => line,
+            };
+            ui.outln(&line)?;
+        }
+        _ => ui.outln(&format!(
+            "Context: {brief_tok} tokens (no budget.context_limit set)"
+        ))?,
+    }
+    if let Some((without, with)) = cost {
+        let with = with.map_or_else(
+            || "unknown (no cached_input_per_mtok)".to_string(),
+            |w| format!("{w:.4}"),
+        );
+        ui.outln(&format!(
+            "Cost per 1,000 turns (input only): {without:.4} without caching, {with} with caching"
+        ))?;
+    }
+    if volatile_hits > 0 {
+        ui.warn(&format!(
+            "{volatile_hits} volatile-looking value{} in the static tier break the prompt cache; `brief check` shows where",
+            if volatile_hits == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,363 @@
+//! `brief usage`: what the ledger says the provider actually did with the prefix.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::cache::ledger::prices::PriceResolver;
+use crate::cache::ledger::summary::{Group, GroupBy, Totals, summarise};
+use crate::cache::ledger::{self, Entry};
+use crate::cli::Outcome;
+use crate::cli::ui::{Tone, Ui};
+use crate::clock;
+use crate::error::{Error, Result};
+
+/// Summarise the usage ledger: calls, input, cached share, cache writes, cost and savings
+///
+/// Reads the JSON-lines ledger that every model call appends to. The cached share is cached
+/// input over all input, among calls whose answer reported a cached-token field. Cost and
+/// savings are estimated where prices are known: the `--price-*` flags, else the `pricing`
+/// of the brief each call was made for (when its `model` is the one called); a missing
+/// cached or cache-write price is taken from the provider's known multipliers.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The ledger file [default: $BRIEF_LEDGER, else .brief/usage.jsonl]
+    #[arg(long, value_name = "PATH")]
+    pub ledger: Option<PathBuf>,
+    /// Only calls at or after this time: YYYY-MM-DD (UTC) or an RFC 3339 date-time
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Group the calls by brief, model, prefix hash or UTC day
+    #[arg(long, value_enum, default_value_t = By::Prefix)]
+    pub by: By,
+    /// Input price per million tokens (overrides the brief's pricing)
+    #[arg(long, value_name = "PRICE")]
+    pub price_input: Option<f64>,
+    /// Cached input price per million tokens
+    #[arg(long, value_name = "PRICE")]
+    pub price_cached: Option<f64>,
+    /// Output price per million tokens
+    #[arg(long, value_name = "PRICE")]
+    pub price_output: Option<f64>,
+    /// Print one JSON object instead of the table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    Brief,
+    Model,
+    Prefix,
+    Day,
+}
+
+impl From<By> for GroupBy {
+    fn from(by: By) -> GroupBy {
+        match by {
+            By::Brief => GroupBy::Brief,
+            By::Model => GroupBy::Model,
+            By::Prefix => GroupBy::Prefix,
+            By::Day => GroupBy::Day,
+        }
+    }
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let since = match &args.since {
+        Some(text) => Some(clock::parse(text).ok_or_else(|| {
+            Error::input(format!("--since: `{text}` is not a date"))
+                .with_hint("use YYYY-MM-DD (UTC) or an RFC 3339 time like 2026-11-30T09:00:00Z")
+        })?),
+        None => None,
+    };
+    for (flag, value) in [
+        ("--price-input", args.price_input),
+        ("--price-cached", args.price_cached),
+        ("--price-output", args.price_output),
+    ] {
+        if value.is_some_and(|v| !v.is_finite() || v < 0.0) {
+            return Err(Error::input(format!(
+                "{flag} must be a price of zero or more"
+            )));
+        }
+    }
+    let path = ledger::resolve_path(args.ledger.clone());
+    if !path.exists() {
+        return Err(Error::input(format!("no ledger at {}", path.display())).with_hint(
+            "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
+        ));
+    }
+    let (entries, warnings) = ledger::read(&path)?;
+    for warning in &warnings {
+        ui.warn(&format!(
+            "{}:{}: {}",
+            path.display(),
+            warning.line,
+            warning.message
+        ));
+    }
+    let entries: Vec<Entry> = entries
+        .into_iter()
+        .filter(|e| since.is_none_or(|s| e.time_ms().is_some_and(|t| t >= s)))
+        .collect();
+    let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
+    let (total, groups) = summarise(&entries, args.by.into(), |e| resolver.prices(e));
+    let report = Report {
+        path: &path,
+        since: args.since.as_deref(),
+        by: args.by.into(),
+        total: &total,
+        groups: &groups,
+    };
+    if args.json {
+        let mut value = report.json();
+        if let Value::Object(map) = &mut value {
+            map.insert(
+                "status".into(),
+                json!(if warnings.is_empty() { "ok" } else { "warning" }),
+            );
+            map.insert(
+                "warnings".into(),
+                json!(
+                    warnings
+                        .iter()
+                        .map(|w| json!({"line": w.line, "torn": w.torn, "message": w.message}))
+                        .collect::<Vec<_>>()
+                ),
+            );
+        }
+        ui.json(&value)?;
+    } else {
+        ui.out(&report.human(ui))?;
+    }
+    Ok(Outcome::Ok)
+}
+
+struct Report<'a> {
+    path: &'a Path,
+    since: Option<&'a str>,
+    by: GroupBy,
+    total: &'a Totals,
+    groups: &'a [Group],
+}
+
+fn round(value: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (value * scale).round() / scale
+}
+
+fn totals_json(t: &Totals) -> serde_json::Map<String, Value> {
+    let priced = t.priced_calls > 0;
+    let mut map = serde_json::Map::new();
+    for (key, value) in [
+        ("calls", json!(t.calls)),
+        ("failed", json!(t.failed)),
+        ("input_tokens", json!(t.input_tokens)),
+        ("cached_input_tokens", json!(t.cached_input_tokens)),
+        ("cache_write_tokens", json!(t.cache_write_tokens)),
+        ("output_tokens", json!(t.output_tokens)),
+        ("cached_share", json!(t.cached_share().map(|s| round(s, 4)))),
+        (
+            "calls_without_cache_field",
+            json!(t.calls_without_cache_field),
+        ),
+        ("calls_with_usage", json!(t.calls_with_usage)),
+        ("priced_calls", json!(t.priced_calls)),
+        ("cost", json!(priced.then(|| round(t.cost, 6)))),
+        ("savings", json!(priced.then(|| round(t.savings(), 6)))),
+        ("first_seen", json!(t.first_seen)),
+        ("last_seen", json!(t.last_seen)),
+    ] {
+        map.insert(key.into(), value);
+    }
+    map
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn share(t: &Totals) -> String {
+    t.cached_share()
+        .map_or_else(|| "-".to_string(), |s| format!("{:.1}%", s * 100.0))
+}
+
+/// `2026-11-30T09:05:01.250Z` as `2026-11-30 09:05`.
+fn minute(time: Option<&String>) -> String {
+    time.map_or_else(String::new, |t| {
+        t.get(..16).unwrap_or(t).replacen('T', " ", 1)
+    })
+}
+
+impl Report<'_> {
+    fn summary(&self) -> String {
+        let t = self.total;
+        let mut text = format!("{} call{}", t.calls, if t.calls == 1 { "" } else { "s" });
+        match t.cached_share() {
+            Some(s) => text.push_str(&format!(", {:.1}% of input served from cache", s * 100.0)),
+            None if t.calls > 0 => text.push_str(", no cached-token figures reported"),
+            None => {}
+        }
+        if t.priced_calls > 0 {
+            text.push_str(&format!(
+                ", estimated cost {:.4}, saved {:.4}",
+                t.cost,
+                t.savings()
+            ));
+        }
+        text
+    }
+
+    fn json(&self) -> Value {
+        let groups: Vec<Value> = self
+            .groups
+            .iter()
+            .map(|g| {
+                let mut map = serde_json::Map::new();
+                map.insert("key".into(), json!(g.key));
+                if self.by == GroupBy::Prefix {
+                    map.insert("briefs".into(), json!(g.briefs));
+                }
+                map.extend(totals_json(&g.totals));
+                Value::Object(map)
+            })
+            .collect();
+        json!({
+            "status": "ok",
+            "summary": self.summary(),
+            "ledger": self.path.display().to_string(),
+            "since": self.since,
+            "by": self.by.as_str(),
+            "total": Value::Object(totals_json(self.total)),
+            "groups": groups,
+        })
+    }
+
+    fn human(&self, ui: &Ui) -> String {
+        let t = self.total;
+        let mut out = String::new();
+        let since = self
+            .since
+            .map(|s| format!(" since {s}"))
+            .unwrap_or_default();
+        out.push_str(&ui.paint(
+            &format!("Ledger {}{since}: {}", self.path.display(), self.summary()),
+            Tone::Strong,
+        ));
+        out.push('\n');
+        if t.calls == 0 {
+            return out;
+        }
+        out.push_str(&format!(
+            "Input {} tokens, cached {} ({}), cache writes {}, output {}; {} failed",
+            thousands(t.input_tokens),
+            thousands(t.cached_input_tokens),
+            share(t),
+            thousands(t.cache_write_tokens),
+            thousands(t.output_tokens),
+            t.failed
+        ));
+        out.push('\n');
+        if t.calls_without_cache_field > 0 {
+            out.push_str(&format!(
+                "{} call(s) had no cached-token field in the answer; they are not in the share\n",
+                t.calls_without_cache_field
+            ));
+        }
+        if t.priced_calls > 0 && t.priced_calls < t.calls_with_usage {
+            out.push_str(&format!(
+                "Cost covers {} of {} calls with usage (no prices for the rest)\n",
+                t.priced_calls, t.calls_with_usage
+            ));
+        }
+        out.push('\n');
+        let key_width = match self.by {
+            GroupBy::Prefix => 12,
+            _ => self
+                .groups
+                .iter()
+                .map(|g| g.key.len())
+                .max()
+                .unwrap_or(4)
+                .clamp(5, 40),
+        };
+        let by = self.by.as_str().to_uppercase();
+        let brief_col = |text: &str| {
+            if self.by == GroupBy::Prefix {
+                format!(" {text:<12}")
+            } else {
+                String::new()
+            }
+        };
+        let header = format!(
+            "{by:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
+            brief_col("BRIEF"),
+            "CALLS",
+            "INPUT",
+            "CACHED",
+            "SHARE",
+            "WRITES",
+            "OUTPUT",
+            "COST",
+            "SAVED",
+            "FIRST SEEN",
+            "LAST SEEN"
+        );
+        out.push_str(&ui.paint(header.trim_end(), Tone::Dim));
+        out.push('\n');
+        for g in self.groups {
+            let gt = &g.totals;
+            let key = if self.by == GroupBy::Prefix {
+                g.key.get(..12).unwrap_or(&g.key)
+            } else {
+                &g.key
+            };
+            let money = |v: f64| {
+                if gt.priced_calls > 0 {
+                    format!("{v:.4}")
+                } else {
+                    "-".to_string()
+                }
+            };
+            let line = format!(
+                "{key:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
+                brief_col(&g.briefs.join(",")),
+                gt.calls,
+                thousands(gt.input_tokens),
+                thousands(gt.cached_input_tokens),
+                share(gt),
+                thousands(gt.cache_write_tokens),
+                thousands(gt.output_tokens),
+                money(gt.cost),
+                money(gt.savings()),
+                minute(gt.first_seen.as_ref()),
+                minute(gt.last_seen.as_ref())
+            );
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

@@ -1,0 +1,188 @@
+//! Shared screens of the review commands (compress, proposals, accept, diff): a coloured
+//! word diff and guard findings. Not a subcommand.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::brief::Item;
+use crate::error::Result;
+use crate::guard;
+
+use crate::cli::ui::{Tone, Ui};
+use crate::cli::worddiff::{Segment, words};
+use crate::store::proposals::Proposal;
+use crate::store::transaction::Change;
+
+/// Unchanged lines kept around a change; longer unchanged stretches are folded.
+const CONTEXT: usize = 1;
+
+/// A word diff for stdout: `[-removed-]` and `{+added+}` (also coloured when colour is
+/// on, so the markers survive copy and paste), with long unchanged stretches folded.
+pub fn word_diff(ui: &Ui, old: &str, new: &str) -> String {
+    let mut lines: Vec<(String, bool)> = vec![(String::new(), false)];
+    let mut emit = |text: &str, tone: Option<Tone>| {
+        let (open, close) = match tone {
+            Some(Tone::Removed) => ("[-", "-]"),
+            Some(_) => ("{+", "+}"),
+            None => ("", ""),
+        };
+        let marked = format!("{open}{text}{close}");
+        for (i, piece) in marked.split('\n').enumerate() {
+            if i > 0 {
+                lines.push((String::new(), false));
+            }
+            let line = lines.last_mut().expect("never empty");
+            match tone {
+                Some(tone) => {
+                    line.1 = true;
+                    if !piece.is_empty() {
+                        line.0.push_str(&ui.paint(piece, tone));
+                    }
+                }
+                None => line.0.push_str(piece),
+            }
+        }
+    };
+    for segment in words(old, new) {
+        match segment {
+            Segment::Same(text) => emit(&text, None),
+            Segment::Removed(text) => emit(&text, Some(Tone::Removed)),
+            Segment::Added(text) => emit(&text, Some(Tone::Added)),
+        }
+    }
+    if lines
+        .last()
+        .is_some_and(|(text, changed)| text.is_empty() && !changed)
+    {
+        lines.pop();
+    }
+    let mut keep: Vec<bool> = (0..lines.len())
+        .map(|i| {
+            let from = i.saturating_sub(CONTEXT);
+            let to = (i + CONTEXT).min(lines.len() - 1);
+            lines[from..=to].iter().any(|(_, changed)| *changed)
+        })
+        .collect();
+    // Folding fewer than three lines hides more than it saves.
+    let mut start = 0;
+    while start < keep.len() {
+        let end = (start..keep.len())
+            .find(|&i| keep[i] != keep[start])
+            .unwrap_or(keep.len());
+        if !keep[start] && end - start < 3 {
+            keep[start..end].fill(true);
+        }
+        start = end;
+    }
+    let mut out = String::new();
+    let mut folded = 0;
+    for (i, (text, _)) in lines.iter().enumerate() {
+        if keep[i] {
+            if folded > 0 {
+                out.push_str(&fold(ui, folded));
+                folded = 0;
+            }
+            out.push_str(text);
+            out.push('\n');
+        } else {
+            folded += 1;
+        }
+    }
+    if folded > 0 {
+        out.push_str(&fold(ui, folded));
+    }
+    out
+}
+
+fn fold(ui: &Ui, lines: usize) -> String {
+    let text = format!(
+        "⋮ {lines} unchanged line{}",
+        if lines == 1 { "" } else { "s" }
+    );
+    format!("{}\n", ui.paint(&text, Tone::Dim))
+}
+
+/// `42 → 30 tokens (−28.6%)`
+pub fn token_change(before: usize, after: usize) -> String {
+    if before == 0 {
+        return format!("{before} → {after} tokens");
+    }
+    let change = (after as f64 - before as f64) / before as f64 * 100.0;
+    let sign = if change < 0.0 { "−" } else { "+" };
+    format!("{before} → {after} tokens ({sign}{:.1}%)", change.abs())
+}
+
+/// The review screen on stdout: tokens before → after, guard findings, the word diff.
+pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -> Result<()> {
+    ui.outln(&ui.paint(
+        &format!("proposal {} for `{}`", proposal.id, item.id),
+        Tone::Strong,
+    ))?;
+    ui.outln(&token_change(proposal.tokens_before, proposal.tokens_after))?;
+    ui.outln("")?;
+    ui.out(&render_guard(ui, item, &proposal.guard))?;
+    ui.outln("")?;
+    ui.out(&word_diff(ui, item.body(), &proposal.body))?;
+    ui.outln("")?;
+    ui.info(summary);
+    Ok(())
+}
+
+/// The guard's report with dropped facts placed at their line in the item file.
+pub fn render_guard(ui: &Ui, item: &Item, report: &guard::Report) -> String {
+    let mut report = report.clone();
+    for fact in &mut report.dropped {
+        fact.line += item.body_line - 1;
+    }
+    let original = item.path.display().to_string();
+    crate::cli::commands::guard::render(&report, &original, "proposal", ui)
+}
+
+/// The exact commands that act on a proposal later.
+pub fn print_commands(ui: &Ui, brief: &Path, id: &str) -> Result<()> {
+    let dir = brief.display();
+    ui.outln(&format!("proposal: {id}"))?;
+    ui.outln(&format!("accept:   brief accept {dir} {id}"))?;
+    ui.outln(&format!("discard:  brief discard {dir} {id}"))
+}
+
+/// `versions 1 (import), 2 (compress)`
+pub fn versions_written(change: &Change) -> String {
+    let list: Vec<String> = change
+        .versions
+        .iter()
+        .map(|(n, action)| format!("{n} ({})", action.as_str()))
+        .collect();
+    match list.len() {
+        0 => "no version".to_string(),
+        1 => format!("version {}", list[0]),
+        _ => format!("versions {}", list.join(", ")),
+    }
+}
+
+/// The JSON fields every body-changing command prints after `status` and `summary`.
+pub fn change_json(change: &Change) -> Vec<(&'static str, Value)> {
+    let versions: Vec<Value> = change
+        .versions
+        .iter()
+        .map(|(n, action)| serde_json::json!({"version": n, "action": action.as_str()}))
+        .collect();
+    vec![
+        ("item", Value::from(change.item.clone())),
+        ("version", change.current.map_or(Value::Null, Value::from)),
+        ("written", Value::Array(versions)),
+        ("body_written", Value::Bool(change.body_written)),
+    ]
+}
+
+/// A JSON object with `status` and `summary` first, then `fields`.
+pub fn object(status: &str, summary: &str, fields: Vec<(&'static str, Value)>) -> Value {
+    let mut map = serde_json::Map::new();
+    map.insert("status".into(), Value::from(status));
+    map.insert("summary".into(), Value::from(summary));
+    for (key, value) in fields {
+        map.insert(key.into(), value);
+    }
+    Value::Object(map)
+}

@@ -1,0 +1,7 @@
+//! Prompt composition and wire bodies: a loaded brief becomes the text or the request body
+//! that is sent, and the stable prefix gets its one identity.
+
+pub mod canonical;
+pub mod compose;
+pub mod measure;
+pub mod wire;

@@ -1,0 +1,26 @@
+//! The one integration-test binary: every test runs the real `brief` binary or links the
+//! library, and shares the helpers in `common` and `loopback` (one link, one build).
+
+mod common;
+mod loopback;
+
+mod align;
+mod bundled_briefs;
+mod compose;
+mod compress;
+// The crash tests need the fault switch, which only debug builds have.
+#[cfg(debug_assertions)]
+mod crash;
+mod guard_cli;
+mod guard_props;
+mod guard_table;
+mod load_errors;
+mod lock_check;
+mod probe;
+mod prop_loader;
+mod provider;
+mod provider_failures;
+mod stats_cache;
+mod stats_compact_init;
+mod usage;
+mod versions;
