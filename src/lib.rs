@@ -5,6 +5,7 @@
 //! - `prompt`: composition, wire bodies and the one prefix identity;
 //! - `cache`: the cache instruments (provider facts, probe, align, volatile detector, ledger);
 //! - `brief`: the on-disk format, loader, lock and check;
+//! - `session`: runtime context in three tiers (seed 000), over an append-only log;
 //! - `compact`, `guard`, `compress`, `store`, `provider`, `tokens`: as named.
 //!
 //! Domain modules know nothing of clap, colour or the terminal; only `cli` does.
@@ -19,5 +20,6 @@ pub mod error;
 pub mod guard;
 pub mod prompt;
 pub mod provider;
+pub mod session;
 pub mod store;
 pub mod tokens;

@@ -20,6 +20,10 @@ mod probe;
 mod prop_loader;
 mod provider;
 mod provider_failures;
+mod session;
+#[cfg(debug_assertions)]
+mod session_crash;
+mod session_props;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;

@@ -18,6 +18,7 @@ pub mod compose;
 pub mod compress;
 pub mod diff;
 pub mod discard;
+pub mod envelope;
 pub mod generate;
 pub mod guard;
 pub mod history;
@@ -27,6 +28,7 @@ pub mod probe;
 pub mod proposals;
 pub mod record;
 pub mod restore;
+pub mod session;
 pub mod show;
 pub mod stats;
 pub mod usage;
@@ -52,6 +54,8 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Session(session::Args),
+    Envelope(envelope::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -78,6 +82,8 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Compress(args) => compress::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
         Command::Guard(args) => guard::run(args, ui),
+        Command::Session(args) => session::run(args, ui),
+        Command::Envelope(args) => envelope::run(args, ui),
     }
 }
 
