@@ -22,6 +22,7 @@ pub mod discard;
 pub mod generate;
 pub mod guard;
 pub mod history;
+pub mod import;
 pub mod init;
 pub mod lock;
 pub mod probe;
@@ -35,6 +36,7 @@ pub mod usage;
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Init(init::Args),
+    Import(import::Args),
     Compose(compose::Args),
     Compact(compact::Args),
     Stats(stats::Args),
@@ -61,6 +63,7 @@ pub enum Command {
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
     match command {
         Command::Init(args) => init::run(args, ui),
+        Command::Import(args) => import::run(args, ui),
         Command::Compose(args) => compose::run(args, ui),
         Command::Compact(args) => compact::run(args, ui),
         Command::Lock(args) => lock::run(args, ui),
