@@ -17,6 +17,7 @@ mod guard_table;
 mod import;
 mod load_errors;
 mod lock_check;
+mod newcomer;
 mod probe;
 mod prop_loader;
 mod provider;

@@ -54,7 +54,6 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
-    #[command(hide = true)]
     Generate(generate::Args),
 }
 
