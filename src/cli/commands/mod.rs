@@ -60,7 +60,6 @@ pub enum Command {
     Session(session::Args),
     Envelope(envelope::Args),
     Ccr(ccr::Args),
-    #[command(hide = true)]
     Generate(generate::Args),
 }
 
