@@ -19,5 +19,6 @@ pub mod error;
 pub mod guard;
 pub mod prompt;
 pub mod provider;
+pub mod proxy;
 pub mod store;
 pub mod tokens;
