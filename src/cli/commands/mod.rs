@@ -12,6 +12,7 @@ use crate::error::Result;
 
 pub mod accept;
 pub mod align;
+pub mod ccr;
 pub mod check;
 pub mod compact;
 pub mod compose;
@@ -21,6 +22,7 @@ pub mod discard;
 pub mod generate;
 pub mod guard;
 pub mod history;
+pub mod import;
 pub mod init;
 pub mod lock;
 pub mod probe;
@@ -35,6 +37,7 @@ pub mod usage;
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Init(init::Args),
+    Import(import::Args),
     Compose(compose::Args),
     Compact(compact::Args),
     Stats(stats::Args),
@@ -54,6 +57,7 @@ pub enum Command {
     Probe(probe::Args),
     Usage(usage::Args),
     Proxy(proxy::Args),
+    Ccr(ccr::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -61,6 +65,7 @@ pub enum Command {
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
     match command {
         Command::Init(args) => init::run(args, ui),
+        Command::Import(args) => import::run(args, ui),
         Command::Compose(args) => compose::run(args, ui),
         Command::Compact(args) => compact::run(args, ui),
         Command::Lock(args) => lock::run(args, ui),
@@ -69,6 +74,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),
+        Command::Ccr(args) => ccr::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
