@@ -21,7 +21,7 @@ use hyper::body::{Body, Frame, Incoming, SizeHint};
 use serde_json::Value;
 use tokio::time::Sleep;
 
-use crate::cache::ledger::{self, Entry};
+use crate::cache::ledger::Entry;
 
 use super::meter::{Meter, Wire};
 use super::session;
@@ -164,7 +164,7 @@ impl Call {
         if let Some((status, message)) = failure {
             entry = entry.failed(&status, &message);
         } else if let Some(why) = meter.and_then(Meter::blind) {
-            entry.error = Some(ledger::redact(why));
+            entry.error = Some(crate::provider::redact::redact(why));
         }
         self.app.rows.push(entry);
     }
