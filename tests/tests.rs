@@ -20,6 +20,7 @@ mod harden_provider;
 mod import;
 mod load_errors;
 mod lock_check;
+mod newcomer;
 mod probe;
 mod prop_loader;
 mod provider;

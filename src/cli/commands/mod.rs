@@ -58,7 +58,6 @@ pub enum Command {
     Usage(usage::Args),
     Proxy(proxy::Args),
     Ccr(ccr::Args),
-    #[command(hide = true)]
     Generate(generate::Args),
 }
 
