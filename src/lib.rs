@@ -22,6 +22,7 @@ pub mod error;
 pub mod guard;
 pub mod prompt;
 pub mod provider;
+pub mod proxy;
 pub mod session;
 pub mod store;
 pub mod tokens;

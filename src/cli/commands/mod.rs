@@ -28,6 +28,7 @@ pub mod init;
 pub mod lock;
 pub mod probe;
 pub mod proposals;
+pub mod proxy;
 pub mod record;
 pub mod restore;
 pub mod session;
@@ -57,6 +58,7 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Proxy(proxy::Args),
     Session(session::Args),
     Envelope(envelope::Args),
     Ccr(ccr::Args),
@@ -74,6 +76,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Proxy(args) => proxy::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
