@@ -14,6 +14,7 @@ mod crash;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
+mod hostile_linear;
 mod load_errors;
 mod lock_check;
 mod probe;
