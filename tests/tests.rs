@@ -6,6 +6,7 @@ mod loopback;
 
 mod align;
 mod bundled_briefs;
+mod ccr;
 mod compose;
 mod compress;
 // The crash tests need the fault switch, which only debug builds have.
@@ -14,7 +15,10 @@ mod crash;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
+mod harden_cli;
+mod harden_provider;
 mod hostile_linear;
+mod import;
 mod load_errors;
 mod lock_check;
 mod probe;

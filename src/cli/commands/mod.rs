@@ -12,6 +12,7 @@ use crate::error::Result;
 
 pub mod accept;
 pub mod align;
+pub mod ccr;
 pub mod check;
 pub mod compact;
 pub mod compose;
@@ -21,6 +22,7 @@ pub mod discard;
 pub mod generate;
 pub mod guard;
 pub mod history;
+pub mod import;
 pub mod init;
 pub mod lock;
 pub mod probe;
@@ -34,6 +36,7 @@ pub mod usage;
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Init(init::Args),
+    Import(import::Args),
     Compose(compose::Args),
     Compact(compact::Args),
     Stats(stats::Args),
@@ -52,6 +55,7 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Ccr(ccr::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -59,6 +63,7 @@ pub enum Command {
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
     match command {
         Command::Init(args) => init::run(args, ui),
+        Command::Import(args) => import::run(args, ui),
         Command::Compose(args) => compose::run(args, ui),
         Command::Compact(args) => compact::run(args, ui),
         Command::Lock(args) => lock::run(args, ui),
@@ -66,6 +71,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Ccr(args) => ccr::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
