@@ -22,5 +22,6 @@ pub mod guard;
 pub mod paths;
 pub mod prompt;
 pub mod provider;
+pub mod proxy;
 pub mod store;
 pub mod tokens;

@@ -25,6 +25,8 @@ mod probe;
 mod prop_loader;
 mod provider;
 mod provider_failures;
+mod proxy;
+mod proxy_faults;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;
