@@ -3,7 +3,7 @@
 use std::fs;
 use std::io::Write;
 
-use crate::common::{brief, fixtures, json, run_in, stderr, stdout, workspace};
+use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
