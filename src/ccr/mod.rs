@@ -19,6 +19,7 @@
 //! The library API other modules call is [`Store`] (`open`, `put`, `get`, `stats`, `gc`);
 //! `digest` renders a wake digest whose bulky sections are backed by the store.
 
+pub mod digest;
 pub mod path;
 mod schema;
 mod store;

@@ -18,6 +18,7 @@ pub mod compact;
 pub mod compose;
 pub mod compress;
 pub mod diff;
+pub mod digest;
 pub mod discard;
 pub mod generate;
 pub mod guard;
@@ -56,6 +57,7 @@ pub enum Command {
     Probe(probe::Args),
     Usage(usage::Args),
     Ccr(ccr::Args),
+    Digest(digest::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -72,6 +74,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
+        Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
