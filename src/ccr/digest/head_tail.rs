@@ -128,15 +128,31 @@ mod tests {
         assert!(out.text.starts_with("line 0: compiling"));
         assert!(out.text.ends_with("line 999: compiling crate_999"));
         assert!(out.text.contains("line 19: compiling crate_19\n[… 480 lines left out …]\nline 500: ERROR disk full\nline 501: ERROR disk full\n[… 198 lines left out …]\nline 700: ERROR"));
-        assert!(out.text.contains("line 700: ERROR disk full\n[… 279 lines left out …]\nline 980: compiling"));
+        assert!(
+            out.text.contains(
+                "line 700: ERROR disk full\n[… 279 lines left out …]\nline 980: compiling"
+            )
+        );
     }
 
     #[test]
     fn diagnostics_are_whole_words_in_any_case() {
-        for line in ["warning: unused variable", "Error: x", "test foo ... FAILED", "thread 'main' panicked at", "Traceback (most recent call last):", "npm ERR! code 1"] {
+        for line in [
+            "warning: unused variable",
+            "Error: x",
+            "test foo ... FAILED",
+            "thread 'main' panicked at",
+            "Traceback (most recent call last):",
+            "npm ERR! code 1",
+        ] {
             assert!(is_diagnostic(line), "{line}");
         }
-        for line in ["terrorist", "stderr_log", "warnings_as_info_flag", "compiling"] {
+        for line in [
+            "terrorist",
+            "stderr_log",
+            "warnings_as_info_flag",
+            "compiling",
+        ] {
             assert!(!is_diagnostic(line), "{line}");
         }
     }

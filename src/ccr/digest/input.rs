@@ -9,8 +9,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
 
-use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -173,7 +173,9 @@ where
 
 /// A JSON array, inline or as a string of JSON; anything else is refused here, where the
 /// parser still knows the line.
-fn json_array<'de, D: Deserializer<'de>>(deserializer: D) -> std::result::Result<JsonArray, D::Error> {
+fn json_array<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<JsonArray, D::Error> {
     let value = Value::deserialize(deserializer)?;
     let (value, original) = match value {
         Value::String(text) => {
@@ -237,12 +239,24 @@ mod tests {
     #[test]
     fn unknown_fields_and_wrong_shapes_are_refused_with_a_line() {
         for (text, needle) in [
-            ("current_task: t\nnext_steps: [a]\n", "unknown field `next_steps`"),
-            ("open_threads:\n  - summary: s\n    details: d\n", "unknown field `details`"),
+            (
+                "current_task: t\nnext_steps: [a]\n",
+                "unknown field `next_steps`",
+            ),
+            (
+                "open_threads:\n  - summary: s\n    details: d\n",
+                "unknown field `details`",
+            ),
             ("current_task: [a, b]\n", "invalid type"),
             ("tool_outputs:\n  - name: n\n", "missing field `content`"),
-            ("bulk_json:\n  - name: n\n    content: {a: 1}\n", "must be a JSON array"),
-            ("bulk_json:\n  - name: n\n    content: 'not json'\n", "not JSON"),
+            (
+                "bulk_json:\n  - name: n\n    content: {a: 1}\n",
+                "must be a JSON array",
+            ),
+            (
+                "bulk_json:\n  - name: n\n    content: 'not json'\n",
+                "not JSON",
+            ),
             ("- a\n- b\n", "invalid type"),
             ("current_task: \"unclosed\n", "d.yaml:"),
         ] {

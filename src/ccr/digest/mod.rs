@@ -168,7 +168,13 @@ impl Digest {
     /// Writes every backed original to `store` (the same original again only refreshes it).
     pub fn back(&self, store: &Store) -> Result<()> {
         for b in &self.backings {
-            store.put(b.original.as_bytes(), &b.compressed, b.strategy, &b.source, None)?;
+            store.put(
+                b.original.as_bytes(),
+                &b.compressed,
+                b.strategy,
+                &b.source,
+                None,
+            )?;
         }
         Ok(())
     }
@@ -204,4 +210,39 @@ impl Digest {
 /// `[ccr:HASH STRATEGY: WHAT WAS LEFT OUT — brief ccr get HASH]`.
 pub fn marker(hash: &str, strategy: Strategy, left_out: &str) -> String {
     format!("[ccr:{hash} {strategy}: {left_out} — brief ccr get {hash}]")
+}
+
+/// A fence longer than any backtick run in `content`, so the content cannot close it.
+pub(crate) fn fence(content: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in content.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    "`".repeat((longest + 1).max(3))
+}
+
+pub(crate) fn fenced(info: &str, content: &str) -> String {
+    let fence = fence(content);
+    let newline = if content.ends_with('\n') || content.is_empty() {
+        ""
+    } else {
+        "\n"
+    };
+    format!("{fence}{info}\n{content}{newline}{fence}")
+}
+
+/// A heading line from a user-given name: one line, no Markdown surprises at the start.
+pub(crate) fn title(name: &str) -> String {
+    let one_line: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        "(unnamed)".to_string()
+    } else {
+        one_line
+    }
+}
+
+pub(crate) fn lines_of(text: &str) -> u64 {
+    text.lines().count() as u64
 }

@@ -64,7 +64,8 @@ pub fn lead_summary(text: &str, budget: usize) -> String {
 fn first_sentence(paragraph: &str) -> &str {
     let bytes = paragraph.as_bytes();
     for (i, b) in bytes.iter().enumerate() {
-        let ends = matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+        let ends = matches!(b, b'.' | b'!' | b'?')
+            && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
         // "e.g. " and "v1.2" are not sentence ends worth stopping at this early.
         if ends && i >= 24 {
             return &paragraph[..=i];
@@ -107,7 +108,10 @@ mod tests {
     fn the_summary_takes_paragraph_leads_within_the_budget() {
         let text = "The cache missed on every wake since Tuesday. It was the timestamp.\n\nWe moved the date to the volatile tail of the prompt. Hits are back.\n\nA third paragraph that will not fit in the budget at all. Really.";
         let summary = lead_summary(text, 110);
-        assert_eq!(summary, "The cache missed on every wake since Tuesday.\nWe moved the date to the volatile tail of the prompt.");
+        assert_eq!(
+            summary,
+            "The cache missed on every wake since Tuesday.\nWe moved the date to the volatile tail of the prompt."
+        );
         let one = lead_summary("word ".repeat(100).trim(), 40);
         assert!(one.len() <= 40 && one.ends_with('…'), "{one}");
     }

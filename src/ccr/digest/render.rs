@@ -3,7 +3,8 @@
 
 use crate::ccr::digest::input::{Backed, DigestFile, Named, NamedJson};
 use crate::ccr::digest::{
-    Backing, Digest, Field, Handling, Options, Section, VERSION, crush, head_tail, marker, prose,
+    Backing, Digest, Field, Handling, Options, Section, VERSION, crush, fenced, head_tail,
+    lines_of, marker, prose, title,
 };
 use crate::ccr::{Strategy, hash, thousands};
 use crate::tokens::{self, Encoding};
@@ -22,11 +23,30 @@ pub fn render(file: &DigestFile, options: &Options) -> Digest {
     };
     if let Some(task) = &file.current_task {
         r.heading("Current task");
-        r.section(Field::CurrentTask, None, Handling::Verbatim, &[task], task.clone(), None);
+        r.section(
+            Field::CurrentTask,
+            None,
+            Handling::Verbatim,
+            &[task],
+            task.clone(),
+            None,
+        );
     }
-    r.verbatim_list(Field::HardConstraints, "Hard constraints", &file.hard_constraints);
-    r.verbatim_list(Field::DefinitionsOfDone, "Definitions of done", &file.definitions_of_done);
-    r.backed(Field::IrreversibleDecisions, "Irreversible decisions", &file.irreversible_decisions);
+    r.verbatim_list(
+        Field::HardConstraints,
+        "Hard constraints",
+        &file.hard_constraints,
+    );
+    r.verbatim_list(
+        Field::DefinitionsOfDone,
+        "Definitions of done",
+        &file.definitions_of_done,
+    );
+    r.backed(
+        Field::IrreversibleDecisions,
+        "Irreversible decisions",
+        &file.irreversible_decisions,
+    );
     r.backed(Field::OpenThreads, "Open threads", &file.open_threads);
     r.learnings(&file.learnings);
     if !file.tool_outputs.is_empty() {
@@ -59,33 +79,6 @@ struct Renderer<'a> {
     text: String,
     sections: Vec<Section>,
     backings: Vec<Backing>,
-}
-
-/// A fence longer than any backtick run in `content`, so the content cannot close it.
-fn fence(content: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in content.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    "`".repeat((longest + 1).max(3))
-}
-
-fn fenced(info: &str, content: &str) -> String {
-    let fence = fence(content);
-    let newline = if content.ends_with('\n') || content.is_empty() { "" } else { "\n" };
-    format!("{fence}{info}\n{content}{newline}{fence}")
-}
-
-/// A heading line from a user-given name: one line, no Markdown surprises at the start.
-fn title(name: &str) -> String {
-    let one_line: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.is_empty() { "(unnamed)".to_string() } else { one_line }
-}
-
-fn lines_of(text: &str) -> u64 {
-    text.lines().count() as u64
 }
 
 impl Renderer<'_> {
@@ -130,7 +123,14 @@ impl Renderer<'_> {
         self.backings.extend(backing);
     }
 
-    fn backing(&self, id: &str, name: Option<&str>, original: &str, compressed: &str, strategy: Strategy) -> Backing {
+    fn backing(
+        &self,
+        id: &str,
+        name: Option<&str>,
+        original: &str,
+        compressed: &str,
+        strategy: Strategy,
+    ) -> Backing {
         let source = match name {
             Some(name) => format!("{} {id} {}", self.options.source, title(name)),
             None => format!("{} {id}", self.options.source),
@@ -172,12 +172,20 @@ impl Renderer<'_> {
         self.heading(heading);
         let verbatim = field.instruction_bearing();
         for (i, entry) in entries.iter().enumerate() {
-            let summary = if verbatim { entry.summary.clone() } else { prose::compact(&entry.summary) };
+            let summary = if verbatim {
+                entry.summary.clone()
+            } else {
+                prose::compact(&entry.summary)
+            };
             let mut block = format!("- {summary}");
             let detail = entry.detail.as_ref().filter(|d| !d.trim().is_empty());
             let (handling, backing) = match detail {
                 Some(detail) => {
-                    let strategy = if verbatim { Strategy::VerbatimBacking } else { Strategy::SummaryBacking };
+                    let strategy = if verbatim {
+                        Strategy::VerbatimBacking
+                    } else {
+                        Strategy::SummaryBacking
+                    };
                     let id = format!("{}[{i}]", field.name());
                     let backing = self.backing(&id, None, detail, &summary, strategy);
                     let lines = lines_of(detail);
@@ -187,10 +195,18 @@ impl Renderer<'_> {
                         if lines == 1 { "" } else { "s" },
                         thousands(detail.len() as u64)
                     );
-                    let separator = if verbatim || summary.contains('\n') { "\n  " } else { " " };
+                    let separator = if verbatim || summary.contains('\n') {
+                        "\n  "
+                    } else {
+                        " "
+                    };
                     block.push_str(separator);
                     block.push_str(&marker(&backing.hash, strategy, &left_out));
-                    let handling = if verbatim { Handling::VerbatimSummaryCcr } else { Handling::CompactSummaryCcr };
+                    let handling = if verbatim {
+                        Handling::VerbatimSummaryCcr
+                    } else {
+                        Handling::CompactSummaryCcr
+                    };
                     (handling, Some(backing))
                 }
                 None if verbatim => (Handling::Verbatim, None),
@@ -221,24 +237,41 @@ impl Renderer<'_> {
         }
         block.pop();
         let before: Vec<&String> = learnings.iter().collect();
-        self.section(Field::Learnings, None, Handling::CompactSummary, &before, block, None);
+        self.section(
+            Field::Learnings,
+            None,
+            Handling::CompactSummary,
+            &before,
+            block,
+            None,
+        );
     }
 
     fn tool_output(&mut self, i: usize, output: &Named) {
-        self.text.push_str(&format!("\n\n### {}", title(&output.name)));
+        self.text
+            .push_str(&format!("\n\n### {}", title(&output.name)));
         let whole = fenced("text", &output.content);
         let id = format!("tool_outputs[{i}]");
         if output.content.len() > self.options.min_bytes {
             let cut = head_tail::compress(&output.content);
             if cut.lines_left_out > 0 || cut.lines_shortened > 0 {
-                let backing = self.backing(&id, Some(&output.name), &output.content, &cut.text, Strategy::ToolOutputHeadTail);
+                let backing = self.backing(
+                    &id,
+                    Some(&output.name),
+                    &output.content,
+                    &cut.text,
+                    Strategy::ToolOutputHeadTail,
+                );
                 let mut left_out = format!(
                     "{} of {} lines left out",
                     thousands(cut.lines_left_out as u64),
                     thousands(cut.lines_total as u64)
                 );
                 if cut.lines_shortened > 0 {
-                    left_out.push_str(&format!(", {} long lines shortened", thousands(cut.lines_shortened as u64)));
+                    left_out.push_str(&format!(
+                        ", {} long lines shortened",
+                        thousands(cut.lines_shortened as u64)
+                    ));
                 }
                 let block = format!(
                     "{}\n{}",
@@ -246,12 +279,26 @@ impl Renderer<'_> {
                     marker(&backing.hash, Strategy::ToolOutputHeadTail, &left_out)
                 );
                 if block.len() < whole.len() {
-                    self.section(Field::ToolOutputs, Some(i), Handling::HeadTailCcr, &[&output.content], block, Some(backing));
+                    self.section(
+                        Field::ToolOutputs,
+                        Some(i),
+                        Handling::HeadTailCcr,
+                        &[&output.content],
+                        block,
+                        Some(backing),
+                    );
                     return;
                 }
             }
         }
-        self.section(Field::ToolOutputs, Some(i), Handling::Verbatim, &[&output.content], whole, None);
+        self.section(
+            Field::ToolOutputs,
+            Some(i),
+            Handling::Verbatim,
+            &[&output.content],
+            whole,
+            None,
+        );
     }
 
     fn prose_note(&mut self, i: usize, note: &String) {
@@ -264,34 +311,80 @@ impl Renderer<'_> {
             if kept < total {
                 let id = format!("prose_notes[{i}]");
                 let backing = self.backing(&id, None, note, &summary, Strategy::SummaryBacking);
-                let left_out = format!("{} of {} words left out", thousands(total - kept), thousands(total));
-                let block = format!("{summary}\n{}", marker(&backing.hash, Strategy::SummaryBacking, &left_out));
-                self.section(Field::ProseNotes, Some(i), Handling::CompactSummaryCcr, &[note], block, Some(backing));
+                let left_out = format!(
+                    "{} of {} words left out",
+                    thousands(total - kept),
+                    thousands(total)
+                );
+                let block = format!(
+                    "{summary}\n{}",
+                    marker(&backing.hash, Strategy::SummaryBacking, &left_out)
+                );
+                self.section(
+                    Field::ProseNotes,
+                    Some(i),
+                    Handling::CompactSummaryCcr,
+                    &[note],
+                    block,
+                    Some(backing),
+                );
                 return;
             }
         }
-        self.section(Field::ProseNotes, Some(i), Handling::CompactSummary, &[note], compact, None);
+        self.section(
+            Field::ProseNotes,
+            Some(i),
+            Handling::CompactSummary,
+            &[note],
+            compact,
+            None,
+        );
     }
 
     fn bulk_json(&mut self, i: usize, array: &NamedJson) {
-        self.text.push_str(&format!("\n\n### {}", title(&array.name)));
+        self.text
+            .push_str(&format!("\n\n### {}", title(&array.name)));
         let original = &array.content.original;
         let whole = fenced("json", original);
         if original.len() > self.options.min_bytes {
             let crushed = crush::crush(&array.content.items);
             let id = format!("bulk_json[{i}]");
-            let backing = self.backing(&id, Some(&array.name), original, &crushed.text, Strategy::JsonCrush);
+            let backing = self.backing(
+                &id,
+                Some(&array.name),
+                original,
+                &crushed.text,
+                Strategy::JsonCrush,
+            );
             let left_out = format!(
                 "{} of {} items left out",
                 thousands(crushed.items_left_out as u64),
                 thousands(crushed.items as u64)
             );
-            let block = format!("{}\n{}", crushed.text, marker(&backing.hash, Strategy::JsonCrush, &left_out));
+            let block = format!(
+                "{}\n{}",
+                crushed.text,
+                marker(&backing.hash, Strategy::JsonCrush, &left_out)
+            );
             if block.len() < whole.len() {
-                self.section(Field::BulkJson, Some(i), Handling::JsonCrushCcr, &[original], block, Some(backing));
+                self.section(
+                    Field::BulkJson,
+                    Some(i),
+                    Handling::JsonCrushCcr,
+                    &[original],
+                    block,
+                    Some(backing),
+                );
                 return;
             }
         }
-        self.section(Field::BulkJson, Some(i), Handling::Verbatim, &[original], whole, None);
+        self.section(
+            Field::BulkJson,
+            Some(i),
+            Handling::Verbatim,
+            &[original],
+            whole,
+            None,
+        );
     }
 }

@@ -38,15 +38,20 @@ pub struct Args {
 
 /// Reads, renders and backs a digest: everything `brief digest` and `brief compose
 /// --digest` share. Bad input is refused before the store is opened.
-pub fn render_and_back(path: &Path, store: Option<&Path>, min_bytes: usize) -> Result<(Digest, Option<PathBuf>)> {
+pub fn render_and_back(
+    path: &Path,
+    store: Option<&Path>,
+    min_bytes: usize,
+) -> Result<(Digest, Option<PathBuf>)> {
     let file = DigestFile::read(path)?;
     // The store's TTL setting is checked before anything is written.
     let (ttl_seconds, _) = ttl::resolve(None)?;
     let options = Options {
         min_bytes,
-        source: path
-            .file_name()
-            .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        source: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
     };
     let digest = digest::render(&file, &options);
     if digest.backings.is_empty() {
@@ -59,9 +64,13 @@ pub fn render_and_back(path: &Path, store: Option<&Path>, min_bytes: usize) -> R
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let (digest, store_path) = render_and_back(&args.digest, args.store.as_deref(), args.min_bytes)?;
+    let (digest, store_path) =
+        render_and_back(&args.digest, args.store.as_deref(), args.min_bytes)?;
     if digest.sections.is_empty() {
-        ui.warn(&format!("{}: the digest has no fields", args.digest.display()));
+        ui.warn(&format!(
+            "{}: the digest has no fields",
+            args.digest.display()
+        ));
     }
     if args.json {
         ui.json(&digest.to_json())?;
@@ -97,7 +106,11 @@ pub fn report(digest: &Digest, store: Option<&Path>, ui: &Ui) {
         ui.err_line(&format!(
             "{:<width$}  {:<12}  {:<20}  {:>11}  {:>9}  {:>10}  {:>9}  {:<5}  {}",
             s.id,
-            if s.instruction_bearing { "instruction" } else { "compressible" },
+            if s.instruction_bearing {
+                "instruction"
+            } else {
+                "compressible"
+            },
             s.handling.name(),
             thousands(s.bytes_before as u64),
             thousands(s.bytes_after as u64),
