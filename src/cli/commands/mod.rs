@@ -28,6 +28,7 @@ pub mod init;
 pub mod lock;
 pub mod probe;
 pub mod proposals;
+pub mod proxy;
 pub mod record;
 pub mod restore;
 pub mod show;
@@ -56,9 +57,9 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Proxy(proxy::Args),
     Ccr(ccr::Args),
     Digest(digest::Args),
-    #[command(hide = true)]
     Generate(generate::Args),
 }
 
@@ -73,6 +74,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Proxy(args) => proxy::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
         Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
