@@ -18,6 +18,7 @@ pub mod compact;
 pub mod compose;
 pub mod compress;
 pub mod diff;
+pub mod digest;
 pub mod discard;
 pub mod envelope;
 pub mod generate;
@@ -62,6 +63,7 @@ pub enum Command {
     Session(session::Args),
     Envelope(envelope::Args),
     Ccr(ccr::Args),
+    Digest(digest::Args),
     Generate(generate::Args),
 }
 
@@ -78,6 +80,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Usage(args) => usage::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
+        Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
