@@ -31,6 +31,7 @@ mod provider_failures;
 mod proxy;
 mod proxy_faults;
 mod session;
+mod session_compact;
 #[cfg(debug_assertions)]
 mod session_crash;
 mod session_props;
