@@ -168,7 +168,7 @@ pub const MAX_PROPOSAL_BYTES: u64 = 4 * 1024 * 1024;
 
 fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
     let text = safe::read_text(brief_dir, path, MAX_PROPOSAL_BYTES)?;
-    let mut proposal: Proposal = serde_yaml::from_str(&text).map_err(|e| {
+    let mut proposal: Proposal = crate::brief::yaml::from_str(&text).map_err(|e| {
         Error::input(format!("{}: unreadable proposal: {e}", path.display())).with_hint(
             "proposals are written only by `brief compress`; discard this one with `brief discard`",
         )

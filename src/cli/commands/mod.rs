@@ -18,6 +18,7 @@ pub mod compact;
 pub mod compose;
 pub mod compress;
 pub mod diff;
+pub mod digest;
 pub mod discard;
 pub mod generate;
 pub mod guard;
@@ -27,6 +28,7 @@ pub mod init;
 pub mod lock;
 pub mod probe;
 pub mod proposals;
+pub mod proxy;
 pub mod record;
 pub mod restore;
 pub mod show;
@@ -55,8 +57,9 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Proxy(proxy::Args),
     Ccr(ccr::Args),
-    #[command(hide = true)]
+    Digest(digest::Args),
     Generate(generate::Args),
 }
 
@@ -71,7 +74,9 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Proxy(args) => proxy::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
+        Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
