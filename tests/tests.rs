@@ -18,6 +18,7 @@ mod guard_cli;
 mod guard_props;
 mod guard_table;
 mod harden_cli;
+mod harden_paths;
 mod harden_provider;
 mod hostile_linear;
 mod import;
@@ -30,6 +31,10 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod session;
+#[cfg(debug_assertions)]
+mod session_crash;
+mod session_props;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;
