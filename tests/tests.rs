@@ -28,6 +28,7 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod review_batch;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;
