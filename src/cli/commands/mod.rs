@@ -18,6 +18,7 @@ pub mod compact;
 pub mod compose;
 pub mod compress;
 pub mod diff;
+pub mod digest;
 pub mod discard;
 pub mod generate;
 pub mod guard;
@@ -60,6 +61,7 @@ pub enum Command {
     Proxy(proxy::Args),
     Mcp(mcp::Args),
     Ccr(ccr::Args),
+    Digest(digest::Args),
     Generate(generate::Args),
 }
 
@@ -77,6 +79,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Proxy(args) => proxy::run(args, ui),
         Command::Mcp(args) => mcp::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
+        Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
