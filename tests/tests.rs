@@ -11,6 +11,7 @@ mod compress;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
+mod guard_changes;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
