@@ -6,6 +6,7 @@ mod loopback;
 
 mod align;
 mod bundled_briefs;
+mod ccr;
 mod compose;
 mod compress;
 // The crash tests need the fault switch, which only debug builds have.
@@ -15,12 +16,19 @@ mod guard_changes;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
+mod harden_cli;
+mod harden_provider;
+mod hostile_linear;
+mod import;
 mod load_errors;
 mod lock_check;
+mod newcomer;
 mod probe;
 mod prop_loader;
 mod provider;
 mod provider_failures;
+mod proxy;
+mod proxy_faults;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;

@@ -6,8 +6,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::problem::{Problem, line_col};
+use super::problem::{LineIndex, Problem, line_col};
 use super::types::{ItemType, Policy, Tier};
+use super::yaml::YamlError;
 use crate::prompt::wire::ToolDef;
 
 #[derive(Debug, Clone)]
@@ -102,16 +103,40 @@ fn code_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
 /// inside code, which are literal examples).
 pub fn placeholders(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let code = code_ranges(text);
+    // Both lists run in text order, so one sweep decides which placeholders are in code.
+    let mut code = code.iter().peekable();
     PLACEHOLDER
         .captures_iter(text)
         .filter_map(|c| {
             let range = c.get(0)?.range();
+            while code.next_if(|r| r.end < range.end).is_some() {}
             let in_code = code
-                .iter()
-                .any(|r| r.start <= range.start && range.end <= r.end);
-            (!in_code).then(|| (c[1].to_string(), range))
+                .peek()
+                .is_some_and(|r| r.start <= range.start && range.end <= r.end);
+            let escaped = text[..range.start].ends_with('\\');
+            (!in_code && !escaped).then(|| (c[1].to_string(), range))
         })
         .collect()
+}
+
+/// What the composed prompt shows for an escaped `\{{`: a literal `{{` (as in Handlebars).
+/// Inside code a backslash is literal Markdown, so code is left as written.
+pub fn unescape_braces(text: &str) -> String {
+    if !text.contains("\\{{") {
+        return text.to_string();
+    }
+    let code = code_ranges(text);
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices("\\{{") {
+        if code.iter().any(|r| r.start <= at && at < r.end) {
+            continue;
+        }
+        out.push_str(&text[last..at]);
+        last = at + 1;
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// Replaces every `{{name}}` with its value; returns the names that had none.
@@ -134,20 +159,14 @@ pub fn fill_placeholders(
         last = range.end;
     }
     filled.push_str(&text[last..]);
-    (filled, missing)
+    (unescape_braces(&filled), missing)
 }
 
-fn yaml_problem(file: &Path, err: &serde_yaml::Error, line_offset: usize) -> Problem {
+fn yaml_problem(file: &Path, err: &YamlError, line_offset: usize) -> Problem {
     let (line, column) = err
         .location()
-        .map_or((0, 0), |l| (l.line() + line_offset, l.column()));
-    let message = err.to_string();
-    // yaml_serde appends " at line L column C"; the location is already in front.
-    let message = match message.find(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message,
-    };
-    Problem::error(file, line, column, yaml_message(&message))
+        .map_or((0, 0), |(line, column)| (line + line_offset, column));
+    Problem::error(file, line, column, yaml_message(&err.message()))
 }
 
 /// A schema mismatch reads better without the "invalid YAML" label that a syntax error needs.
@@ -203,7 +222,7 @@ pub fn parse_markdown(
         ));
         return None;
     };
-    let front: FrontMatter = match serde_yaml::from_str(yaml) {
+    let front: FrontMatter = match super::yaml::from_str(yaml) {
         Ok(front) => front,
         Err(err) => {
             problems.push(yaml_problem(path, &err, 1));
@@ -235,8 +254,9 @@ pub fn parse_markdown(
         tool: None,
     };
     if item.tier == Tier::Static {
+        let lines = LineIndex::new(&item.raw);
         for (name, range) in placeholders(item.body()) {
-            let (line, column) = line_col(&item.raw, item.body_offset + range.start);
+            let (line, column) = lines.line_col(item.body_offset + range.start);
             problems.push(Problem::error(
                 path,
                 line,
@@ -261,7 +281,7 @@ fn valid_tool_name(name: &str) -> bool {
 
 /// Parses a `<id>.tool.yaml` item.
 pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem>) -> Option<Item> {
-    let tool: ToolFile = match serde_yaml::from_str(&raw) {
+    let tool: ToolFile = match super::yaml::from_str(&raw) {
         Ok(tool) => tool,
         Err(err) => {
             problems.push(yaml_problem(path, &err, 0));
@@ -306,9 +326,10 @@ pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem
             "`input_schema` must be a JSON Schema object",
         ));
     }
+    let lines = LineIndex::new(&raw);
     for c in PLACEHOLDER.captures_iter(&raw) {
         let name = &c[1];
-        let (line, column) = line_col(&raw, c.get(0).map_or(0, |m| m.start()));
+        let (line, column) = lines.line_col(c.get(0).map_or(0, |m| m.start()));
         problems.push(
             Problem::error(
                 path,
@@ -372,6 +393,17 @@ mod tests {
         let (text, missing) = fill_placeholders("{{a}} {{b}}", &vars);
         assert_eq!(text, "1 {{b}}");
         assert_eq!(missing, vec!["b".to_string()]);
+    }
+
+    #[test]
+    fn an_escaped_placeholder_is_literal_text_and_composes_without_its_backslash() {
+        let text = "Hi {{name}}, write \\{{name}} or `\\{{code}}`.";
+        let found: Vec<String> = placeholders(text).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(found, ["name"]);
+        let vars = std::collections::BTreeMap::from([("name".to_string(), "Ada".to_string())]);
+        let (filled, missing) = fill_placeholders(text, &vars);
+        assert!(missing.is_empty());
+        assert_eq!(filled, "Hi Ada, write {{name}} or `\\{{code}}`.");
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod matching;
 mod numbers;
 mod patterns;
 mod reading;
+mod search;
 mod words;
 
 use std::collections::{BTreeMap, HashSet};

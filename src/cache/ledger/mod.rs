@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::clock;
 use crate::error::{Error, Result};
 
-/// Where the ledger lives when neither `--ledger` nor `BRIEF_LEDGER` says.
-pub const DEFAULT_PATH: &str = ".brief/usage.jsonl";
+/// The ledger's file name in the user's state directory (`crate::paths::state_dir`), where
+/// it lives when neither `--ledger` nor `BRIEF_LEDGER` says.
+pub const FILE_NAME: &str = "usage.jsonl";
 
 /// One model call. Field order is the column order of the file; every field is always
 /// written (`null` when unknown) so each line has the same shape.
@@ -72,6 +73,15 @@ pub struct Entry {
     /// The failure message, with anything that looks like an API key removed.
     #[serde(default)]
     pub error: Option<String>,
+    /// The agent session a proxied call belonged to (`X-Brief-Session`, else a hash of the
+    /// credential and the model); `null` for the toolkit's own calls.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// For a proxied call, the parts (`tools`, `system`, `messages`) that drifted from the
+    /// session's previous call; `[]` when none did, `null` when there was nothing to
+    /// compare with (the session's first call, or a body that is not a chat request).
+    #[serde(default)]
+    pub drifted_parts: Option<Vec<String>>,
 }
 
 fn one() -> u32 {
@@ -98,13 +108,15 @@ impl Entry {
             attempts: 1,
             status: "ok".to_string(),
             error: None,
+            session: None,
+            drifted_parts: None,
         }
     }
 
     /// Marks the call failed with an error class and message; key-like text is redacted.
     pub fn failed(mut self, status: &str, message: &str) -> Entry {
         self.status = status.to_string();
-        self.error = Some(redact(message));
+        self.error = Some(crate::provider::redact::redact(message));
         self
     }
 
@@ -171,46 +183,21 @@ pub fn status_class(message: &str) -> String {
     class.to_string()
 }
 
-/// Removes API keys from a message before it reaches a file: the values of `*_API_KEY`
-/// environment variables, and tokens shaped like provider keys (`sk-…`).
-pub fn redact(message: &str) -> String {
-    let mut out = message.to_string();
-    for (name, value) in std::env::vars_os() {
-        let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
-            continue;
-        };
-        if (name.ends_with("_API_KEY") || name.ends_with("_TOKEN")) && value.len() >= 8 {
-            out = out.replace(value, "[redacted]");
-        }
-    }
-    let mut result = String::with_capacity(out.len());
-    let mut rest = out.as_str();
-    while let Some(at) = rest.find("sk-") {
-        let tail = &rest[at + 3..];
-        let len = tail
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .unwrap_or(tail.len());
-        result.push_str(&rest[..at]);
-        if len >= 16 {
-            result.push_str("[redacted]");
-        } else {
-            result.push_str(&rest[at..at + 3 + len]);
-        }
-        rest = &tail[len..];
-    }
-    result.push_str(rest);
-    result
-}
-
-/// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `.brief/usage.jsonl`
-/// in the current directory.
+/// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `usage.jsonl` in the
+/// user's state directory (`$XDG_STATE_HOME/briefkit`, else `~/.local/state/briefkit`), never
+/// the current directory. With neither variable set (a bare service account), the system's
+/// temporary directory stands in for the state directory.
 pub fn resolve_path(flag: Option<PathBuf>) -> PathBuf {
     flag.or_else(|| {
         std::env::var_os("BRIEF_LEDGER")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     })
-    .unwrap_or_else(|| PathBuf::from(DEFAULT_PATH))
+    .unwrap_or_else(|| {
+        crate::paths::state_dir()
+            .unwrap_or_else(|| std::env::temp_dir().join("briefkit"))
+            .join(FILE_NAME)
+    })
 }
 
 /// Appends one entry as one line, creating the file and its directory when needed.
