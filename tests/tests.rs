@@ -6,12 +6,14 @@ mod loopback;
 
 mod align;
 mod bundled_briefs;
-mod ccr;
+mod ccr_cli;
+mod ccr_store;
 mod compose;
 mod compress;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
+mod digest;
 mod guard_changes;
 mod guard_cli;
 mod guard_props;
@@ -29,6 +31,10 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod session;
+#[cfg(debug_assertions)]
+mod session_crash;
+mod session_props;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;

@@ -18,7 +18,9 @@ pub mod compact;
 pub mod compose;
 pub mod compress;
 pub mod diff;
+pub mod digest;
 pub mod discard;
+pub mod envelope;
 pub mod generate;
 pub mod guard;
 pub mod history;
@@ -30,6 +32,7 @@ pub mod proposals;
 pub mod proxy;
 pub mod record;
 pub mod restore;
+pub mod session;
 pub mod show;
 pub mod stats;
 pub mod usage;
@@ -57,7 +60,10 @@ pub enum Command {
     Probe(probe::Args),
     Usage(usage::Args),
     Proxy(proxy::Args),
+    Session(session::Args),
+    Envelope(envelope::Args),
     Ccr(ccr::Args),
+    Digest(digest::Args),
     Generate(generate::Args),
 }
 
@@ -74,6 +80,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Usage(args) => usage::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
+        Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
@@ -86,6 +93,8 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Compress(args) => compress::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
         Command::Guard(args) => guard::run(args, ui),
+        Command::Session(args) => session::run(args, ui),
+        Command::Envelope(args) => envelope::run(args, ui),
     }
 }
 
