@@ -251,3 +251,61 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("BRIEF_TIMEOUT"), "{}", stderr(&out));
 }
+
+#[test]
+fn usage_skips_impossible_figures_with_a_warning_by_line() {
+    // Regression: two entries of u64::MAX and 2 tokens printed "Input 1 tokens" (a wrapped
+    // sum), cached above input showed a 500% share, and a `time` of "not a time" was shown
+    // as the first call.
+    let dir = tempfile::tempdir().unwrap();
+    let line = |time: &str, input: u64, cached: u64| {
+        format!(
+            r#"{{"time":"{time}","command":"probe","provider":"openai","model":"m","brief":null,"brief_dir":null,"item":null,"prefix_hash":null,"input_tokens":{input},"cached_input_tokens":{cached},"cache_write_tokens":null,"output_tokens":1,"latency_ms":5,"attempts":1,"status":"ok","error":null}}"#
+        )
+    };
+    let ledger = [
+        line("2026-11-30T09:00:00.000Z", 1000, 500),
+        line("2026-11-30T09:01:00.000Z", u64::MAX, 0),
+        line("2026-11-30T09:02:00.000Z", 100, 500),
+        line("not a time", 100, 0),
+        line("2026-11-30T09:03:00.000Z", 2, 0),
+    ]
+    .join("\n");
+    let path = dir.path().join("usage.jsonl");
+    fs::write(&path, ledger + "\n").unwrap();
+    let out = brief()
+        .args(["usage", "--json", "--ledger"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    for line in [":2:", ":3:", ":4:"] {
+        assert!(err.contains(line), "{line}: {err}");
+    }
+    let text = stdout(&out);
+    assert!(text.contains("\"input_tokens\": 1002"), "{text}");
+    assert!(
+        text.contains("\"first_seen\": \"2026-11-30T09:00:00.000Z\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_planted_oversized_proposal_cannot_brick_the_item() {
+    // Regression: a 50 MB answer became a proposal, accept wrote it, and every command
+    // (restore included) then refused the brief.
+    let ws = workspace("clinic");
+    let dir = ws.path().join("clinic");
+    let big = "word ".repeat(60 * 1024);
+    let id = crate::common::store::write_proposal(&dir, "booking", &big, &[], 1);
+    let tree = content_tree(ws.path());
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["accept", "clinic", &id, "--allow-flags"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("KiB"), "{}", stderr(&out));
+    assert_eq!(content_tree(ws.path()), tree);
+}

@@ -1,9 +1,13 @@
 //! The versions of an item: `BRIEF/history/<item>/NNNN.md`, one accepted body each.
 //!
 //! History is append-only. A version file is YAML front matter (what happened, when, the
-//! body's sha256) and then the body, byte for byte. Reading checks the whole history, so
-//! a gap, a hand-edited body or an unparsable file is reported by name instead of being
-//! shown as if it were a real version.
+//! body's sha256) and then the body, byte for byte. Each version's `chain` is the sha256 of
+//! its front matter (every other field) and the previous version's `chain`, so editing any
+//! field, removing a version or reordering versions breaks the chain at a named file.
+//! Reading checks the whole history, so a gap, a hand-edited body or front matter, or an
+//! unparsable file is reported by name instead of being shown as if it were a real version.
+//! This is evidence against accidents and casual edits, not a signature: whoever rewrites
+//! a history can recompute the hashes; git's history is the record of who did.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -65,6 +69,25 @@ pub struct VersionMeta {
     #[serde(default)]
     pub accepted_flags: Vec<String>,
     pub note: Option<String>,
+    /// sha256 of this front matter (without `chain`) and the previous version's `chain`.
+    #[serde(default)]
+    pub chain: Option<String>,
+}
+
+impl VersionMeta {
+    /// The chain hash of this front matter after `previous` (the previous version's
+    /// `chain`, empty for version 1).
+    fn chain_after(&self, previous: &str) -> Result<String> {
+        let unchained = VersionMeta {
+            chain: None,
+            ..self.clone()
+        };
+        let yaml = serde_yaml::to_string(&unchained)
+            .map_err(|e| Error::input(format!("cannot render version {}: {e}", self.version)))?;
+        Ok(sha256_hex(
+            format!("briefkit-version-chain\n{previous}\n{yaml}").as_bytes(),
+        ))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -127,7 +150,7 @@ fn split(text: &str) -> Option<(&str, &str)> {
 /// an item over the loader's limits, and its versions must stay readable.
 pub const MAX_VERSION_BYTES: u64 = 64 * 1024 * 1024;
 
-fn read_version(brief_dir: &Path, path: &Path, number: u32) -> Result<Version> {
+fn read_version(brief_dir: &Path, path: &Path, number: u32, previous: &str) -> Result<Version> {
     let text = safe::read_text(brief_dir, path, MAX_VERSION_BYTES).map_err(|e| {
         if e.message.contains("not valid UTF-8") {
             bad(path, "not valid UTF-8")
@@ -158,6 +181,18 @@ fn read_version(brief_dir: &Path, path: &Path, number: u32) -> Result<Version> {
         return Err(bad(
             path,
             "its body does not match its sha256: the file was edited",
+        ));
+    }
+    let Some(chain) = &meta.chain else {
+        return Err(bad(
+            path,
+            "its front matter has no `chain` hash: it was edited, or written by a brief older than the chained history",
+        ));
+    };
+    if *chain != meta.chain_after(previous)? {
+        return Err(bad(
+            path,
+            "its front matter does not match its chain hash: a field was edited, or a version before it was removed, replaced or reordered",
         ));
     }
     Ok(Version {
@@ -219,7 +254,7 @@ impl History {
             Err(e) => return Err(Error::io(&dir, &e)),
         }
         numbered.sort();
-        let mut versions = Vec::with_capacity(numbered.len());
+        let mut versions: Vec<Version> = Vec::with_capacity(numbered.len());
         for (index, (number, path)) in numbered.iter().enumerate() {
             let expected = u32::try_from(index + 1).unwrap_or(u32::MAX);
             if *number != expected {
@@ -229,7 +264,11 @@ impl History {
                     format!("missing: the history jumps to version {number}"),
                 ));
             }
-            versions.push(read_version(brief_dir, path, *number)?);
+            let previous = versions
+                .last()
+                .and_then(|v| v.meta.chain.clone())
+                .unwrap_or_default();
+            versions.push(read_version(brief_dir, path, *number, &previous)?);
         }
         Ok(History {
             brief_dir: brief_dir.to_path_buf(),
@@ -264,7 +303,7 @@ impl History {
     /// the brief's writer lock.
     pub fn append(&mut self, new: NewVersion, body: &str, created: &str) -> Result<&Version> {
         let number = self.next_number();
-        let meta = VersionMeta {
+        let mut meta = VersionMeta {
             version: number,
             created: created.to_string(),
             action: new.action.unwrap_or(Action::Record),
@@ -275,7 +314,13 @@ impl History {
             model: new.model,
             accepted_flags: new.accepted_flags,
             note: new.note,
+            chain: None,
         };
+        let previous = self
+            .latest()
+            .and_then(|v| v.meta.chain.clone())
+            .unwrap_or_default();
+        meta.chain = Some(meta.chain_after(&previous)?);
         let yaml = serde_yaml::to_string(&meta)
             .map_err(|e| Error::input(format!("cannot render version {number}: {e}")))?;
         let path = self.dir.join(format!("{number:04}.md"));
@@ -373,6 +418,81 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn an_edited_front_matter_field_is_caught() {
+        // Regression: only the body was hash-checked; action, note, from and tokens could
+        // be changed unnoticed.
+        for (from, to) in [
+            ("action: record", "action: import"),
+            ("tokens: 3", "tokens: 2"),
+            ("note: null", "note: approved by legal"),
+            ("from: null", "from: 1"),
+            (
+                "created: 2026-01-02T03:04:05Z",
+                "created: 2025-01-02T03:04:05Z",
+            ),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut history = History::load(dir.path(), "tone").unwrap();
+            record(&mut history, "a\n");
+            record(&mut history, "b\n");
+            let path = dir.path().join("history/tone/0002.md");
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(text.contains(from), "{text}");
+            fs::write(&path, text.replacen(from, to, 1)).unwrap();
+            let err = History::load(dir.path(), "tone").unwrap_err();
+            assert!(
+                err.message
+                    .contains("0002.md: its front matter does not match its chain"),
+                "{from}: {}",
+                err.message
+            );
+        }
+    }
+
+    /// Renumbers version file `text` to `number`, as someone hiding a removal would.
+    fn renumber(text: &str, number: u32) -> String {
+        let start = text.find("version: ").unwrap();
+        let end = start + text[start..].find('\n').unwrap();
+        format!("{}version: {number}{}", &text[..start], &text[end..])
+    }
+
+    #[test]
+    fn a_removed_or_reordered_version_is_caught() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::load(dir.path(), "tone").unwrap();
+        for body in ["a\n", "b\n", "c\n"] {
+            record(&mut history, body);
+        }
+        let files = dir.path().join("history/tone");
+        let read = |n: u32| fs::read_to_string(files.join(format!("{n:04}.md"))).unwrap();
+        let (one, two, three) = (read(1), read(2), read(3));
+        // Version 2 removed, 3 renumbered to close the gap.
+        fs::remove_file(files.join("0003.md")).unwrap();
+        fs::write(files.join("0002.md"), renumber(&three, 2)).unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message.contains("0002.md: its front matter"),
+            "{}",
+            err.message
+        );
+        // Versions 1 and 2 swapped.
+        fs::write(files.join("0001.md"), renumber(&two, 1)).unwrap();
+        fs::write(files.join("0002.md"), renumber(&one, 2)).unwrap();
+        fs::write(files.join("0003.md"), &three).unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message.contains("0001.md: its front matter"),
+            "{}",
+            err.message
+        );
+        // Put back: whole again.
+        for (n, text) in [(1, &one), (2, &two), (3, &three)] {
+            fs::write(files.join(format!("{n:04}.md")), text).unwrap();
+        }
+        assert_eq!(History::load(dir.path(), "tone").unwrap().versions.len(), 3);
     }
 
     #[test]

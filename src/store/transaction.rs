@@ -187,6 +187,19 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
         return Err(err);
     }
     let proposal = proposals::load(brief_dir, id)?;
+    // `brief compress` never saves a longer answer; a bigger body was planted, and would
+    // make an item every command refuses.
+    if proposal.body.len() > crate::provider::MAX_ANSWER_BYTES {
+        return Err(Error::input(format!(
+            "proposal {id}: its body is {} bytes, over the {} KiB an answer may have; refused",
+            proposal.body.len(),
+            crate::provider::MAX_ANSWER_BYTES / 1024
+        ))
+        .with_hint(format!(
+            "discard it with `brief discard {} {id}`",
+            brief_dir.display()
+        )));
+    }
     let mut locked = lock_item(brief_dir, &proposal.item)?;
     if locked.item.policy != Policy::Reviewable {
         return Err(Error::input(format!(

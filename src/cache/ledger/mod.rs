@@ -276,6 +276,46 @@ pub fn append(path: &Path, entry: &Entry) -> Result<()> {
     file.write_all(line.as_bytes()).map_err(&io)
 }
 
+/// Why an entry that parsed cannot be a real call's record: figures no provider reports
+/// (cached or cache-written tokens above all input) or a time that is not a time. Such a
+/// line is skipped with a warning rather than summed into nonsense.
+fn implausible(entry: &Entry) -> Option<String> {
+    if entry.time_ms().is_none() {
+        return Some(format!(
+            "`time` is not an RFC 3339 time (`{}`)",
+            crate::compress::one_line(&entry.time, 40)
+        ));
+    }
+    // No call takes a trillion tokens; bigger figures are corrupt and would overflow sums.
+    const MAX_TOKENS: u64 = 1_000_000_000_000;
+    for (name, value) in [
+        ("input_tokens", entry.input_tokens),
+        ("cached_input_tokens", entry.cached_input_tokens),
+        ("cache_write_tokens", entry.cache_write_tokens),
+        ("output_tokens", entry.output_tokens),
+    ] {
+        if let Some(value) = value.filter(|v| *v > MAX_TOKENS) {
+            return Some(format!(
+                "{name} ({value}) is more than any call takes (the limit is {MAX_TOKENS})"
+            ));
+        }
+    }
+    let input = entry.input_tokens.unwrap_or(0);
+    let part = entry
+        .cached_input_tokens
+        .unwrap_or(0)
+        .checked_add(entry.cache_write_tokens.unwrap_or(0));
+    match part {
+        Some(part) if part <= input => None,
+        _ => Some(format!(
+            "cached_input_tokens ({}) and cache_write_tokens ({}) are part of input_tokens ({}) and cannot exceed it",
+            entry.cached_input_tokens.unwrap_or(0),
+            entry.cache_write_tokens.unwrap_or(0),
+            input
+        )),
+    }
+}
+
 /// A line of the ledger that could not be read and was skipped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
@@ -321,7 +361,14 @@ pub fn parse(bytes: &[u8]) -> (Vec<Entry>, Vec<Warning>) {
             continue;
         }
         match serde_json::from_slice::<Entry>(line) {
-            Ok(entry) => entries.push(entry),
+            Ok(entry) => match implausible(&entry) {
+                None => entries.push(entry),
+                Some(why) => warnings.push(Warning {
+                    line: i + 1,
+                    torn: false,
+                    message: format!("{why}; skipped"),
+                }),
+            },
             Err(err) => {
                 let torn = i + 1 == count && !ends_with_newline;
                 let message = if torn {

@@ -92,12 +92,12 @@ impl Totals {
         let cached = entry.cached_input_tokens.unwrap_or(0);
         let write = entry.cache_write_tokens.unwrap_or(0);
         let output = entry.output_tokens.unwrap_or(0);
-        self.input_tokens += input;
-        self.cached_input_tokens += cached;
-        self.cache_write_tokens += write;
-        self.output_tokens += output;
+        self.input_tokens = self.input_tokens.saturating_add(input);
+        self.cached_input_tokens = self.cached_input_tokens.saturating_add(cached);
+        self.cache_write_tokens = self.cache_write_tokens.saturating_add(write);
+        self.output_tokens = self.output_tokens.saturating_add(output);
         if entry.cached_input_tokens.is_some() {
-            self.input_tokens_reporting += input;
+            self.input_tokens_reporting = self.input_tokens_reporting.saturating_add(input);
         } else if entry.is_ok() {
             self.calls_without_cache_field += 1;
         }
