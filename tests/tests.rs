@@ -23,6 +23,7 @@ mod harden_paths;
 mod harden_provider;
 mod hostile_linear;
 mod import;
+mod limits;
 mod load_errors;
 mod lock_check;
 mod newcomer;

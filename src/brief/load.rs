@@ -10,9 +10,16 @@ use super::problem::{LineIndex, Problem, into_error, line_col};
 use super::types::valid_id;
 use crate::error::{Error, Result};
 
-/// Item, manifest and lock files larger than this are refused: a brief is re-sent every
-/// turn, and a file this big is almost certainly a mistake.
+/// Item files larger than this are refused: a brief is re-sent every turn, and one item
+/// this big is almost certainly a mistake.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The manifest may hold 100,000 item ids of up to 64 characters each in its list.
+pub const MAX_MANIFEST_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The lock holds every rule's text; `brief lock` refuses to write a lock over this limit
+/// (saying so), so `check` never refuses a lock that `lock` wrote.
+pub const MAX_LOCK_BYTES: u64 = 64 * 1024 * 1024;
 
 pub const MANIFEST: &str = "brief.yaml";
 
@@ -70,7 +77,7 @@ impl Brief {
             .with_hint("create one with `brief init DIR`"));
         }
         let mut problems = Vec::new();
-        let manifest_text = read_text(&manifest_path, &mut problems);
+        let manifest_text = read_text(&manifest_path, MAX_MANIFEST_BYTES, &mut problems);
         let manifest = manifest_text.as_deref().and_then(|text| {
             match super::yaml::from_str::<Manifest>(text) {
                 Ok(manifest) => Some(manifest),
@@ -295,7 +302,7 @@ fn load_item(
             return None;
         }
     }
-    let raw = read_text(&path, problems)?;
+    let raw = read_text(&path, MAX_FILE_BYTES, problems)?;
     if path.extension().is_some_and(|e| e == "md") {
         parse_markdown(id, &path, raw, problems)
     } else {
@@ -307,9 +314,9 @@ fn exists(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok()
 }
 
-/// Reads a file as UTF-8 text, refusing files over [`MAX_FILE_BYTES`] and anything but a
-/// regular file (a FIFO would hang the read).
-pub(crate) fn read_text(path: &Path, problems: &mut Vec<Problem>) -> Option<String> {
+/// Reads a file as UTF-8 text, refusing files over `max` bytes and anything but a regular
+/// file (a FIFO would hang the read).
+pub(crate) fn read_text(path: &Path, max: u64, problems: &mut Vec<Problem>) -> Option<String> {
     let bytes = match fs::metadata(path) {
         Ok(_) if let Err(err) = crate::store::safe::check_regular(path) => {
             problems.push(Problem::error(
@@ -320,14 +327,15 @@ pub(crate) fn read_text(path: &Path, problems: &mut Vec<Problem>) -> Option<Stri
             ));
             return None;
         }
-        Ok(meta) if meta.len() > MAX_FILE_BYTES => {
+        Ok(meta) if meta.len() > max => {
             problems.push(Problem::error(
                 path,
                 0,
                 0,
                 format!(
-                    "file is {} bytes; the limit is {MAX_FILE_BYTES} (1 MiB)",
-                    meta.len()
+                    "file is {} bytes; the limit is {max} ({} MiB)",
+                    meta.len(),
+                    max / (1024 * 1024)
                 ),
             ));
             return None;

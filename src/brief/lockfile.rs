@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::Brief;
-use super::load::read_text;
+use super::load::{MAX_LOCK_BYTES, read_text};
 use super::problem::into_error;
 use crate::error::{Error, Result};
 use crate::prompt::canonical::sha256_hex;
@@ -76,7 +76,16 @@ impl Lock {
     pub fn to_yaml(&self) -> Result<String> {
         let body = serde_yaml::to_string(self)
             .map_err(|e| Error::input(format!("cannot render the lock: {e}")))?;
-        Ok(format!("{HEADER}{body}"))
+        let text = format!("{HEADER}{body}");
+        if text.len() as u64 > MAX_LOCK_BYTES {
+            return Err(Error::input(format!(
+                "the lock would be {} bytes, over the {} MiB that `brief check` reads",
+                text.len(),
+                MAX_LOCK_BYTES / (1024 * 1024)
+            ))
+            .with_hint("the lock holds every rule's text: keep the rules smaller or fewer"));
+        }
+        Ok(text)
     }
 
     /// Reads a lock file; `Ok(None)` when there is none.
@@ -86,7 +95,8 @@ impl Lock {
         }
         let mut problems = Vec::new();
         let dir = path.parent().unwrap_or(Path::new("."));
-        let text = read_text(path, &mut problems).ok_or_else(|| into_error(dir, &problems))?;
+        let text = read_text(path, MAX_LOCK_BYTES, &mut problems)
+            .ok_or_else(|| into_error(dir, &problems))?;
         let lock: Lock = super::yaml::from_str(&text).map_err(|err| {
             let at = err
                 .location()
