@@ -32,7 +32,9 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod review_batch;
 mod session;
+mod session_compact;
 #[cfg(debug_assertions)]
 mod session_crash;
 mod session_props;
