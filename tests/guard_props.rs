@@ -209,3 +209,62 @@ proptest! {
         prop_assert!(report.introduced.is_empty());
     }
 }
+
+/// Sentences with values and constraint words, for the second layer's properties.
+fn rule() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "Never refund shipping on orders over $75.",
+        "You must verify the caller's identity.",
+        "Only gold members get 3 free bags.",
+        "Reply in English unless the user writes in French.",
+        "Do not promise a refund before the lookup.",
+        "Refunds are possible within 30 days of delivery.",
+        "After 30 days, offer store credit instead.",
+        "Attachments may be up to 10 MB each.",
+        "Always ask at most two questions.",
+        "If the parcel is late, apologise first.",
+    ])
+    .prop_map(str::to_string)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn rules_checked_against_themselves_change_nothing(rules in prop::collection::vec(rule(), 1..8)) {
+        let text = rules.join(" ");
+        let report = check(&text, &text);
+        prop_assert!(report.is_clean(), "{:?}", report.changed);
+    }
+
+    #[test]
+    fn a_whitespace_only_variant_is_clean(
+        rules in prop::collection::vec(rule(), 1..8),
+        gaps in prop::collection::vec(prop::sample::select(vec![" ", "  ", "\n", " \n"]), 8),
+    ) {
+        let text = rules.join(" ");
+        let mut n = 0;
+        let spaced: String = text
+            .split(' ')
+            .collect::<Vec<_>>()
+            .join("\u{0}")
+            .chars()
+            .map(|c| if c == '\u{0}' { n += 1; gaps[n % gaps.len()].to_string() } else { c.to_string() })
+            .collect();
+        let report = check(&text, &spaced);
+        prop_assert!(report.is_clean(), "{spaced:?}\n{:?}\n{:?}", report.dropped, report.changed);
+    }
+
+    #[test]
+    fn a_reordered_list_is_clean(rules in prop::collection::vec(rule(), 1..8), seed in any::<u64>()) {
+        let list: Vec<String> = rules.iter().map(|r| format!("- {r}")).collect();
+        let mut shuffled = list.clone();
+        let len = shuffled.len();
+        for i in (1..len).rev() {
+            let j = (seed as usize).wrapping_mul(i + 7) % (i + 1);
+            shuffled.swap(i, j);
+        }
+        let report = check(&list.join("\n"), &shuffled.join("\n"));
+        prop_assert!(report.is_clean(), "{shuffled:?}\n{:?}", report.changed);
+    }
+}
