@@ -16,6 +16,7 @@ mod guard_props;
 mod guard_table;
 mod load_errors;
 mod lock_check;
+mod prefix_identity;
 mod probe;
 mod prop_loader;
 mod provider;
