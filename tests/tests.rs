@@ -6,6 +6,7 @@ mod loopback;
 
 mod align;
 mod bundled_briefs;
+mod ccr;
 mod compose;
 mod compress;
 // The crash tests need the fault switch, which only debug builds have.
@@ -14,13 +15,19 @@ mod crash;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
+mod harden_cli;
+mod harden_provider;
+mod import;
 mod load_errors;
 mod lock_check;
+mod newcomer;
 mod prefix_identity;
 mod probe;
 mod prop_loader;
 mod provider;
 mod provider_failures;
+mod proxy;
+mod proxy_faults;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;

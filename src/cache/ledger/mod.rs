@@ -72,6 +72,15 @@ pub struct Entry {
     /// The failure message, with anything that looks like an API key removed.
     #[serde(default)]
     pub error: Option<String>,
+    /// The agent session a proxied call belonged to (`X-Brief-Session`, else a hash of the
+    /// credential and the model); `null` for the toolkit's own calls.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// For a proxied call, the parts (`tools`, `system`, `messages`) that drifted from the
+    /// session's previous call; `[]` when none did, `null` when there was nothing to
+    /// compare with (the session's first call, or a body that is not a chat request).
+    #[serde(default)]
+    pub drifted_parts: Option<Vec<String>>,
 }
 
 fn one() -> u32 {
@@ -98,13 +107,15 @@ impl Entry {
             attempts: 1,
             status: "ok".to_string(),
             error: None,
+            session: None,
+            drifted_parts: None,
         }
     }
 
     /// Marks the call failed with an error class and message; key-like text is redacted.
     pub fn failed(mut self, status: &str, message: &str) -> Entry {
         self.status = status.to_string();
-        self.error = Some(redact(message));
+        self.error = Some(crate::provider::redact::redact(message));
         self
     }
 
@@ -169,37 +180,6 @@ pub fn status_class(message: &str) -> String {
         "error"
     };
     class.to_string()
-}
-
-/// Removes API keys from a message before it reaches a file: the values of `*_API_KEY`
-/// environment variables, and tokens shaped like provider keys (`sk-…`).
-pub fn redact(message: &str) -> String {
-    let mut out = message.to_string();
-    for (name, value) in std::env::vars_os() {
-        let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
-            continue;
-        };
-        if (name.ends_with("_API_KEY") || name.ends_with("_TOKEN")) && value.len() >= 8 {
-            out = out.replace(value, "[redacted]");
-        }
-    }
-    let mut result = String::with_capacity(out.len());
-    let mut rest = out.as_str();
-    while let Some(at) = rest.find("sk-") {
-        let tail = &rest[at + 3..];
-        let len = tail
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .unwrap_or(tail.len());
-        result.push_str(&rest[..at]);
-        if len >= 16 {
-            result.push_str("[redacted]");
-        } else {
-            result.push_str(&rest[at..at + 3 + len]);
-        }
-        rest = &tail[len..];
-    }
-    result.push_str(rest);
-    result
 }
 
 /// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `.brief/usage.jsonl`

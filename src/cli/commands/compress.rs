@@ -46,6 +46,10 @@ pub struct Args {
     /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// Give up when the server sends nothing for this long (an idle timeout: a slow but
+    /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
+    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
     /// Print one JSON object instead of the review screen, and do not ask
     #[arg(long)]
     pub json: bool,
@@ -103,6 +107,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ));
     }
     let answer = result?;
+    if answer.contains_key {
+        // Flagged, never saved: a proposal is shown, stored and maybe committed.
+        return Err(Error::failed(format!(
+            "{}'s answer contains the API key (as sent, or changed: case, URL- or base64-encoding): nothing saved",
+            answer.model
+        ))
+        .with_hint("the server echoed your key into the answer; revoke the key if it was not a local test server"));
+    }
     let body = compress::sanitize(&answer.text, item.body());
     if body.trim().is_empty() {
         return Err(Error::provider(format!(
@@ -169,7 +181,7 @@ fn settings(args: &Args, brief: &Brief) -> Result<Settings> {
         kind: args.provider,
         model: args.model.clone(),
         base_url: args.base_url.clone(),
-        timeout: None,
+        timeout: args.timeout,
     };
     Settings::resolve(flags, from_brief)
 }

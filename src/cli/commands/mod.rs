@@ -12,6 +12,7 @@ use crate::error::Result;
 
 pub mod accept;
 pub mod align;
+pub mod ccr;
 pub mod check;
 pub mod compact;
 pub mod compose;
@@ -21,10 +22,12 @@ pub mod discard;
 pub mod generate;
 pub mod guard;
 pub mod history;
+pub mod import;
 pub mod init;
 pub mod lock;
 pub mod probe;
 pub mod proposals;
+pub mod proxy;
 pub mod record;
 pub mod restore;
 pub mod show;
@@ -34,6 +37,7 @@ pub mod usage;
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Init(init::Args),
+    Import(import::Args),
     Compose(compose::Args),
     Compact(compact::Args),
     Stats(stats::Args),
@@ -52,13 +56,15 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
-    #[command(hide = true)]
+    Proxy(proxy::Args),
+    Ccr(ccr::Args),
     Generate(generate::Args),
 }
 
 pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
     match command {
         Command::Init(args) => init::run(args, ui),
+        Command::Import(args) => import::run(args, ui),
         Command::Compose(args) => compose::run(args, ui),
         Command::Compact(args) => compact::run(args, ui),
         Command::Lock(args) => lock::run(args, ui),
@@ -66,6 +72,8 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Proxy(args) => proxy::run(args, ui),
+        Command::Ccr(args) => ccr::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),

@@ -47,6 +47,10 @@ pub struct Args {
     /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// Give up when the server sends nothing for this long (an idle timeout: a slow but
+    /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
+    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
     /// How many times to send the request (the first may write the cache)
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=10))]
     pub repeat: u32,
@@ -193,7 +197,7 @@ fn settings(args: &Args, brief: &Brief) -> Result<Settings> {
             .transpose()?,
         model: args.model.clone(),
         base_url: args.base_url.clone(),
-        timeout: None,
+        timeout: args.timeout,
     };
     Settings::resolve(overrides, brief_model)
 }
