@@ -118,7 +118,13 @@ fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
         "the three prefix hashes do not depend on --var"
     );
     assert_eq!(stats_a.lines().count(), 3);
-    assert!(stats_a.lines().next().unwrap().ends_with("(anthropic wire)"));
+    assert!(
+        stats_a
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("(anthropic wire)")
+    );
     assert!(stats_a.starts_with("prefix  "));
 }
 

@@ -210,10 +210,7 @@ fn two_composes_with_different_vars_are_no_drift_and_raise_no_warning() {
             fs::write(&file, &out.stdout).unwrap();
             (file, stats_hash(&stderr(&out), "prefix"))
         };
-        let (a, hash) = compose(
-            ["date=2026-11-30", "customer_name=Ada", "plan=Pro"],
-            "a",
-        );
+        let (a, hash) = compose(["date=2026-11-30", "customer_name=Ada", "plan=Pro"], "a");
         let (b, hash_b) = compose(
             [
                 "date=2026-12-01T10:00:00Z",
