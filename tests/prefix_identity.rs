@@ -73,6 +73,8 @@ fn compose_openai_prints_the_bytes_probe_sends() {
             "patient=Ada Lovelace",
             "--var",
             "last_visit=2026-10-02",
+            "--ledger",
+            "usage.jsonl",
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -89,7 +91,7 @@ fn compose_openai_prints_the_bytes_probe_sends() {
         );
     }
     // And the ledger row carries compose's prefix hash.
-    let ledger = fs::read_to_string(ws.path().join(".brief/usage.jsonl")).unwrap();
+    let ledger = fs::read_to_string(ws.path().join("usage.jsonl")).unwrap();
     for line in ledger.lines() {
         let row: Value = serde_json::from_str(line).unwrap();
         assert_eq!(row["prefix_hash"], compose_hash.as_str());
