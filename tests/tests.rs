@@ -6,12 +6,14 @@ mod loopback;
 
 mod align;
 mod bundled_briefs;
-mod ccr;
+mod ccr_cli;
+mod ccr_store;
 mod compose;
 mod compress;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
+mod digest;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
