@@ -14,6 +14,7 @@ mod compress;
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod guard_changes;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
