@@ -241,7 +241,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             dropped.join(", ")
         ))
         .with_hint(format!(
-            "review it (`brief proposals {dir}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
+            "review it (`brief review {dir} {id}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
             dir = brief_dir.display()
         )));
     }
