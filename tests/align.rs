@@ -81,7 +81,7 @@ fn a_timestamp_at_the_top_of_the_system_prompt_is_system_drift_and_a_warning() {
     let diff = &wake["first_difference"];
     assert_eq!(diff["part"], "system");
     assert_eq!(diff["pointer"], "/messages/0");
-    assert_eq!(diff["offset"], 13);
+    assert_eq!(diff["offset"], 29);
     assert!(
         diff["current"]
             .as_str()
@@ -246,7 +246,7 @@ fn state_carries_the_last_wake_across_runs() {
     let saved: Value =
         serde_json::from_str(&std::fs::read_to_string(&state).expect("state written"))
             .expect("json");
-    assert_eq!(saved["version"], 1);
+    assert_eq!(saved["version"], 2);
     assert_eq!(saved["messages"].as_array().map(Vec::len), Some(1));
     assert_eq!(
         saved["stable_prefix_hash"],

@@ -21,7 +21,7 @@ fn text_puts_static_items_first_and_the_volatile_part_last() {
 }
 
 #[test]
-fn openai_body_is_canonical_json_with_one_system_message_and_function_tools() {
+fn openai_body_has_the_static_then_the_volatile_system_message_and_function_tools() {
     let ws = workspace("clinic");
     let out = brief()
         .current_dir(ws.path())
@@ -31,14 +31,17 @@ fn openai_body_is_canonical_json_with_one_system_message_and_function_tools() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
-    assert_eq!(text.lines().count(), 1, "canonical JSON is one line");
+    assert_eq!(text.lines().count(), 1, "compact JSON is one line");
     let body = json(&out);
     let messages = body["messages"].as_array().unwrap();
-    assert_eq!(messages.len(), 1);
+    assert_eq!(messages.len(), 2);
     assert_eq!(messages[0]["role"], "system");
-    let system = messages[0]["content"].as_str().unwrap();
-    assert!(system.starts_with("You are Pia"));
-    assert!(system.ends_with("Their last visit was 2026-10-02."));
+    assert_eq!(messages[1]["role"], "system");
+    let static_part = messages[0]["content"].as_str().unwrap();
+    assert!(static_part.starts_with("You are Pia"));
+    assert!(!static_part.contains("2026-10-02"));
+    let volatile = messages[1]["content"].as_str().unwrap();
+    assert!(volatile.ends_with("Their last visit was 2026-10-02."));
     assert_eq!(body["tools"][0]["type"], "function");
     assert_eq!(body["tools"][0]["function"]["name"], "find_slot");
     assert_eq!(
@@ -51,12 +54,15 @@ fn openai_body_is_canonical_json_with_one_system_message_and_function_tools() {
             .unwrap()
             .starts_with("brief-")
     );
-    // Sorted keys: "messages" < "prompt_cache_key" < "tools"; nested keys sorted too.
+    // The body's keys in the order it is sent: messages, tools, then the cache key; a
+    // tool's schema keys sorted.
     let m = text.find("\"messages\"").unwrap();
-    let k = text.find("\"prompt_cache_key\"").unwrap();
     let t = text.find("\"tools\"").unwrap();
-    assert!(m < k && k < t);
-    assert!(text.find("\"description\"").unwrap() < text.find("\"name\"").unwrap());
+    let k = text.find("\"prompt_cache_key\"").unwrap();
+    assert!(m < t && t < k);
+    let schema = &text[text.find("\"parameters\"").unwrap()..];
+    assert!(schema.find("\"properties\"").unwrap() < schema.find("\"required\"").unwrap());
+    assert!(schema.find("\"required\"").unwrap() < schema.find("\"type\":\"object\"").unwrap());
 }
 
 #[test]
@@ -112,6 +118,13 @@ fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
         "the three prefix hashes do not depend on --var"
     );
     assert_eq!(stats_a.lines().count(), 3);
+    assert!(
+        stats_a
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("(anthropic wire)")
+    );
     assert!(stats_a.starts_with("prefix  "));
 }
 

@@ -118,9 +118,10 @@ fn openai_repeat_served_from_cache_exits_0_and_is_ledgered() {
     let body = requests[0].json();
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[0]["role"], "system");
+    assert_eq!(messages[1]["role"], "system");
     assert!(
-        messages[0]["content"].as_str().unwrap().contains("Ines"),
-        "volatile part sent"
+        messages[1]["content"].as_str().unwrap().contains("Ines"),
+        "volatile part sent as the second system message"
     );
     assert_eq!(messages.last().unwrap()["content"], "ping");
     assert_eq!(body["tools"][0]["function"]["name"], "find_slot");

@@ -27,6 +27,7 @@ mod limits;
 mod load_errors;
 mod lock_check;
 mod newcomer;
+mod prefix_identity;
 mod probe;
 mod prop_loader;
 mod provider;

@@ -12,6 +12,7 @@ use super::problem::into_error;
 use crate::error::{Error, Result};
 use crate::prompt::canonical::sha256_hex;
 use crate::prompt::compose::PrefixHashes;
+use crate::prompt::prefix::Wire;
 
 pub const LOCK_FILE: &str = "brief.lock";
 const HEADER: &str = "# Written by `brief lock`; checked by `brief check`. Do not edit by hand.\n";
@@ -38,11 +39,19 @@ pub struct LockedRule {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LockedPrefix {
+    /// The wire format the hashes were taken in (`prompt::prefix`); locks written before it
+    /// was recorded were OpenAI's.
+    #[serde(default = "default_wire")]
+    pub wire: Wire,
     pub hash: String,
     pub tools: String,
     pub system: String,
     pub bytes: usize,
     pub tokens: usize,
+}
+
+fn default_wire() -> Wire {
+    Wire::OpenAi
 }
 
 impl Lock {
@@ -64,6 +73,7 @@ impl Lock {
             tokenizer: brief.manifest.tokenizer.to_string(),
             rules,
             prefix: LockedPrefix {
+                wire: hashes.wire,
                 hash: hashes.prefix.clone(),
                 tools: hashes.tools.clone(),
                 system: hashes.system.clone(),
@@ -140,6 +150,7 @@ mod tests {
             tokenizer: "o200k_base".into(),
             rules,
             prefix: LockedPrefix {
+                wire: Wire::Anthropic,
                 hash: "h".into(),
                 tools: "t".into(),
                 system: "s".into(),
@@ -150,5 +161,6 @@ mod tests {
         let yaml = lock.to_yaml().unwrap();
         let back: Lock = serde_yaml::from_str(&yaml).unwrap();
         assert_eq!(back.rules["r"].text, text);
+        assert_eq!(back.prefix.wire, Wire::Anthropic);
     }
 }

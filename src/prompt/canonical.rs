@@ -17,6 +17,25 @@ pub fn to_string(value: &Value) -> String {
     out
 }
 
+/// The value with every object's keys sorted by their UTF-8 bytes, recursively: the one key
+/// order of a tool's schema on the wire (see `prompt::wire`).
+pub fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
+}
+
 /// Lower-case hex of the SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -72,6 +91,13 @@ mod tests {
             to_string(&value),
             r#"{"a":{"c":null,"z":[{"x":3,"y":2}]},"b":1}"#
         );
+    }
+
+    #[test]
+    fn sorted_orders_keys_like_the_canonical_text() {
+        let value: Value = serde_json::from_str(r#"{"b":1,"a":{"z":[{"y":2,"x":3}]}}"#).unwrap();
+        let text = serde_json::to_string(&sorted(&value)).unwrap();
+        assert_eq!(text, to_string(&value));
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Composing a brief into one prompt with a byte-stable, cacheable prefix.
 //!
 //! Order is what makes caching work: tools, then static items in manifest order, then the
-//! volatile items. Only the volatile part may change between turns, so the prefix hash is
-//! computed without it and two composes that differ only in `--var` values share it.
+//! volatile items. Only the volatile part may change between turns; it lands in the live
+//! zone of the request body, so two composes that differ only in `--var` values share their
+//! stable prefix, whose identity `prompt::prefix` takes from the body as sent.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,8 @@ use crate::brief::{Brief, Item, LineIndex, Tier, fill_placeholders, unescape_bra
 use crate::compact::compact_markdown;
 use crate::error::{Error, Result};
 use crate::prompt::canonical;
-use crate::prompt::wire::{Prompt, ToolDef};
+use crate::prompt::prefix::{StablePrefix, Wire};
+use crate::prompt::wire::{self, Prompt, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ComposeOptions {
@@ -26,23 +28,39 @@ impl Default for ComposeOptions {
     }
 }
 
-/// The three prefix hashes (full sha256 hex) and their sizes in bytes.
+/// The stable prefix's identity in one wire format, as `prompt::prefix` defines it: hashes
+/// (full sha256 hex) and sizes of what is sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrefixHashes {
-    /// Over the canonical JSON of the tools array.
+    /// The wire format the bytes were taken in.
+    pub wire: Wire,
+    /// Over the stable tools as sent.
     pub tools: String,
-    /// Over the static system text.
+    /// Over the stable system part as sent (the static system block or message).
     pub system: String,
-    /// Over the canonical JSON `{"system": <static text>, "tools": [...]}`: the whole
-    /// cacheable prefix.
+    /// The stable prefix hash: over `{"tools":…,"system":…}` as sent.
     pub prefix: String,
     pub tools_bytes: usize,
     pub system_bytes: usize,
+    bytes: usize,
 }
 
 impl PrefixHashes {
+    pub fn of(stable: &StablePrefix) -> PrefixHashes {
+        PrefixHashes {
+            wire: stable.wire,
+            tools: stable.tools_hash.clone(),
+            system: stable.system_hash.clone(),
+            prefix: stable.hash.clone(),
+            tools_bytes: stable.tools_text.len(),
+            system_bytes: stable.system_text.len(),
+            bytes: stable.bytes(),
+        }
+    }
+
+    /// Size of the stable prefix text in bytes.
     pub fn prefix_bytes(&self) -> usize {
-        self.tools_bytes + self.system_bytes
+        self.bytes
     }
 }
 
@@ -51,6 +69,7 @@ impl PrefixHashes {
 pub struct Prefix {
     pub static_system: String,
     pub tools: Vec<ToolDef>,
+    /// In the brief's wire format ([`brief_wire`]).
     pub hashes: PrefixHashes,
     /// Items whose compaction could not be proven, used as written.
     pub unproven: Vec<String>,
@@ -59,10 +78,40 @@ pub struct Prefix {
 #[derive(Debug, Clone)]
 pub struct Composed {
     pub prompt: Prompt,
+    /// In the brief's wire format ([`brief_wire`]); [`Composed::stable_prefix`] for another.
     pub hashes: PrefixHashes,
     pub unproven: Vec<String>,
     /// `--var` names no item uses.
     pub unused_vars: Vec<String>,
+}
+
+impl Composed {
+    /// The request body in `wire`, exactly as it is printed and sent.
+    pub fn body(&self, wire: Wire, model: Option<&str>, cache_key: Option<&str>) -> Value {
+        wire::body(&self.prompt, wire, model, cache_key)
+    }
+
+    /// The stable prefix of this prompt's body in `wire`.
+    pub fn stable_prefix(&self, wire: Wire) -> StablePrefix {
+        stable_prefix(&self.prompt, wire)
+    }
+}
+
+/// The stable prefix of a prompt's body in `wire` (model, cache key and conversation are
+/// not part of it).
+pub fn stable_prefix(prompt: &Prompt, wire: Wire) -> StablePrefix {
+    let body = wire::body(prompt, wire, None, None);
+    StablePrefix::of_body(&body).expect("a composed body is a request body")
+}
+
+/// The wire format a brief's prefix identity (lock, check, stats, `compose --stats` for
+/// text) is taken in: the manifest's `model.provider` when it is `anthropic`, else OpenAI's
+/// chat completions, which every other provider speaks.
+pub fn brief_wire(brief: &Brief) -> Wire {
+    match brief.manifest.model.as_ref().map(|m| m.provider.as_str()) {
+        Some("anthropic") => Wire::Anthropic,
+        _ => Wire::OpenAi,
+    }
 }
 
 /// An item's body as it goes into the prompt: compacted when asked and proven, without
@@ -88,7 +137,8 @@ fn join(parts: impl Iterator<Item = String>) -> String {
         .join("\n\n")
 }
 
-/// The canonical JSON of a tools array as the prefix hash sees it (provider-neutral).
+/// The tools as canonical JSON (name, description, input schema; keys sorted), for counting
+/// their tokens independently of a provider's wrapper.
 pub fn tools_json(tools: &[ToolDef]) -> String {
     let value = Value::Array(
         tools
@@ -121,17 +171,17 @@ pub fn prefix_of(brief: &Brief, static_texts: Vec<String>, unproven: Vec<String>
         .iter()
         .filter_map(|item| item.tool.clone())
         .collect();
-    let tools_text = tools_json(&tools);
-    let both = canonical::to_string(
-        &json!({"system": static_system, "tools": serde_json::from_str::<Value>(&tools_text).unwrap_or(Value::Null)}),
-    );
-    let hashes = PrefixHashes {
-        tools: canonical::sha256_hex(tools_text.as_bytes()),
-        system: canonical::sha256_hex(static_system.as_bytes()),
-        prefix: canonical::sha256_hex(both.as_bytes()),
-        tools_bytes: tools_text.len(),
-        system_bytes: static_system.len(),
+    let prompt = Prompt {
+        static_system,
+        tools,
+        ..Prompt::default()
     };
+    let hashes = PrefixHashes::of(&stable_prefix(&prompt, brief_wire(brief)));
+    let Prompt {
+        static_system,
+        tools,
+        ..
+    } = prompt;
     Prefix {
         static_system,
         tools,

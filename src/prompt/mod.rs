@@ -4,4 +4,5 @@
 pub mod canonical;
 pub mod compose;
 pub mod measure;
+pub mod prefix;
 pub mod wire;

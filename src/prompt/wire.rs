@@ -5,10 +5,21 @@
 //! per-call fields a provider adds: `stream`, `max_tokens`, …).
 //!
 //! Cache layout: tools first, then the static system text, then the volatile part. The
-//! static part is one block so that its bytes, and the provider's cache key over them,
-//! change only when the brief's static items change.
+//! static part is one block (Anthropic) or the first system message (OpenAI) and the
+//! volatile part a later block or a second system message, so that the stable prefix
+//! `prompt::prefix` finds in these bodies changes only when the brief's static items change,
+//! and the volatile part lands in its live zone.
+//!
+//! Deterministic bytes: the body is a `Value` whose keys are inserted in a fixed order (the
+//! crate keeps insertion order), and every key of a tool's `input_schema` is sorted by its
+//! UTF-8 bytes, recursively, so reordering keys in a `.tool.yaml` file changes nothing on
+//! the wire. `serde_json::to_string` of the body is what `compose` prints and what the
+//! provider layer sends.
 
 use serde_json::{Map, Value, json};
+
+use crate::prompt::canonical;
+use crate::prompt::prefix::Wire;
 
 /// A tool as the brief declares it; rendered per provider.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,17 +77,34 @@ impl Prompt {
     }
 }
 
-/// An OpenAI chat-completions request body: one system message, then the conversation,
-/// tools as `{"type": "function", "function": {name, description, parameters}}`.
+/// The body for `wire`; `cache_key` is used by OpenAI only.
+pub fn body(prompt: &Prompt, wire: Wire, model: Option<&str>, cache_key: Option<&str>) -> Value {
+    match wire {
+        Wire::OpenAi => openai_body(prompt, model, cache_key),
+        Wire::Anthropic => anthropic_body(prompt, model),
+    }
+}
+
+/// A tool's input schema in the one documented key order: sorted, recursively.
+fn schema(tool: &ToolDef) -> Value {
+    canonical::sorted(&tool.input_schema)
+}
+
+/// An OpenAI chat-completions request body: the static system message, the volatile one as
+/// a second system message, then the conversation; tools as `{"type": "function",
+/// "function": {name, description, parameters}}`.
 pub fn openai_body(prompt: &Prompt, model: Option<&str>, cache_key: Option<&str>) -> Value {
     let mut body = Map::new();
     if let Some(model) = model {
         body.insert("model".into(), json!(model));
     }
-    let mut messages = Vec::with_capacity(prompt.messages.len() + 1);
-    let system = prompt.system_text();
-    if !system.is_empty() {
-        messages.push(json!({"role": "system", "content": system}));
+    let mut messages = Vec::with_capacity(prompt.messages.len() + 2);
+    for part in [Some(&prompt.static_system), prompt.volatile_system.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter(|text| !text.is_empty())
+    {
+        messages.push(json!({"role": "system", "content": part}));
     }
     for message in &prompt.messages {
         messages.push(json!({"role": message.role.as_str(), "content": message.content}));
@@ -92,7 +120,7 @@ pub fn openai_body(prompt: &Prompt, model: Option<&str>, cache_key: Option<&str>
                     "function": {
                         "name": tool.name,
                         "description": tool.description,
-                        "parameters": tool.input_schema,
+                        "parameters": schema(tool),
                     }
                 })
             })
@@ -107,6 +135,8 @@ pub fn openai_body(prompt: &Prompt, model: Option<&str>, cache_key: Option<&str>
 
 /// An Anthropic messages request body: `system` as text blocks with `cache_control` on the
 /// last static block and the volatile part as a later block; tools with `input_schema`.
+/// Without static text the breakpoint goes on the last tool, so the volatile block still
+/// lies after it.
 pub fn anthropic_body(prompt: &Prompt, model: Option<&str>) -> Value {
     let mut body = Map::new();
     if let Some(model) = model {
@@ -133,15 +163,22 @@ pub fn anthropic_body(prompt: &Prompt, model: Option<&str>) -> Value {
         .collect();
     body.insert("messages".into(), Value::Array(messages));
     if !prompt.tools.is_empty() {
+        let mark_last_tool = prompt.static_system.is_empty();
+        let last = prompt.tools.len() - 1;
         let tools = prompt
             .tools
             .iter()
-            .map(|tool| {
-                json!({
+            .enumerate()
+            .map(|(i, tool)| {
+                let mut value = json!({
                     "name": tool.name,
                     "description": tool.description,
-                    "input_schema": tool.input_schema,
-                })
+                    "input_schema": schema(tool),
+                });
+                if mark_last_tool && i == last {
+                    value["cache_control"] = json!({"type": "ephemeral"});
+                }
+                value
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
@@ -170,14 +207,13 @@ mod tests {
     }
 
     #[test]
-    fn openai_has_one_system_message_with_static_then_volatile() {
+    fn openai_has_the_static_then_the_volatile_system_message() {
         let body = openai_body(&prompt(), Some("m"), Some("k"));
         assert_eq!(body["messages"][0]["role"], "system");
-        assert_eq!(
-            body["messages"][0]["content"],
-            "You are a helper.\n\nCustomer: Ada"
-        );
-        assert_eq!(body["messages"][1]["content"], "hi");
+        assert_eq!(body["messages"][0]["content"], "You are a helper.");
+        assert_eq!(body["messages"][1]["role"], "system");
+        assert_eq!(body["messages"][1]["content"], "Customer: Ada");
+        assert_eq!(body["messages"][2]["content"], "hi");
         assert_eq!(body["tools"][0]["function"]["parameters"]["type"], "object");
         assert_eq!(body["prompt_cache_key"], "k");
     }
@@ -189,5 +225,33 @@ mod tests {
         assert!(body["system"][1].get("cache_control").is_none());
         assert_eq!(body["tools"][0]["input_schema"]["type"], "object");
         assert!(body.get("model").is_none());
+    }
+
+    #[test]
+    fn schema_key_order_in_the_source_does_not_reach_the_wire() {
+        let mut reordered = prompt();
+        reordered.tools[0].input_schema = serde_json::from_str(
+            r#"{"required":["a"],"type":"object","properties":{"b":{"type":"string"},"a":{"type":"integer"}}}"#,
+        )
+        .unwrap();
+        let mut written = prompt();
+        written.tools[0].input_schema = serde_json::from_str(
+            r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"]}"#,
+        )
+        .unwrap();
+        for wire in [Wire::OpenAi, Wire::Anthropic] {
+            let a = serde_json::to_string(&body(&reordered, wire, None, None)).unwrap();
+            let b = serde_json::to_string(&body(&written, wire, None, None)).unwrap();
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn without_static_text_the_anthropic_breakpoint_is_on_the_last_tool() {
+        let mut volatile_only = prompt();
+        volatile_only.static_system.clear();
+        let body = anthropic_body(&volatile_only, None);
+        assert_eq!(body["tools"][0]["cache_control"]["type"], "ephemeral");
+        assert!(body["system"][0].get("cache_control").is_none());
     }
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use http::HeaderMap;
 use serde_json::Value;
 
-use crate::cache::align::{self, Request, State};
+use crate::cache::align::{Aligner, Options, State};
 use crate::prompt::canonical::sha256_hex;
 
 /// The header an agent names its session with.
@@ -70,11 +70,12 @@ impl Sessions {
     /// previous one. A body that is not a chat request is reported as such and leaves the
     /// session's baseline alone.
     pub fn observe(&mut self, session: &str, body: &Value) -> Analysis {
-        let Ok(request) = Request::parse("proxy", body) else {
+        let previous = self.last.get(session).map(|(state, _)| state.clone());
+        let mut aligner = Aligner::new(Options::default(), previous);
+        if aligner.push("proxy", body).is_err() {
             return Analysis::default();
-        };
-        let previous = self.last.get(session).map(|(state, _)| state);
-        let Some(report) = align::analyse(std::slice::from_ref(&request), previous) else {
+        }
+        let Some(report) = aligner.finish() else {
             return Analysis::default();
         };
         let wake = &report.wakes[0];

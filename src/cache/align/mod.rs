@@ -1,126 +1,56 @@
 //! Prefix-drift detection for a sequence of provider request bodies ("wakes").
 //!
 //! A provider serves a call from its prompt cache only when the start of the request is
-//! byte-identical to an earlier one. So across wakes the tools and the system part must not
-//! change at all, and the conversation may only grow at its end. This module says, per
-//! wake, whether that held, which part broke it and where; and it points at volatile values
-//! (timestamps, ids, tokens) that sit in the part that should not change. It never rewrites
-//! a request: rewriting the cached zone is what breaks caches in the first place.
+//! byte-identical to an earlier one. So across wakes the stable prefix (tools and static
+//! system, as `prompt::prefix` defines it from the bytes sent) must not change at all, and
+//! the conversation may only grow at its end. This module says, per wake, whether that held,
+//! which part broke it and where; and it points at volatile values (timestamps, ids, tokens)
+//! that sit in the part that should not change. It never rewrites a request: rewriting the
+//! cached zone is what breaks caches in the first place.
+//!
+//! Three zones are never drift and never warned about, only measured: the live zone (the
+//! volatile system part after the stable prefix, see `prompt::prefix`), the last N messages
+//! of every wake when the caller names a volatile tail (a session's Tier 3), and, with
+//! `--wakes`, the whole conversation (each wake brings its own).
 //!
 //! `cache_control` markers count as bytes in tools and system: moving the marker there
 //! changes which prefix is written, so it is drift. In the conversation they are left out of
 //! the comparison, because sliding one marker to the newest message on every call is the
 //! documented way to cache a growing conversation, and the marker is not part of the key.
+//!
+//! Streaming: [`Aligner`] takes one body at a time and keeps only the previous wake's hashes
+//! and texts plus a small report per wake, so memory does not grow with the bodies read.
 
 pub mod diff;
-mod payload;
+pub mod read;
+mod report;
 pub mod state;
+mod wake;
 pub mod warnings;
 
 use std::collections::HashSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
-pub use payload::{Element, Request, Shape};
+use serde_json::Value;
+
+pub use crate::prompt::prefix::{NotARequest, Wire as Shape};
+pub use report::{
+    Baseline, CacheMetrics, Difference, Part, PartStats, Parts, Totals, WakeReport, Zone,
+};
 pub use state::State;
 pub use warnings::Warning;
 
-use crate::prompt::canonical::sha256_hex;
+use wake::{Digested, Texts};
 
-/// A part of a request, in the order a prompt cache sees them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Part {
-    Tools,
-    System,
-    Messages,
-}
-
-impl Part {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Part::Tools => "tools",
-            Part::System => "system",
-            Part::Messages => "messages",
-        }
-    }
-}
-
-/// Size and hash of one part's canonical JSON.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct PartStats {
-    pub bytes: usize,
-    pub tokens_est: usize,
-    pub sha256: String,
-    /// How many tools, system elements or messages the part holds.
-    pub count: usize,
-}
-
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Parts {
-    pub tools: PartStats,
-    pub system: PartStats,
-    pub messages: PartStats,
-}
-
-/// What a wake was compared with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Baseline {
-    /// The first wake of a run without a state file: nothing to compare with.
-    None,
-    PreviousWake,
-    StateFile,
-}
-
-/// Where a drifted part first differs from the previous wake.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Difference {
-    pub part: Part,
-    /// The first tool, system element or message that differs.
-    pub pointer: String,
-    /// Byte offset in the part's canonical JSON (for the conversation: without
-    /// `cache_control`). Unknown across runs: the state file keeps hashes, not text.
-    pub offset: Option<usize>,
-    /// About 40 bytes either side of the offset, secrets cut.
-    pub previous: Option<String>,
-    pub current: Option<String>,
-}
-
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct WakeReport {
-    /// 1-based position in the run.
-    pub wake: usize,
-    pub source: String,
-    pub shape: Shape,
-    pub compared_with: Baseline,
-    pub stable_prefix_bytes: usize,
-    pub stable_prefix_tokens_est: usize,
-    pub stable_prefix_hash: String,
-    pub previous_hash: Option<String>,
-    pub prefix_changed: bool,
-    pub drifted_parts: Vec<Part>,
-    pub parts: Parts,
-    /// Volatile values in tools, system and every message but the newest; a value already
-    /// reported earlier in the run, at the same place and unchanged, is not repeated.
-    pub warnings: Vec<Warning>,
-    /// For the first drifted part (the one that broke the cache).
-    pub first_difference: Option<Difference>,
-}
-
-/// Across the wakes of one run.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Totals {
-    pub wakes: usize,
-    /// Wakes that had a previous wake (or a state file) to compare with.
-    pub compared: usize,
-    /// Compared wakes with nothing drifted: the provider could have served their prefix
-    /// from its cache (if it was still warm and long enough).
-    pub cacheable: usize,
-    pub drifted: usize,
-    /// Per part, how many drifted wakes it broke first.
-    pub broken_by_tools: usize,
-    pub broken_by_system: usize,
-    pub broken_by_messages: usize,
-    pub warnings: usize,
+/// What to compare.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Each body is a separate wake with its own conversation: compare the stable prefix
+    /// only.
+    pub wakes: bool,
+    /// Leave the last N messages of every wake out of the comparison (a volatile tail, such
+    /// as a session's Tier 3).
+    pub volatile_tail: usize,
 }
 
 pub struct Report {
@@ -128,6 +58,7 @@ pub struct Report {
     pub totals: Totals,
     /// The last wake, for `--state`.
     pub state: State,
+    pub options: Options,
 }
 
 impl Report {
@@ -137,136 +68,171 @@ impl Report {
     }
 }
 
-/// The texts of the previous wake of this run, for byte offsets.
-struct Texts {
-    tools: String,
-    system: String,
-    messages: String,
+/// The previous wake, by hash; its texts only within one run.
+struct Previous {
+    state: State,
+    texts: Option<Texts>,
+    baseline: Baseline,
 }
 
-/// Analyses the wakes in order. `baseline` is the last wake of an earlier run, if any.
-/// Returns `None` when there are no wakes.
-pub fn analyse(requests: &[Request], baseline: Option<&State>) -> Option<Report> {
-    let mut previous: Option<(State, Option<Texts>, Baseline)> =
-        baseline.map(|state| (state.clone(), None, Baseline::StateFile));
-    let mut reported: HashSet<(String, String)> = HashSet::new();
-    let mut wakes = Vec::new();
-    let mut totals = Totals::default();
-    for (i, request) in requests.iter().enumerate() {
-        let texts = Texts {
-            tools: request.tools_text(),
-            system: request.system_text(),
-            messages: request.messages_comparison_text(),
-        };
-        let tools_sha256 = sha256_hex(texts.tools.as_bytes());
-        let system_sha256 = sha256_hex(texts.system.as_bytes());
-        let prefix_text = format!("{}\n{}", texts.tools, texts.system);
+/// Compares wakes one at a time.
+pub struct Aligner {
+    options: Options,
+    previous: Option<Previous>,
+    /// Fingerprints of (pointer, element hash) already scanned for volatile values.
+    reported: HashSet<u64>,
+    wakes: Vec<WakeReport>,
+    totals: Totals,
+}
+
+impl Aligner {
+    /// `baseline` is the last wake of an earlier run, if any.
+    pub fn new(options: Options, baseline: Option<State>) -> Aligner {
+        Aligner {
+            options,
+            previous: baseline.map(|state| Previous {
+                state,
+                texts: None,
+                baseline: Baseline::StateFile,
+            }),
+            reported: HashSet::new(),
+            wakes: Vec::new(),
+            totals: Totals::default(),
+        }
+    }
+
+    /// Compares the next wake with the previous one; `source` names it in the report.
+    pub fn push(&mut self, source: &str, body: &Value) -> Result<&WakeReport, NotARequest> {
+        let digested = wake::digest(body, self.options.volatile_tail)?;
         let state = State {
             version: state::VERSION,
-            stable_prefix_hash: sha256_hex(prefix_text.as_bytes()),
-            tools_sha256: tools_sha256.clone(),
-            system_sha256: system_sha256.clone(),
-            tools: payload::element_hashes(&request.tools),
-            system: payload::element_hashes(&request.system),
-            messages: request.message_hashes(),
+            stable_prefix_hash: digested.stable.hash.clone(),
+            tools_sha256: digested.stable.tools_hash.clone(),
+            system_sha256: digested.stable.system_hash.clone(),
+            tools: digested.tool_hashes.clone(),
+            system: digested.system_hashes.clone(),
+            messages: digested.message_hashes.clone(),
         };
-        let messages_sent = request.messages_text();
-        let parts = Parts {
-            tools: stats(&texts.tools, tools_sha256, request.tools.len()),
-            system: stats(&texts.system, system_sha256, request.system.len()),
-            messages: stats(
-                &messages_sent,
-                sha256_hex(messages_sent.as_bytes()),
-                request.messages.len(),
-            ),
+        let warnings = self.scan_warnings(&digested);
+        let mut report = report::new(self.wakes.len() + 1, source, &digested, warnings);
+        if let Some(previous) = &self.previous {
+            report.compare(&previous.state, previous.baseline);
+            report.drifted_parts = self.drifted_parts(&previous.state, &state);
+            report.first_difference = report
+                .drifted_parts
+                .first()
+                .map(|&part| difference(part, &digested, &previous.state, previous.texts.as_ref()));
+            self.totals
+                .count_compared(report.drifted_parts.first().copied());
+        }
+        self.totals.wakes += 1;
+        self.totals.warnings += report.warnings.len();
+        self.previous = Some(Previous {
+            state,
+            texts: Some(digested.texts),
+            baseline: Baseline::PreviousWake,
+        });
+        self.wakes.push(report);
+        Ok(self.wakes.last().expect("just pushed"))
+    }
+
+    /// The report; `None` when no wake was pushed.
+    pub fn finish(self) -> Option<Report> {
+        if self.wakes.is_empty() {
+            return None;
+        }
+        let state = self.previous?.state;
+        Some(Report {
+            wakes: self.wakes,
+            totals: self.totals,
+            state,
+            options: self.options,
+        })
+    }
+
+    fn drifted_parts(&self, before: &State, now: &State) -> Vec<Part> {
+        let mut parts = Vec::new();
+        if before.tools_sha256 != now.tools_sha256 {
+            parts.push(Part::Tools);
+        }
+        if before.system_sha256 != now.system_sha256 {
+            parts.push(Part::System);
+        }
+        // Append-only: every earlier message still there, unchanged, in the same place.
+        if !self.options.wakes && !now.messages.starts_with(&before.messages) {
+            parts.push(Part::Messages);
+        }
+        parts
+    }
+
+    /// Volatile values in the stable tools and system and in every compared message but
+    /// the newest; an element already scanned, unchanged at the same place, is skipped.
+    fn scan_warnings(&mut self, d: &Digested) -> Vec<Warning> {
+        let layout = &d.layout;
+        let newest = if self.options.wakes {
+            0
+        } else {
+            d.compared.saturating_sub(1)
         };
-        let warnings = scan_warnings(request, &state, &mut reported);
-        let mut report = WakeReport {
-            wake: i + 1,
-            source: request.source.clone(),
-            shape: request.shape,
-            compared_with: Baseline::None,
-            stable_prefix_bytes: texts.tools.len() + texts.system.len(),
-            stable_prefix_tokens_est: crate::tokens::estimate(&texts.tools)
-                + crate::tokens::estimate(&texts.system),
-            stable_prefix_hash: state.stable_prefix_hash.clone(),
-            previous_hash: None,
-            prefix_changed: false,
-            drifted_parts: Vec::new(),
-            parts,
-            warnings,
-            first_difference: None,
-        };
-        if let Some((before, before_texts, baseline)) = &previous {
-            report.compared_with = *baseline;
-            report.previous_hash = Some(before.stable_prefix_hash.clone());
-            report.prefix_changed = before.stable_prefix_hash != state.stable_prefix_hash;
-            report.drifted_parts = drifted_parts(before, &state);
-            report.first_difference = report.drifted_parts.first().map(|&part| {
-                difference(part, request, before, &state, before_texts.as_ref(), &texts)
-            });
-            totals.compared += 1;
-            match report.drifted_parts.first() {
-                None => totals.cacheable += 1,
-                Some(part) => {
-                    totals.drifted += 1;
-                    match part {
-                        Part::Tools => totals.broken_by_tools += 1,
-                        Part::System => totals.broken_by_system += 1,
-                        Part::Messages => totals.broken_by_messages += 1,
-                    }
-                }
+        let scanned = layout.tools[..layout.stable_tools]
+            .iter()
+            .zip(&d.tool_hashes)
+            .chain(
+                layout.system[..layout.stable_system]
+                    .iter()
+                    .zip(&d.system_hashes),
+            )
+            .chain(layout.conversation[..newest].iter().zip(&d.message_hashes));
+        let mut out = Vec::new();
+        for (element, hash) in scanned {
+            let mut fingerprint = DefaultHasher::new();
+            (&element.pointer, hash).hash(&mut fingerprint);
+            if self.reported.insert(fingerprint.finish()) {
+                warnings::collect(&element.pointer, element.value, &mut out);
             }
         }
-        totals.wakes += 1;
-        totals.warnings += report.warnings.len();
-        wakes.push(report);
-        previous = Some((state, Some(texts), Baseline::PreviousWake));
-    }
-    let (state, _, _) = previous.filter(|_| !wakes.is_empty())?;
-    Some(Report {
-        wakes,
-        totals,
-        state,
-    })
-}
-
-fn stats(text: &str, sha256: String, count: usize) -> PartStats {
-    PartStats {
-        bytes: text.len(),
-        tokens_est: crate::tokens::estimate(text),
-        sha256,
-        count,
+        out
     }
 }
 
-fn drifted_parts(before: &State, now: &State) -> Vec<Part> {
-    let mut parts = Vec::new();
-    if before.tools_sha256 != now.tools_sha256 {
-        parts.push(Part::Tools);
+/// The error for a body that is not a request, named by its source.
+pub fn bad_request(source: &str, why: &NotARequest) -> crate::error::Error {
+    crate::error::Error::input(format!("{source}: {why}")).with_hint(
+        "pass an OpenAI chat completions or Anthropic messages request body \
+         (a JSON object with a `messages` array)",
+    )
+}
+
+/// Analyses parsed bodies in order (a convenience over [`Aligner`] for callers that hold
+/// them already). Returns `Ok(None)` when there are none.
+pub fn analyse<'a>(
+    bodies: impl IntoIterator<Item = (&'a str, &'a Value)>,
+    baseline: Option<State>,
+    options: Options,
+) -> Result<Option<Report>, NotARequest> {
+    let mut aligner = Aligner::new(options, baseline);
+    for (source, body) in bodies {
+        aligner
+            .push(source, body)
+            .map_err(|e| NotARequest(format!("{source}: {e}")))?;
     }
-    if before.system_sha256 != now.system_sha256 {
-        parts.push(Part::System);
-    }
-    // Append-only: every earlier message still there, unchanged, in the same place.
-    if !now.messages.starts_with(&before.messages) {
-        parts.push(Part::Messages);
-    }
-    parts
+    Ok(aligner.finish())
 }
 
 fn difference(
     part: Part,
-    request: &Request,
+    now: &Digested,
     before: &State,
-    now: &State,
     before_texts: Option<&Texts>,
-    texts: &Texts,
 ) -> Difference {
     let (old, new, elements) = match part {
-        Part::Tools => (&before.tools, &now.tools, &request.tools),
-        Part::System => (&before.system, &now.system, &request.system),
-        Part::Messages => (&before.messages, &now.messages, &request.messages),
+        Part::Tools => (&before.tools, &now.tool_hashes, &now.layout.tools[..]),
+        Part::System => (&before.system, &now.system_hashes, &now.layout.system[..]),
+        Part::Messages => (
+            &before.messages,
+            &now.message_hashes,
+            &now.layout.conversation[..],
+        ),
     };
     let index = (0..old.len().max(new.len()))
         .find(|&j| old.get(j) != new.get(j))
@@ -274,14 +240,7 @@ fn difference(
     let pointer = elements
         .get(index)
         .map(|e| e.pointer.clone())
-        .unwrap_or_else(|| fallback_pointer(part, request, index));
-    let pick = |t: &Texts| -> String {
-        match part {
-            Part::Tools => t.tools.clone(),
-            Part::System => t.system.clone(),
-            Part::Messages => t.messages.clone(),
-        }
-    };
+        .unwrap_or_else(|| fallback_pointer(part, now, index));
     let mut found = Difference {
         part,
         pointer,
@@ -290,45 +249,24 @@ fn difference(
         current: None,
     };
     if let Some(before_texts) = before_texts {
-        let (old_text, new_text) = (pick(before_texts), pick(texts));
-        if let Some(offset) = diff::first_difference(&old_text, &new_text) {
+        let (old_text, new_text) = (before_texts.of(part), now.texts.of(part));
+        if let Some(offset) = diff::first_difference(old_text, new_text) {
             found.offset = Some(offset);
-            found.previous = Some(diff::context(&old_text, offset));
-            found.current = Some(diff::context(&new_text, offset));
+            found.previous = Some(diff::context(old_text, offset));
+            found.current = Some(diff::context(new_text, offset));
         }
     }
     found
 }
 
 /// The pointer of an element that is gone from this wake (it was removed).
-fn fallback_pointer(part: Part, request: &Request, index: usize) -> String {
-    match (part, request.shape) {
+fn fallback_pointer(part: Part, now: &Digested, index: usize) -> String {
+    let layout = &now.layout;
+    match (part, layout.wire) {
         (Part::Tools, _) => format!("/tools/{index}"),
         (Part::System, Shape::Anthropic) => format!("/system/{index}"),
         (Part::System, Shape::OpenAi) => format!("/messages/{index}"),
         (Part::Messages, Shape::Anthropic) => format!("/messages/{index}"),
-        (Part::Messages, Shape::OpenAi) => format!("/messages/{}", request.system.len() + index),
+        (Part::Messages, Shape::OpenAi) => format!("/messages/{}", layout.system.len() + index),
     }
-}
-
-/// Warnings for elements not already reported, unchanged at the same place, in this run.
-fn scan_warnings(
-    request: &Request,
-    state: &State,
-    reported: &mut HashSet<(String, String)>,
-) -> Vec<Warning> {
-    let earlier = request.messages.len().saturating_sub(1);
-    let scanned = request
-        .tools
-        .iter()
-        .zip(&state.tools)
-        .chain(request.system.iter().zip(&state.system))
-        .chain(request.messages[..earlier].iter().zip(&state.messages));
-    let mut out = Vec::new();
-    for (element, hash) in scanned {
-        if reported.insert((element.pointer.clone(), hash.clone())) {
-            warnings::collect(&element.pointer, &element.value, &mut out);
-        }
-    }
-    out
 }

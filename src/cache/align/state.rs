@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 
 /// The version this build writes and accepts.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What a wake looked like, by hash.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

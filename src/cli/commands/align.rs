@@ -1,11 +1,10 @@
 //! `brief align`: is this agent's sequence of requests cacheable? A detector only.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::cache::align::{self, Baseline, Part, Report, Request, State, WakeReport};
+use crate::cache::align::{self, Aligner, Baseline, Options, Part, Report, State, WakeReport};
 use crate::cli::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
@@ -16,10 +15,15 @@ const SHOWN_WARNINGS: usize = 10;
 /// Check provider request bodies ("wakes") for prefix drift and volatile content
 ///
 /// Each PAYLOAD is an OpenAI chat completions or Anthropic messages request body, in the
-/// order the agent sent them. Tools and system must stay byte-identical from wake to wake;
-/// the conversation may only grow at its end. Reports, per wake, each part's size and hash,
-/// which part drifted and where, and timestamps, ids or tokens that would break the cache.
-/// Never rewrites anything. Exit 0 when nothing drifted and nothing was flagged, 1 otherwise.
+/// order the agent sent them. The stable prefix (tools and static system, hashed as sent)
+/// must stay byte-identical from wake to wake; the conversation may only grow at its end.
+/// Reports, per wake, each part's size and hash, which part drifted and where, and
+/// timestamps, ids or tokens that would break the cache. Never rewrites anything. Exit 0
+/// when nothing drifted and nothing was flagged, 1 otherwise.
+///
+/// The live zone is measured, never compared or flagged: Anthropic tools and system blocks
+/// after the last `cache_control` breakpoint there; OpenAI system/developer messages after
+/// the first one, before the conversation (where `brief compose` puts the volatile part).
 ///
 /// A `cache_control` marker counts as content in tools and system (moving it there moves
 /// what is cached); in the conversation it is ignored, so a marker that slides to the newest
@@ -37,18 +41,38 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     state: Option<PathBuf>,
 
+    /// Each payload is a separate wake with its own conversation: compare the stable
+    /// prefix only
+    #[arg(long)]
+    wakes: bool,
+
+    /// Leave the last N messages of every wake (a volatile tail, such as a session's
+    /// Tier 3) out of the comparison and the warnings, and report their size
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    volatile_tail: usize,
+
     /// Print one JSON object instead of the human report
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let requests = read_requests(&args.payloads)?;
     let baseline = match &args.state {
         Some(path) => State::load(path)?,
         None => None,
     };
-    let report = align::analyse(&requests, baseline.as_ref()).ok_or_else(|| {
+    let options = Options {
+        wakes: args.wakes,
+        volatile_tail: args.volatile_tail,
+    };
+    let mut aligner = Aligner::new(options, baseline);
+    align::read::for_each_body(&args.payloads, |source, body| {
+        aligner
+            .push(source, &body)
+            .map(|_| ())
+            .map_err(|e| align::bad_request(source, &e))
+    })?;
+    let report = aligner.finish().ok_or_else(|| {
         Error::input("no request bodies to check")
             .with_hint("pass request body files, or JSON lines on stdin with `-`")
     })?;
@@ -67,78 +91,13 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     })
 }
 
-fn read_requests(payloads: &[PathBuf]) -> Result<Vec<Request>> {
-    if payloads.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        return Err(Error::input("`-` (stdin) given more than once")
-            .with_hint("stdin can be read once: put all its bodies on its lines"));
-    }
-    let mut requests = Vec::new();
-    for path in payloads {
-        if path.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Error::input(format!("<stdin>: {e}")))?;
-            read_lines("<stdin>", &text, &mut requests)?;
-            continue;
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-        let name = path.display().to_string();
-        if path.extension().is_some_and(|ext| ext == "jsonl") {
-            read_lines(&name, &text, &mut requests)?;
-        } else {
-            let body: Value = serde_json::from_str(&text)
-                .map_err(|e| bad_json(format!("{name}:{}:{}", e.line(), e.column()), &e))?;
-            requests.push(Request::parse(&name, &body)?);
-        }
-    }
-    Ok(requests)
-}
-
-fn read_lines(name: &str, text: &str, requests: &mut Vec<Request>) -> Result<()> {
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let source = format!("{name}:{}", i + 1);
-        let body: Value = serde_json::from_str(line)
-            .map_err(|e| bad_json(format!("{source}:{}", e.column()), &e))?;
-        requests.push(Request::parse(&source, &body)?);
-    }
-    Ok(())
-}
-
-fn bad_json(place: String, err: &serde_json::Error) -> Error {
-    Error::input(format!("{place}: not valid JSON: {err}"))
-        .with_hint("each payload is one JSON request body; on stdin, one body per line")
-}
-
 fn json_report(report: &Report) -> Value {
     let status = if report.clean() { "ok" } else { "failed" };
-    let wakes: Vec<Value> = report.wakes.iter().map(json_wake).collect();
     json!({
         "status": status,
         "summary": summary(report),
-        "wakes": wakes,
+        "wakes": report.wakes,
         "totals": report.totals,
-    })
-}
-
-fn json_wake(wake: &WakeReport) -> Value {
-    json!({
-        "wake": wake.wake,
-        "source": wake.source,
-        "shape": wake.shape,
-        "compared_with": wake.compared_with,
-        "stable_prefix_bytes": wake.stable_prefix_bytes,
-        "stable_prefix_tokens_est": wake.stable_prefix_tokens_est,
-        "stable_prefix_hash": wake.stable_prefix_hash,
-        "previous_hash": wake.previous_hash,
-        "prefix_changed": wake.prefix_changed,
-        "drifted_parts": wake.drifted_parts,
-        "parts": wake.parts,
-        "warnings": wake.warnings,
-        "first_difference": wake.first_difference,
     })
 }
 
@@ -186,7 +145,7 @@ fn human_report(report: &Report, ui: &Ui) -> String {
     let mut out = String::new();
     let total = report.wakes.len();
     for wake in &report.wakes {
-        human_wake(&mut out, wake, total, ui);
+        human_wake(&mut out, wake, total, report.options.wakes, ui);
         out.push('\n');
     }
     let tone = if report.clean() {
@@ -202,7 +161,7 @@ fn human_report(report: &Report, ui: &Ui) -> String {
     out
 }
 
-fn human_wake(out: &mut String, wake: &WakeReport, total: usize, ui: &Ui) {
+fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: bool, ui: &Ui) {
     let title = format!("wake {} of {total}", wake.wake);
     out.push_str(&format!(
         "{}  {}  ({})\n",
@@ -233,6 +192,21 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, ui: &Ui) {
         "  stable prefix (tools + system): {} bytes, ~{} tokens\n",
         wake.stable_prefix_bytes, wake.stable_prefix_tokens_est
     ));
+    for (name, zone) in [
+        ("live zone", &wake.live_zone),
+        ("volatile tail", &wake.volatile_tail),
+    ] {
+        if zone.count > 0 {
+            out.push_str(&format!(
+                "  {name} (not compared): {} {}, {} bytes, ~{} tokens: {}\n",
+                zone.count,
+                plural(zone.count, "element", "elements"),
+                zone.bytes,
+                zone.tokens_est,
+                zone.pointers.join(" ")
+            ));
+        }
+    }
     let against = match wake.compared_with {
         Baseline::None => None,
         Baseline::PreviousWake => Some("the previous wake"),
@@ -241,8 +215,13 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, ui: &Ui) {
     match (against, wake.drifted_parts.is_empty()) {
         (None, _) => out.push_str("  first wake: nothing to compare with\n"),
         (Some(against), true) => out.push_str(&format!(
-            "  {} against {against}: tools and system unchanged, conversation only grew\n",
-            ui.paint("no drift", Tone::Good)
+            "  {} against {against}: tools and system unchanged{}\n",
+            ui.paint("no drift", Tone::Good),
+            if wakes_only {
+                ""
+            } else {
+                ", conversation only grew"
+            }
         )),
         (Some(against), false) => {
             let parts: Vec<&str> = wake.drifted_parts.iter().map(|p| p.as_str()).collect();
@@ -263,7 +242,7 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, ui: &Ui) {
     }
     if let Some(diff) = &wake.first_difference {
         let at = diff.offset.map_or(String::new(), |o| {
-            format!(", byte {o} of the canonical {}", diff.part.as_str())
+            format!(", byte {o} of the {} as sent", diff.part.as_str())
         });
         out.push_str(&format!("    first difference: {}{at}\n", diff.pointer));
         if let (Some(before), Some(now)) = (&diff.previous, &diff.current) {

@@ -8,8 +8,8 @@ use clap::ValueEnum;
 use crate::cli::ui::Ui;
 use crate::cli::{Outcome, parse_var};
 use crate::error::Result;
-use crate::prompt::compose::{ComposeOptions, compose};
-use crate::prompt::{canonical, wire};
+use crate::prompt::compose::{ComposeOptions, PrefixHashes, compose};
+use crate::prompt::prefix::{Wire, as_sent};
 
 /// Compose a brief into its system prompt or a provider request body
 ///
@@ -22,7 +22,7 @@ use crate::prompt::{canonical, wire};
 pub struct Args {
     /// The brief directory (or its brief.yaml)
     pub brief: PathBuf,
-    /// What to print: the system prompt as text, or a chat request body as canonical JSON
+    /// What to print: the system prompt as text, or a request body exactly as it is sent
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// A value for a `{{KEY}}` placeholder in a volatile item (repeatable)
@@ -34,7 +34,8 @@ pub struct Args {
     /// Add `prompt_cache_key` (derived from the prefix hash) to an openai body
     #[arg(long)]
     pub cache_key: bool,
-    /// Print the three prefix hashes and sizes to stderr
+    /// Print the stable prefix's hashes and sizes (in the printed body's wire format; for
+    /// text, in the brief's) to stderr
     #[arg(long)]
     pub stats: bool,
 }
@@ -44,6 +45,16 @@ pub enum Format {
     Text,
     Openai,
     Anthropic,
+}
+
+impl Format {
+    fn wire(self) -> Option<Wire> {
+        match self {
+            Format::Text => None,
+            Format::Openai => Some(Wire::OpenAi),
+            Format::Anthropic => Some(Wire::Anthropic),
+        }
+    }
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -72,24 +83,28 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .filter(|m| m.provider == provider)
             .map(|m| m.name.as_str())
     };
-    match args.format {
-        Format::Text => {
-            let text = composed.prompt.system_text();
-            ui.outln(&text)?;
+    let hashes = match args.format.wire() {
+        None => {
+            ui.outln(&composed.prompt.system_text())?;
+            composed.hashes.clone()
         }
-        Format::Openai => {
-            let key = args.cache_key.then(|| cache_key(&composed.hashes.prefix));
-            let body = wire::openai_body(&composed.prompt, model_for("openai"), key.as_deref());
-            ui.outln(&canonical::to_string(&body))?;
+        Some(wire) => {
+            let stable = composed.stable_prefix(wire);
+            let key = (args.cache_key && wire == Wire::OpenAi).then(|| cache_key(&stable.hash));
+            let body = composed.body(wire, model_for(wire.as_str()), key.as_deref());
+            // The body's own serialisation: the bytes the provider layer sends.
+            ui.outln(&as_sent(&body))?;
+            PrefixHashes::of(&stable)
         }
-        Format::Anthropic => {
-            let body = wire::anthropic_body(&composed.prompt, model_for("anthropic"));
-            ui.outln(&canonical::to_string(&body))?;
-        }
-    }
+    };
     if args.stats {
-        let h = &composed.hashes;
-        ui.err_line(&format!("prefix  {}  {} bytes", h.prefix, h.prefix_bytes()));
+        let h = &hashes;
+        ui.err_line(&format!(
+            "prefix  {}  {} bytes  ({} wire)",
+            h.prefix,
+            h.prefix_bytes(),
+            h.wire
+        ));
         ui.err_line(&format!("tools   {}  {} bytes", h.tools, h.tools_bytes));
         ui.err_line(&format!("system  {}  {} bytes", h.system, h.system_bytes));
     }

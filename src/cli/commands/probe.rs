@@ -77,8 +77,10 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let composed = compose(&brief, &vars, ComposeOptions::default())?;
     let settings = settings(&args, &brief)?;
     let mut options = CallOptions::probe();
+    // The prefix identity of what is sent, in the wire the provider speaks.
+    let prefix_hash = composed.stable_prefix(settings.kind.into()).hash;
     if args.cache_key && settings.kind == ProviderKind::OpenAi {
-        options.cache_key = Some(super::compose::cache_key(&composed.hashes.prefix));
+        options.cache_key = Some(super::compose::cache_key(&prefix_hash));
     }
     let mut prompt = composed.prompt;
     // The smallest turn that still makes a whole request: the prefix is what is measured.
@@ -111,7 +113,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         let mut entry = Entry::new("probe", settings.kind.as_str(), &settings.model);
         entry.brief = Some(brief.manifest.name.clone());
         entry.brief_dir = Some(brief_dir.display().to_string());
-        entry.prefix_hash = Some(composed.hashes.prefix.clone());
+        entry.prefix_hash = Some(prefix_hash.clone());
         let entry = entry.record(started.elapsed(), &result);
         let failure = match result {
             Ok(answer) => {
@@ -151,7 +153,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         settings: &settings,
         served_model: served_model.as_deref(),
         facts,
-        prefix_hash: &composed.hashes.prefix,
+        prefix_hash: &prefix_hash,
         prefix_tokens: prefix_tok,
         calls: &calls,
         verdict: &verdict,

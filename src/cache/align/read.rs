@@ -1,0 +1,75 @@
+//! Reading request bodies one at a time from files, JSON-lines files and stdin, so that
+//! `align` holds one body in memory however many it reads.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// Calls `each(source, body)` for every body, in order: a `.jsonl` file or `-` (stdin) is
+/// one body per non-blank line, any other file one body.
+pub fn for_each_body(
+    payloads: &[PathBuf],
+    mut each: impl FnMut(&str, Value) -> Result<()>,
+) -> Result<()> {
+    if payloads.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(Error::input("`-` (stdin) given more than once")
+            .with_hint("stdin can be read once: put all its bodies on its lines"));
+    }
+    for path in payloads {
+        if path.as_os_str() == "-" {
+            lines("<stdin>", std::io::stdin().lock(), &mut each)?;
+            continue;
+        }
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|e| Error::io(path, &e))?;
+        if path.extension().is_some_and(|ext| ext == "jsonl") {
+            lines(&name, BufReader::new(file), &mut each)?;
+        } else {
+            each(&name, whole(path, &name, file)?)?;
+        }
+    }
+    Ok(())
+}
+
+fn whole(path: &Path, name: &str, mut file: File) -> Result<Value> {
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, &e))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| bad_json(format!("{name}:{}:{}", e.line(), e.column()), &e))
+}
+
+fn lines(
+    name: &str,
+    mut reader: impl BufRead,
+    each: &mut impl FnMut(&str, Value) -> Result<()>,
+) -> Result<()> {
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::input(format!("{name}: {e}")))?;
+        if read == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let source = format!("{name}:{number}");
+        let body = serde_json::from_slice(&line)
+            .map_err(|e| bad_json(format!("{source}:{}", e.column()), &e))?;
+        each(&source, body)?;
+    }
+}
+
+fn bad_json(place: String, err: &serde_json::Error) -> Error {
+    Error::input(format!("{place}: not valid JSON: {err}"))
+        .with_hint("each payload is one JSON request body; on stdin, one body per line")
+}

@@ -1,0 +1,315 @@
+//! The one stable-prefix identity: what a provider caches, taken from a request body exactly
+//! as it is sent, and its one hash.
+//!
+//! A prompt cache serves a call only when the start of the prompt is byte-identical to an
+//! earlier one, so the toolkit names that start once, here, and every command (`compose
+//! --stats`, `brief.lock`, the ledger, `probe`, `align`, sessions, the proxy) takes its hash
+//! from this module. Nothing else computes a prefix hash.
+//!
+//! # Layout of a request body
+//! [`layout`] splits an OpenAI chat-completions or Anthropic messages body into the parts in
+//! the order a prompt cache sees them:
+//! - **tools**: `/tools`, every element.
+//! - **system**: Anthropic: `/system` (the string, or one element per block). OpenAI: the
+//!   leading `system`/`developer` messages.
+//! - **conversation**: every message after the system part.
+//!
+//! The **stable prefix** is the tools and the static system; the **live zone** is the
+//! volatile part just after it, which may change on every call without being drift:
+//! - Anthropic: every tool or system block after the last `cache_control` breakpoint in
+//!   `tools` + `system`. Without a breakpoint there, all of tools and system are stable (a
+//!   breakpoint later in the conversation caches all of them).
+//! - OpenAI: the system/developer messages after the first one, before the first message of
+//!   the conversation. The first system message and the tools are stable.
+//!
+//! `brief compose` lays its bodies out to match: Anthropic `system` is the static block
+//! (with the breakpoint) then the volatile block; OpenAI `messages` is the static system
+//! message then the volatile one as a second system message.
+//!
+//! # The bytes and the hash
+//! Each stable element is serialised as sent: compact JSON, keys in the order they have in
+//! the body (serde_json keeps insertion order here), numbers verbatim. A client whose
+//! serialiser reorders keys therefore changes the hash, as it changes the provider's cache
+//! key. The stable prefix text is the JSON document
+//! `{"tools":[T0,T1,…],"system":S}` where `Ti` are the stable tools and `S` is the system
+//! string, or `[B0,…]` for the stable system blocks or messages; its hash is the sha256 of
+//! that text (lower-case hex) and its size the text's length in bytes.
+//!
+//! # Calling it
+//! - A body as parsed JSON: [`StablePrefix::of_body`]; as bytes: [`StablePrefix::of_bytes`].
+//! - The split itself (for per-element work, as `align` does): [`layout`], then
+//!   [`StablePrefix::of_layout`].
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::prompt::canonical::sha256_hex;
+
+/// Which provider API a request body is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wire {
+    /// Chat completions (OpenAI and every server speaking it): system (and developer)
+    /// messages lead `messages`; tools as `{"type":"function","function":{…}}`.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Messages API: a top-level `system` (a string or text blocks); tools with
+    /// `input_schema`; `cache_control` breakpoints.
+    Anthropic,
+}
+
+impl Wire {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wire::OpenAi => "openai",
+            Wire::Anthropic => "anthropic",
+        }
+    }
+}
+
+impl fmt::Display for Wire {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<crate::provider::ProviderKind> for Wire {
+    fn from(kind: crate::provider::ProviderKind) -> Wire {
+        match kind {
+            crate::provider::ProviderKind::OpenAi => Wire::OpenAi,
+            crate::provider::ProviderKind::Anthropic => Wire::Anthropic,
+        }
+    }
+}
+
+/// Why a JSON value is not a request body this module can split.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotARequest(pub String);
+
+impl fmt::Display for NotARequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One element of a part, with its JSON pointer in the body.
+#[derive(Clone, Debug)]
+pub struct Element<'a> {
+    pub pointer: String,
+    pub value: &'a Value,
+}
+
+/// A request body split into the parts a prompt cache sees, borrowed from the body.
+#[derive(Clone, Debug)]
+pub struct Layout<'a> {
+    pub wire: Wire,
+    /// Every tool, in order.
+    pub tools: Vec<Element<'a>>,
+    /// How many of `tools` belong to the stable prefix (the rest are live).
+    pub stable_tools: usize,
+    /// Every system element (Anthropic: the string or the blocks; OpenAI: the leading
+    /// system/developer messages).
+    pub system: Vec<Element<'a>>,
+    /// How many of `system` belong to the stable prefix (the rest are live).
+    pub stable_system: usize,
+    /// Whether the Anthropic `system` is a plain string (then `system` has one element).
+    pub system_is_string: bool,
+    /// The conversation: every message after the system part.
+    pub conversation: Vec<Element<'a>>,
+}
+
+impl<'a> Layout<'a> {
+    /// The live-zone elements: tools and system elements after the stable prefix.
+    pub fn live(&self) -> impl Iterator<Item = &Element<'a>> {
+        self.tools[self.stable_tools..]
+            .iter()
+            .chain(&self.system[self.stable_system..])
+    }
+}
+
+/// Splits a request body into tools, system (stable and live) and conversation.
+pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
+    let bad = |what: &str| Err(NotARequest(what.to_string()));
+    let Value::Object(map) = body else {
+        return bad("not a JSON object");
+    };
+    let Some(Value::Array(messages)) = map.get("messages") else {
+        return bad("no `messages` array");
+    };
+    if let Some(i) = messages.iter().position(|m| !m.is_object()) {
+        return Err(NotARequest(format!("message {i} is not an object")));
+    }
+    let tools = match map.get("tools") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(tools)) => elements("/tools", 0, tools),
+        Some(_) => return bad("`tools` is not an array"),
+    };
+    let system_value = map.get("system").filter(|s| !s.is_null());
+    let (wire, system, system_is_string, lead) = match system_value {
+        Some(system @ Value::String(_)) => (
+            Wire::Anthropic,
+            vec![Element {
+                pointer: "/system".into(),
+                value: system,
+            }],
+            true,
+            0,
+        ),
+        Some(Value::Array(blocks)) => (Wire::Anthropic, elements("/system", 0, blocks), false, 0),
+        Some(_) => return bad("`system` is neither a string nor blocks"),
+        None => {
+            let lead = messages
+                .iter()
+                .take_while(|m| {
+                    matches!(
+                        m.get("role").and_then(Value::as_str),
+                        Some("system" | "developer")
+                    )
+                })
+                .count();
+            let anthropic_tools = tools.iter().any(|t| t.value.get("input_schema").is_some());
+            let wire = if lead == 0 && anthropic_tools {
+                Wire::Anthropic
+            } else {
+                Wire::OpenAi
+            };
+            (
+                wire,
+                elements("/messages", 0, &messages[..lead]),
+                false,
+                lead,
+            )
+        }
+    };
+    let (stable_tools, stable_system) = match wire {
+        Wire::OpenAi => (tools.len(), system.len().min(1)),
+        Wire::Anthropic => {
+            let marked = |e: &Element| e.value.get("cache_control").is_some_and(|c| !c.is_null());
+            match system.iter().rposition(marked) {
+                Some(i) => (tools.len(), i + 1),
+                None => match tools.iter().rposition(marked) {
+                    Some(i) => (i + 1, 0),
+                    None => (tools.len(), system.len()),
+                },
+            }
+        }
+    };
+    Ok(Layout {
+        wire,
+        tools,
+        stable_tools,
+        system,
+        stable_system,
+        system_is_string,
+        conversation: elements("/messages", lead, &messages[lead..]),
+    })
+}
+
+fn elements<'a>(base: &str, first: usize, values: &'a [Value]) -> Vec<Element<'a>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, value)| Element {
+            pointer: format!("{base}/{}", first + i),
+            value,
+        })
+        .collect()
+}
+
+/// The live zone: what follows the stable prefix and may change on every call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LiveZone {
+    /// JSON pointers of the live tools and system elements.
+    pub pointers: Vec<String>,
+    /// Their size as sent (compact JSON).
+    pub bytes: usize,
+}
+
+/// The stable prefix of one request body, its hash and the live zone after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StablePrefix {
+    pub wire: Wire,
+    /// The stable tools as sent: `[T0,T1,…]` (`[]` when there are none).
+    pub tools_text: String,
+    /// The stable system as sent: the string, or `[B0,…]`.
+    pub system_text: String,
+    /// sha256 of [`StablePrefix::text`].
+    pub hash: String,
+    pub tools_hash: String,
+    pub system_hash: String,
+    pub live: LiveZone,
+}
+
+impl StablePrefix {
+    /// Of a parsed body.
+    pub fn of_body(body: &Value) -> Result<StablePrefix, NotARequest> {
+        Ok(StablePrefix::of_layout(&layout(body)?))
+    }
+
+    /// Of a body as bytes (parsed keeping key order).
+    pub fn of_bytes(bytes: &[u8]) -> Result<StablePrefix, NotARequest> {
+        let body: Value = serde_json::from_slice(bytes)
+            .map_err(|e| NotARequest(format!("not valid JSON: {e}")))?;
+        StablePrefix::of_body(&body)
+    }
+
+    pub fn of_layout(layout: &Layout) -> StablePrefix {
+        let tools_text = array_text(&layout.tools[..layout.stable_tools]);
+        let system_text = if layout.system_is_string && layout.stable_system == 1 {
+            as_sent(layout.system[0].value)
+        } else {
+            array_text(&layout.system[..layout.stable_system])
+        };
+        let text = framed(&tools_text, &system_text);
+        let live = LiveZone {
+            pointers: layout.live().map(|e| e.pointer.clone()).collect(),
+            bytes: layout.live().map(|e| as_sent(e.value).len()).sum(),
+        };
+        StablePrefix {
+            wire: layout.wire,
+            hash: sha256_hex(text.as_bytes()),
+            tools_hash: sha256_hex(tools_text.as_bytes()),
+            system_hash: sha256_hex(system_text.as_bytes()),
+            tools_text,
+            system_text,
+            live,
+        }
+    }
+
+    /// The stable prefix text whose sha256 is [`StablePrefix::hash`].
+    pub fn text(&self) -> String {
+        framed(&self.tools_text, &self.system_text)
+    }
+
+    /// Size of [`StablePrefix::text`] in bytes.
+    pub fn bytes(&self) -> usize {
+        "{\"tools\":,\"system\":}".len() + self.tools_text.len() + self.system_text.len()
+    }
+}
+
+/// A value as sent: compact JSON, keys in body order.
+pub fn as_sent(value: &Value) -> String {
+    // Serialising a `Value` cannot fail: its keys are strings.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+fn array_text(elements: &[Element]) -> String {
+    let mut out = String::from("[");
+    for (i, element) in elements.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&as_sent(element.value));
+    }
+    out.push(']');
+    out
+}
+
+fn framed(tools_text: &str, system_text: &str) -> String {
+    format!("{{\"tools\":{tools_text},\"system\":{system_text}}}")
+}
+
+#[cfg(test)]
+#[path = "prefix_tests.rs"]
+mod tests;
