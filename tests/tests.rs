@@ -8,6 +8,7 @@ mod align;
 mod bundled_briefs;
 mod compose;
 mod compress;
+mod contract;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;

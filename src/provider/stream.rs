@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::sse::{Decoder, Event};
+use crate::error::ProviderFailure;
 
 /// What went wrong with one attempt, and whether another attempt may help.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,6 +18,8 @@ pub struct Failure {
     pub wait: Option<Duration>,
     /// The HTTP status, when the server answered with an error status.
     pub status: Option<u16>,
+    /// The class of failure the usage ledger records, decided here where it is known.
+    pub class: ProviderFailure,
 }
 
 impl Failure {
@@ -26,6 +29,7 @@ impl Failure {
             retry: false,
             wait: None,
             status: None,
+            class: ProviderFailure::Other,
         }
     }
 
@@ -35,7 +39,13 @@ impl Failure {
             retry: true,
             wait,
             status: None,
+            class: ProviderFailure::Other,
         }
+    }
+
+    pub fn with_class(mut self, class: ProviderFailure) -> Self {
+        self.class = class;
+        self
     }
 }
 
@@ -76,10 +86,16 @@ pub fn read(mut body: impl Read, parser: &mut dyn Parser) -> Result<Collected, F
             Ok(n) => n,
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(err) => {
+                let class = if err.kind() == std::io::ErrorKind::TimedOut {
+                    ProviderFailure::Timeout
+                } else {
+                    ProviderFailure::TruncatedStream
+                };
                 return Err(Failure::fatal(format!(
                     "the stream broke after {received} bytes: {}",
                     io_reason(&err)
-                )));
+                ))
+                .with_class(class));
             }
         };
         received += n;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::stream::{self, Collected, Failure, Parser, describe_error, one_line, snippet};
 use super::{ProviderKind, Settings};
-use crate::error::{Error, Result};
+use crate::error::{Error, ProviderFailure, Result};
 
 pub fn client(settings: &Settings) -> Result<Client> {
     // Chosen here rather than by a reqwest feature: ring builds quickly and needs no cmake.
@@ -108,13 +108,15 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
         return Failure::fatal(format!(
             "no answer within {} s",
             settings.timeout.as_secs_f64()
-        ));
+        ))
+        .with_class(ProviderFailure::Timeout);
     }
     if err.is_connect() {
         return Failure::retry(
             format!("could not connect to {}: {cause}", settings.endpoint()),
             None,
-        );
+        )
+        .with_class(ProviderFailure::Connect);
     }
     Failure::retry(format!("the request failed: {cause}"), None)
 }
@@ -154,6 +156,7 @@ fn status_failure(response: Response) -> Failure {
         Failure::fatal(reason)
     };
     failure.status = Some(status.as_u16());
+    failure.class = ProviderFailure::Http(status.as_u16());
     failure
 }
 

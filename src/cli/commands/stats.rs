@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::brief::{Brief, Item, Tier};
 use crate::cache::facts;
 use crate::cache::volatile;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::compact::compact_markdown;
 use crate::error::Result;
