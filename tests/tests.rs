@@ -15,6 +15,7 @@ mod crash;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
+mod import;
 mod load_errors;
 mod lock_check;
 mod probe;

@@ -109,9 +109,30 @@ pub fn placeholders(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
             let in_code = code
                 .iter()
                 .any(|r| r.start <= range.start && range.end <= r.end);
-            (!in_code).then(|| (c[1].to_string(), range))
+            let escaped = text[..range.start].ends_with('\\');
+            (!in_code && !escaped).then(|| (c[1].to_string(), range))
         })
         .collect()
+}
+
+/// What the composed prompt shows for an escaped `\{{`: a literal `{{` (as in Handlebars).
+/// Inside code a backslash is literal Markdown, so code is left as written.
+pub fn unescape_braces(text: &str) -> String {
+    if !text.contains("\\{{") {
+        return text.to_string();
+    }
+    let code = code_ranges(text);
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices("\\{{") {
+        if code.iter().any(|r| r.start <= at && at < r.end) {
+            continue;
+        }
+        out.push_str(&text[last..at]);
+        last = at + 1;
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// Replaces every `{{name}}` with its value; returns the names that had none.
@@ -134,7 +155,7 @@ pub fn fill_placeholders(
         last = range.end;
     }
     filled.push_str(&text[last..]);
-    (filled, missing)
+    (unescape_braces(&filled), missing)
 }
 
 fn yaml_problem(file: &Path, err: &serde_yaml::Error, line_offset: usize) -> Problem {
@@ -372,6 +393,17 @@ mod tests {
         let (text, missing) = fill_placeholders("{{a}} {{b}}", &vars);
         assert_eq!(text, "1 {{b}}");
         assert_eq!(missing, vec!["b".to_string()]);
+    }
+
+    #[test]
+    fn an_escaped_placeholder_is_literal_text_and_composes_without_its_backslash() {
+        let text = "Hi {{name}}, write \\{{name}} or `\\{{code}}`.";
+        let found: Vec<String> = placeholders(text).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(found, ["name"]);
+        let vars = std::collections::BTreeMap::from([("name".to_string(), "Ada".to_string())]);
+        let (filled, missing) = fill_placeholders(text, &vars);
+        assert!(missing.is_empty());
+        assert_eq!(filled, "Hi Ada, write {{name}} or `\\{{code}}`.");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A brief on disk: the manifest, its items, and the validation that guards both.
 
 pub mod check;
+pub mod import;
 mod item;
 mod load;
 mod lockfile;
@@ -9,7 +10,7 @@ mod problem;
 mod types;
 
 pub use item::parse_markdown;
-pub use item::{Item, fill_placeholders, placeholders};
+pub use item::{Item, fill_placeholders, placeholders, unescape_braces};
 pub use load::{Brief, MANIFEST, MAX_FILE_BYTES};
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::brief::{Brief, Item, Tier, fill_placeholders, line_col};
+use crate::brief::{Brief, Item, Tier, fill_placeholders, line_col, unescape_braces};
 use crate::compact::compact_markdown;
 use crate::error::{Error, Result};
 use crate::prompt::canonical;
@@ -107,7 +107,7 @@ pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
             .items
             .iter()
             .filter(|item| item.tier == Tier::Static && !item.is_tool())
-            .map(|item| item_text(item, options.compact, &mut unproven)),
+            .map(|item| unescape_braces(&item_text(item, options.compact, &mut unproven))),
     );
     let tools: Vec<ToolDef> = brief
         .items

@@ -21,6 +21,7 @@ pub mod discard;
 pub mod generate;
 pub mod guard;
 pub mod history;
+pub mod import;
 pub mod init;
 pub mod lock;
 pub mod probe;
@@ -34,6 +35,7 @@ pub mod usage;
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Init(init::Args),
+    Import(import::Args),
     Compose(compose::Args),
     Compact(compact::Args),
     Stats(stats::Args),
@@ -60,6 +62,7 @@ pub enum Command {
 pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Outcome> {
     match command {
         Command::Init(args) => init::run(args, ui),
+        Command::Import(args) => import::run(args, ui),
         Command::Compose(args) => compose::run(args, ui),
         Command::Compact(args) => compact::run(args, ui),
         Command::Lock(args) => lock::run(args, ui),

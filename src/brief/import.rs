@@ -1,0 +1,389 @@
+//! Turning an existing prompt file into a brief: one item per top-level section.
+//!
+//! Operators arrive with a prompt that already works, so an import must lose nothing: item
+//! bodies are byte-exact slices of the source, and before anything is written the plan is
+//! composed in memory and compared with the source. A `{{name}}` in the source is literal
+//! text there, so it is written escaped (`\{{name}}`), which composes back to the original.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use serde::Serialize;
+
+use crate::brief::types::{ItemType, valid_id};
+
+/// The deepest heading level that starts a new item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    H1,
+    H2,
+    H3,
+}
+
+impl Split {
+    fn level(self) -> usize {
+        match self {
+            Split::H1 => 1,
+            Split::H2 => 2,
+            Split::H3 => 3,
+        }
+    }
+}
+
+/// One item the import will write.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedItem {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: ItemType,
+    pub title: Option<String>,
+    /// The 1-based source line the item starts at.
+    pub line: usize,
+    /// The body as written to the item file (placeholders escaped).
+    #[serde(skip)]
+    pub body: String,
+}
+
+/// What an import will write, and how faithfully it reproduces the source.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportPlan {
+    pub items: Vec<PlannedItem>,
+    /// `{{…}}` placeholders found outside code and written escaped as literal text.
+    pub escaped_placeholders: usize,
+    /// Composing the brief without compaction gives the source byte for byte (after CRLF
+    /// line ends and a byte-order mark, if any, were normalised).
+    pub exact: bool,
+    /// Notes for the operator (normalisations made, blank lines that compose differently).
+    pub notes: Vec<String>,
+}
+
+/// Splits `source` into items at headings of level `split` or shallower that are not
+/// nested in a list, quote or other container.
+pub fn plan(source: &str, split: Split) -> ImportPlan {
+    let mut notes = Vec::new();
+    let mut text = source;
+    if let Some(rest) = text.strip_prefix('\u{feff}') {
+        notes.push("a UTF-8 byte-order mark at the start was removed".to_string());
+        text = rest;
+    }
+    let normalised;
+    if text.contains("\r\n") {
+        normalised = text.replace("\r\n", "\n");
+        notes.push("CRLF line ends were written as LF".to_string());
+        text = &normalised;
+    }
+    let mut sections: Vec<(Range<usize>, Option<String>, ItemType)> = Vec::new();
+    let mut body_start = 0;
+    if let Some(end) = front_matter_end(text) {
+        sections.push((0..end, Some("Front matter".to_string()), ItemType::Constant));
+        body_start = end;
+    }
+    let starts = heading_starts(&text[body_start..], split.level());
+    let mut cursor = body_start;
+    let mut pending_title: Option<String> = None;
+    for (offset, title) in starts {
+        let at = body_start + offset;
+        if at > cursor || pending_title.is_some() {
+            sections.push((cursor..at, pending_title.take(), ItemType::Instruction));
+        }
+        cursor = at;
+        pending_title = Some(title);
+    }
+    sections.push((cursor..text.len(), pending_title, ItemType::Instruction));
+
+    let mut ids = HashSet::new();
+    let mut items = Vec::new();
+    let mut escaped_placeholders = 0;
+    for (range, title, kind) in sections {
+        let slice = trim_blank_tail(&text[range.clone()]);
+        if slice.trim().is_empty() {
+            continue;
+        }
+        let base = match (&title, kind) {
+            (_, ItemType::Constant) => "front-matter".to_string(),
+            (Some(title), _) => slug(title),
+            (None, _) if items.is_empty() => "intro".to_string(),
+            (None, _) => "section".to_string(),
+        };
+        let id = unique(&base, &mut ids);
+        let (body, escaped) = if kind == ItemType::Constant {
+            (slice.to_string(), 0)
+        } else {
+            escape_placeholders(slice)
+        };
+        escaped_placeholders += escaped;
+        let line = text[..range.start].matches('\n').count() + 1;
+        items.push(PlannedItem {
+            id,
+            kind,
+            title: title.filter(|t| !t.is_empty()),
+            line,
+            body,
+        });
+    }
+    let composed = items
+        .iter()
+        .map(|item| unescape(item.body.trim_end_matches('\n')))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let exact = composed == text.trim_end_matches('\n');
+    if !exact {
+        notes.push(
+            "blank lines between sections differ from the source: a brief joins items with one blank line"
+                .to_string(),
+        );
+    }
+    ImportPlan {
+        items,
+        escaped_placeholders,
+        exact,
+        notes,
+    }
+}
+
+/// The byte offset just past a leading YAML front matter block (`---` … `---`/`...`).
+fn front_matter_end(text: &str) -> Option<usize> {
+    let first = text.strip_prefix("---\n")?;
+    let mut offset = 4;
+    for line in first.split_inclusive('\n') {
+        offset += line.len();
+        let bare = line.trim_end_matches('\n');
+        if bare == "---" || bare == "..." {
+            return Some(offset);
+        }
+    }
+    None
+}
+
+/// Top-level headings of `level` or shallower: the start of their first line and their text.
+fn heading_starts(text: &str, level: usize) -> Vec<(usize, String)> {
+    let mut starts = Vec::new();
+    let mut depth = 0usize;
+    let mut current: Option<(usize, String)> = None;
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level: h, .. })
+                if depth == 0 && heading_level(h) <= level =>
+            {
+                let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+                current = Some((line_start, String::new()));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((start, title)) = current.take() {
+                    starts.push((
+                        start,
+                        title.split_whitespace().collect::<Vec<_>>().join(" "),
+                    ));
+                }
+            }
+            Event::Text(t) | Event::Code(t) if current.is_some() => {
+                if let Some((_, title)) = current.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak if current.is_some() => {
+                if let Some((_, title)) = current.as_mut() {
+                    title.push(' ');
+                }
+            }
+            Event::Start(tag) if is_container(&tag) => depth += 1,
+            Event::End(tag) if is_container_end(&tag) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    starts
+}
+
+fn heading_level(level: HeadingLevel) -> usize {
+    level as usize
+}
+
+fn is_container(tag: &Tag) -> bool {
+    matches!(
+        tag,
+        Tag::BlockQuote(_) | Tag::List(_) | Tag::Item | Tag::FootnoteDefinition(_)
+    )
+}
+
+fn is_container_end(tag: &TagEnd) -> bool {
+    matches!(
+        tag,
+        TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item | TagEnd::FootnoteDefinition
+    )
+}
+
+/// Removes trailing lines that hold only whitespace, keeping the last line's own newline.
+fn trim_blank_tail(text: &str) -> &str {
+    let mut end = text.len();
+    while end > 0 {
+        let head = &text[..end];
+        let line_start = head.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+        let line = &head[line_start..];
+        if !line.trim().is_empty() {
+            // Keep exactly one newline after the last line that has content.
+            let content_end = line_start + line.trim_end_matches('\n').len();
+            return &text[..(content_end + 1).min(text.len())];
+        }
+        end = line_start;
+    }
+    ""
+}
+
+/// A heading's text as an item id: lower case, `[a-z0-9_-]`, at most 64 characters.
+pub fn slug(title: &str) -> String {
+    let mut id = String::new();
+    for c in title.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            id.push(c);
+        } else if let Some(base) = latin_base(c) {
+            id.push_str(base);
+        } else if !id.ends_with('-') && !id.is_empty() {
+            id.push('-');
+        }
+    }
+    let mut id: String = id.trim_end_matches('-').chars().take(56).collect();
+    while id.ends_with('-') {
+        id.pop();
+    }
+    if id.is_empty() {
+        "section".to_string()
+    } else {
+        id
+    }
+}
+
+/// The plain letters of a common accented Latin letter, so that headings in European
+/// languages keep readable ids.
+fn latin_base(c: char) -> Option<&'static str> {
+    const FOLDS: &[(&str, &str)] = &[
+        ("àáâãäåāăą", "a"),
+        ("æ", "ae"),
+        ("çćĉċč", "c"),
+        ("ďđ", "d"),
+        ("èéêëēĕėęě", "e"),
+        ("ĝğġģ", "g"),
+        ("ĥħ", "h"),
+        ("ìíîïĩīĭįı", "i"),
+        ("ĵ", "j"),
+        ("ķ", "k"),
+        ("ĺļľŀł", "l"),
+        ("ñńņňŉ", "n"),
+        ("òóôõöøōŏő", "o"),
+        ("œ", "oe"),
+        ("ŕŗř", "r"),
+        ("śŝşš", "s"),
+        ("ß", "ss"),
+        ("ţťŧ", "t"),
+        ("ùúûüũūŭůűų", "u"),
+        ("ŵ", "w"),
+        ("ýÿŷ", "y"),
+        ("źżž", "z"),
+        ("þ", "th"),
+    ];
+    FOLDS
+        .iter()
+        .find(|(letters, _)| letters.contains(c))
+        .map(|(_, base)| *base)
+}
+
+fn unique(base: &str, taken: &mut HashSet<String>) -> String {
+    let mut id = base.to_string();
+    let mut n = 2;
+    while taken.contains(&id) || !valid_id(&id) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    taken.insert(id.clone());
+    id
+}
+
+/// Escapes every placeholder outside code as `\{{…}}`; returns the text and the count.
+fn escape_placeholders(text: &str) -> (String, usize) {
+    let found = crate::brief::placeholders(text);
+    if found.is_empty() {
+        return (text.to_string(), 0);
+    }
+    let mut out = String::with_capacity(text.len() + found.len());
+    let mut last = 0;
+    for (_, range) in &found {
+        out.push_str(&text[last..range.start]);
+        out.push('\\');
+        last = range.start;
+    }
+    out.push_str(&text[last..]);
+    (out, found.len())
+}
+
+/// What composing does to escapes: `\{{` becomes `{{` outside code.
+fn unescape(text: &str) -> String {
+    crate::brief::unescape_braces(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(plan: &ImportPlan) -> Vec<&str> {
+        plan.items.iter().map(|i| i.id.as_str()).collect()
+    }
+
+    #[test]
+    fn no_headings_is_one_item() {
+        let plan = plan("Be brief.\n\nAnswer in English.\n", Split::H2);
+        assert_eq!(ids(&plan), ["intro"]);
+        assert!(plan.exact);
+    }
+
+    #[test]
+    fn sections_split_at_h1_and_h2_not_h3() {
+        let src = "# Role\nYou help.\n\n## Tone\nWarm.\n\n### Detail\nMore.\n\n## Tone\nAgain.\n";
+        let plan = plan(src, Split::H2);
+        assert_eq!(ids(&plan), ["role", "tone", "tone-2"]);
+        assert_eq!(plan.items[1].title.as_deref(), Some("Tone"));
+        assert!(plan.items[1].body.contains("### Detail"));
+        assert!(plan.exact);
+    }
+
+    #[test]
+    fn a_hash_inside_a_fence_or_a_list_is_not_a_heading() {
+        let src = "# A\n```\n# not a heading\n```\n\n- item\n\n  # nested\n\n# B\nx\n";
+        let plan = plan(src, Split::H1);
+        assert_eq!(ids(&plan), ["a", "b"]);
+        assert!(plan.exact);
+    }
+
+    #[test]
+    fn front_matter_is_kept_as_a_constant_item() {
+        let plan = plan("---\nmodel: x\n---\n\n# Hi\nthere\n", Split::H2);
+        assert_eq!(ids(&plan), ["front-matter", "hi"]);
+        assert_eq!(plan.items[0].kind, ItemType::Constant);
+        assert!(plan.exact);
+    }
+
+    #[test]
+    fn placeholders_are_escaped_and_compose_back() {
+        let plan = plan("# T\nHello {{name}}, see `{{code}}`.\n", Split::H2);
+        assert_eq!(plan.escaped_placeholders, 1);
+        assert!(plan.items[0].body.contains("\\{{name}}"));
+        assert!(plan.items[0].body.contains("`{{code}}`"));
+        assert!(plan.exact);
+    }
+
+    #[test]
+    fn extra_blank_lines_are_reported_as_not_exact() {
+        let plan = plan("# A\nx\n\n\n\n# B\ny\n", Split::H1);
+        assert!(!plan.exact);
+        assert_eq!(plan.items[0].body, "# A\nx\n");
+    }
+
+    #[test]
+    fn slugs_are_valid_ids() {
+        assert_eq!(slug("Rules & Limits (v2)"), "rules-limits-v2");
+        assert_eq!(slug("Ünïcödé"), "unicode");
+        assert_eq!(slug("日本語"), "section");
+        assert_eq!(slug("!!!"), "section");
+        assert!(valid_id(&slug(&"long ".repeat(40))));
+    }
+}
