@@ -5,12 +5,14 @@
 //! - `prompt`: composition, wire bodies and the one prefix identity;
 //! - `cache`: the cache instruments (provider facts, probe, align, volatile detector, ledger);
 //! - `brief`: the on-disk format, loader, lock and check;
+//! - `ccr`: reversible compression, the store of originals by hash and the wake digest;
 //! - `compact`, `guard`, `compress`, `store`, `provider`, `tokens`: as named.
 //!
 //! Domain modules know nothing of clap, colour or the terminal; only `cli` does.
 
 pub mod brief;
 pub mod cache;
+pub mod ccr;
 pub mod cli;
 pub mod clock;
 pub mod compact;

@@ -6,6 +6,7 @@ mod loopback;
 
 mod align;
 mod bundled_briefs;
+mod ccr;
 mod compose;
 mod compress;
 mod contract;

@@ -12,6 +12,7 @@ use crate::error::Result;
 
 pub mod accept;
 pub mod align;
+pub mod ccr;
 pub mod check;
 pub mod compact;
 pub mod compose;
@@ -54,6 +55,7 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Ccr(ccr::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -70,6 +72,7 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Ccr(args) => ccr::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),

@@ -1,0 +1,464 @@
+//! The CCR store's library API: `open`, `put`, `get`, `stats`, `gc`.
+//!
+//! One [`Store`] is one SQLite connection: cheap to open, `Send` but not `Sync` (async code
+//! opens one per blocking task or keeps one behind a mutex). Time comes from the store's
+//! clock, the system clock unless a caller injects another ([`Store::with_clock`]), so
+//! expiry is testable without waiting.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde::Serialize;
+
+use crate::ccr::{HashQuery, Strategy, hash, schema, ttl};
+use crate::error::{Error, Result};
+use crate::tokens::{self, Encoding};
+
+/// The encoding the store counts tokens in.
+pub const TOKENS: Encoding = Encoding::O200kBase;
+
+/// How many expired originals a `put` collects on the side, so the file stays bounded
+/// without a reaper and no single put pays for a backlog.
+const SWEEP_PER_PUT: i64 = 32;
+
+type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    ttl_seconds: u64,
+    now_ms: Clock,
+}
+
+/// What `put` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stored {
+    pub hash: String,
+    /// False for a new entry; true when the same original was already stored (its expiry
+    /// was extended and its strategy, compressed text and source replaced by this put's).
+    pub refreshed: bool,
+    pub created_ms: i64,
+    pub expires_ms: i64,
+}
+
+/// A live entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    pub hash: String,
+    pub strategy: Strategy,
+    pub source: String,
+    pub created_ms: i64,
+    pub expires_ms: i64,
+    pub original_bytes: u64,
+    pub original_tokens: u64,
+    pub compressed_bytes: u64,
+    pub compressed_tokens: u64,
+    #[serde(skip)]
+    pub original: Vec<u8>,
+    pub compressed: String,
+}
+
+/// What is left of an expired entry: enough to say what it was and that it is gone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tombstone {
+    pub hash: String,
+    pub strategy: Strategy,
+    pub source: String,
+    pub created_ms: i64,
+    pub expires_ms: i64,
+    pub original_bytes: u64,
+    pub original_tokens: u64,
+}
+
+/// The answer to `get`: never a bare "not found" for something that once existed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    Found(Entry),
+    Expired(Tombstone),
+    Unknown,
+}
+
+/// Counts for one strategy (or all), as `brief ccr stats` prints them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StrategyStats {
+    pub live: u64,
+    pub expired: u64,
+    pub original_bytes: u64,
+    pub compressed_bytes: u64,
+    pub original_tokens: u64,
+    pub compressed_tokens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub path: String,
+    /// The store file and its WAL, in bytes.
+    pub file_bytes: u64,
+    pub ttl_seconds: u64,
+    /// Live and expired entries, with the bytes and tokens of the live ones.
+    pub total: StrategyStats,
+    /// Expired entries whose original is still on disk, until the next `gc`.
+    pub awaiting_gc: u64,
+    pub by_strategy: Vec<(Strategy, StrategyStats)>,
+}
+
+/// What `gc` collected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Swept {
+    /// Originals removed (their tombstones stay).
+    pub collected: u64,
+    /// Bytes of the originals and compressed texts removed.
+    pub bytes_freed: u64,
+    /// Tombstones in the store after the sweep.
+    pub tombstones: u64,
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it when missing, with the default TTL
+    /// ([`ttl::DEFAULT_SECONDS`]) and the system clock.
+    pub fn open(path: &Path) -> Result<Store> {
+        Ok(Store {
+            conn: schema::open(path)?,
+            path: path.to_path_buf(),
+            ttl_seconds: ttl::DEFAULT_SECONDS,
+            now_ms: Arc::new(crate::clock::now_ms),
+        })
+    }
+
+    /// Opens the store at `path` only when the file exists: look-ups and reports never
+    /// create a store as a side effect.
+    pub fn open_existing(path: &Path) -> Result<Option<Store>> {
+        if path.exists() {
+            Store::open(path).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Opens the store the user configured: `--store` (`flag`), else `BRIEF_CCR_PATH`, else
+    /// the state directory; with the TTL of `BRIEF_CCR_TTL_SECONDS` when set.
+    pub fn open_default(flag: Option<&Path>) -> Result<Store> {
+        let path = crate::ccr::path::resolve(flag)?;
+        let (seconds, _) = ttl::resolve(None)?;
+        Ok(Store::open(&path)?.with_ttl(seconds))
+    }
+
+    /// The lifetime of entries put without their own TTL.
+    pub fn with_ttl(mut self, seconds: u64) -> Store {
+        self.ttl_seconds = seconds.clamp(1, ttl::MAX_SECONDS);
+        self
+    }
+
+    /// Replaces the clock (milliseconds since the Unix epoch), e.g. to test expiry.
+    pub fn with_clock(mut self, now_ms: impl Fn() -> i64 + Send + Sync + 'static) -> Store {
+        self.now_ms = Arc::new(now_ms);
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn ttl_seconds(&self) -> u64 {
+        self.ttl_seconds
+    }
+
+    fn sql(&self, err: rusqlite::Error) -> Error {
+        schema::sql(&self.path, &err)
+    }
+
+    /// Stores `original` (keyed by [`hash`]) with the `compressed` text that stands in its
+    /// place, the producing `strategy` and a `source` label, for `ttl_seconds` (the store's
+    /// TTL when `None`). The same original again refreshes the entry: its expiry becomes the
+    /// later of the old and the new one, and a collected original comes back.
+    pub fn put(
+        &self,
+        original: &[u8],
+        compressed: &str,
+        strategy: Strategy,
+        source: &str,
+        ttl_seconds: Option<u64>,
+    ) -> Result<Stored> {
+        let full = crate::prompt::canonical::sha256_hex(original);
+        let key = hash(original);
+        let now = (self.now_ms)();
+        let ttl_ms = i64::try_from(
+            ttl_seconds
+                .unwrap_or(self.ttl_seconds)
+                .clamp(1, ttl::MAX_SECONDS),
+        )
+        .unwrap_or(i64::MAX / 2)
+            * 1000;
+        let expires = now.saturating_add(ttl_ms);
+        let original_tokens = count(&String::from_utf8_lossy(original));
+        let compressed_tokens = count(compressed);
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.sql(e))?;
+        let existing: Option<(String, i64)> = tx
+            .query_row(
+                "SELECT sha256, created_ms FROM ccr_entries WHERE hash = ?1",
+                [&key],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        if let Some((stored_full, _)) = &existing
+            && *stored_full != full
+        {
+            return Err(Error::conflict(format!(
+                "CCR hash collision: {key} already names a different original"
+            )));
+        }
+        tx.execute(
+            "INSERT INTO ccr_entries (hash, sha256, strategy, source, created_ms, expires_ms,
+                 collected_ms, original_bytes, original_tokens, compressed_bytes,
+                 compressed_tokens, original, compressed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9, ?10, ?11, ?12)
+             ON CONFLICT(hash) DO UPDATE SET
+                 strategy = excluded.strategy,
+                 source = excluded.source,
+                 expires_ms = max(expires_ms, excluded.expires_ms),
+                 collected_ms = NULL,
+                 original_tokens = excluded.original_tokens,
+                 compressed_bytes = excluded.compressed_bytes,
+                 compressed_tokens = excluded.compressed_tokens,
+                 original = excluded.original,
+                 compressed = excluded.compressed",
+            params![
+                key,
+                full,
+                strategy.name(),
+                source,
+                now,
+                expires,
+                original.len() as i64,
+                original_tokens,
+                compressed.len() as i64,
+                compressed_tokens,
+                original,
+                compressed,
+            ],
+        )
+        .map_err(|e| self.sql(e))?;
+        let expires_ms: i64 = tx
+            .query_row(
+                "SELECT expires_ms FROM ccr_entries WHERE hash = ?1",
+                [&key],
+                |row| row.get(0),
+            )
+            .map_err(|e| self.sql(e))?;
+        sweep(&tx, now, Some(SWEEP_PER_PUT)).map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))?;
+        Ok(Stored {
+            hash: key,
+            refreshed: existing.is_some(),
+            created_ms: existing.map_or(now, |(_, created)| created),
+            expires_ms,
+        })
+    }
+
+    /// Looks a hash up (see [`crate::ccr::parse_hash`] for the forms accepted): the live
+    /// entry, the tombstone of an expired one, or unknown. Never writes.
+    pub fn get(&self, query: &HashQuery) -> Result<Lookup> {
+        let now = (self.now_ms)();
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT sha256, strategy, source, created_ms, expires_ms, original_bytes,
+                        original_tokens, compressed_bytes, compressed_tokens, original, compressed
+                 FROM ccr_entries WHERE hash = ?1",
+            )
+            .map_err(|e| self.sql(e))?;
+        let row = statement
+            .query_row([&query.key], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    [row.get::<_, i64>(3)?, row.get::<_, i64>(4)?],
+                    [
+                        row.get::<_, i64>(5)?,
+                        row.get::<_, i64>(6)?,
+                        row.get::<_, i64>(7)?,
+                        row.get::<_, i64>(8)?,
+                    ],
+                    row.get::<_, Option<Vec<u8>>>(9)?,
+                    row.get::<_, Option<String>>(10)?,
+                ))
+            })
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        let Some((full, strategy, source, [created_ms, expires_ms], sizes, original, compressed)) =
+            row
+        else {
+            return Ok(Lookup::Unknown);
+        };
+        if query.full.as_ref().is_some_and(|wanted| *wanted != full) {
+            return Ok(Lookup::Unknown);
+        }
+        let strategy = self.strategy(&strategy)?;
+        let size = |i: usize| u64::try_from(sizes[i]).unwrap_or(0);
+        match original {
+            Some(original) if expires_ms > now => Ok(Lookup::Found(Entry {
+                hash: query.key.clone(),
+                strategy,
+                source,
+                created_ms,
+                expires_ms,
+                original_bytes: size(0),
+                original_tokens: size(1),
+                compressed_bytes: size(2),
+                compressed_tokens: size(3),
+                original,
+                compressed: compressed.unwrap_or_default(),
+            })),
+            _ => Ok(Lookup::Expired(Tombstone {
+                hash: query.key.clone(),
+                strategy,
+                source,
+                created_ms,
+                expires_ms,
+                original_bytes: size(0),
+                original_tokens: size(1),
+            })),
+        }
+    }
+
+    fn strategy(&self, name: &str) -> Result<Strategy> {
+        name.parse().map_err(|_| {
+            Error::input(format!(
+                "CCR store {} holds an entry with compression strategy `{name}`, which this briefkit does not know",
+                self.path.display()
+            ))
+            .with_hint("a newer briefkit wrote it; use that version to read it")
+        })
+    }
+
+    /// Live and expired entries, per strategy and in total.
+    pub fn stats(&self) -> Result<Stats> {
+        let now = (self.now_ms)();
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT strategy,
+                        sum(original IS NOT NULL AND expires_ms > ?1),
+                        sum(original IS NULL OR expires_ms <= ?1),
+                        sum(original IS NOT NULL AND expires_ms <= ?1),
+                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN original_bytes END),
+                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN compressed_bytes END),
+                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN original_tokens END),
+                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN compressed_tokens END)
+                 FROM ccr_entries GROUP BY strategy ORDER BY strategy",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = statement
+            .query_map([now], |row| {
+                let n = |i: usize| -> rusqlite::Result<u64> {
+                    Ok(u64::try_from(row.get::<_, Option<i64>>(i)?.unwrap_or(0)).unwrap_or(0))
+                };
+                Ok((
+                    row.get::<_, String>(0)?,
+                    StrategyStats {
+                        live: n(1)?,
+                        expired: n(2)?,
+                        original_bytes: n(4)?,
+                        compressed_bytes: n(5)?,
+                        original_tokens: n(6)?,
+                        compressed_tokens: n(7)?,
+                    },
+                    n(3)?,
+                ))
+            })
+            .map_err(|e| self.sql(e))?;
+        let mut total = StrategyStats::default();
+        let mut awaiting_gc = 0;
+        let mut by_strategy = Vec::new();
+        for row in rows {
+            let (name, stats, awaiting) = row.map_err(|e| self.sql(e))?;
+            total.live += stats.live;
+            total.expired += stats.expired;
+            total.original_bytes += stats.original_bytes;
+            total.compressed_bytes += stats.compressed_bytes;
+            total.original_tokens += stats.original_tokens;
+            total.compressed_tokens += stats.compressed_tokens;
+            awaiting_gc += awaiting;
+            by_strategy.push((self.strategy(&name)?, stats));
+        }
+        by_strategy.sort_by_key(|(strategy, _)| *strategy);
+        let file_bytes = ["", "-wal"]
+            .iter()
+            .filter_map(|suffix| {
+                let mut name = self.path.as_os_str().to_os_string();
+                name.push(suffix);
+                std::fs::metadata(PathBuf::from(name)).ok()
+            })
+            .map(|m| m.len())
+            .sum();
+        Ok(Stats {
+            path: self.path.display().to_string(),
+            file_bytes,
+            ttl_seconds: self.ttl_seconds,
+            total,
+            awaiting_gc,
+            by_strategy,
+        })
+    }
+
+    /// Collects every expired original, leaving its tombstone, and gives the space back.
+    pub fn gc(&self) -> Result<Swept> {
+        let now = (self.now_ms)();
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.sql(e))?;
+        let (collected, bytes_freed) = sweep(&tx, now, None).map_err(|e| self.sql(e))?;
+        let tombstones: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM ccr_entries WHERE original IS NULL",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))?;
+        // Best effort: another process reading the store can hold the WAL; the next gc
+        // finishes the job.
+        let _ = self.conn.execute_batch("PRAGMA incremental_vacuum;");
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        Ok(Swept {
+            collected,
+            bytes_freed,
+            tombstones: u64::try_from(tombstones).unwrap_or(0),
+        })
+    }
+}
+
+fn count(text: &str) -> i64 {
+    i64::try_from(tokens::count(TOKENS, text)).unwrap_or(i64::MAX)
+}
+
+/// Turns expired entries into tombstones (oldest expiry first, at most `limit`): returns
+/// how many and the bytes freed.
+fn sweep(conn: &Connection, now: i64, limit: Option<i64>) -> rusqlite::Result<(u64, u64)> {
+    let limit = limit.unwrap_or(-1);
+    let (count, bytes): (i64, Option<i64>) = conn.query_row(
+        "SELECT count(*), sum(original_bytes + compressed_bytes) FROM (
+             SELECT original_bytes, compressed_bytes FROM ccr_entries
+             WHERE original IS NOT NULL AND expires_ms <= ?1 ORDER BY expires_ms LIMIT ?2)",
+        params![now, limit],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    if count > 0 {
+        conn.execute(
+            "UPDATE ccr_entries SET original = NULL, compressed = NULL, collected_ms = ?1
+             WHERE rowid IN (SELECT rowid FROM ccr_entries
+                             WHERE original IS NOT NULL AND expires_ms <= ?1
+                             ORDER BY expires_ms LIMIT ?2)",
+            params![now, limit],
+        )?;
+    }
+    Ok((
+        u64::try_from(count).unwrap_or(0),
+        u64::try_from(bytes.unwrap_or(0)).unwrap_or(0),
+    ))
+}

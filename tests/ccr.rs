@@ -1,0 +1,536 @@
+//! The CCR store through its library API and the real `brief ccr` binary: one hash
+//! everywhere, expiry with a controlled clock, tombstones, concurrent writer processes and
+//! a damaged file reported clearly.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use briefkit::ccr::{self, Lookup, Store, Strategy};
+
+use crate::common::{brief, json, stderr, stdout};
+
+const T0: i64 = 1_796_029_501_250; // 2026-11-30T09:05:01.250Z
+
+fn store_path(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("state").join("ccr.sqlite")
+}
+
+/// A store whose clock the test moves by hand.
+fn clocked(path: &Path) -> (Store, Arc<AtomicI64>) {
+    let now = Arc::new(AtomicI64::new(T0));
+    let clock = Arc::clone(&now);
+    let store = Store::open(path)
+        .unwrap()
+        .with_clock(move || clock.load(Ordering::SeqCst));
+    (store, now)
+}
+
+fn ccr_cmd(path: &Path) -> assert_cmd::Command {
+    let mut cmd = brief();
+    cmd.env_remove("BRIEF_CCR_TTL_SECONDS")
+        .env("BRIEF_CCR_PATH", path);
+    cmd
+}
+
+fn query(hash: &str) -> ccr::HashQuery {
+    ccr::parse_hash(hash).unwrap()
+}
+
+#[test]
+fn put_then_get_returns_the_original_under_the_sha256_prefix_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = clocked(&store_path(&dir));
+    let original = b"line one\nline two\n".as_slice();
+    let stored = store
+        .put(
+            original,
+            "line one [...]",
+            Strategy::ToolOutputHeadTail,
+            "cargo test",
+            None,
+        )
+        .unwrap();
+    assert_eq!(stored.hash, ccr::hash(original));
+    assert_eq!(stored.hash.len(), 24);
+    assert!(!stored.refreshed);
+    let Lookup::Found(entry) = store.get(&query(&stored.hash.to_uppercase())).unwrap() else {
+        panic!("not found");
+    };
+    assert_eq!(entry.original, original);
+    assert_eq!(entry.compressed, "line one [...]");
+    assert_eq!(entry.strategy, Strategy::ToolOutputHeadTail);
+    assert_eq!(entry.source, "cargo test");
+    assert_eq!(entry.original_bytes, original.len() as u64);
+    assert!(entry.original_tokens > 0 && entry.compressed_tokens > 0);
+    assert_eq!(
+        entry.expires_ms,
+        T0 + ccr::ttl::DEFAULT_SECONDS as i64 * 1000
+    );
+}
+
+#[test]
+fn the_full_sha256_finds_the_entry_and_a_wrong_tail_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = clocked(&store_path(&dir));
+    let stored = store.put(b"abc", "", Strategy::Manual, "t", None).unwrap();
+    let full = "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD";
+    assert!(matches!(store.get(&query(full)).unwrap(), Lookup::Found(_)));
+    let wrong = format!("{}{}", &stored.hash, "0".repeat(40));
+    assert_eq!(store.get(&query(&wrong)).unwrap(), Lookup::Unknown);
+}
+
+#[test]
+fn expiry_follows_the_injected_clock_and_leaves_a_tombstone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, now) = clocked(&store_path(&dir));
+    let stored = store
+        .put(
+            b"{\"a\":1}",
+            "1 item",
+            Strategy::JsonCrush,
+            "rows",
+            Some(60),
+        )
+        .unwrap();
+    now.store(T0 + 59_999, Ordering::SeqCst);
+    assert!(matches!(
+        store.get(&query(&stored.hash)).unwrap(),
+        Lookup::Found(_)
+    ));
+    now.store(T0 + 60_000, Ordering::SeqCst);
+    let Lookup::Expired(tomb) = store.get(&query(&stored.hash)).unwrap() else {
+        panic!("expected expired before gc");
+    };
+    assert_eq!(tomb.strategy, Strategy::JsonCrush);
+    assert_eq!(tomb.expires_ms, T0 + 60_000);
+    let stats = store.stats().unwrap();
+    assert_eq!(
+        (stats.total.live, stats.total.expired, stats.awaiting_gc),
+        (0, 1, 1)
+    );
+
+    let swept = store.gc().unwrap();
+    assert_eq!((swept.collected, swept.tombstones), (1, 1));
+    assert_eq!(swept.bytes_freed, 7 + 6);
+    // Collected, and still expired rather than unknown, long after.
+    now.store(T0 + 400 * 86_400_000, Ordering::SeqCst);
+    let Lookup::Expired(tomb) = store.get(&query(&stored.hash)).unwrap() else {
+        panic!("a collected entry must stay expired, not unknown");
+    };
+    assert_eq!(
+        (tomb.strategy, tomb.source.as_str()),
+        (Strategy::JsonCrush, "rows")
+    );
+    assert_eq!(store.gc().unwrap().collected, 0);
+}
+
+#[test]
+fn putting_the_same_original_again_refreshes_and_revives() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, now) = clocked(&store_path(&dir));
+    let first = store
+        .put(b"same", "", Strategy::Manual, "a", Some(10))
+        .unwrap();
+    now.store(T0 + 20_000, Ordering::SeqCst);
+    store.gc().unwrap();
+    assert!(matches!(
+        store.get(&query(&first.hash)).unwrap(),
+        Lookup::Expired(_)
+    ));
+    let again = store
+        .put(b"same", "s", Strategy::SummaryBacking, "b", Some(10))
+        .unwrap();
+    assert_eq!(again.hash, first.hash);
+    assert!(again.refreshed);
+    assert_eq!(again.created_ms, T0);
+    assert_eq!(again.expires_ms, T0 + 30_000);
+    let Lookup::Found(entry) = store.get(&query(&first.hash)).unwrap() else {
+        panic!("a re-put brings a collected original back");
+    };
+    // The latest producer is the record of how the entry stands in a prompt now.
+    assert_eq!(
+        (entry.strategy, entry.source.as_str()),
+        (Strategy::SummaryBacking, "b")
+    );
+    // A shorter TTL never shortens a lifetime already promised.
+    let shorter = store
+        .put(b"same", "s", Strategy::SummaryBacking, "b", Some(1))
+        .unwrap();
+    assert_eq!(shorter.expires_ms, T0 + 30_000);
+}
+
+#[test]
+fn puts_collect_a_bounded_number_of_expired_originals_on_the_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, now) = clocked(&store_path(&dir));
+    for i in 0..40 {
+        store
+            .put(
+                format!("old {i}").as_bytes(),
+                "",
+                Strategy::Manual,
+                "t",
+                Some(1),
+            )
+            .unwrap();
+    }
+    now.store(T0 + 5_000, Ordering::SeqCst);
+    store.put(b"new", "", Strategy::Manual, "t", None).unwrap();
+    let stats = store.stats().unwrap();
+    assert_eq!(stats.total.expired, 40);
+    assert_eq!(stats.awaiting_gc, 8, "one put sweeps 32 of the 40");
+}
+
+#[test]
+fn an_unknown_hash_is_unknown_not_expired() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = clocked(&store_path(&dir));
+    assert_eq!(
+        store.get(&query("0123456789abcdef01234567")).unwrap(),
+        Lookup::Unknown
+    );
+}
+
+#[test]
+fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    let original = "exact bytes\r\n  with trailing space \n\u{1F600}";
+    let out = ccr_cmd(&path)
+        .args([
+            "ccr",
+            "put",
+            "--strategy",
+            "tool_output_head_tail",
+            "--source",
+            "t",
+        ])
+        .write_stdin(original)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let hash = stdout(&out).trim().to_string();
+    assert_eq!(hash, ccr::hash(original.as_bytes()));
+    let got = ccr_cmd(&path)
+        .args(["ccr", "get", &hash.to_uppercase()])
+        .output()
+        .unwrap();
+    assert!(got.status.success());
+    assert_eq!(got.stdout, original.as_bytes());
+    let got = ccr_cmd(&path)
+        .args(["ccr", "get", &hash, "--json"])
+        .output()
+        .unwrap();
+    let value = json(&got);
+    assert_eq!(value["status"], "found");
+    assert_eq!(value["strategy"], "tool_output_head_tail");
+    assert_eq!(value["original"], original);
+    // Same original again: same hash, refreshed.
+    let again = ccr_cmd(&path)
+        .args(["ccr", "put", "--json"])
+        .write_stdin(original)
+        .output()
+        .unwrap();
+    let value = json(&again);
+    assert_eq!(
+        (value["status"].as_str(), value["hash"].as_str()),
+        (Some("refreshed"), Some(&*hash))
+    );
+}
+
+#[test]
+fn cli_get_tells_expired_from_unknown_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    // Written by a clock far in the past: expired for the real binary's clock.
+    let (store, _) = clocked(&path);
+    let stored = store
+        .put(
+            b"old tool output",
+            "head",
+            Strategy::ToolOutputHeadTail,
+            "make",
+            Some(60),
+        )
+        .unwrap();
+    drop(store);
+    let out = ccr_cmd(&path)
+        .args(["ccr", "get", &stored.hash])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = stderr(&out);
+    assert!(err.starts_with("expired: "), "{err}");
+    assert!(
+        err.contains("tool_output_head_tail") && err.contains("2026-11-30T09:06:01.250Z"),
+        "{err}"
+    );
+    assert!(
+        err.contains("regenerate the digest") && err.contains("re-read the source"),
+        "{err}"
+    );
+
+    let out = ccr_cmd(&path)
+        .args(["ccr", "get", &stored.hash, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let value = json(&out);
+    assert_eq!(value["status"], "expired");
+    assert_eq!(value["strategy"], "tool_output_head_tail");
+    assert_eq!(value["expired_at"], "2026-11-30T09:06:01.250Z");
+
+    // gc keeps the answer "expired".
+    let gc = ccr_cmd(&path)
+        .args(["ccr", "gc", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&gc)["collected"], 1);
+    let out = ccr_cmd(&path)
+        .args(["ccr", "get", &stored.hash, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["status"], "expired");
+
+    let out = ccr_cmd(&path)
+        .args(["ccr", "get", "ffffffffffffffffffffffff"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("unknown: "), "{}", stderr(&out));
+    let out = ccr_cmd(&path)
+        .args(["ccr", "get", "ffffffffffffffffffffffff", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["status"], "unknown");
+}
+
+#[test]
+fn cli_get_on_a_missing_store_is_unknown_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    let out = ccr_cmd(&path)
+        .args(["ccr", "get", "ffffffffffffffffffffffff"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = ccr_cmd(&path)
+        .args(["ccr", "stats", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["exists"], false);
+    assert!(!path.exists() && !path.parent().unwrap().exists());
+}
+
+#[test]
+fn bad_strategy_ttl_or_hash_exits_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    for args in [
+        vec!["ccr", "put", "--strategy", "shape_guess"],
+        vec!["ccr", "put", "--ttl", "0"],
+        vec!["ccr", "put", "--ttl", "soon"],
+        vec!["ccr", "put", "no-such-file"],
+        vec!["ccr", "get", "not-a-hash"],
+    ] {
+        let out = ccr_cmd(&path)
+            .args(&args)
+            .write_stdin("x")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    let out = ccr_cmd(&path)
+        .env("BRIEF_CCR_TTL_SECONDS", "-3")
+        .args(["ccr", "put"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("BRIEF_CCR_TTL_SECONDS"));
+    assert!(!path.exists());
+}
+
+#[test]
+fn the_ttl_comes_from_the_flag_else_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    let put = |extra: &[&str], env: Option<&str>, input: &str| {
+        let mut cmd = ccr_cmd(&path);
+        if let Some(value) = env {
+            cmd.env("BRIEF_CCR_TTL_SECONDS", value);
+        }
+        let out = cmd
+            .args(["ccr", "put", "--json"])
+            .args(extra)
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        json(&out)["ttl_seconds"].as_u64().unwrap()
+    };
+    assert_eq!(put(&[], None, "a"), ccr::ttl::DEFAULT_SECONDS);
+    assert_eq!(put(&[], Some("3600"), "b"), 3600);
+    assert_eq!(put(&["--ttl", "2h"], Some("3600"), "c"), 7200);
+    let out = ccr_cmd(&path)
+        .env("BRIEF_CCR_TTL_SECONDS", "90")
+        .args(["ccr", "stats", "--json"])
+        .output()
+        .unwrap();
+    let value = json(&out);
+    assert_eq!(
+        (value["ttl_seconds"].as_u64(), value["ttl_source"].as_str()),
+        (Some(90), Some("env"))
+    );
+    assert_eq!(value["live"], 3);
+    assert_eq!(value["strategies"]["manual"]["live"], 3);
+}
+
+#[test]
+fn the_store_defaults_to_the_state_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = brief()
+        .env_remove("BRIEF_CCR_PATH")
+        .env("XDG_STATE_HOME", dir.path().join("xdg"))
+        .args(["ccr", "put"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.path().join("xdg/briefkit/ccr.sqlite").is_file());
+    let out = brief()
+        .env_remove("BRIEF_CCR_PATH")
+        .env_remove("XDG_STATE_HOME")
+        .env("HOME", dir.path().join("home"))
+        .args(["ccr", "put"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        dir.path()
+            .join("home/.local/state/briefkit/ccr.sqlite")
+            .is_file()
+    );
+}
+
+#[test]
+fn concurrent_writer_processes_all_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    // Eight processes race to create the store and each puts its own original.
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
+                .env("BRIEF_CCR_PATH", &path)
+                .env_remove("BRIEF_CCR_TTL_SECONDS")
+                .args(["ccr", "put", "--source", &format!("writer {i}")])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(format!("original from writer {i}\n").repeat(200).as_bytes())
+                .unwrap();
+            (i, child)
+        })
+        .collect();
+    for (i, child) in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "writer {i}: {}", stderr(&out));
+        let original = format!("original from writer {i}\n").repeat(200);
+        assert_eq!(stdout(&out).trim(), ccr::hash(original.as_bytes()));
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.stats().unwrap().total.live, 8);
+    for i in 0..8 {
+        let original = format!("original from writer {i}\n").repeat(200);
+        let Lookup::Found(entry) = store.get(&query(&ccr::hash(original.as_bytes()))).unwrap()
+        else {
+            panic!("writer {i} lost");
+        };
+        assert_eq!(entry.source, format!("writer {i}"));
+    }
+}
+
+#[test]
+fn a_damaged_store_is_reported_clearly_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        b"this is not an SQLite database, it was overwritten by accident\n".repeat(100),
+    )
+    .unwrap();
+    for args in [
+        vec!["ccr", "get", "ffffffffffffffffffffffff"],
+        vec!["ccr", "put"],
+        vec!["ccr", "stats"],
+    ] {
+        let out = ccr_cmd(&path)
+            .args(&args)
+            .write_stdin("x")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("is damaged") && err.contains(&path.display().to_string()),
+            "{err}"
+        );
+        assert!(err.contains("move it aside"), "{err}");
+    }
+}
+
+#[test]
+fn a_truncated_store_is_reported_as_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    let store = Store::open(&path).unwrap();
+    for i in 0..200 {
+        store
+            .put(
+                format!("entry {i} ").repeat(300).as_bytes(),
+                "",
+                Strategy::Manual,
+                "t",
+                None,
+            )
+            .unwrap();
+    }
+    drop(store);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
+    let out = ccr_cmd(&path).args(["ccr", "stats"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
+}
+
+#[test]
+fn another_sqlite_database_is_not_taken_for_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me');")
+        .unwrap();
+    drop(conn);
+    let out = ccr_cmd(&path)
+        .args(["ccr", "put"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a briefkit CCR store"),
+        "{}",
+        stderr(&out)
+    );
+}
