@@ -22,7 +22,7 @@ use clap::{FromArgMatches, error::ErrorKind as ClapErrorKind};
 pub use args::command;
 
 use crate::cli::args::Cli;
-use crate::cli::output::{ErrorReport, Outcome};
+use crate::cli::output::ErrorReport;
 use crate::cli::ui::Ui;
 use crate::error::{Error, ErrorKind};
 
@@ -54,8 +54,8 @@ pub fn main() -> ExitCode {
     };
     let ui = Ui::new(cli.color, cli.quiet);
     match commands::run(cli.command, &ui, command) {
-        Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::Failed) => ExitCode::from(ErrorKind::Failed.exit_code()),
+        Ok(output::Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(output::Outcome::Failed) => ExitCode::from(ErrorKind::Failed.exit_code()),
         Err(err) => {
             ui.error(&err);
             if json && !err.reported && err.kind != ErrorKind::BrokenPipe {
