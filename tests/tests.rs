@@ -16,6 +16,8 @@ mod crash;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
+mod harden_cli;
+mod harden_provider;
 mod import;
 mod load_errors;
 mod lock_check;

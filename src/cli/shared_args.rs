@@ -31,6 +31,10 @@ pub struct ProviderArgs {
     /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// Give up when the server sends nothing for this long (an idle timeout: a slow but
+    /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
+    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl ProviderArgs {
@@ -40,7 +44,7 @@ impl ProviderArgs {
             kind: self.provider,
             model: self.model.clone(),
             base_url: self.base_url.clone(),
-            timeout: None,
+            timeout: self.timeout,
         }
     }
 

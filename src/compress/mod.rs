@@ -10,7 +10,7 @@ mod sanitize;
 
 use std::path::Path;
 
-pub use sanitize::{sanitize, strip_controls};
+pub use sanitize::{one_line, sanitize, strip_controls};
 
 use crate::brief::{Brief, Item, ItemType, Manifest, Policy, parse_markdown};
 use crate::error::{Error, Result};

@@ -69,6 +69,31 @@ pub fn strip_controls(text: &str) -> String {
     out
 }
 
+/// The one-line form of text a server or a file provided, for a terminal or a record:
+/// escape sequences and control characters removed (as [`strip_controls`]), whitespace
+/// runs folded to one space, at most `max` characters (then `…`).
+pub fn one_line(text: &str, max: usize) -> String {
+    // Line breaks of every kind separate words; the rest of the control characters go.
+    let clean = strip_controls(&text.replace(['\r', '\u{b}', '\u{c}'], "\n"));
+    let mut out = String::new();
+    let mut count = 0;
+    for word in clean.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+            count += 1;
+        }
+        for c in word.chars() {
+            if count >= max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
 /// Parameters and intermediates, then one final byte; stops early at a line end.
 fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     while let Some(&c) = chars.peek() {
@@ -148,6 +173,16 @@ mod tests {
     fn escapes_and_controls_are_removed_newlines_and_tabs_kept() {
         let answer = "\u{1b}[31mRed\u{1b}[0m text\u{1b}]0;title\u{7} and \u{1b}]8;;https://evil.example\u{1b}\\link\u{1b}]8;;\u{1b}\\\r\n\tnext\u{0}\u{8}\u{7f} line\u{9b}2J\u{202e}x\n";
         assert_eq!(strip_controls(answer), "Red text and link\n\tnext linex\n");
+    }
+
+    #[test]
+    fn one_line_leaves_no_trace_of_an_escape() {
+        assert_eq!(one_line("a\u{1b}[31mb\r\nc", 50), "ab c");
+        assert_eq!(
+            one_line("gpt\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;aGk=\u{7}-x", 50),
+            "gpt-x"
+        );
+        assert_eq!(one_line("abcdef", 3), "abc…");
     }
 
     #[test]

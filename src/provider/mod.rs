@@ -13,6 +13,7 @@
 mod anthropic;
 mod kind;
 mod openai;
+pub mod redact;
 mod settings;
 pub mod sse;
 mod stream;
@@ -34,6 +35,11 @@ pub use usage::Usage;
 use crate::error::{Error, Result};
 use crate::prompt::wire::Prompt;
 use stream::{Collected, Failure, Parser};
+
+/// The largest answer text accepted, in bytes. An answer becomes a proposal and perhaps an
+/// item, so it stays far below the loader's 1 MiB item limit; a longer one is refused
+/// (exit 3) and nothing is written.
+pub const MAX_ANSWER_BYTES: usize = 256 * 1024;
 
 /// Per-call choices.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,8 +92,13 @@ pub struct Answer {
     /// The usage object exactly as the server sent it (Anthropic: `message_start`'s with
     /// `message_delta`'s fields on top), for the record and for debugging odd servers.
     pub raw_usage: Option<Value>,
-    /// The model as the server reported it, else as requested.
+    /// The model as the server reported it (cleaned: keys redacted, escapes and control
+    /// characters stripped, one line of at most 200 characters), else as requested.
     pub model: String,
+    /// The answer's text holds the API key (or another key from the environment), as sent
+    /// or changed (case, percent-encoding, base64): it must not be saved as an ordinary
+    /// answer.
+    pub contains_key: bool,
     /// Time of the successful attempt, from sending to the end of the stream.
     pub latency: Duration,
     /// HTTP requests made, the successful one included.
@@ -183,14 +194,29 @@ impl Provider {
                 Some(asked) if asked > settings.max_retry_wait => {
                     let mut failure = failure.clone();
                     failure.reason = format!(
-                        "{} (the server asks to wait {} s)",
+                        "{} (the server asked to wait {} (Retry-After); brief waits at most {}, so it stopped instead of retrying)",
                         failure.reason,
-                        asked.as_secs()
+                        seconds(asked),
+                        seconds(settings.max_retry_wait)
                     );
                     return Err(self.error(&failure, requests, log));
                 }
-                Some(asked) => asked,
-                None => backoff(settings, counted),
+                Some(asked) => {
+                    if let Some(last) = log.last_mut() {
+                        last.push_str(&format!(
+                            "; waited {} as the server asked (Retry-After)",
+                            seconds(asked)
+                        ));
+                    }
+                    asked
+                }
+                None => {
+                    let wait = backoff(settings, counted);
+                    if let Some(last) = log.last_mut() {
+                        last.push_str(&format!("; waited {} (backoff)", seconds(wait)));
+                    }
+                    wait
+                }
             };
             std::thread::sleep(wait);
         }
@@ -221,19 +247,29 @@ impl Provider {
                 )));
             }
         }
+        if collected.text.len() > MAX_ANSWER_BYTES {
+            return Err(Failure::fatal(format!(
+                "the answer is {} bytes; the limit is {} KiB: refused, nothing written",
+                collected.text.len(),
+                MAX_ANSWER_BYTES / 1024
+            )));
+        }
         let usage = collected.raw_usage.as_ref().and_then(|raw| match kind {
             ProviderKind::OpenAi => Usage::from_openai(raw),
             ProviderKind::Anthropic => Usage::from_anthropic(raw),
         });
+        let model = match collected.model {
+            Some(model) => transport::clean(&model, 200, &self.settings),
+            None => self.settings.model.clone(),
+        };
         Ok(Answer {
+            contains_key: transport::redactor(&self.settings).finds_key(&collected.text),
             text: collected.text,
             finish_reason,
             complete,
             usage,
             raw_usage: collected.raw_usage,
-            model: collected
-                .model
-                .unwrap_or_else(|| self.settings.model.clone()),
+            model,
             latency,
             attempts,
         })
@@ -262,6 +298,17 @@ impl Provider {
                 &transport::hint(settings, failure),
                 settings,
             ))
+    }
+}
+
+/// A wait as a person reads it: `2 s`, `250 ms`, `999999 s`.
+fn seconds(wait: Duration) -> String {
+    if wait < Duration::from_secs(1) {
+        format!("{} ms", wait.as_millis())
+    } else if wait.subsec_millis() == 0 {
+        format!("{} s", wait.as_secs())
+    } else {
+        format!("{:.1} s", wait.as_secs_f64())
     }
 }
 

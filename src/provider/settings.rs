@@ -60,7 +60,9 @@ pub struct Settings {
     /// Without a trailing slash.
     pub base_url: String,
     pub api_key: Option<ApiKey>,
-    /// For one HTTP request, from connecting to the last byte of the streamed answer.
+    /// The idle timeout: the longest wait for the next byte (for the answer's head, then
+    /// between reads of the stream). A slow but live stream is never cut off; a silent
+    /// server is.
     pub timeout: Duration,
     pub connect_timeout: Duration,
     /// Requests per call, the first included; retries happen only on connection errors,
@@ -144,6 +146,9 @@ impl Settings {
                 return Err(Error::input("--timeout must be more than zero"));
             }
             settings.timeout = timeout;
+        } else if let Some(text) = env("BRIEF_TIMEOUT") {
+            settings.timeout =
+                parse_duration(&text).map_err(|e| Error::input(format!("BRIEF_TIMEOUT: {e}")))?;
         }
         if let Some(ms) = env("BRIEF_RETRY_BASE_MS") {
             let ms: u64 = ms.trim().parse().map_err(|_| {
@@ -340,6 +345,31 @@ mod tests {
         assert_eq!(s.retry_base, Duration::from_millis(1));
         assert_eq!(s.timeout, Duration::from_secs(5));
         assert!(s.is_loopback());
+    }
+
+    #[test]
+    fn the_idle_timeout_comes_from_the_flag_else_brief_timeout() {
+        let flags = Overrides {
+            model: Some("m".into()),
+            base_url: Some("http://localhost:1".into()),
+            ..Overrides::default()
+        };
+        let s =
+            Settings::resolve_with_env(flags.clone(), None, env(&[("BRIEF_TIMEOUT", "1500ms")]))
+                .unwrap();
+        assert_eq!(s.timeout, Duration::from_millis(1500));
+        let err =
+            Settings::resolve_with_env(flags.clone(), None, env(&[("BRIEF_TIMEOUT", "soon")]))
+                .unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.message.contains("BRIEF_TIMEOUT"), "{}", err.message);
+        let flags = Overrides {
+            timeout: Some(Duration::from_secs(7)),
+            ..flags
+        };
+        let s =
+            Settings::resolve_with_env(flags, None, env(&[("BRIEF_TIMEOUT", "1500ms")])).unwrap();
+        assert_eq!(s.timeout, Duration::from_secs(7));
     }
 
     #[test]

@@ -13,8 +13,10 @@ pub struct Event {
     pub data: String,
 }
 
-/// A line longer than this is not an event stream we can trust; refusing it bounds memory.
-const MAX_LINE: usize = 16 * 1024 * 1024;
+/// One event (its data lines together, or one line) larger than this is not an event
+/// stream we can trust; refusing it bounds memory whatever the server sends. Real events
+/// are a few KiB.
+pub const MAX_EVENT: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Default)]
 pub struct Decoder {
@@ -63,13 +65,13 @@ impl Decoder {
             if let Some(event) = self.line_done(&line) {
                 events.push(event);
             }
+            if self.data.len() > MAX_EVENT {
+                return Err(too_big());
+            }
         }
         self.line.extend_from_slice(rest);
-        if self.line.len() > MAX_LINE {
-            return Err(format!(
-                "the event stream has a line longer than {} MiB",
-                MAX_LINE / 1024 / 1024
-            ));
+        if self.line.len() + self.data.len() > MAX_EVENT {
+            return Err(too_big());
         }
         Ok(events)
     }
@@ -122,6 +124,13 @@ impl Decoder {
             data: std::mem::take(&mut self.data),
         })
     }
+}
+
+fn too_big() -> String {
+    format!(
+        "the event stream has an event larger than {} MiB",
+        MAX_EVENT / 1024 / 1024
+    )
 }
 
 #[cfg(test)]
@@ -222,13 +231,29 @@ mod tests {
         let mut decoder = Decoder::new();
         let chunk = vec![b'x'; 1024 * 1024];
         let mut result = Ok(Vec::new());
-        for _ in 0..17 {
+        for _ in 0..5 {
             result = decoder.feed(&chunk);
             if result.is_err() {
                 break;
             }
         }
-        assert!(result.unwrap_err().contains("longer than"));
+        assert!(result.unwrap_err().contains("larger than"));
+    }
+
+    #[test]
+    fn an_endless_event_of_short_data_lines_is_refused() {
+        // Regression: many `data:` lines without a blank line grew one event without bound.
+        let mut decoder = Decoder::new();
+        let chunk =
+            "data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".repeat(16 * 1024);
+        let mut result = Ok(Vec::new());
+        for _ in 0..5 {
+            result = decoder.feed(chunk.as_bytes());
+            if result.is_err() {
+                break;
+            }
+        }
+        assert!(result.unwrap_err().contains("larger than"));
     }
 
     proptest! {

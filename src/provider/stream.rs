@@ -7,7 +7,13 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::sse::{Decoder, Event};
+pub use crate::compress::one_line;
 use crate::error::ProviderFailure;
+
+/// The most bytes one streamed answer may take, framing included. A compress answer is at
+/// most [`super::MAX_ANSWER_BYTES`] of text; streamed one token per event, with each
+/// event's JSON around it, that is well under this.
+pub const MAX_STREAM_BYTES: usize = 64 * 1024 * 1024;
 
 /// What went wrong with one attempt, and whether another attempt may help.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,8 +79,13 @@ pub trait Parser {
     fn finish(&mut self) -> Result<Collected, Failure>;
 }
 
-/// Reads `body` to its end marker (or its end), feeding every event to `parser`.
-pub fn read(mut body: impl Read, parser: &mut dyn Parser) -> Result<Collected, Failure> {
+/// Reads `body` to its end marker (or its end), feeding every event to `parser`. `idle`
+/// is the timeout the transport set for each read, named when it fires.
+pub fn read(
+    mut body: impl Read,
+    parser: &mut dyn Parser,
+    idle: Duration,
+) -> Result<Collected, Failure> {
     let mut decoder = Decoder::new();
     let mut buffer = vec![0u8; 16 * 1024];
     let mut received = 0usize;
@@ -85,20 +96,28 @@ pub fn read(mut body: impl Read, parser: &mut dyn Parser) -> Result<Collected, F
             Ok(0) => break,
             Ok(n) => n,
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) if is_timeout(&err) => {
+                return Err(Failure::fatal(format!(
+                    "{} after {received} bytes",
+                    super::transport::idle_message(idle)
+                ))
+                .with_class(ProviderFailure::Timeout));
+            }
             Err(err) => {
-                let class = if err.kind() == std::io::ErrorKind::TimedOut {
-                    ProviderFailure::Timeout
-                } else {
-                    ProviderFailure::TruncatedStream
-                };
                 return Err(Failure::fatal(format!(
                     "the stream broke after {received} bytes: {}",
                     io_reason(&err)
                 ))
-                .with_class(class));
+                .with_class(ProviderFailure::TruncatedStream));
             }
         };
         received += n;
+        if received > MAX_STREAM_BYTES {
+            return Err(Failure::fatal(format!(
+                "the answer stream passed {} MiB: refused, nothing kept",
+                MAX_STREAM_BYTES / 1024 / 1024
+            )));
+        }
         if start.len() < 200 {
             start.extend_from_slice(&buffer[..n.min(200 - start.len())]);
         }
@@ -116,6 +135,28 @@ pub fn read(mut body: impl Read, parser: &mut dyn Parser) -> Result<Collected, F
         )));
     }
     parser.finish()
+}
+
+/// A read that timed out, however deep reqwest wrapped the cause.
+fn is_timeout(err: &std::io::Error) -> bool {
+    if err.kind() == std::io::ErrorKind::TimedOut {
+        return true;
+    }
+    let mut source = std::error::Error::source(err);
+    while let Some(inner) = source {
+        if let Some(io) = inner.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::TimedOut
+        {
+            return true;
+        }
+        if let Some(re) = inner.downcast_ref::<reqwest::Error>()
+            && re.is_timeout()
+        {
+            return true;
+        }
+        source = inner.source();
+    }
+    io_reason(err).contains("timed out")
 }
 
 /// The innermost cause of a read error: reqwest wraps "timed out" or "connection reset"
@@ -155,31 +196,6 @@ pub fn snippet(text: &str) -> String {
     one_line(text, 120)
 }
 
-/// Folds whitespace runs and drops control characters (a server's message goes to a
-/// terminal), keeping at most `max` characters.
-pub fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut count = 0;
-    for word in text
-        .split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
-            out.push(' ');
-            count += 1;
-        }
-        for c in word.chars() {
-            if count >= max {
-                out.push('…');
-                return out;
-            }
-            out.push(c);
-            count += 1;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,8 +215,9 @@ mod tests {
     }
 
     #[test]
-    fn one_line_drops_escapes_and_truncates() {
-        assert_eq!(one_line("a\u{1b}[31mb\r\nc", 50), "a [31mb c");
+    fn one_line_drops_whole_escapes_and_truncates() {
+        // Regression: the old fold dropped ESC and left `[31m` behind.
+        assert_eq!(one_line("a\u{1b}[31mb\r\nc", 50), "ab c");
         assert_eq!(one_line("abcdef", 3), "abc…");
     }
 }

@@ -1,7 +1,9 @@
 //! One HTTP attempt: headers, status handling and `Retry-After`.
 //!
 //! This is the only code that reads the API key, and it marks the header sensitive so
-//! that reqwest's own `Debug` output hides it too.
+//! that reqwest's own `Debug` output hides it too. No redirect is ever followed: a provider
+//! API never needs one, and following it would carry the key (and, for 307/308, the item's
+//! text) to whatever host the `Location` names.
 
 use std::io::Read;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -10,7 +12,8 @@ use reqwest::blocking::{Client, Response};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use super::stream::{self, Collected, Failure, Parser, describe_error, one_line, snippet};
+use super::redact::Redactor;
+use super::stream::{self, Collected, Failure, Parser, describe_error, snippet};
 use super::{ProviderKind, Settings};
 use crate::error::{Error, ProviderFailure, Result};
 
@@ -18,7 +21,11 @@ pub fn client(settings: &Settings) -> Result<Client> {
     // Chosen here rather than by a reqwest feature: ring builds quickly and needs no cmake.
     // Installing twice is harmless (the second call reports the first is in place).
     let _ = rustls::crypto::ring::default_provider().install_default();
+    // reqwest's blocking `timeout` bounds each wait (for the response head, then for each
+    // read of the body) rather than the whole request: an idle timeout, which is what a
+    // long healthy stream needs.
     let mut builder = Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(settings.connect_timeout)
         .timeout(settings.timeout)
         .user_agent(concat!("briefkit/", env!("CARGO_PKG_VERSION")));
@@ -68,12 +75,14 @@ pub fn attempt(
     }
     let response = client
         .post(settings.endpoint())
-        .timeout(settings.timeout)
         .headers(headers)
         .json(body)
         .send()
         .map_err(|err| send_failure(&err, settings))?;
     let status = response.status();
+    if status.is_redirection() {
+        return Err(redirect_failure(&response, settings));
+    }
     if !status.is_success() {
         return Err(status_failure(response));
     }
@@ -99,17 +108,45 @@ pub fn attempt(
         };
         return Err(Failure::fatal(reason));
     }
-    stream::read(response, parser)
+    stream::read(response, parser, settings.timeout)
+}
+
+/// A 3xx: never followed. The `Location` is named (cleaned: it is the server's text) so
+/// the user can fix the base URL if the move is genuine.
+fn redirect_failure(response: &Response, settings: &Settings) -> Failure {
+    let status = response.status().as_u16();
+    let location = response
+        .headers()
+        .get(header::LOCATION)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let location = match location {
+        Some(l) => format!("to {}", clean(&l, 300, settings)),
+        None => "without a Location".to_string(),
+    };
+    let mut failure = Failure::fatal(format!(
+        "HTTP {status}: the server redirected {location}; brief follows no redirects, so the key and the request stayed with {}",
+        settings.endpoint()
+    ));
+    failure.status = Some(status);
+    failure.class = ProviderFailure::Http(status);
+    failure
 }
 
 fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
     let cause = innermost(err);
-    if err.is_timeout() && !err.is_connect() {
-        return Failure::fatal(format!(
-            "no answer within {} s",
-            settings.timeout.as_secs_f64()
-        ))
-        .with_class(ProviderFailure::Timeout);
+    if err.is_timeout() && err.is_connect() {
+        return Failure::retry(
+            format!(
+                "could not connect to {} within {} s (connect timeout)",
+                settings.endpoint(),
+                settings.connect_timeout.as_secs_f64()
+            ),
+            None,
+        )
+        .with_class(ProviderFailure::Connect);
+    }
+    if err.is_timeout() {
+        return Failure::fatal(idle_message(settings.timeout)).with_class(ProviderFailure::Timeout);
     }
     if err.is_connect() {
         return Failure::retry(
@@ -119,6 +156,14 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
         .with_class(ProviderFailure::Connect);
     }
     Failure::retry(format!("the request failed: {cause}"), None)
+}
+
+/// What an idle timeout says, wherever it fired.
+pub fn idle_message(idle: Duration) -> String {
+    format!(
+        "no data from the server for {} s (idle timeout; set it with --timeout or BRIEF_TIMEOUT)",
+        idle.as_secs_f64()
+    )
 }
 
 fn innermost(err: &(dyn std::error::Error + 'static)) -> String {
@@ -187,8 +232,11 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// What the server asked, as asked: a wait too long to honour is reported with its real
+/// length, not a capped one.
 fn seconds(secs: f64) -> Option<Duration> {
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+    (secs.is_finite() && secs >= 0.0)
+        .then(|| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
 /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers send.
@@ -239,14 +287,21 @@ pub fn hint(settings: &Settings, failure: &Failure) -> String {
     }
 }
 
-/// Replaces every occurrence of the key (keys shorter than 4 characters are placeholders
-/// for servers that want none) and folds the text onto one line.
+/// The redactor for this call's key and the environment's.
+pub fn redactor(settings: &Settings) -> Redactor {
+    Redactor::new(settings.api_key.as_ref().map(|k| k.expose()))
+}
+
+/// Removes every form of the key (see [`Redactor`]) and folds the text onto one line with
+/// the one sanitiser.
 pub fn scrub(text: &str, settings: &Settings) -> String {
-    let text = match &settings.api_key {
-        Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "[redacted]"),
-        _ => text.to_string(),
-    };
-    one_line(&text, 600)
+    crate::compress::one_line(&redactor(settings).redact(text), 600)
+}
+
+/// A short server-provided string (a `Location`, a model name) made safe to print and to
+/// store: keys in any form removed, escapes and control characters stripped, one line.
+pub fn clean(text: &str, max: usize, settings: &Settings) -> String {
+    crate::compress::one_line(&redactor(settings).redact(text), max)
 }
 
 #[cfg(test)]

@@ -151,10 +151,25 @@ fn read_version(path: &Path, number: u32) -> Result<Version> {
         ));
     }
     Ok(Version {
-        meta,
+        meta: printable(meta),
         body: body.to_string(),
         path: path.to_path_buf(),
     })
+}
+
+/// The version's text fields as they may be printed: a version file can arrive in a pull
+/// request, so they get the same cleaning as a server's text.
+fn printable(mut meta: VersionMeta) -> VersionMeta {
+    let clean = |text: &mut String| *text = crate::compress::one_line(text, 300);
+    clean(&mut meta.created);
+    for field in [&mut meta.model, &mut meta.note, &mut meta.proposal]
+        .into_iter()
+        .flatten()
+    {
+        clean(field);
+    }
+    meta.accepted_flags.iter_mut().for_each(clean);
+    meta
 }
 
 impl History {

@@ -163,11 +163,20 @@ pub fn replace(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
 
 fn read(path: &Path, id: &str) -> Result<Proposal> {
     let text = fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-    let proposal: Proposal = serde_yaml::from_str(&text).map_err(|e| {
+    let mut proposal: Proposal = serde_yaml::from_str(&text).map_err(|e| {
         Error::input(format!("{}: unreadable proposal: {e}", path.display())).with_hint(
             "proposals are written only by `brief compress`; discard this one with `brief discard`",
         )
     })?;
+    // A proposal file can arrive in a pull request: its one-line fields are printed, so
+    // they get the same cleaning as a server's text.
+    for field in [
+        &mut proposal.model,
+        &mut proposal.provider,
+        &mut proposal.created,
+    ] {
+        *field = crate::compress::one_line(field, 200);
+    }
     if proposal.id != id || item_of(id) != Some(proposal.item.as_str()) {
         return Err(Error::input(format!(
             "{}: names proposal `{}` for item `{}`, not `{id}`",

@@ -57,6 +57,12 @@ impl Reply {
         }
     }
 
+    /// Waits this long between pieces (a slow but live server).
+    pub fn pause(mut self, pause: Duration) -> Reply {
+        self.pause = pause;
+        self
+    }
+
     pub fn hang(mut self, hang: Duration) -> Reply {
         self.hang = hang;
         self

@@ -104,7 +104,7 @@ impl Entry {
     /// Marks the call failed with an error class and message; key-like text is redacted.
     pub fn failed(mut self, status: &str, message: &str) -> Entry {
         self.status = status.to_string();
-        self.error = Some(redact(message));
+        self.error = Some(crate::provider::redact::redact(message));
         self
     }
 
@@ -141,37 +141,6 @@ impl Entry {
     pub fn time_ms(&self) -> Option<i64> {
         clock::parse(&self.time)
     }
-}
-
-/// Removes API keys from a message before it reaches a file: the values of `*_API_KEY`
-/// environment variables, and tokens shaped like provider keys (`sk-…`).
-pub fn redact(message: &str) -> String {
-    let mut out = message.to_string();
-    for (name, value) in std::env::vars_os() {
-        let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
-            continue;
-        };
-        if (name.ends_with("_API_KEY") || name.ends_with("_TOKEN")) && value.len() >= 8 {
-            out = out.replace(value, "[redacted]");
-        }
-    }
-    let mut result = String::with_capacity(out.len());
-    let mut rest = out.as_str();
-    while let Some(at) = rest.find("sk-") {
-        let tail = &rest[at + 3..];
-        let len = tail
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .unwrap_or(tail.len());
-        result.push_str(&rest[..at]);
-        if len >= 16 {
-            result.push_str("[redacted]");
-        } else {
-            result.push_str(&rest[at..at + 3 + len]);
-        }
-        rest = &tail[len..];
-    }
-    result.push_str(rest);
-    result
 }
 
 /// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `.brief/usage.jsonl`

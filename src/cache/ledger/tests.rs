@@ -133,7 +133,7 @@ fn concurrent_appends_never_interleave() {
 #[test]
 fn redact_removes_key_shaped_tokens_only() {
     let message = "401 from server: invalid key sk-proj-abcdefghijklmnop1234 (see sk-short)";
-    let clean = redact(message);
+    let clean = crate::provider::redact::redact(message);
     assert!(!clean.contains("abcdefghijklmnop1234"));
     assert!(clean.contains("[redacted]"));
     assert!(clean.contains("sk-short"));

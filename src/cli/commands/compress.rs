@@ -93,6 +93,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ));
     }
     let answer = result?;
+    if answer.contains_key {
+        // Flagged, never saved: a proposal is shown, stored and maybe committed.
+        return Err(Error::failed(format!(
+            "{}'s answer contains the API key (as sent, or changed: case, URL- or base64-encoding): nothing saved",
+            answer.model
+        ))
+        .with_hint("the server echoed your key into the answer; revoke the key if it was not a local test server"));
+    }
     let body = compress::sanitize(&answer.text, item.body());
     if body.trim().is_empty() {
         return Err(Error::provider(format!(

@@ -160,7 +160,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     })
 }
 
-/// Flags over the environment over the brief's `model:`.
 struct Report<'a> {
     brief: &'a Brief,
     settings: &'a Settings,

@@ -1,0 +1,253 @@
+//! Regressions from the adversarial run, through the real binary: what a hostile server
+//! or a hostile pull request could make `brief` print, write or send. Each test is named
+//! after what broke.
+
+use std::fs;
+use std::path::Path;
+
+use crate::common::server::{Reply, Server, loopback};
+use crate::common::store::content_tree;
+use crate::common::{brief, stderr, stdout, workspace};
+
+const KEY: &str = "sk-test-SECRET123-abcdef";
+
+fn compress_with(root: &Path, base_url: &str, extra: &[&str]) -> std::process::Output {
+    brief()
+        .current_dir(root)
+        .env("BRIEF_RETRY_BASE_MS", "1")
+        .env("OPENAI_API_KEY", KEY)
+        .args([
+            "compress",
+            "clinic",
+            "booking",
+            "--model",
+            "test-model",
+            "--base-url",
+            base_url,
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_redirect_carries_neither_the_key_nor_the_item_elsewhere() {
+    for code in [302u16, 307, 308] {
+        let ws = workspace("clinic");
+        let elsewhere = Server::start(Reply::Text("Short.".into()));
+        let location = format!("{}/v1/chat/completions", elsewhere.base_url);
+        let origin = loopback::Server::answering(move |_| {
+            loopback::Reply::status(code, &[("location", &location)], "text/plain", "")
+        });
+        let tree = content_tree(ws.path());
+        let out = compress_with(ws.path(), &origin.url(), &[]);
+        assert_eq!(out.status.code(), Some(3), "{code}: {}", stderr(&out));
+        assert!(stderr(&out).contains("redirected to"), "{}", stderr(&out));
+        assert!(
+            elsewhere.requests().is_empty(),
+            "{code}: the target was contacted"
+        );
+        assert_eq!(
+            content_tree(ws.path()),
+            tree,
+            "{code}: something was written"
+        );
+    }
+}
+
+#[test]
+fn an_answer_echoing_the_key_is_flagged_and_not_saved() {
+    let ws = workspace("clinic");
+    let echoed = format!("Booking: call us. Key {}", KEY.to_uppercase());
+    let server = Server::start(Reply::Text(echoed));
+    let tree = content_tree(ws.path());
+    let out = compress_with(ws.path(), &server.base_url, &["--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("contains the API key"),
+        "{}",
+        stderr(&out)
+    );
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!all.to_lowercase().contains(&KEY.to_lowercase()), "{all}");
+    assert_eq!(content_tree(ws.path()), tree);
+    assert!(!ws.path().join("clinic/proposals").exists());
+}
+
+#[test]
+fn an_answer_over_the_cap_writes_nothing() {
+    let ws = workspace("clinic");
+    let server = Server::start(Reply::Text("word ".repeat(60 * 1024)));
+    let tree = content_tree(ws.path());
+    let out = compress_with(ws.path(), &server.base_url, &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the limit is 256 KiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(content_tree(ws.path()), tree);
+}
+
+/// A stream whose model name sets the window title, clears the screen and writes the
+/// clipboard.
+fn hostile_model_server() -> loopback::Server {
+    let model =
+        serde_json::to_string("m\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}]52;c;aGk=\u{7}\u{9b}31m-1")
+            .unwrap();
+    loopback::Server::answering(move |_| {
+        let body = crate::loopback::fixtures::openai_stream(
+            "Booking: 45 minutes, €80; follow-ups 30 minutes. https://harbour-physio.example.org/visit",
+            Some("stop"),
+            Some(crate::loopback::fixtures::OPENAI_USAGE),
+            true,
+        )
+        .replace("\"test-model-2025\"", &model);
+        loopback::Reply::sse(&body, &[])
+    })
+}
+
+fn assert_no_escape(what: &str, text: &str) {
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{9b}') && !text.contains('\u{7}'),
+        "{what}: {text:?}"
+    );
+    assert!(
+        !text.contains("[31m") && !text.contains("]0;"),
+        "{what}: {text:?}"
+    );
+}
+
+#[test]
+fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() {
+    let ws = workspace("clinic");
+    let server = hostile_model_server();
+    let out = compress_with(ws.path(), &server.url(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_no_escape("compress", &format!("{}{}", stdout(&out), stderr(&out)));
+    let proposals = ws.path().join("clinic/proposals");
+    let file = fs::read_dir(&proposals)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let saved = fs::read_to_string(&file).unwrap();
+    assert_no_escape("proposal file", &saved);
+    assert!(saved.contains("model: m-1"), "{saved}");
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["proposals", "clinic"])
+        .output()
+        .unwrap();
+    assert_no_escape("proposals", &format!("{}{}", stdout(&out), stderr(&out)));
+    let id = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["accept", "clinic", &id, "--allow-flags"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["history", "clinic", "booking"])
+        .output()
+        .unwrap();
+    assert_no_escape("history", &format!("{}{}", stdout(&out), stderr(&out)));
+    let out = brief()
+        .current_dir(ws.path())
+        .env("OPENAI_API_KEY", KEY)
+        .args([
+            "probe",
+            "clinic",
+            "--model",
+            "test-model",
+            "--base-url",
+            &server.url(),
+        ])
+        .output()
+        .unwrap();
+    assert_no_escape("probe", &format!("{}{}", stdout(&out), stderr(&out)));
+}
+
+#[test]
+fn a_planted_model_name_in_a_proposal_or_version_is_sanitised_when_shown() {
+    let ws = workspace("clinic");
+    let dir = ws.path().join("clinic");
+    let id = crate::common::store::write_proposal(&dir, "booking", "Booking.\n", &[], 1);
+    let path = dir.join("proposals").join(format!("{id}.yaml"));
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(
+        &path,
+        text.replace("model: test-model", "model: \"evil\\e]0;title\\a\\e[2J\""),
+    )
+    .unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["proposals", "clinic"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_no_escape("proposals", &format!("{}{}", stdout(&out), stderr(&out)));
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["proposals", "clinic", "--json"])
+        .output()
+        .unwrap();
+    assert_no_escape("proposals --json", &stdout(&out));
+}
+
+#[test]
+fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
+    let partial = crate::loopback::fixtures::openai_stream("Booking", None, None, false);
+    for (flag, env) in [(Some("300ms"), None), (None, Some("300ms"))] {
+        let ws = workspace("clinic");
+        let partial = partial.clone();
+        let server = loopback::Server::answering(move |_| {
+            loopback::Reply::sse(&partial, &[]).hang(std::time::Duration::from_secs(3))
+        });
+        let mut cmd = brief();
+        cmd.current_dir(ws.path()).env("BRIEF_RETRY_BASE_MS", "1");
+        if let Some(env) = env {
+            cmd.env("BRIEF_TIMEOUT", env);
+        }
+        cmd.args([
+            "compress",
+            "clinic",
+            "booking",
+            "--model",
+            "m",
+            "--base-url",
+            &server.url(),
+        ]);
+        if let Some(flag) = flag {
+            cmd.args(["--timeout", flag]);
+        }
+        let tree = content_tree(ws.path());
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("no data from the server for 0.3 s (idle timeout"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(content_tree(ws.path()), tree);
+    }
+    let ws = workspace("clinic");
+    let out = brief()
+        .current_dir(ws.path())
+        .env("BRIEF_TIMEOUT", "soon")
+        .args([
+            "compress",
+            "clinic",
+            "booking",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("BRIEF_TIMEOUT"), "{}", stderr(&out));
+}
