@@ -21,5 +21,6 @@ pub mod error;
 pub mod guard;
 pub mod prompt;
 pub mod provider;
+pub mod proxy;
 pub mod store;
 pub mod tokens;

@@ -196,3 +196,16 @@ impl Ui {
         }
     }
 }
+
+/// A path or word as a user can paste it into a POSIX shell: bare when safe, else quoted.
+pub fn shell_quote(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@=,".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}

@@ -72,6 +72,15 @@ pub struct Entry {
     /// The failure message, with anything that looks like an API key removed.
     #[serde(default)]
     pub error: Option<String>,
+    /// The agent session a proxied call belonged to (`X-Brief-Session`, else a hash of the
+    /// credential and the model); `null` for the toolkit's own calls.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// For a proxied call, the parts (`tools`, `system`, `messages`) that drifted from the
+    /// session's previous call; `[]` when none did, `null` when there was nothing to
+    /// compare with (the session's first call, or a body that is not a chat request).
+    #[serde(default)]
+    pub drifted_parts: Option<Vec<String>>,
 }
 
 fn one() -> u32 {
@@ -98,6 +107,8 @@ impl Entry {
             attempts: 1,
             status: "ok".to_string(),
             error: None,
+            session: None,
+            drifted_parts: None,
         }
     }
 

@@ -20,8 +20,12 @@ enum What {
         #[arg(value_enum)]
         shell: Shell,
     },
-    /// The man page, in roff
-    Man,
+    /// The man pages, in roff: `brief.1` on stdout, or one page per subcommand in --dir
+    Man {
+        /// Write `brief.1` and `brief-<subcommand>.1` for every subcommand into this directory
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -50,10 +54,38 @@ pub fn run(args: Args, root: clap::Command, ui: &Ui) -> Result<Outcome> {
             };
             clap_complete::generate(shell, &mut command, "brief", &mut buffer);
         }
-        What::Man => clap_mangen::Man::new(command)
+        What::Man { dir: Some(dir) } => return write_man_pages(command, &dir, ui),
+        What::Man { dir: None } => clap_mangen::Man::new(command)
             .render(&mut buffer)
             .map_err(|e| Error::internal(format!("cannot render the man page: {e}")))?,
     }
     ui.out(&String::from_utf8_lossy(&buffer))?;
+    Ok(Outcome::Ok)
+}
+
+/// One page for `brief` and one per subcommand (`brief-compose.1`, …), as packagers install
+/// them; `man brief-compose` then finds the subcommand's page.
+fn write_man_pages(command: clap::Command, dir: &std::path::Path, ui: &Ui) -> Result<Outcome> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
+    let mut command = command;
+    command.build();
+    let mut pages = vec![("brief.1".to_string(), command.clone())];
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = format!("brief-{}", sub.get_name());
+        let page = sub.clone().name(name.clone()).display_name(name.clone());
+        pages.push((format!("{name}.1"), page));
+    }
+    for (file, page) in &pages {
+        let mut buffer = Vec::new();
+        clap_mangen::Man::new(page.clone())
+            .render(&mut buffer)
+            .map_err(|e| Error::input(format!("cannot render {file}: {e}")))?;
+        crate::store::write_atomic(&dir.join(file), &buffer)?;
+    }
+    ui.info(&format!(
+        "wrote {} man pages to {}",
+        pages.len(),
+        dir.display()
+    ));
     Ok(Outcome::Ok)
 }

@@ -100,7 +100,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         .collect();
     let total: usize = rows.iter().map(|r| r.tokens).sum();
     let dir = args.dir.display().to_string();
-    let quoted = shell_quote(&dir);
+    let quoted = crate::cli::ui::shell_quote(&dir);
     let next = format!(
         "mark rules, samples and context by editing each item's `type:`, then `brief lock {quoted} && brief check {quoted}`"
     );
@@ -280,17 +280,6 @@ fn verify(dir: &Path, plan: &ImportPlan) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-fn shell_quote(text: &str) -> String {
-    if text
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
-    {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 fn json_string(text: &str) -> String {

@@ -86,7 +86,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         .collect();
     debug_assert!(ids.iter().all(|id| valid_id(id)));
     let manifest = format!(
-        "name: {}\ndescription: Describe what this agent does\ntokenizer: o200k_base\nitems: [{}]\nbudget: {{ context_limit: 128000, max_brief_tokens: 8000 }}\n# model: {{ provider: openai, name: gpt-4.1-mini }}\n# pricing: {{ input_per_mtok: 0.40, cached_input_per_mtok: 0.10, output_per_mtok: 1.60 }}\n",
+        "name: {}\ndescription: Describe what this agent does\ntokenizer: o200k_base\nitems: [{}]\nbudget: {{ context_limit: 128000 }}\n# budget: {{ context_limit: 128000, max_brief_tokens: 24000 }}   # `brief check` fails past max_brief_tokens\n# model: {{ provider: openai, name: gpt-4.1-mini }}\n# pricing: {{ input_per_mtok: 0.40, cached_input_per_mtok: 0.10, output_per_mtok: 1.60 }}\n",
         serde_json::to_string(&name).unwrap_or_default(),
         ids.join(", ")
     );
@@ -109,7 +109,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     ));
     ui.info(&format!(
         "next: edit the items, then `brief compose {0} --var user_name=Ada` and `brief lock {0}`",
-        dir.display()
+        crate::cli::ui::shell_quote(&dir.display().to_string())
     ));
     Ok(Outcome::Ok)
 }

@@ -27,6 +27,7 @@ pub mod init;
 pub mod lock;
 pub mod probe;
 pub mod proposals;
+pub mod proxy;
 pub mod record;
 pub mod restore;
 pub mod show;
@@ -55,8 +56,8 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Proxy(proxy::Args),
     Ccr(ccr::Args),
-    #[command(hide = true)]
     Generate(generate::Args),
 }
 
@@ -72,6 +73,7 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Stats(args) => stats::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Proxy(args) => proxy::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),

@@ -1,0 +1,92 @@
+//! `brief proxy`: the local caching-instrumentation proxy (see `crate::proxy`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::cache::ledger;
+use crate::cli::Outcome;
+use crate::cli::ui::Ui;
+use crate::error::Result;
+use crate::provider::{ProviderKind, parse_duration};
+use crate::proxy::{self, Config};
+
+/// Relay an agent's model calls and record their cache hits, cache writes and prefix drift
+///
+/// Point the agent at the proxy by its base URL (OPENAI_BASE_URL=http://127.0.0.1:8787/v1,
+/// ANTHROPIC_BASE_URL=http://127.0.0.1:8787). Requests pass upstream byte for byte and
+/// answers come back as they arrive, streams included. Each call of POST
+/// /v1/chat/completions or POST /v1/messages adds one ledger row (command `proxy`) with
+/// its usage, prefix hash, session and the parts that drifted since the session's previous
+/// call; GET /stats and GET /metrics show the running figures. A session is the
+/// X-Brief-Session header, else a hash of the credential and the model. The bound address
+/// is printed on stdout. Stop with Ctrl-C or SIGTERM: calls in flight finish first.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  brief proxy\n  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 my-agent\n  curl -s http://127.0.0.1:8787/stats"
+)]
+pub struct Args {
+    /// The address to listen on (loopback only unless --allow-remote)
+    #[arg(long, value_name = "ADDR", default_value = proxy::DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+    /// The OpenAI-compatible upstream [default: $OPENAI_BASE_URL, else https://api.openai.com/v1]
+    #[arg(long, value_name = "URL")]
+    pub openai_upstream: Option<String>,
+    /// The Anthropic upstream [default: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]
+    #[arg(long, value_name = "URL")]
+    pub anthropic_upstream: Option<String>,
+    /// The ledger file [default: $BRIEF_LEDGER, else .brief/usage.jsonl]
+    #[arg(long, value_name = "PATH")]
+    pub ledger: Option<PathBuf>,
+    /// Listen on a non-loopback address (the proxy relays credentials: mind who can reach it)
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// How long the upstream may take to start answering, and between two chunks
+    /// (90s, 1500ms, 2m)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "600s")]
+    pub timeout: Duration,
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let upstream = |flag: Option<String>, kind: ProviderKind| {
+        flag.or_else(|| {
+            std::env::var(kind.base_url_var())
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        })
+        .unwrap_or_else(|| kind.default_base_url().to_string())
+    };
+    let config = Config {
+        listen: args.listen,
+        openai_upstream: upstream(args.openai_upstream, ProviderKind::OpenAi),
+        anthropic_upstream: upstream(args.anthropic_upstream, ProviderKind::Anthropic),
+        ledger: ledger::resolve_path(args.ledger),
+        allow_remote: args.allow_remote,
+        timeout: args.timeout,
+    };
+    let ledger_path = config.ledger.clone();
+    let (openai, anthropic) = (
+        config.openai_upstream.clone(),
+        config.anthropic_upstream.clone(),
+    );
+    let summary = proxy::run(config, |addr| {
+        // The address first, on stdout, so a script can read the port it got.
+        let _ = ui.outln(&format!("http://{addr}"));
+        ui.info(&format!(
+            "brief proxy: listening on http://{addr}\n  OpenAI-compatible: POST /v1/chat/completions -> {openai}\n  Anthropic:         POST /v1/messages -> {anthropic}\n  ledger: {}\n  point an agent here: OPENAI_BASE_URL=http://{addr}/v1  ANTHROPIC_BASE_URL=http://{addr}",
+            ledger_path.display()
+        ));
+    })?;
+    ui.info(&format!(
+        "brief proxy: stopped after {} calls; {} rows written to {}{}",
+        summary.calls,
+        summary.rows_written,
+        ledger_path.display(),
+        if summary.ledger_errors > 0 {
+            format!(" ({} rows could not be written)", summary.ledger_errors)
+        } else {
+            String::new()
+        }
+    ));
+    Ok(Outcome::Ok)
+}

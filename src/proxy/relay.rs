@@ -1,0 +1,430 @@
+//! One model call through the proxy: the request goes upstream exactly as it came, the
+//! answer comes back chunk by chunk as it arrives, and a ledger row is written when the
+//! call ends — however it ends.
+//!
+//! The row is owned by a guard ([`Call`]) that travels with the answer's body. When the
+//! body ends, breaks, times out or is dropped because the client went away, the guard
+//! writes the row with the matching status; dropping the body also drops the upstream
+//! response, which closes the upstream connection, so a client that leaves cancels the call.
+//! Parsing the request for the session and the drift check runs on a blocking thread
+//! beside the upstream call instead of in front of it; the row waits for it if need be.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{HeaderMap, Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use serde_json::Value;
+use tokio::time::Sleep;
+
+use crate::cache::ledger::Entry;
+
+use super::meter::{Meter, Wire};
+use super::session;
+use super::{App, BoxError, ProxyBody, reply};
+
+/// What the row needs from the request, worked out off the request path.
+struct Meta {
+    model: String,
+    session: String,
+    analysis: session::Analysis,
+}
+
+/// The request's parts the row is worked out from; taken once.
+struct Inputs {
+    body: Bytes,
+    headers: HeaderMap,
+}
+
+struct Pending {
+    inputs: Mutex<Option<Inputs>>,
+    meta: OnceLock<Meta>,
+}
+
+impl Pending {
+    fn get(&self, app: &App) -> &Meta {
+        self.meta.get_or_init(|| {
+            let inputs = self.inputs.lock().ok().and_then(|mut i| i.take());
+            let Some(inputs) = inputs else {
+                return Meta {
+                    model: "unknown".into(),
+                    session: "unknown".into(),
+                    analysis: session::Analysis::default(),
+                };
+            };
+            let parsed: Option<Value> = serde_json::from_slice(&inputs.body).ok();
+            let model = parsed
+                .as_ref()
+                .and_then(|v| v.get("model"))
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string();
+            let session = session::key(&inputs.headers, &model);
+            let analysis = match &parsed {
+                Some(body) => app
+                    .sessions
+                    .lock()
+                    .map(|mut s| s.observe(&session, body))
+                    .unwrap_or_default(),
+                None => session::Analysis::default(),
+            };
+            Meta {
+                model,
+                session,
+                analysis,
+            }
+        })
+    }
+}
+
+/// How a call ended.
+enum Ending {
+    /// The answer's bytes ran out normally.
+    Ended,
+    /// The upstream connection broke mid-answer.
+    Broken(String),
+    /// The upstream sent nothing for the idle timeout.
+    Idle,
+    /// The client went away before the end.
+    Dropped,
+    /// No answer at all: the upstream could not be reached or failed before its headers.
+    Failed {
+        status: &'static str,
+        message: String,
+    },
+}
+
+/// The ledger row of one call, written exactly once.
+struct Call {
+    app: Arc<App>,
+    wire: Wire,
+    started: Instant,
+    pending: Arc<Pending>,
+    http_status: Option<StatusCode>,
+    done: bool,
+}
+
+impl Call {
+    fn end(&mut self, ending: Ending, meter: Option<&Meter>) {
+        if std::mem::replace(&mut self.done, true) {
+            return;
+        }
+        let meta = self.pending.get(&self.app);
+        let mut entry = Entry::new("proxy", self.wire.as_str(), &meta.model);
+        entry.session = Some(meta.session.clone());
+        entry.prefix_hash = meta.analysis.prefix_hash.clone();
+        entry.drifted_parts = meta.analysis.drifted_parts.clone();
+        entry.latency_ms = self.started.elapsed().as_millis() as u64;
+        if let Some(usage) = meter.and_then(Meter::usage) {
+            entry.input_tokens = Some(usage.input_tokens);
+            entry.cached_input_tokens = usage.cached_input_tokens;
+            entry.cache_write_tokens = usage.cache_write_tokens;
+            entry.output_tokens = Some(usage.output_tokens);
+        }
+        let complete = meter.is_some_and(Meter::complete);
+        let failure: Option<(String, String)> = match ending {
+            Ending::Failed { status, message } => Some((status.into(), message)),
+            _ if complete => None,
+            Ending::Ended => Some((
+                "truncated_stream".into(),
+                "the stream ended before its end marker".into(),
+            )),
+            Ending::Broken(why) => Some((
+                "truncated_stream".into(),
+                format!("the upstream connection broke mid-answer: {why}"),
+            )),
+            Ending::Idle => Some((
+                "timeout".into(),
+                format!(
+                    "the upstream sent nothing for {}",
+                    humantime(self.app.timeout)
+                ),
+            )),
+            Ending::Dropped => Some((
+                "client_disconnected".into(),
+                "the client closed the connection before the answer ended".into(),
+            )),
+        };
+        let failure = failure.or_else(|| {
+            let status = self.http_status.filter(|s| !s.is_success())?;
+            let message = meter
+                .and_then(Meter::error)
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
+            Some((format!("http_{}", status.as_u16()), message))
+        });
+        let failure = failure.or_else(|| {
+            let error = meter.and_then(Meter::error)?;
+            Some(("stream_error".into(), error.to_string()))
+        });
+        if let Some((status, message)) = failure {
+            entry = entry.failed(&status, &message);
+        } else if let Some(why) = meter.and_then(Meter::blind) {
+            entry.error = Some(crate::provider::redact::redact(why));
+        }
+        self.app.rows.push(entry);
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        // Still pending here means the client left while we waited for the upstream.
+        self.end(Ending::Dropped, None);
+    }
+}
+
+/// Relays one model call. `request`'s body has been read (`body`).
+pub async fn call(
+    app: Arc<App>,
+    wire: Wire,
+    request: Request<()>,
+    body: Bytes,
+) -> Response<ProxyBody> {
+    let started = Instant::now();
+    let (mut parts, _) = request.into_parts();
+    let pending = Arc::new(Pending {
+        inputs: Mutex::new(Some(Inputs {
+            body: body.clone(),
+            headers: parts.headers.clone(),
+        })),
+        meta: OnceLock::new(),
+    });
+    {
+        let (app, pending) = (Arc::clone(&app), Arc::clone(&pending));
+        tokio::task::spawn_blocking(move || {
+            pending.get(&app);
+        });
+    }
+    let mut call = Call {
+        app: Arc::clone(&app),
+        wire,
+        started,
+        pending,
+        http_status: None,
+        done: false,
+    };
+    let upstream = match wire {
+        Wire::OpenAi => &app.openai,
+        Wire::Anthropic => &app.anthropic,
+    };
+    let path = parts
+        .uri
+        .path_and_query()
+        .cloned()
+        .unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"));
+    parts.uri = match upstream.target(&path) {
+        Ok(uri) => uri,
+        Err(message) => {
+            call.end(
+                Ending::Failed {
+                    status: "error",
+                    message: message.clone(),
+                },
+                None,
+            );
+            return reply::upstream_failed(wire, &message);
+        }
+    };
+    super::upstream::strip_hop_by_hop(&mut parts.headers);
+    parts.headers.remove(header::HOST);
+    let outgoing = Request::from_parts(parts, http_body_util::Full::new(body));
+    let answer = tokio::time::timeout(app.timeout, app.client.request(outgoing)).await;
+    let response = match answer {
+        Ok(Ok(response)) => response,
+        Ok(Err(err)) => {
+            let (status, message) = describe(&err, upstream.as_str());
+            call.end(
+                Ending::Failed {
+                    status,
+                    message: message.clone(),
+                },
+                None,
+            );
+            return reply::upstream_failed(wire, &message);
+        }
+        Err(_) => {
+            let message = format!(
+                "{} sent no answer within {}",
+                upstream.as_str(),
+                humantime(app.timeout)
+            );
+            call.end(
+                Ending::Failed {
+                    status: "timeout",
+                    message: message.clone(),
+                },
+                None,
+            );
+            return reply::upstream_failed(wire, &message);
+        }
+    };
+    let (mut parts, incoming) = response.into_parts();
+    call.http_status = Some(parts.status);
+    let header_text = |name| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    let meter = Meter::new(
+        wire,
+        header_text(header::CONTENT_TYPE),
+        header_text(header::CONTENT_ENCODING),
+    );
+    super::upstream::strip_hop_by_hop(&mut parts.headers);
+    let idle = app.timeout;
+    let relay = Relay {
+        inner: incoming,
+        meter,
+        call: Some(call),
+        idle,
+        sleep: Box::pin(tokio::time::sleep(idle)),
+    };
+    Response::from_parts(parts, relay.boxed())
+}
+
+/// A relay without a row: other `/v1/…` requests (model lists, token counts) that an agent
+/// makes on the way, so pointing it at the proxy breaks nothing.
+pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Response<ProxyBody> {
+    let upstream = match wire {
+        Wire::OpenAi => &app.openai,
+        Wire::Anthropic => &app.anthropic,
+    };
+    let (mut parts, body) = request.into_parts();
+    let body = match super::read_body(body, super::MAX_BODY_BYTES).await {
+        Ok(body) => body,
+        Err(err) => return reply::body_error(wire, &err),
+    };
+    let path = parts
+        .uri
+        .path_and_query()
+        .cloned()
+        .unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"));
+    parts.uri = match upstream.target(&path) {
+        Ok(uri) => uri,
+        Err(message) => return reply::upstream_failed(wire, &message),
+    };
+    super::upstream::strip_hop_by_hop(&mut parts.headers);
+    parts.headers.remove(header::HOST);
+    let outgoing = Request::from_parts(parts, http_body_util::Full::new(body));
+    match tokio::time::timeout(app.timeout, app.client.request(outgoing)).await {
+        Ok(Ok(response)) => {
+            let (mut parts, incoming) = response.into_parts();
+            super::upstream::strip_hop_by_hop(&mut parts.headers);
+            Response::from_parts(parts, incoming.map_err(BoxError::from).boxed())
+        }
+        Ok(Err(err)) => reply::upstream_failed(wire, &describe(&err, upstream.as_str()).1),
+        Err(_) => reply::upstream_failed(
+            wire,
+            &format!(
+                "{} sent no answer within {}",
+                upstream.as_str(),
+                humantime(app.timeout)
+            ),
+        ),
+    }
+}
+
+fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'static str, String) {
+    let mut reason = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(inner) = source {
+        reason = inner.to_string();
+        source = inner.source();
+    }
+    if err.is_connect() {
+        (
+            "connect",
+            format!("could not connect to {upstream}: {reason}"),
+        )
+    } else {
+        (
+            "error",
+            format!("{upstream} failed before answering: {reason}"),
+        )
+    }
+}
+
+pub fn humantime(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
+/// The answer's body on its way to the client, read by the meter as it passes.
+struct Relay {
+    inner: Incoming,
+    meter: Meter,
+    call: Option<Call>,
+    idle: Duration,
+    sleep: Pin<Box<Sleep>>,
+}
+
+impl Relay {
+    fn end(&mut self, ending: Ending) {
+        if let Some(mut call) = self.call.take() {
+            call.end(ending, Some(&self.meter));
+        }
+    }
+}
+
+impl Body for Relay {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.meter.feed(data);
+                }
+                let deadline = tokio::time::Instant::now() + this.idle;
+                this.sleep.as_mut().reset(deadline);
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(err))) => {
+                this.end(Ending::Broken(err.to_string()));
+                Poll::Ready(Some(Err(err.into())))
+            }
+            Poll::Ready(None) => {
+                this.meter.end();
+                this.end(Ending::Ended);
+                Poll::Ready(None)
+            }
+            Poll::Pending => {
+                if this.sleep.as_mut().poll(cx).is_ready() {
+                    this.end(Ending::Idle);
+                    return Poll::Ready(Some(Err("the upstream stopped sending".into())));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if self.call.is_some() {
+            if self.inner.is_end_stream() {
+                // An empty body hyper never needed to poll.
+                self.meter.end();
+                self.end(Ending::Ended);
+            } else {
+                self.end(Ending::Dropped);
+            }
+        }
+    }
+}

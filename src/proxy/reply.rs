@@ -1,0 +1,110 @@
+//! Answers the proxy writes itself, each in the shape its client expects: errors in the
+//! provider's own error format (so an SDK raises its usual exception with our message),
+//! and the JSON and text of `/stats` and `/metrics`.
+
+use bytes::Bytes;
+use http::{Response, StatusCode, header};
+use http_body_util::{BodyExt, Full};
+use serde_json::json;
+
+use super::meter::Wire;
+use super::{BodyError, MAX_BODY_BYTES, ProxyBody};
+
+pub fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<ProxyBody> {
+    let mut response = Response::new(
+        Full::new(body.into())
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_str(content_type).expect("a valid content type"),
+    );
+    response
+}
+
+/// An error in the wire format of `wire`: OpenAI `{"error": {message, type, param, code}}`,
+/// Anthropic `{"type": "error", "error": {type, message}}`.
+pub fn error(
+    wire: Wire,
+    status: StatusCode,
+    kind: &str,
+    code: &str,
+    message: &str,
+) -> Response<ProxyBody> {
+    let body = match wire {
+        Wire::OpenAi => json!({"error": {
+            "message": message, "type": kind, "param": null, "code": code
+        }}),
+        Wire::Anthropic => json!({"type": "error", "error": {"type": kind, "message": message}}),
+    };
+    full(status, "application/json", body.to_string())
+}
+
+/// The upstream could not be reached, failed before answering, or did not answer in time.
+pub fn upstream_failed(wire: Wire, message: &str) -> Response<ProxyBody> {
+    let kind = match wire {
+        Wire::OpenAi => "server_error",
+        Wire::Anthropic => "api_error",
+    };
+    let message = format!("brief proxy: {message}");
+    error(
+        wire,
+        StatusCode::BAD_GATEWAY,
+        kind,
+        "upstream_unavailable",
+        &message,
+    )
+}
+
+pub fn body_error(wire: Wire, err: &BodyError) -> Response<ProxyBody> {
+    match err {
+        BodyError::TooLarge => {
+            let kind = match wire {
+                Wire::OpenAi => "invalid_request_error",
+                Wire::Anthropic => "request_too_large",
+            };
+            let message = format!(
+                "brief proxy: the request body is over the proxy's limit of {} MiB",
+                MAX_BODY_BYTES / 1024 / 1024
+            );
+            error(
+                wire,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                kind,
+                "request_too_large",
+                &message,
+            )
+        }
+        BodyError::Unreadable(why) => {
+            let kind = match wire {
+                Wire::OpenAi => "invalid_request_error",
+                Wire::Anthropic => "invalid_request_error",
+            };
+            let message = format!("brief proxy: the request body could not be read: {why}");
+            error(
+                wire,
+                StatusCode::BAD_REQUEST,
+                kind,
+                "bad_request_body",
+                &message,
+            )
+        }
+    }
+}
+
+pub fn not_found(path: &str) -> Response<ProxyBody> {
+    let message = format!(
+        "brief proxy: nothing at `{path}`; model calls go to POST /v1/chat/completions \
+         (OpenAI-compatible) or POST /v1/messages (Anthropic), figures to GET /stats and \
+         GET /metrics"
+    );
+    error(
+        Wire::OpenAi,
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        "not_found",
+        &message,
+    )
+}

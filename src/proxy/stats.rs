@@ -1,0 +1,307 @@
+//! The running figures of one proxy process, for `GET /stats` (JSON) and `GET /metrics`
+//! (Prometheus text format).
+//!
+//! They are the ledger rows of this process, added up as they are written, so a dashboard
+//! and `brief usage` agree. Counters are kept per (provider, model, session); per model and
+//! per session are sums over that. The number of series is capped so that an agent minting
+//! a session per call cannot grow the process without bound: past the cap, new sessions are
+//! counted under the session `_other`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::cache::ledger::Entry;
+
+/// (provider, model, session) series kept before new sessions fold into `_other`.
+pub const MAX_SERIES: usize = 10_000;
+const OTHER: &str = "_other";
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Figures {
+    pub calls: u64,
+    /// Calls whose status is not `ok`.
+    pub failed: u64,
+    /// Calls whose answer carried a usage.
+    pub with_usage: u64,
+    pub input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub output_tokens: u64,
+    /// Cached input over input, among calls that reported a cached-token field.
+    pub cached_share: Option<f64>,
+    /// Calls whose tools, system or conversation drifted from the session's previous call.
+    pub drifted: u64,
+    #[serde(skip)]
+    input_reporting_cache: u64,
+}
+
+impl Figures {
+    fn add(&mut self, entry: &Entry) {
+        self.calls += 1;
+        if !entry.is_ok() {
+            self.failed += 1;
+        }
+        if let Some(input) = entry.input_tokens {
+            self.with_usage += 1;
+            self.input_tokens += input;
+            if let Some(cached) = entry.cached_input_tokens {
+                self.cached_input_tokens += cached;
+                self.input_reporting_cache += input;
+            }
+        }
+        self.cache_write_tokens += entry.cache_write_tokens.unwrap_or(0);
+        self.output_tokens += entry.output_tokens.unwrap_or(0);
+        if entry.drifted_parts.as_ref().is_some_and(|p| !p.is_empty()) {
+            self.drifted += 1;
+        }
+        self.cached_share = (self.input_reporting_cache > 0)
+            .then(|| self.cached_input_tokens as f64 / self.input_reporting_cache as f64);
+    }
+
+    fn merge(&mut self, other: &Figures) {
+        self.calls += other.calls;
+        self.failed += other.failed;
+        self.with_usage += other.with_usage;
+        self.input_tokens += other.input_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.output_tokens += other.output_tokens;
+        self.drifted += other.drifted;
+        self.input_reporting_cache += other.input_reporting_cache;
+        self.cached_share = (self.input_reporting_cache > 0)
+            .then(|| self.cached_input_tokens as f64 / self.input_reporting_cache as f64);
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct SeriesKey {
+    provider: String,
+    model: String,
+    session: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Stats {
+    series: BTreeMap<SeriesKey, Figures>,
+    /// Calls by (provider, model, session, status), for the metrics' status label.
+    statuses: BTreeMap<(SeriesKey, String), u64>,
+    ledger_errors: u64,
+}
+
+/// `GET /stats`.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub status: &'static str,
+    pub summary: String,
+    pub totals: Figures,
+    pub per_model: BTreeMap<String, Figures>,
+    pub per_session: BTreeMap<String, Figures>,
+    /// Ledger rows that could not be written (the calls themselves were served).
+    pub ledger_errors: u64,
+}
+
+impl Stats {
+    pub fn record(&mut self, entry: &Entry) {
+        let mut key = SeriesKey {
+            provider: entry.provider.clone(),
+            model: entry.model.clone(),
+            session: entry.session.clone().unwrap_or_default(),
+        };
+        if !self.series.contains_key(&key) && self.series.len() >= MAX_SERIES {
+            key.session = OTHER.to_string();
+        }
+        self.series.entry(key.clone()).or_default().add(entry);
+        *self
+            .statuses
+            .entry((key, entry.status.clone()))
+            .or_default() += 1;
+    }
+
+    pub fn ledger_error(&mut self) {
+        self.ledger_errors += 1;
+    }
+
+    pub fn report(&self) -> Report {
+        let mut totals = Figures::default();
+        let mut per_model: BTreeMap<String, Figures> = BTreeMap::new();
+        let mut per_session: BTreeMap<String, Figures> = BTreeMap::new();
+        for (key, figures) in &self.series {
+            totals.merge(figures);
+            per_model
+                .entry(key.model.clone())
+                .or_default()
+                .merge(figures);
+            per_session
+                .entry(key.session.clone())
+                .or_default()
+                .merge(figures);
+        }
+        let share = totals
+            .cached_share
+            .map(|s| format!("{:.1}% of input served from cache", s * 100.0))
+            .unwrap_or_else(|| "no cached-token figure reported yet".to_string());
+        Report {
+            status: "ok",
+            summary: format!(
+                "{} calls, {} input tokens, {share}, {} cache-write tokens, {} drifted",
+                totals.calls, totals.input_tokens, totals.cache_write_tokens, totals.drifted
+            ),
+            totals,
+            per_model,
+            per_session,
+            ledger_errors: self.ledger_errors,
+        }
+    }
+
+    /// The Prometheus text exposition format (version 0.0.4).
+    pub fn metrics(&self) -> String {
+        let mut out = String::new();
+        family(
+            &mut out,
+            "brief_proxy_calls_total",
+            "counter",
+            "Model calls relayed, by provider, model, session and status.",
+        );
+        for ((key, status), count) in &self.statuses {
+            let _ = writeln!(
+                out,
+                "brief_proxy_calls_total{{{},status=\"{}\"}} {count}",
+                labels(key),
+                escape(status)
+            );
+        }
+        let counters: [Counter; 5] = [
+            (
+                "brief_proxy_input_tokens_total",
+                "All input tokens, cached and cache-written ones included.",
+                |f| f.input_tokens,
+            ),
+            (
+                "brief_proxy_cached_input_tokens_total",
+                "Input tokens served from the provider's prompt cache.",
+                |f| f.cached_input_tokens,
+            ),
+            (
+                "brief_proxy_cache_write_tokens_total",
+                "Input tokens written to the provider's prompt cache.",
+                |f| f.cache_write_tokens,
+            ),
+            ("brief_proxy_output_tokens_total", "Output tokens.", |f| {
+                f.output_tokens
+            }),
+            (
+                "brief_proxy_prefix_drift_total",
+                "Calls whose tools, system or conversation drifted from the session's previous call.",
+                |f| f.drifted,
+            ),
+        ];
+        for (name, help, value) in counters {
+            family(&mut out, name, "counter", help);
+            for (key, figures) in &self.series {
+                let _ = writeln!(out, "{name}{{{}}} {}", labels(key), value(figures));
+            }
+        }
+        let report = self.report();
+        family(
+            &mut out,
+            "brief_proxy_cached_share",
+            "gauge",
+            "Cached input over input among calls that reported a cached-token field, by model.",
+        );
+        for (model, figures) in &report.per_model {
+            if let Some(share) = figures.cached_share {
+                let _ = writeln!(
+                    out,
+                    "brief_proxy_cached_share{{model=\"{}\"}} {share}",
+                    escape(model)
+                );
+            }
+        }
+        family(
+            &mut out,
+            "brief_proxy_ledger_errors_total",
+            "counter",
+            "Ledger rows that could not be written.",
+        );
+        let _ = writeln!(
+            out,
+            "brief_proxy_ledger_errors_total {}",
+            self.ledger_errors
+        );
+        out
+    }
+}
+
+/// A counter family: name, help text, and its value in a series' figures.
+type Counter = (&'static str, &'static str, fn(&Figures) -> u64);
+
+fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+fn labels(key: &SeriesKey) -> String {
+    format!(
+        "provider=\"{}\",model=\"{}\",session=\"{}\"",
+        escape(&key.provider),
+        escape(&key.model),
+        escape(&key.session)
+    )
+}
+
+/// A label value as the text format wants it: backslash, quote and newline escaped.
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(model: &str, session: &str, input: u64, cached: Option<u64>, drift: bool) -> Entry {
+        let mut e = Entry::new("proxy", "openai", model);
+        e.session = Some(session.into());
+        e.input_tokens = Some(input);
+        e.cached_input_tokens = cached;
+        e.output_tokens = Some(1);
+        e.drifted_parts = Some(if drift { vec!["system".into()] } else { vec![] });
+        e
+    }
+
+    #[test]
+    fn figures_add_up_per_model_and_per_session() {
+        let mut stats = Stats::default();
+        stats.record(&call("a", "s1", 1000, Some(800), false));
+        stats.record(&call("a", "s2", 1000, None, true));
+        stats.record(&call("b", "s1", 500, Some(0), false));
+        let report = stats.report();
+        assert_eq!(report.totals.calls, 3);
+        assert_eq!(report.totals.input_tokens, 2500);
+        assert_eq!(report.totals.drifted, 1);
+        // The call without a cached field is left out of the share.
+        assert_eq!(report.totals.cached_share, Some(800.0 / 1500.0));
+        assert_eq!(report.per_model["a"].calls, 2);
+        assert_eq!(report.per_session["s1"].input_tokens, 1500);
+    }
+
+    #[test]
+    fn metrics_are_prometheus_text_with_escaped_labels() {
+        let mut stats = Stats::default();
+        stats.record(&call("m\"x", "s\\1", 10, Some(5), false));
+        let text = stats.metrics();
+        assert!(text.contains("# TYPE brief_proxy_calls_total counter\n"));
+        assert!(text.contains(
+            "brief_proxy_calls_total{provider=\"openai\",model=\"m\\\"x\",session=\"s\\\\1\",status=\"ok\"} 1\n"
+        ));
+        assert!(text.contains("brief_proxy_cached_share{model=\"m\\\"x\"} 0.5\n"));
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let value = line.rsplit(' ').next().unwrap();
+            assert!(value.parse::<f64>().is_ok(), "{line}");
+        }
+    }
+}

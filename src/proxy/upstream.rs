@@ -1,0 +1,194 @@
+//! Where calls go: the two upstream base URLs, the HTTP client, and what the proxy must not
+//! forward (hop-by-hop headers, and the `Host` the client addressed the proxy with).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{self, HeaderMap, HeaderName};
+use http::{Uri, uri::PathAndQuery};
+use http_body_util::Full;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+use crate::error::{Error, Result};
+
+use super::meter::Wire;
+
+pub type Client = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// Connecting to an upstream gives up after this long.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One upstream base URL, e.g. `https://api.openai.com/v1`.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    base: String,
+    wire: Wire,
+}
+
+impl Upstream {
+    /// Checks a base URL: http(s), a host, no query or fragment.
+    pub fn parse(url: &str, wire: Wire, flag: &str) -> Result<Upstream> {
+        let base = url.trim().trim_end_matches('/').to_string();
+        let bad = |why: &str| {
+            Error::input(format!("{flag}: `{base}` is not a usable base URL ({why})"))
+                .with_hint("pass an http(s) URL such as https://api.openai.com/v1")
+        };
+        let uri: Uri = base.parse().map_err(|_| bad("not a URL"))?;
+        if !matches!(uri.scheme_str(), Some("http" | "https")) {
+            return Err(bad("not http or https"));
+        }
+        if uri.host().is_none_or(str::is_empty) {
+            return Err(bad("no host"));
+        }
+        if uri.query().is_some() || base.contains('#') {
+            return Err(bad("a base URL takes no query or fragment"));
+        }
+        Ok(Upstream { base, wire })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.base
+    }
+
+    /// The upstream URL for a request the client sent to `path_and_query` on the proxy.
+    /// OpenAI base URLs end in the version (`…/v1`), so the proxy's `/v1` is dropped;
+    /// Anthropic base URLs stop before it, as the Anthropic SDKs expect.
+    pub fn target(&self, path_and_query: &PathAndQuery) -> Result<Uri, String> {
+        let full = path_and_query.as_str();
+        let rest = match self.wire {
+            Wire::OpenAi => full.strip_prefix("/v1").unwrap_or(full),
+            Wire::Anthropic => full,
+        };
+        format!("{}{rest}", self.base)
+            .parse()
+            .map_err(|e| format!("cannot build the upstream URL: {e}"))
+    }
+
+    /// True when this upstream is the proxy's own address: the agent's `OPENAI_BASE_URL`
+    /// inherited by the proxy would send every call around in a circle.
+    pub fn points_at(&self, listen: SocketAddr) -> bool {
+        let Ok(uri) = self.base.parse::<Uri>() else {
+            return false;
+        };
+        let port = uri
+            .port_u16()
+            .unwrap_or(if uri.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        let host = uri.host().unwrap_or("").trim_matches(['[', ']']);
+        let same_host = match host.parse::<std::net::IpAddr>() {
+            Ok(ip) => ip == listen.ip() || (ip.is_loopback() && listen.ip().is_unspecified()),
+            Err(_) => host.eq_ignore_ascii_case("localhost") && listen.ip().is_loopback(),
+        };
+        same_host && port == listen.port()
+    }
+}
+
+/// The pooled HTTP/1.1 client, TLS through the platform's certificate verifier. Header
+/// name case is kept as the client wrote it.
+pub fn client() -> Result<Client> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    use rustls_platform_verifier::ConfigVerifierExt;
+    let tls = rustls::ClientConfig::with_platform_verifier()
+        .map_err(|e| Error::provider(format!("cannot set up TLS: {e}")))?;
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(CONNECT_TIMEOUT));
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(http);
+    Ok(HyperClient::builder(TokioExecutor::new())
+        .pool_timer(TokioTimer::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .http1_preserve_header_case(true)
+        .build(connector))
+}
+
+/// Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus any the
+/// `Connection` header names.
+pub fn strip_hop_by_hop(headers: &mut HeaderMap) {
+    let named: Vec<HeaderName> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok())
+        .collect();
+    for name in named {
+        headers.remove(name);
+    }
+    for name in [
+        header::CONNECTION,
+        header::TE,
+        header::TRAILER,
+        header::TRANSFER_ENCODING,
+        header::UPGRADE,
+        header::PROXY_AUTHORIZATION,
+        header::PROXY_AUTHENTICATE,
+    ] {
+        headers.remove(name);
+    }
+    headers.remove("keep-alive");
+    headers.remove("proxy-connection");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_follow_each_sdks_base_url_convention() {
+        let openai = Upstream::parse("https://api.openai.com/v1/", Wire::OpenAi, "x").unwrap();
+        let pq: PathAndQuery = "/v1/chat/completions?api-version=1".parse().unwrap();
+        assert_eq!(
+            openai.target(&pq).unwrap().to_string(),
+            "https://api.openai.com/v1/chat/completions?api-version=1"
+        );
+        let anthropic = Upstream::parse("http://127.0.0.1:9/", Wire::Anthropic, "x").unwrap();
+        let pq: PathAndQuery = "/v1/messages".parse().unwrap();
+        assert_eq!(
+            anthropic.target(&pq).unwrap().to_string(),
+            "http://127.0.0.1:9/v1/messages"
+        );
+    }
+
+    #[test]
+    fn bad_base_urls_are_refused() {
+        for url in ["ftp://x", "not a url", "http://x/v1?a=b", "https://"] {
+            assert!(
+                Upstream::parse(url, Wire::OpenAi, "--openai-upstream").is_err(),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_upstream_that_is_the_proxy_itself_is_recognised() {
+        let listen: SocketAddr = "127.0.0.1:8787".parse().unwrap();
+        let me = Upstream::parse("http://localhost:8787/v1", Wire::OpenAi, "x").unwrap();
+        let other = Upstream::parse("http://127.0.0.1:8788/v1", Wire::OpenAi, "x").unwrap();
+        assert!(me.points_at(listen));
+        assert!(!other.points_at(listen));
+    }
+
+    #[test]
+    fn hop_by_hop_headers_and_those_connection_names_are_removed() {
+        let mut headers = HeaderMap::new();
+        headers.insert("connection", "keep-alive, x-hop".parse().unwrap());
+        headers.insert("x-hop", "1".parse().unwrap());
+        headers.insert("keep-alive", "timeout=5".parse().unwrap());
+        headers.insert("authorization", "Bearer k".parse().unwrap());
+        strip_hop_by_hop(&mut headers);
+        assert_eq!(headers.len(), 1);
+        assert!(headers.contains_key("authorization"));
+    }
+}

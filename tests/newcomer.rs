@@ -1,0 +1,45 @@
+//! Small things a newcomer hit on day one: paths with spaces, budgets, man pages.
+
+use std::fs;
+
+use crate::common::{run_in, stderr};
+
+#[test]
+fn init_quotes_a_path_with_a_space_in_its_next_step() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = run_in(ws.path(), &["init", "My Brief"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`brief lock 'My Brief'`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_fresh_brief_from_init_locks_and_checks_clean_without_hitting_a_budget() {
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(ws.path(), &["init", "b"]).status.code(), Some(0));
+    let manifest = fs::read_to_string(ws.path().join("b/brief.yaml")).unwrap();
+    assert!(
+        !manifest
+            .lines()
+            .any(|l| l.starts_with("budget:") && l.contains("max_brief_tokens"))
+    );
+    assert_eq!(run_in(ws.path(), &["lock", "b"]).status.code(), Some(0));
+    let check = run_in(ws.path(), &["check", "b"]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+}
+
+#[test]
+fn generate_man_dir_writes_one_page_per_subcommand() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = run_in(ws.path(), &["generate", "man", "--dir", "man1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = fs::read_to_string(ws.path().join("man1/brief-compose.1")).unwrap();
+    assert!(page.contains(".TH brief-compose"), "{page}");
+    assert!(ws.path().join("man1/brief.1").exists());
+    assert!(ws.path().join("man1/brief-import.1").exists());
+    let help = run_in(ws.path(), &["--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("generate"));
+}

@@ -1,0 +1,262 @@
+//! `brief proxy` against a loopback upstream: bytes through unchanged both ways, usage
+//! and drift in the ledger, `/stats` and `/metrics`.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::proxy::{Proxy, Script, Upstream, send};
+use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
+
+const KEY: &str = "sk-proj-proxytestSECRETabcdefghijklmnop";
+
+/// A request body with odd spacing and key order, so any re-serialisation would show.
+fn openai_body(system: &str, stream: bool) -> String {
+    format!(
+        "{{ \"model\":\"gpt-test\",  \"stream\": {stream},\n \"messages\":[{{\"role\":\"system\",\"content\":\"{system}\"}},{{\"content\":\"hi\",\"role\":\"user\"}}], \"temperature\": 1.50 }}"
+    )
+}
+
+fn anthropic_body(system: &str) -> String {
+    format!(
+        "{{\"system\":[{{\"type\":\"text\",\"text\":\"{system}\",\"cache_control\":{{\"type\":\"ephemeral\"}}}}],\"model\":\"claude-test\",\"max_tokens\":5,\"stream\":true,\"messages\":[{{\"role\":\"user\",\"content\":\"hi\"}}]}}"
+    )
+}
+
+fn json_answer() -> String {
+    format!(
+        "{{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{{\"index\":0,\"message\":{{\"role\":\"assistant\",\"content\":\"ok\"}},\"finish_reason\":\"stop\"}}],\"usage\":{OPENAI_USAGE}}}"
+    )
+}
+
+fn upstream_for_both() -> Upstream {
+    Upstream::start(|request| {
+        if request.path().ends_with("/messages") {
+            let body = anthropic_stream("Hello there, friend.", Some("end_turn"), true);
+            Script::sse(&body, 4, Duration::from_millis(1), true)
+        } else if request.json()["stream"] == true {
+            let body = openai_stream("Hello there.", Some("stop"), Some(OPENAI_USAGE), true);
+            Script::sse(&body, 3, Duration::from_millis(1), true)
+        } else {
+            Script::json(200, &json_answer())
+        }
+    })
+}
+
+#[test]
+fn a_call_passes_byte_for_byte_and_its_usage_lands_in_the_ledger() {
+    let upstream = upstream_for_both();
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let body = openai_body("Be brief.", false);
+    let auth = format!("Bearer {KEY}");
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("X-Custom-Thing", "Value With  Spaces"),
+        ("content-type", "application/json"),
+    ];
+    let (status, head, answer) = send(
+        &proxy.url,
+        "POST",
+        "/v1/chat/completions?trace=1",
+        &headers,
+        body.as_bytes(),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(String::from_utf8(answer).unwrap(), json_answer());
+    assert!(head.to_ascii_lowercase().contains("x-upstream: yes"));
+
+    let sent = &upstream.requests()[0];
+    assert_eq!(
+        sent.body,
+        body.as_bytes(),
+        "the body went upstream unchanged"
+    );
+    assert_eq!(sent.path(), "/v1/chat/completions?trace=1");
+    assert_eq!(sent.header("authorization").as_deref(), Some(auth.as_str()));
+    assert_eq!(
+        sent.header("x-custom-thing").as_deref(),
+        Some("Value With  Spaces")
+    );
+    assert!(sent.head.contains("X-Custom-Thing:"), "header case kept");
+    let host = upstream.url.trim_start_matches("http://");
+    assert_eq!(sent.header("host").as_deref(), Some(host));
+
+    let rows = proxy.wait_rows(1);
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(row["command"], "proxy");
+    assert_eq!(row["provider"], "openai");
+    assert_eq!(row["model"], "gpt-test");
+    assert_eq!(row["status"], "ok");
+    assert_eq!(row["input_tokens"], 2048);
+    assert_eq!(row["cached_input_tokens"], 1920);
+    assert_eq!(row["output_tokens"], 31);
+    assert_eq!(row["prefix_hash"].as_str().map(str::len), Some(64));
+    assert!(row["session"].as_str().unwrap().starts_with("auto-"));
+    assert_eq!(row["drifted_parts"], Value::Null);
+    let ledger = std::fs::read_to_string(&proxy.ledger).unwrap();
+    assert!(
+        !ledger.contains("SECRET"),
+        "the credential never reaches the ledger"
+    );
+}
+
+#[test]
+fn streams_come_back_unchanged_and_are_metered_for_both_wires() {
+    let upstream = upstream_for_both();
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let (status, head, answer) = send(
+        &proxy.url,
+        "POST",
+        "/v1/messages",
+        &[("x-api-key", KEY), ("anthropic-version", "2023-06-01")],
+        anthropic_body("Be brief.").as_bytes(),
+    );
+    assert_eq!(status, 200);
+    assert!(head.contains("text/event-stream"));
+    let expected = anthropic_stream("Hello there, friend.", Some("end_turn"), true);
+    assert_eq!(String::from_utf8(answer).unwrap(), expected);
+    let (_, _, answer) = send(
+        &proxy.url,
+        "POST",
+        "/v1/chat/completions",
+        &[("authorization", "Bearer k")],
+        openai_body("Be brief.", true).as_bytes(),
+    );
+    let expected = openai_stream("Hello there.", Some("stop"), Some(OPENAI_USAGE), true);
+    assert_eq!(String::from_utf8(answer).unwrap(), expected);
+
+    let rows = proxy.wait_rows(2);
+    let anthropic = rows.iter().find(|r| r["provider"] == "anthropic").unwrap();
+    assert_eq!(anthropic["status"], "ok");
+    assert_eq!(anthropic["input_tokens"], 12 + 2036);
+    assert_eq!(anthropic["cached_input_tokens"], 2036);
+    assert_eq!(anthropic["cache_write_tokens"], 0);
+    assert_eq!(anthropic["output_tokens"], 29);
+    let openai = rows.iter().find(|r| r["provider"] == "openai").unwrap();
+    assert_eq!(openai["status"], "ok");
+    assert_eq!(openai["cached_input_tokens"], 1920);
+}
+
+#[test]
+fn a_stream_without_a_usage_frame_is_recorded_with_null_tokens() {
+    let upstream = Upstream::start(|_| {
+        let body = openai_stream("No usage here.", Some("stop"), None, true);
+        Script::sse(&body, 2, Duration::ZERO, true)
+    });
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let (status, _, _) = send(
+        &proxy.url,
+        "POST",
+        "/v1/chat/completions",
+        &[],
+        openai_body("x", true).as_bytes(),
+    );
+    assert_eq!(status, 200);
+    let row = &proxy.wait_rows(1)[0];
+    assert_eq!(row["status"], "ok");
+    assert_eq!(row["input_tokens"], Value::Null);
+    assert_eq!(row["cached_input_tokens"], Value::Null);
+    assert_eq!(row["output_tokens"], Value::Null);
+}
+
+#[test]
+fn drift_is_detected_per_session_and_shown_in_stats_and_metrics() {
+    let upstream = upstream_for_both();
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let call = |session: &str, system: &str| {
+        let (status, _, _) = send(
+            &proxy.url,
+            "POST",
+            "/v1/chat/completions",
+            &[
+                ("X-Brief-Session", session),
+                ("authorization", "Bearer same"),
+            ],
+            openai_body(system, false).as_bytes(),
+        );
+        assert_eq!(status, 200);
+    };
+    call("agent-a", "Be brief.");
+    call("agent-b", "Be thorough.");
+    call("agent-a", "Be brief.");
+    call("agent-a", "Be brief. Today is 2026-11-30.");
+    let rows = proxy.wait_rows(4);
+    let drift: Vec<&Value> = rows.iter().map(|r| &r["drifted_parts"]).collect();
+    assert_eq!(drift[0], &Value::Null);
+    assert_eq!(drift[1], &Value::Null, "another session is not drift");
+    assert_eq!(drift[2], &serde_json::json!([]));
+    assert_eq!(drift[3][0], "system");
+    assert_eq!(rows[3]["session"], "agent-a");
+    assert_ne!(rows[2]["prefix_hash"], rows[3]["prefix_hash"]);
+
+    let stats: Value = serde_json::from_str(&proxy.get("/stats")).unwrap();
+    assert_eq!(stats["status"], "ok");
+    assert_eq!(stats["totals"]["calls"], 4);
+    assert_eq!(stats["totals"]["drifted"], 1);
+    assert_eq!(stats["totals"]["input_tokens"], 4 * 2048);
+    assert_eq!(stats["per_session"]["agent-a"]["calls"], 3);
+    assert_eq!(
+        stats["per_model"]["gpt-test"]["cached_input_tokens"],
+        4 * 1920
+    );
+    let share = stats["totals"]["cached_share"].as_f64().unwrap();
+    assert!((share - 1920.0 / 2048.0).abs() < 1e-9);
+
+    let metrics = proxy.get("/metrics");
+    assert!(metrics.contains(
+        "brief_proxy_prefix_drift_total{provider=\"openai\",model=\"gpt-test\",session=\"agent-a\"} 1\n"
+    ), "{metrics}");
+    assert!(metrics.contains(
+        "brief_proxy_calls_total{provider=\"openai\",model=\"gpt-test\",session=\"agent-b\",status=\"ok\"} 1\n"
+    ));
+    assert!(metrics.contains("# TYPE brief_proxy_cached_input_tokens_total counter\n"));
+}
+
+#[test]
+fn brief_usage_reads_the_proxy_rows() {
+    let upstream = upstream_for_both();
+    let proxy = Proxy::start(&upstream.url, &[]);
+    for _ in 0..2 {
+        send(
+            &proxy.url,
+            "POST",
+            "/v1/chat/completions",
+            &[],
+            openai_body("Be brief.", false).as_bytes(),
+        );
+    }
+    proxy.wait_rows(2);
+    let out = crate::common::brief()
+        .args(["usage", "--json", "--ledger"])
+        .arg(&proxy.ledger)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("4096") && text.contains("3840"), "{text}");
+}
+
+#[test]
+fn other_v1_paths_pass_through_without_a_row_and_unknown_paths_are_404() {
+    let upstream = Upstream::start(|_| Script::json(200, "{\"data\":[]}"));
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let (status, _, body) = send(&proxy.url, "GET", "/v1/models", &[], b"");
+    assert_eq!((status, body.as_slice()), (200, &b"{\"data\":[]}"[..]));
+    assert_eq!(upstream.requests()[0].path(), "/v1/models");
+    let (status, _, body) = send(&proxy.url, "GET", "/nothing", &[], b"");
+    assert_eq!(status, 404);
+    let error: Value = serde_json::from_slice(&body).unwrap();
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/v1/chat/completions")
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(proxy.rows().is_empty());
+}
