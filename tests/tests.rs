@@ -18,6 +18,7 @@ mod guard_props;
 mod guard_table;
 mod harden_cli;
 mod harden_provider;
+mod hostile_linear;
 mod import;
 mod load_errors;
 mod lock_check;

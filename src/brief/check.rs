@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use crate::brief::{Brief, ItemType, Lock, Problem, Tier, line_col};
+use crate::brief::{Brief, ItemType, LineIndex, Lock, Problem, Tier};
 use crate::cache::volatile;
 use crate::error::{Error, Result};
 use crate::prompt::canonical::sha256_hex;
@@ -108,8 +108,9 @@ pub fn check(brief: &Brief) -> Result<Report> {
             item.body()
         };
         let base = if item.is_tool() { 0 } else { item.body_offset };
+        let lines = LineIndex::new(&item.raw);
         for hit in volatile::scan(text) {
-            let (line, column) = line_col(&item.raw, base + hit.start);
+            let (line, column) = lines.line_col(base + hit.start);
             let mut f = finding(
                 Level::Warning,
                 "volatile-content",
@@ -281,10 +282,16 @@ fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {
             Some(_) => {}
         }
     }
+    let by_id: std::collections::HashMap<&str, &crate::brief::Item> = brief
+        .items
+        .iter()
+        .map(|item| (item.id.as_str(), item))
+        .collect();
     for id in lock.rules.keys() {
-        let still_rule = brief.item(id).is_some_and(|i| i.kind == ItemType::Rule);
+        let item = by_id.get(id.as_str());
+        let still_rule = item.is_some_and(|i| i.kind == ItemType::Rule);
         if !still_rule {
-            let what = if brief.item(id).is_some() {
+            let what = if item.is_some() {
                 "is no longer a rule"
             } else {
                 "is gone"

@@ -6,8 +6,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::problem::{Problem, line_col};
+use super::problem::{LineIndex, Problem, line_col};
 use super::types::{ItemType, Policy, Tier};
+use super::yaml::YamlError;
 use crate::prompt::wire::ToolDef;
 
 #[derive(Debug, Clone)]
@@ -102,13 +103,16 @@ fn code_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
 /// inside code, which are literal examples).
 pub fn placeholders(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let code = code_ranges(text);
+    // Both lists run in text order, so one sweep decides which placeholders are in code.
+    let mut code = code.iter().peekable();
     PLACEHOLDER
         .captures_iter(text)
         .filter_map(|c| {
             let range = c.get(0)?.range();
+            while code.next_if(|r| r.end < range.end).is_some() {}
             let in_code = code
-                .iter()
-                .any(|r| r.start <= range.start && range.end <= r.end);
+                .peek()
+                .is_some_and(|r| r.start <= range.start && range.end <= r.end);
             let escaped = text[..range.start].ends_with('\\');
             (!in_code && !escaped).then(|| (c[1].to_string(), range))
         })
@@ -158,17 +162,11 @@ pub fn fill_placeholders(
     (unescape_braces(&filled), missing)
 }
 
-fn yaml_problem(file: &Path, err: &serde_yaml::Error, line_offset: usize) -> Problem {
+fn yaml_problem(file: &Path, err: &YamlError, line_offset: usize) -> Problem {
     let (line, column) = err
         .location()
-        .map_or((0, 0), |l| (l.line() + line_offset, l.column()));
-    let message = err.to_string();
-    // yaml_serde appends " at line L column C"; the location is already in front.
-    let message = match message.find(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message,
-    };
-    Problem::error(file, line, column, yaml_message(&message))
+        .map_or((0, 0), |(line, column)| (line + line_offset, column));
+    Problem::error(file, line, column, yaml_message(&err.message()))
 }
 
 /// A schema mismatch reads better without the "invalid YAML" label that a syntax error needs.
@@ -224,7 +222,7 @@ pub fn parse_markdown(
         ));
         return None;
     };
-    let front: FrontMatter = match serde_yaml::from_str(yaml) {
+    let front: FrontMatter = match super::yaml::from_str(yaml) {
         Ok(front) => front,
         Err(err) => {
             problems.push(yaml_problem(path, &err, 1));
@@ -256,8 +254,9 @@ pub fn parse_markdown(
         tool: None,
     };
     if item.tier == Tier::Static {
+        let lines = LineIndex::new(&item.raw);
         for (name, range) in placeholders(item.body()) {
-            let (line, column) = line_col(&item.raw, item.body_offset + range.start);
+            let (line, column) = lines.line_col(item.body_offset + range.start);
             problems.push(Problem::error(
                 path,
                 line,
@@ -282,7 +281,7 @@ fn valid_tool_name(name: &str) -> bool {
 
 /// Parses a `<id>.tool.yaml` item.
 pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem>) -> Option<Item> {
-    let tool: ToolFile = match serde_yaml::from_str(&raw) {
+    let tool: ToolFile = match super::yaml::from_str(&raw) {
         Ok(tool) => tool,
         Err(err) => {
             problems.push(yaml_problem(path, &err, 0));
@@ -327,9 +326,10 @@ pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem
             "`input_schema` must be a JSON Schema object",
         ));
     }
+    let lines = LineIndex::new(&raw);
     for c in PLACEHOLDER.captures_iter(&raw) {
         let name = &c[1];
-        let (line, column) = line_col(&raw, c.get(0).map_or(0, |m| m.start()));
+        let (line, column) = lines.line_col(c.get(0).map_or(0, |m| m.start()));
         problems.push(
             Problem::error(
                 path,

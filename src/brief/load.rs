@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::item::{Item, parse_markdown, parse_tool};
 use super::manifest::Manifest;
-use super::problem::{Problem, into_error, line_col};
+use super::problem::{LineIndex, Problem, into_error, line_col};
 use super::types::valid_id;
 use crate::error::{Error, Result};
 
@@ -72,17 +72,15 @@ impl Brief {
         let mut problems = Vec::new();
         let manifest_text = read_text(&manifest_path, &mut problems);
         let manifest = manifest_text.as_deref().and_then(|text| {
-            match serde_yaml::from_str::<Manifest>(text) {
+            match super::yaml::from_str::<Manifest>(text) {
                 Ok(manifest) => Some(manifest),
                 Err(err) => {
-                    let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
-                    let message = err.to_string();
-                    let message = message.split(" at line ").next().unwrap_or_default();
+                    let (line, column) = err.location().unwrap_or((0, 0));
                     problems.push(Problem::error(
                         &manifest_path,
                         line,
                         column,
-                        super::item::yaml_message(message),
+                        super::item::yaml_message(&err.message()),
                     ));
                     None
                 }
@@ -95,29 +93,27 @@ impl Brief {
         // shows every problem.
         let ids = match &manifest {
             Some(manifest) => manifest.items.clone(),
-            None => match serde_yaml::from_str::<ItemsOnly>(&manifest_text) {
+            None => match super::yaml::from_str::<ItemsOnly>(&manifest_text) {
                 Ok(only) => only.items,
                 Err(_) => return Err(into_error(&dir, &problems)),
             },
         };
         let canonical_dir = fs::canonicalize(&dir).map_err(|e| Error::io(&dir, &e))?;
 
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_capacity(ids.len());
+        let mut mentions = Mentions::new(&manifest_text);
         let mut items = Vec::with_capacity(ids.len());
         for id in &ids {
-            let occurrence = ids
-                .iter()
-                .take_while(|x| !std::ptr::eq(*x, id))
-                .filter(|x| *x == id)
-                .count();
-            let (line, column) = id_location(&manifest_text, id, occurrence);
+            let mention = mentions.next(id);
             if !valid_id(id) {
+                let (line, column) = mentions.line_col(mention);
                 problems.push(Problem::error(&manifest_path, line, column, format!(
                     "invalid item id `{id}`: ids are 1 to 64 of a-z, 0-9, `_` and `-`, starting with a letter or digit (an id names a file and can never leave the brief directory)"
                 )));
                 continue;
             }
             if !seen.insert(id.as_str()) {
+                let (line, column) = mentions.line_col(mention);
                 problems.push(Problem::error(
                     &manifest_path,
                     line,
@@ -130,7 +126,7 @@ impl Brief {
                 &dir,
                 &canonical_dir,
                 id,
-                (&manifest_path, line, column),
+                (&manifest_path, &mentions, mention),
                 &mut problems,
             ) {
                 items.push(item);
@@ -183,57 +179,103 @@ struct ItemsOnly {
     items: Vec<String>,
 }
 
-/// Where the `occurrence`-th (0-based) mention of `id` stands in the manifest text.
-fn id_location(text: &str, id: &str, occurrence: usize) -> (usize, usize) {
-    let is_id_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
-    let items_at = text.find("items").unwrap_or(0);
-    let mut found = 0;
-    let mut from = items_at;
-    while let Some(pos) = text[from..].find(id).map(|p| p + from) {
-        let end = pos + id.len();
-        let before_ok = pos == 0 || !is_id_byte(text.as_bytes()[pos - 1]);
-        let after_ok = end >= text.len() || !is_id_byte(text.as_bytes()[end]);
-        if before_ok && after_ok && !id.is_empty() {
-            if found == occurrence {
-                return line_col(text, pos);
-            }
-            found += 1;
-        }
-        from = pos + id.len().max(1);
-        if from >= text.len() {
-            break;
+/// Where each id of the item list stands in the manifest text, found in one forward pass:
+/// the list names its ids in order, so each is searched for after the previous one. A
+/// location is turned into a line and column only when a problem is reported.
+struct Mentions<'a> {
+    text: &'a str,
+    cursor: usize,
+    lines: LineIndex<'a>,
+}
+
+/// How far past the previous id the next one is looked for: ids sit a few characters
+/// apart, and an id not written literally (a quoted escape) must not cost a scan of the
+/// rest of the manifest, which made many such ids quadratic.
+const MENTION_WINDOW: usize = 4096;
+
+impl<'a> Mentions<'a> {
+    fn new(text: &'a str) -> Self {
+        let key = regex::Regex::new(r"(?m)^items[ \t]*:").expect("items key pattern");
+        let cursor = key
+            .find(text)
+            .map(|m| m.end())
+            .or_else(|| text.find("items"))
+            .unwrap_or(0);
+        Mentions {
+            text,
+            cursor,
+            lines: LineIndex::new(text),
         }
     }
-    line_col(text, items_at)
+
+    /// Byte offset of `id`'s mention: the next whole-word match after the previous id,
+    /// or where the search stands when the id is not written literally.
+    fn next(&mut self, id: &str) -> usize {
+        let is_id_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        let bytes = self.text.as_bytes();
+        let end = floor_boundary(
+            self.text,
+            (self.cursor + MENTION_WINDOW + id.len()).min(bytes.len()),
+        );
+        let mut from = self.cursor;
+        while !id.is_empty() && from < end {
+            let Some(pos) = self.text[from..end].find(id).map(|p| p + from) else {
+                break;
+            };
+            let after = pos + id.len();
+            let before_ok = pos == 0 || !is_id_byte(bytes[pos - 1]);
+            let after_ok = after >= bytes.len() || !is_id_byte(bytes[after]);
+            if before_ok && after_ok {
+                self.cursor = after;
+                return pos;
+            }
+            from = pos + id.len();
+        }
+        self.cursor
+    }
+
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        self.lines.line_col(offset)
+    }
+}
+
+fn floor_boundary(text: &str, mut offset: usize) -> usize {
+    while offset > 0 && !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 fn load_item(
     dir: &Path,
     canonical_dir: &Path,
     id: &str,
-    mentioned_at: (&Path, usize, usize),
+    mentioned_at: (&Path, &Mentions, usize),
     problems: &mut Vec<Problem>,
 ) -> Option<Item> {
     let markdown = dir.join("items").join(format!("{id}.md"));
     let tool = dir.join("items").join(format!("{id}.tool.yaml"));
-    let (manifest_path, line, column) = mentioned_at;
-    let path =
-        match (exists(&markdown), exists(&tool)) {
-            (true, true) => {
-                problems.push(Problem::error(manifest_path, line, column, format!(
+    let (manifest_path, mentions, offset) = mentioned_at;
+    let at = |message: String| {
+        let (line, column) = mentions.line_col(offset);
+        Problem::error(manifest_path, line, column, message)
+    };
+    let path = match (exists(&markdown), exists(&tool)) {
+        (true, true) => {
+            problems.push(at(format!(
                 "item `{id}` is ambiguous: both items/{id}.md and items/{id}.tool.yaml exist"
             )));
-                return None;
-            }
-            (true, false) => markdown,
-            (false, true) => tool,
-            (false, false) => {
-                problems.push(Problem::error(manifest_path, line, column, format!(
+            return None;
+        }
+        (true, false) => markdown,
+        (false, true) => tool,
+        (false, false) => {
+            problems.push(at(format!(
                 "missing item file for `{id}`: expected items/{id}.md or items/{id}.tool.yaml"
             )));
-                return None;
-            }
-        };
+            return None;
+        }
+    };
     match fs::canonicalize(&path) {
         Ok(real) if !real.starts_with(canonical_dir) => {
             problems.push(Problem::error(

@@ -87,12 +87,16 @@ impl Lock {
         let mut problems = Vec::new();
         let dir = path.parent().unwrap_or(Path::new("."));
         let text = read_text(path, &mut problems).ok_or_else(|| into_error(dir, &problems))?;
-        let lock: Lock = serde_yaml::from_str(&text).map_err(|err| {
+        let lock: Lock = super::yaml::from_str(&text).map_err(|err| {
             let at = err
                 .location()
-                .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
-            Error::input(format!("{}{at}: invalid lock file: {err}", path.display()))
-                .with_hint("regenerate it with `brief lock`")
+                .map_or(String::new(), |(line, column)| format!(":{line}:{column}"));
+            let message = err.message();
+            Error::input(format!(
+                "{}{at}: invalid lock file: {message}",
+                path.display()
+            ))
+            .with_hint("regenerate it with `brief lock`")
         })?;
         if lock.version != 1 {
             return Err(Error::input(format!(

@@ -8,11 +8,12 @@ mod lockfile;
 mod manifest;
 mod problem;
 mod types;
+pub mod yaml;
 
 pub use item::parse_markdown;
 pub use item::{Item, fill_placeholders, placeholders, unescape_braces};
 pub use load::{Brief, MANIFEST, MAX_FILE_BYTES};
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
-pub use problem::{Problem, Severity, line_col};
+pub use problem::{LineIndex, Problem, Severity, line_col};
 pub use types::{ItemType, Policy, Tier, valid_id};

@@ -96,6 +96,46 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// Line and column lookups for many offsets in one text, in time linear in the text plus
+/// the queries when the offsets come in increasing order (as problems are found): the
+/// line starts are found once, and a column is counted on from the previous query when it
+/// lies on the same line. [`line_col`] rescans from the start, which made reporting many
+/// problems in one file quadratic.
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+    /// The last query: byte offset, line index, column.
+    last: std::cell::Cell<(usize, usize, usize)>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex {
+            text,
+            starts,
+            last: std::cell::Cell::new((0, 0, 1)),
+        }
+    }
+
+    /// The same answer as [`line_col`]`(text, offset)`.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = floor_char_boundary(self.text, offset.min(self.text.len()));
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let (last_offset, last_line, last_column) = self.last.get();
+        let (from, column) = if last_line == line && last_offset <= offset {
+            (last_offset, last_column)
+        } else {
+            (self.starts[line], 1)
+        };
+        let column = column + self.text[from..offset].chars().count();
+        self.last.set((offset, line, column));
+        (line + 1, column)
+    }
+}
+
 fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while offset > 0 && !text.is_char_boundary(offset) {
         offset -= 1;
@@ -113,6 +153,20 @@ mod tests {
         assert_eq!(line_col(text, 0), (1, 1));
         assert_eq!(line_col(text, 3), (2, 1));
         assert_eq!(line_col(text, 6), (2, 3));
+    }
+
+    #[test]
+    fn line_index_agrees_with_line_col_in_any_order() {
+        let text = "ab\ncé d\n\nlast line é";
+        let index = LineIndex::new(text);
+        let offsets: Vec<usize> = (0..=text.len() + 2).chain((0..text.len()).rev()).collect();
+        for offset in offsets {
+            assert_eq!(
+                index.line_col(offset),
+                line_col(text, offset),
+                "offset {offset}"
+            );
+        }
     }
 
     #[test]

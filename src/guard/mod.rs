@@ -18,6 +18,7 @@ mod extract;
 mod matching;
 mod numbers;
 mod patterns;
+mod search;
 
 use std::collections::BTreeMap;
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::brief::{Brief, Item, Tier, fill_placeholders, line_col, unescape_braces};
+use crate::brief::{Brief, Item, LineIndex, Tier, fill_placeholders, unescape_braces};
 use crate::compact::compact_markdown;
 use crate::error::{Error, Result};
 use crate::prompt::canonical;
@@ -158,13 +158,18 @@ pub fn compose(
             used.insert(name);
         }
         let (filled, names) = fill_placeholders(&text, vars);
+        // Where each name first stands in the body, from one pass (searching the body
+        // once per missing name made many missing names quadratic).
+        let mut first_at = std::collections::HashMap::new();
+        if !names.is_empty() {
+            for (name, range) in crate::brief::placeholders(item.body()) {
+                first_at.entry(name).or_insert(range.start);
+            }
+        }
+        let lines = LineIndex::new(&item.raw);
         for name in names {
-            let offset = item
-                .body()
-                .find(&format!("{{{{{name}"))
-                .or_else(|| item.body().find(&name))
-                .unwrap_or(0);
-            let (line, _) = line_col(&item.raw, item.body_offset + offset);
+            let offset = first_at.get(&name).copied().unwrap_or(0);
+            let (line, _) = lines.line_col(item.body_offset + offset);
             let at = format!(
                 "{}:{line}: `{{{{{name}}}}}` needs a value",
                 item.path.display()

@@ -131,7 +131,7 @@ fn read_version(path: &Path, number: u32) -> Result<Version> {
             "not a version file: it must start with front matter between `---` lines",
         )
     })?;
-    let meta: VersionMeta = serde_yaml::from_str(yaml).map_err(|e| {
+    let meta: VersionMeta = crate::brief::yaml::from_str(yaml).map_err(|e| {
         let message = e.to_string();
         bad(path, format!("unreadable front matter: {message}"))
     })?;

@@ -163,7 +163,7 @@ pub fn replace(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
 
 fn read(path: &Path, id: &str) -> Result<Proposal> {
     let text = fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-    let mut proposal: Proposal = serde_yaml::from_str(&text).map_err(|e| {
+    let mut proposal: Proposal = crate::brief::yaml::from_str(&text).map_err(|e| {
         Error::input(format!("{}: unreadable proposal: {e}", path.display())).with_hint(
             "proposals are written only by `brief compress`; discard this one with `brief discard`",
         )
