@@ -19,6 +19,7 @@ pub mod compact;
 pub mod compress;
 pub mod error;
 pub mod guard;
+pub mod paths;
 pub mod prompt;
 pub mod provider;
 pub mod proxy;

@@ -12,6 +12,7 @@ const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 
 fn compress(root: &Path, server: &Server, args: &[&str]) -> std::process::Output {
     brief()
         .current_dir(root)
+        .env("XDG_STATE_HOME", root.join("state"))
         .env("BRIEF_RETRY_BASE_MS", "1")
         .args(["compress", "clinic"])
         .args(args)
@@ -239,7 +240,7 @@ fn a_truncated_stream_exits_3_and_writes_nothing() {
         assert_eq!(out.status.code(), Some(3), "{provider}: {}", stderr(&out));
         assert_eq!(content_tree(ws.path()), tree, "{provider}");
         assert!(!ws.path().join("clinic/proposals").exists());
-        let ledger = fs::read_to_string(ws.path().join(".brief/usage.jsonl")).unwrap();
+        let ledger = fs::read_to_string(ws.path().join("state/briefkit/usage.jsonl")).unwrap();
         let line: serde_json::Value = serde_json::from_str(ledger.trim()).unwrap();
         assert_eq!(line["command"], "compress", "{provider}");
         assert_eq!(line["item"], "booking");
@@ -256,7 +257,7 @@ fn a_successful_call_is_recorded_in_the_ledger_with_its_usage() {
     let server = Server::start(Reply::Text(SHORTER.into()));
     let out = compress(ws.path(), &server, &["booking"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let ledger = fs::read_to_string(ws.path().join(".brief/usage.jsonl")).unwrap();
+    let ledger = fs::read_to_string(ws.path().join("state/briefkit/usage.jsonl")).unwrap();
     let line: serde_json::Value = serde_json::from_str(ledger.trim()).unwrap();
     assert_eq!(line["status"], "ok");
     assert_eq!(line["brief"], "clinic");

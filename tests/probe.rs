@@ -53,6 +53,7 @@ fn probe(
     };
     brief()
         .current_dir(dir)
+        .env("XDG_STATE_HOME", dir.join("state"))
         .env("BRIEF_RETRY_BASE_MS", "1")
         .args([
             "probe",
@@ -71,7 +72,7 @@ fn probe(
 }
 
 fn ledger_lines(dir: &Path) -> Vec<Value> {
-    let text = fs::read_to_string(dir.join(".brief/usage.jsonl")).unwrap();
+    let text = fs::read_to_string(dir.join("state/briefkit/usage.jsonl")).unwrap();
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
@@ -275,6 +276,7 @@ fn a_provider_failure_exits_3_and_the_failed_call_is_ledgered_without_the_key() 
     let base = format!("{}/v1", server.url());
     let out = brief()
         .current_dir(dir.path())
+        .env("XDG_STATE_HOME", dir.path().join("state"))
         .env("OPENAI_API_KEY", key)
         .args([
             "probe",
@@ -291,11 +293,12 @@ fn a_provider_failure_exits_3_and_the_failed_call_is_ledgered_without_the_key() 
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("call 2 of 2; recorded in .brief/usage.jsonl with status http_401"),
+        stderr(&out).contains("call 2 of 2; recorded in ")
+            && stderr(&out).contains("state/briefkit/usage.jsonl with status http_401"),
         "{}",
         stderr(&out)
     );
-    let text = fs::read_to_string(dir.path().join(".brief/usage.jsonl")).unwrap();
+    let text = fs::read_to_string(dir.path().join("state/briefkit/usage.jsonl")).unwrap();
     assert!(!text.contains("ABCDEFGHIJKLMNOPQRST"), "{text}");
     let lines = ledger_lines(dir.path());
     assert_eq!(lines.len(), 2);

@@ -3,7 +3,7 @@
 use std::fs;
 use std::io::Write;
 
-use crate::common::{brief, fixtures, json, run_in, stderr, stdout, workspace};
+use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
@@ -223,7 +223,7 @@ fn usage_skips_a_corrupt_middle_line_and_names_it() {
 }
 
 #[test]
-fn usage_finds_the_ledger_through_the_environment_then_the_current_directory() {
+fn usage_finds_the_ledger_through_the_environment_then_the_state_directory() {
     let dir = tempfile::tempdir().unwrap();
     let env_path = dir.path().join("elsewhere.jsonl");
     fs::copy(fixtures().join("ledger/usage.jsonl"), &env_path).unwrap();
@@ -234,8 +234,9 @@ fn usage_finds_the_ledger_through_the_environment_then_the_current_directory() {
         .unwrap();
     assert_eq!(json(&out)["ledger"], env_path.display().to_string());
 
-    fs::create_dir(dir.path().join(".brief")).unwrap();
-    let mut file = fs::File::create(dir.path().join(".brief/usage.jsonl")).unwrap();
+    let state = dir.path().join("state/briefkit");
+    fs::create_dir_all(&state).unwrap();
+    let mut file = fs::File::create(state.join("usage.jsonl")).unwrap();
     let first = fs::read_to_string(&env_path)
         .unwrap()
         .lines()
@@ -243,10 +244,25 @@ fn usage_finds_the_ledger_through_the_environment_then_the_current_directory() {
         .unwrap()
         .to_string();
     writeln!(file, "{first}").unwrap();
-    let out = run_in(dir.path(), &["usage", "--json"]);
+    let out = brief()
+        .current_dir(dir.path())
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .args(["usage", "--json"])
+        .output()
+        .unwrap();
     let v = json(&out);
-    assert_eq!(v["ledger"], ".brief/usage.jsonl");
+    assert_eq!(v["ledger"], state.join("usage.jsonl").display().to_string());
     assert_eq!(v["total"]["calls"], 1);
+    // Never the current directory: a ledger there is not read.
+    fs::create_dir(dir.path().join(".brief")).unwrap();
+    fs::write(dir.path().join(".brief/usage.jsonl"), "").unwrap();
+    let out = brief()
+        .current_dir(dir.path())
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .args(["usage", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["total"]["calls"], 1);
 }
 
 #[test]
@@ -254,11 +270,15 @@ fn usage_bad_input_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let missing = brief()
         .current_dir(dir.path())
+        .env("XDG_STATE_HOME", dir.path().join("state"))
         .arg("usage")
         .output()
         .unwrap();
     assert_eq!(missing.status.code(), Some(2));
-    assert!(stderr(&missing).contains("no ledger at .brief/usage.jsonl"));
+    assert!(
+        stderr(&missing).contains("no ledger at ")
+            && stderr(&missing).contains("state/briefkit/usage.jsonl")
+    );
     assert!(stderr(&missing).contains("hint:"));
     let since = brief()
         .args(["usage", "--ledger", &ledger(), "--since", "yesterday"])

@@ -25,23 +25,14 @@ pub fn resolve(flag: Option<&Path>) -> Result<PathBuf> {
     if let Some(path) = var(ENV_PATH) {
         return Ok(PathBuf::from(path));
     }
-    state_dir().map(|dir| dir.join(FILE_NAME)).ok_or_else(|| {
-        Error::input(
-            "cannot find a place for the CCR store: neither XDG_STATE_HOME nor HOME is set",
-        )
-        .with_hint("pass --store PATH or set BRIEF_CCR_PATH")
-    })
-}
-
-/// `$XDG_STATE_HOME/briefkit`, else `$HOME/.local/state/briefkit`.
-fn state_dir() -> Option<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(state) = var("XDG_STATE_HOME").map(PathBuf::from)
-        && state.is_absolute()
-    {
-        return Some(state.join("briefkit"));
-    }
-    var("HOME").map(|home| PathBuf::from(home).join(".local/state/briefkit"))
+    crate::paths::state_dir()
+        .map(|dir| dir.join(FILE_NAME))
+        .ok_or_else(|| {
+            Error::input(
+                "cannot find a place for the CCR store: neither XDG_STATE_HOME nor HOME is set",
+            )
+            .with_hint("pass --store PATH or set BRIEF_CCR_PATH")
+        })
 }
 
 #[cfg(test)]

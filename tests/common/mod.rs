@@ -13,6 +13,12 @@ pub fn brief() -> Command {
     cmd.env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("BRIEF_LEDGER")
+        .env_remove("BRIEF_CCR_PATH")
+        // The user's state directory (ledger, CCR store) is never the developer's own.
+        .env(
+            "XDG_STATE_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-state"),
+        )
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
         .args(["--color", "never"]);

@@ -73,7 +73,10 @@ pub fn content_tree(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     // The writer lock is held, not written; the usage ledger records calls, failed ones
     // included, and lives outside any brief.
     tree.retain(|(path, _)| {
-        !path.ends_with(".writer.lock") && !path.components().any(|c| c.as_os_str() == ".brief")
+        !path.ends_with(".writer.lock")
+            && !path
+                .components()
+                .any(|c| c.as_os_str() == ".brief" || c.as_os_str() == "state")
     });
     tree
 }

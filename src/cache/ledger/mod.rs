@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::clock;
 use crate::error::{Error, ProviderFailure, Result};
 
-/// Where the ledger lives when neither `--ledger` nor `BRIEF_LEDGER` says.
-pub const DEFAULT_PATH: &str = ".brief/usage.jsonl";
+/// The ledger's file name in the user's state directory (`crate::paths::state_dir`), where
+/// it lives when neither `--ledger` nor `BRIEF_LEDGER` says.
+pub const FILE_NAME: &str = "usage.jsonl";
 
 /// One model call. Field order is the column order of the file; every field is always
 /// written (`null` when unknown) so each line has the same shape.
@@ -154,15 +155,21 @@ impl Entry {
     }
 }
 
-/// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `.brief/usage.jsonl`
-/// in the current directory.
+/// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `usage.jsonl` in the
+/// user's state directory (`$XDG_STATE_HOME/briefkit`, else `~/.local/state/briefkit`), never
+/// the current directory. With neither variable set (a bare service account), the system's
+/// temporary directory stands in for the state directory.
 pub fn resolve_path(flag: Option<PathBuf>) -> PathBuf {
     flag.or_else(|| {
         std::env::var_os("BRIEF_LEDGER")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     })
-    .unwrap_or_else(|| PathBuf::from(DEFAULT_PATH))
+    .unwrap_or_else(|| {
+        crate::paths::state_dir()
+            .unwrap_or_else(|| std::env::temp_dir().join("briefkit"))
+            .join(FILE_NAME)
+    })
 }
 
 /// Appends one entry as one line, creating the file and its directory when needed.

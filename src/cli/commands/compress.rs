@@ -43,7 +43,7 @@ pub struct Args {
     /// Print one JSON object instead of the review screen, and do not ask
     #[arg(long)]
     pub json: bool,
-    /// The ledger file the call is recorded in [default: $BRIEF_LEDGER, else .brief/usage.jsonl]
+    /// The ledger file the call is recorded in [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
     #[arg(long, value_name = "PATH")]
     pub ledger: Option<PathBuf>,
 }

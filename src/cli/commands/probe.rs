@@ -47,7 +47,7 @@ pub struct Args {
     /// Send OpenAI's `prompt_cache_key` (derived from the prefix hash), as `brief compose --cache-key` does
     #[arg(long)]
     pub cache_key: bool,
-    /// The ledger file [default: $BRIEF_LEDGER, else .brief/usage.jsonl]
+    /// The ledger file [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
     #[arg(long, value_name = "PATH")]
     pub ledger: Option<PathBuf>,
     /// Print one JSON object instead of the report

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// cached or cache-write price is taken from the provider's known multipliers.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The ledger file [default: $BRIEF_LEDGER, else .brief/usage.jsonl]
+    /// The ledger file [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
     #[arg(long, value_name = "PATH")]
     pub ledger: Option<PathBuf>,
     /// Only calls at or after this time: YYYY-MM-DD (UTC) or an RFC 3339 date-time
