@@ -6,13 +6,15 @@ mod loopback;
 
 mod align;
 mod bundled_briefs;
-mod ccr;
+mod ccr_cli;
+mod ccr_store;
 mod compose;
 mod compress;
 mod contract;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
+mod digest;
 mod guard_cli;
 mod guard_props;
 mod guard_table;

@@ -19,13 +19,16 @@
 //! The library API other modules call is [`Store`] (`open`, `put`, `get`, `stats`, `gc`);
 //! `digest` renders a wake digest whose bulky sections are backed by the store.
 
+pub mod digest;
+mod maintenance;
 pub mod path;
 mod schema;
 mod store;
 mod strategy;
 pub mod ttl;
 
-pub use store::{Entry, Lookup, Stats, Store, Stored, StrategyStats, Swept, Tombstone};
+pub use maintenance::{Stats, StrategyStats, Swept};
+pub use store::{Entry, Lookup, Store, Stored, Tombstone};
 pub use strategy::Strategy;
 
 use crate::error::{Error, Result};

@@ -18,6 +18,7 @@ pub mod compact;
 pub mod compose;
 pub mod compress;
 pub mod diff;
+pub mod digest;
 pub mod discard;
 pub mod generate;
 pub mod guard;
@@ -58,6 +59,7 @@ pub enum Command {
     Usage(usage::Args),
     Proxy(proxy::Args),
     Ccr(ccr::Args),
+    Digest(digest::Args),
     Generate(generate::Args),
 }
 
@@ -75,6 +77,7 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Usage(args) => usage::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
+        Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),

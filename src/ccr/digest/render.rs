@@ -1,0 +1,390 @@
+//! Laying a digest out: one heading per field in the seed's order, one block per section,
+//! and the measurements taken on exactly the bytes that go into the text.
+
+use crate::ccr::digest::input::{Backed, DigestFile, Named, NamedJson};
+use crate::ccr::digest::{
+    Backing, Digest, Field, Handling, Options, Section, VERSION, crush, fenced, head_tail,
+    lines_of, marker, prose, title,
+};
+use crate::ccr::{Strategy, hash, thousands};
+use crate::tokens::{self, Encoding};
+
+/// Token figures are o200k_base counts: what current OpenAI models bill, and within a few
+/// per cent of other providers' tokenizers on English text.
+const TOKENS: Encoding = Encoding::O200kBase;
+
+/// Renders `file` (pure: the originals to back are listed in [`Digest::backings`]).
+pub fn render(file: &DigestFile, options: &Options) -> Digest {
+    let mut r = Renderer {
+        options,
+        text: format!("# Wake digest ({VERSION})"),
+        sections: Vec::new(),
+        backings: Vec::new(),
+    };
+    if let Some(task) = &file.current_task {
+        r.heading("Current task");
+        r.section(
+            Field::CurrentTask,
+            None,
+            Handling::Verbatim,
+            &[task],
+            task.clone(),
+            None,
+        );
+    }
+    r.verbatim_list(
+        Field::HardConstraints,
+        "Hard constraints",
+        &file.hard_constraints,
+    );
+    r.verbatim_list(
+        Field::DefinitionsOfDone,
+        "Definitions of done",
+        &file.definitions_of_done,
+    );
+    r.backed(
+        Field::IrreversibleDecisions,
+        "Irreversible decisions",
+        &file.irreversible_decisions,
+    );
+    r.backed(Field::OpenThreads, "Open threads", &file.open_threads);
+    r.learnings(&file.learnings);
+    if !file.tool_outputs.is_empty() {
+        r.heading("Tool outputs");
+        for (i, output) in file.tool_outputs.iter().enumerate() {
+            r.tool_output(i, output);
+        }
+    }
+    if !file.prose_notes.is_empty() {
+        r.heading("Notes");
+        for (i, note) in file.prose_notes.iter().enumerate() {
+            r.prose_note(i, note);
+        }
+    }
+    if !file.bulk_json.is_empty() {
+        r.heading("Bulk data");
+        for (i, array) in file.bulk_json.iter().enumerate() {
+            r.bulk_json(i, array);
+        }
+    }
+    Digest {
+        text: r.text,
+        sections: r.sections,
+        backings: r.backings,
+    }
+}
+
+struct Renderer<'a> {
+    options: &'a Options,
+    text: String,
+    sections: Vec<Section>,
+    backings: Vec<Backing>,
+}
+
+impl Renderer<'_> {
+    fn heading(&mut self, heading: &str) {
+        self.text.push_str("\n\n## ");
+        self.text.push_str(heading);
+    }
+
+    fn block(&mut self, block: &str) {
+        self.text.push_str("\n\n");
+        self.text.push_str(block);
+    }
+
+    /// Appends a section's block and records its measurements; `before` are the texts it
+    /// stands for.
+    fn section(
+        &mut self,
+        field: Field,
+        index: Option<usize>,
+        handling: Handling,
+        before: &[&String],
+        block: String,
+        backing: Option<Backing>,
+    ) {
+        let id = match index {
+            Some(i) => format!("{}[{i}]", field.name()),
+            None => field.name().to_string(),
+        };
+        self.sections.push(Section {
+            id,
+            field,
+            instruction_bearing: field.instruction_bearing(),
+            handling,
+            bytes_before: before.iter().map(|t| t.len()).sum(),
+            bytes_after: block.len(),
+            tokens_before: before.iter().map(|t| tokens::count(TOKENS, t)).sum(),
+            tokens_after: tokens::count(TOKENS, &block),
+            cache_hit_expected: false,
+            ccr_hash: backing.as_ref().map(|b| b.hash.clone()),
+        });
+        self.block(&block);
+        self.backings.extend(backing);
+    }
+
+    fn backing(
+        &self,
+        id: &str,
+        name: Option<&str>,
+        original: &str,
+        compressed: &str,
+        strategy: Strategy,
+    ) -> Backing {
+        let source = match name {
+            Some(name) => format!("{} {id} {}", self.options.source, title(name)),
+            None => format!("{} {id}", self.options.source),
+        };
+        Backing {
+            hash: hash(original.as_bytes()),
+            original: original.to_string(),
+            compressed: compressed.to_string(),
+            strategy,
+            source,
+        }
+    }
+
+    /// Each text as one bullet, its bytes untouched (continuation lines follow as written).
+    fn verbatim_list(&mut self, field: Field, heading: &str, items: &[String]) {
+        if items.is_empty() {
+            return;
+        }
+        self.heading(heading);
+        let mut block = String::new();
+        for item in items {
+            block.push_str("- ");
+            block.push_str(item);
+            if !item.ends_with('\n') {
+                block.push('\n');
+            }
+        }
+        block.pop();
+        let before: Vec<&String> = items.iter().collect();
+        self.section(field, None, Handling::Verbatim, &before, block, None);
+    }
+
+    /// Decisions (summary verbatim) and open threads (summary compacted), each with its
+    /// detail in the store.
+    fn backed(&mut self, field: Field, heading: &str, entries: &[Backed]) {
+        if entries.is_empty() {
+            return;
+        }
+        self.heading(heading);
+        let verbatim = field.instruction_bearing();
+        for (i, entry) in entries.iter().enumerate() {
+            let summary = if verbatim {
+                entry.summary.clone()
+            } else {
+                prose::compact(&entry.summary)
+            };
+            let mut block = format!("- {summary}");
+            let detail = entry.detail.as_ref().filter(|d| !d.trim().is_empty());
+            let (handling, backing) = match detail {
+                Some(detail) => {
+                    let strategy = if verbatim {
+                        Strategy::VerbatimBacking
+                    } else {
+                        Strategy::SummaryBacking
+                    };
+                    let id = format!("{}[{i}]", field.name());
+                    let backing = self.backing(&id, None, detail, &summary, strategy);
+                    let lines = lines_of(detail);
+                    let left_out = format!(
+                        "detail of {} line{} ({} bytes) left out",
+                        thousands(lines),
+                        if lines == 1 { "" } else { "s" },
+                        thousands(detail.len() as u64)
+                    );
+                    let separator = if verbatim || summary.contains('\n') {
+                        "\n  "
+                    } else {
+                        " "
+                    };
+                    block.push_str(separator);
+                    block.push_str(&marker(&backing.hash, strategy, &left_out));
+                    let handling = if verbatim {
+                        Handling::VerbatimSummaryCcr
+                    } else {
+                        Handling::CompactSummaryCcr
+                    };
+                    (handling, Some(backing))
+                }
+                None if verbatim => (Handling::Verbatim, None),
+                None => (Handling::CompactSummary, None),
+            };
+            let mut before = vec![&entry.summary];
+            before.extend(entry.detail.as_ref());
+            self.section(field, Some(i), handling, &before, block, backing);
+        }
+    }
+
+    /// Learnings compacted, exact repeats dropped.
+    fn learnings(&mut self, learnings: &[String]) {
+        if learnings.is_empty() {
+            return;
+        }
+        self.heading("Learnings");
+        let mut seen = std::collections::HashSet::new();
+        let mut block = String::new();
+        for learning in learnings {
+            let compact = prose::compact(learning);
+            if compact.is_empty() || !seen.insert(compact.clone()) {
+                continue;
+            }
+            block.push_str("- ");
+            block.push_str(&compact);
+            block.push('\n');
+        }
+        block.pop();
+        let before: Vec<&String> = learnings.iter().collect();
+        self.section(
+            Field::Learnings,
+            None,
+            Handling::CompactSummary,
+            &before,
+            block,
+            None,
+        );
+    }
+
+    fn tool_output(&mut self, i: usize, output: &Named) {
+        self.text
+            .push_str(&format!("\n\n### {}", title(&output.name)));
+        let whole = fenced("text", &output.content);
+        let id = format!("tool_outputs[{i}]");
+        if output.content.len() > self.options.min_bytes {
+            let cut = head_tail::compress(&output.content);
+            if cut.lines_left_out > 0 || cut.lines_shortened > 0 {
+                let backing = self.backing(
+                    &id,
+                    Some(&output.name),
+                    &output.content,
+                    &cut.text,
+                    Strategy::ToolOutputHeadTail,
+                );
+                let mut left_out = format!(
+                    "{} of {} lines left out",
+                    thousands(cut.lines_left_out as u64),
+                    thousands(cut.lines_total as u64)
+                );
+                if cut.lines_shortened > 0 {
+                    left_out.push_str(&format!(
+                        ", {} long lines shortened",
+                        thousands(cut.lines_shortened as u64)
+                    ));
+                }
+                let block = format!(
+                    "{}\n{}",
+                    fenced("text", &cut.text),
+                    marker(&backing.hash, Strategy::ToolOutputHeadTail, &left_out)
+                );
+                if block.len() < whole.len() {
+                    self.section(
+                        Field::ToolOutputs,
+                        Some(i),
+                        Handling::HeadTailCcr,
+                        &[&output.content],
+                        block,
+                        Some(backing),
+                    );
+                    return;
+                }
+            }
+        }
+        self.section(
+            Field::ToolOutputs,
+            Some(i),
+            Handling::Verbatim,
+            &[&output.content],
+            whole,
+            None,
+        );
+    }
+
+    fn prose_note(&mut self, i: usize, note: &String) {
+        let compact = prose::compact(note);
+        if compact.len() > self.options.min_bytes {
+            let budget = (self.options.min_bytes / 4).clamp(160, 1200);
+            let summary = prose::lead_summary(&compact, budget);
+            let total = prose::words(note) as u64;
+            let kept = prose::words(&summary) as u64;
+            if kept < total {
+                let id = format!("prose_notes[{i}]");
+                let backing = self.backing(&id, None, note, &summary, Strategy::SummaryBacking);
+                let left_out = format!(
+                    "{} of {} words left out",
+                    thousands(total - kept),
+                    thousands(total)
+                );
+                let block = format!(
+                    "{summary}\n{}",
+                    marker(&backing.hash, Strategy::SummaryBacking, &left_out)
+                );
+                self.section(
+                    Field::ProseNotes,
+                    Some(i),
+                    Handling::CompactSummaryCcr,
+                    &[note],
+                    block,
+                    Some(backing),
+                );
+                return;
+            }
+        }
+        self.section(
+            Field::ProseNotes,
+            Some(i),
+            Handling::CompactSummary,
+            &[note],
+            compact,
+            None,
+        );
+    }
+
+    fn bulk_json(&mut self, i: usize, array: &NamedJson) {
+        self.text
+            .push_str(&format!("\n\n### {}", title(&array.name)));
+        let original = &array.content.original;
+        let whole = fenced("json", original);
+        if original.len() > self.options.min_bytes {
+            let crushed = crush::crush(&array.content.items);
+            let id = format!("bulk_json[{i}]");
+            let backing = self.backing(
+                &id,
+                Some(&array.name),
+                original,
+                &crushed.text,
+                Strategy::JsonCrush,
+            );
+            let left_out = format!(
+                "{} of {} items left out",
+                thousands(crushed.items_left_out as u64),
+                thousands(crushed.items as u64)
+            );
+            let block = format!(
+                "{}\n{}",
+                crushed.text,
+                marker(&backing.hash, Strategy::JsonCrush, &left_out)
+            );
+            if block.len() < whole.len() {
+                self.section(
+                    Field::BulkJson,
+                    Some(i),
+                    Handling::JsonCrushCcr,
+                    &[original],
+                    block,
+                    Some(backing),
+                );
+                return;
+            }
+        }
+        self.section(
+            Field::BulkJson,
+            Some(i),
+            Handling::Verbatim,
+            &[original],
+            whole,
+            None,
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! `brief digest`: render a wake digest, back its bulky sections in the CCR store, and
+//! report what each section cost before and after.
+
+use std::path::{Path, PathBuf};
+
+use crate::ccr::digest::{self, Digest, DigestFile, Options};
+use crate::ccr::{Store, thousands, ttl};
+use crate::cli::Outcome;
+use crate::cli::ui::{Tone, Ui};
+use crate::error::Result;
+
+/// Render a wake digest, routing each field by its declared type
+///
+/// current_task, hard_constraints and definitions_of_done go in verbatim;
+/// irreversible_decisions keep their summary verbatim and their detail in the CCR store;
+/// open_threads and learnings become compact summaries (threads' detail in the store);
+/// tool_outputs, prose_notes and bulk_json larger than --min-bytes are compressed without a
+/// model, their originals in the store, each with one `[ccr:HASH …]` marker. The digest
+/// goes to stdout, the per-section measurements to stderr.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  brief digest wake.yaml\n  brief digest wake.yaml --min-bytes 4096 --json\n  brief compose briefs/support --digest wake.yaml"
+)]
+pub struct Args {
+    /// The digest file (YAML)
+    #[arg(value_name = "DIGEST.yaml")]
+    pub digest: PathBuf,
+    /// The CCR store file [default: $BRIEF_CCR_PATH, else the user's state directory]
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// Compress tool outputs, notes and JSON arrays larger than this many bytes
+    #[arg(long, value_name = "N", default_value_t = digest::DEFAULT_MIN_BYTES)]
+    pub min_bytes: usize,
+    /// Print one JSON object (the text and the measurements) instead of the text
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads, renders and backs a digest: everything `brief digest` and `brief compose
+/// --digest` share. Bad input is refused before the store is opened.
+pub fn render_and_back(
+    path: &Path,
+    store: Option<&Path>,
+    min_bytes: usize,
+) -> Result<(Digest, Option<PathBuf>)> {
+    let file = DigestFile::read(path)?;
+    // The store's TTL setting is checked before anything is written.
+    let (ttl_seconds, _) = ttl::resolve(None)?;
+    let options = Options {
+        min_bytes,
+        source: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+    };
+    let digest = digest::render(&file, &options);
+    if digest.backings.is_empty() {
+        return Ok((digest, None));
+    }
+    let store_path = crate::ccr::path::resolve(store)?;
+    let store = Store::open(&store_path)?.with_ttl(ttl_seconds);
+    digest.back(&store)?;
+    Ok((digest, Some(store_path)))
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let (digest, store_path) =
+        render_and_back(&args.digest, args.store.as_deref(), args.min_bytes)?;
+    if digest.sections.is_empty() {
+        ui.warn(&format!(
+            "{}: the digest has no fields",
+            args.digest.display()
+        ));
+    }
+    if args.json {
+        ui.json(&digest.to_json())?;
+    } else {
+        ui.outln(&digest.text)?;
+    }
+    if !ui.quiet() {
+        report(&digest, store_path.as_deref(), ui);
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The per-section measurements as a table on stderr.
+pub fn report(digest: &Digest, store: Option<&Path>, ui: &Ui) {
+    let mut summary = digest.summary();
+    if let Some(path) = store {
+        summary.push_str(&format!(" ({})", path.display()));
+    }
+    ui.err_line(&ui.paint_err(&summary, Tone::Strong));
+    let width = digest
+        .sections
+        .iter()
+        .map(|s| s.id.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let header = format!(
+        "{:<width$}  {:<12}  {:<20}  {:>11}  {:>9}  {:>10}  {:>9}  {:<5}  {}",
+        "SECTION", "TYPE", "HANDLING", "BYTES", "→ AFTER", "TOKENS", "→ AFTER", "CACHE", "CCR"
+    );
+    ui.err_line(&ui.paint_err(&header, Tone::Dim));
+    for s in &digest.sections {
+        ui.err_line(&format!(
+            "{:<width$}  {:<12}  {:<20}  {:>11}  {:>9}  {:>10}  {:>9}  {:<5}  {}",
+            s.id,
+            if s.instruction_bearing {
+                "instruction"
+            } else {
+                "compressible"
+            },
+            s.handling.name(),
+            thousands(s.bytes_before as u64),
+            thousands(s.bytes_after as u64),
+            thousands(s.tokens_before as u64),
+            thousands(s.tokens_after as u64),
+            if s.cache_hit_expected { "hit" } else { "miss" },
+            s.ccr_hash.as_deref().unwrap_or("-")
+        ));
+    }
+}

@@ -1,0 +1,404 @@
+//! `brief digest`: routing by declared field type, instruction-bearing fields byte for byte
+//! (also by the guard), one marker per backed section and every backed original one
+//! `brief ccr get` away, the measurements, and bad input refused with nothing written.
+
+use std::path::{Path, PathBuf};
+
+use briefkit::ccr::digest::{self, DigestFile, Options};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use crate::common::{brief, json, snapshot_tree, stderr, stdout};
+
+/// A build log with diagnostics in the middle, `n` lines long.
+fn build_log(n: usize) -> String {
+    (0..n)
+        .map(|i| match i {
+            _ if i == n / 3 => "error[E0425]: cannot find value `ttl` in this scope".to_string(),
+            _ if i == n / 2 => "warning: field `source` is never read".to_string(),
+            _ => format!(
+                "   Compiling widget_{i} v1.{}.{} (/src/widget_{i})",
+                i % 7,
+                i % 11
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn rows(n: usize) -> Value {
+    Value::Array(
+        (0..n)
+            .map(|i| (i, ["north", "south", "east"][i % 3]))
+            .map(|(i, region)| json!({"order": 1000 + i, "region": region, "total": (i * 37 % 500) as f64 + 0.25, "refunded": i % 9 == 0}))
+            .collect(),
+    )
+}
+
+const TASK: &str = "Ship the retry fix for the nightly export.\nKeep the public flags as they are.";
+const CONSTRAINTS: [&str; 3] = [
+    "Never delete a customer's export, even a failed one.",
+    "Refunds above $250.00 need a second approval within 24 hours.",
+    "Contact ops@example.com before touching https://status.example.com/export.",
+];
+const DONE: &str = "The export runs 3 nights in a row with 0 failures; version 2.4.1 is tagged.";
+const DECISION: &str = "Exports stay in the EU region (eu-west-1) for good.";
+const DECISION_DETAIL: &str =
+    "Legal signed off on 2026-11-02.\nMoving regions later means re-consent from 14,000 customers.";
+
+/// A digest with all nine fields.
+fn full_digest() -> Value {
+    json!({
+        "current_task": TASK,
+        "hard_constraints": CONSTRAINTS,
+        "definitions_of_done": DONE,
+        "irreversible_decisions": [{"summary": DECISION, "detail": DECISION_DETAIL}],
+        "open_threads": [{"summary": "Is  the  retry budget per job or per   customer?", "detail": "Asked in the platform channel.\nTwo answers so far, and they disagree."}],
+        "learnings": ["The export API paginates at 500 rows.", "The export API   paginates at 500 rows.", "Backoff must honour Retry-After."],
+        "tool_outputs": [{"name": "cargo build", "content": build_log(1200)}, {"name": "ls", "content": "a.txt\nb.txt"}],
+        "prose_notes": ["Short note: staging is frozen on Fridays.", "The retry loop went wrong in three ways. First it ignored Retry-After. Then it retried non-idempotent calls.\n\n".repeat(40)],
+        "bulk_json": [{"name": "orders", "content": rows(300)}, {"name": "as text", "content": rows(200).to_string()}],
+    })
+}
+
+fn write_yaml(dir: &Path, value: &Value) -> PathBuf {
+    let path = dir.join("wake.yaml");
+    std::fs::write(&path, serde_yaml::to_string(value).unwrap()).unwrap();
+    path
+}
+
+fn digest_cmd(store: &Path) -> assert_cmd::Command {
+    let mut cmd = brief();
+    cmd.env_remove("BRIEF_CCR_TTL_SECONDS")
+        .env("BRIEF_CCR_PATH", store);
+    cmd
+}
+
+#[test]
+fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let file = write_yaml(dir.path(), &full_digest());
+    let out = digest_cmd(&store)
+        .args(["digest"])
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    let keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        ["status", "summary", "digest_version", "text", "sections"]
+    );
+    assert_eq!(report["digest_version"], "digest/1");
+    let text = report["text"].as_str().unwrap();
+    let sections = report["sections"].as_array().unwrap();
+    let fields: std::collections::BTreeSet<&str> = sections
+        .iter()
+        .map(|s| s["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields.len(), 9, "{fields:?}");
+    for section in sections {
+        let keys: Vec<&str> = section
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "field",
+                "instruction_bearing",
+                "handling",
+                "bytes_before",
+                "bytes_after",
+                "tokens_before",
+                "tokens_after",
+                "cache_hit_expected",
+                "ccr_hash"
+            ]
+        );
+        assert_eq!(section["cache_hit_expected"], false);
+    }
+    let by_id = |id: &str| {
+        sections
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    assert_eq!(by_id("current_task")["handling"], "verbatim");
+    assert_eq!(by_id("current_task")["instruction_bearing"], true);
+    assert_eq!(
+        by_id("irreversible_decisions[0]")["handling"],
+        "verbatim_summary_ccr"
+    );
+    assert_eq!(by_id("open_threads[0]")["handling"], "compact_summary_ccr");
+    assert_eq!(by_id("learnings")["handling"], "compact_summary");
+    assert_eq!(by_id("tool_outputs[0]")["handling"], "head_tail_ccr");
+    assert_eq!(by_id("tool_outputs[1]")["handling"], "verbatim");
+    assert_eq!(by_id("prose_notes[0]")["handling"], "compact_summary");
+    assert_eq!(by_id("prose_notes[1]")["handling"], "compact_summary_ccr");
+    assert_eq!(by_id("bulk_json[0]")["handling"], "json_crush_ccr");
+    assert_eq!(by_id("bulk_json[1]")["handling"], "json_crush_ccr");
+    let tool = by_id("tool_outputs[0]");
+    assert!(tool["bytes_after"].as_u64().unwrap() * 10 < tool["bytes_before"].as_u64().unwrap());
+    assert!(tool["tokens_after"].as_u64().unwrap() < tool["tokens_before"].as_u64().unwrap());
+
+    // One marker per backed section, and each hash gives back its original.
+    let backed: Vec<&Value> = sections
+        .iter()
+        .filter(|s| !s["ccr_hash"].is_null())
+        .collect();
+    assert_eq!(backed.len(), 6);
+    assert_eq!(text.matches("[ccr:").count(), backed.len());
+    let digest = full_digest();
+    let expected = |id: &str| -> String {
+        match id {
+            "irreversible_decisions[0]" => DECISION_DETAIL.to_string(),
+            "open_threads[0]" => digest["open_threads"][0]["detail"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+            "tool_outputs[0]" => build_log(1200),
+            "prose_notes[1]" => digest["prose_notes"][1].as_str().unwrap().to_string(),
+            "bulk_json[0]" => rows(300).to_string(),
+            "bulk_json[1]" => rows(200).to_string(),
+            other => panic!("unexpected backed section {other}"),
+        }
+    };
+    for section in backed {
+        let hash = section["ccr_hash"].as_str().unwrap();
+        assert_eq!(
+            hash,
+            briefkit::ccr::hash(expected(section["id"].as_str().unwrap()).as_bytes())
+        );
+        assert!(
+            text.contains(&format!("[ccr:{hash} "))
+                && text.contains(&format!("brief ccr get {hash}]"))
+        );
+        let got = digest_cmd(&store)
+            .args(["ccr", "get", hash])
+            .output()
+            .unwrap();
+        assert!(got.status.success(), "{}", stderr(&got));
+        assert_eq!(stdout(&got), expected(section["id"].as_str().unwrap()));
+    }
+    let get = digest_cmd(&store)
+        .args([
+            "ccr",
+            "get",
+            by_id("tool_outputs[0]")["ccr_hash"].as_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json(&get)["strategy"], "tool_output_head_tail");
+    let get = digest_cmd(&store)
+        .args([
+            "ccr",
+            "get",
+            by_id("irreversible_decisions[0]")["ccr_hash"]
+                .as_str()
+                .unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json(&get)["strategy"], "verbatim_backing");
+}
+
+#[test]
+fn instruction_bearing_fields_survive_byte_for_byte_and_by_the_guard() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_yaml(dir.path(), &full_digest());
+    let out = digest_cmd(&dir.path().join("s.sqlite"))
+        .arg("digest")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for original in [TASK, DONE, DECISION].iter().chain(CONSTRAINTS.iter()) {
+        assert!(text.contains(original), "not verbatim: {original}");
+        let report = briefkit::guard::check(original, &text);
+        assert!(report.is_clean(), "{original}: {}", report.summary());
+    }
+    // The measurements are on stderr.
+    let err = stderr(&out);
+    assert!(err.contains("digest/1: 12 sections"), "{err}");
+    assert!(
+        err.contains("current_task")
+            && err.contains("instruction")
+            && err.contains("head_tail_ccr"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_text_order_follows_the_routing_table() {
+    let file = DigestFile::parse(
+        &serde_yaml::to_string(&full_digest()).unwrap(),
+        Path::new("w.yaml"),
+    )
+    .unwrap();
+    let rendered = digest::render(&file, &Options::default());
+    let at = |needle: &str| {
+        rendered
+            .text
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle}"))
+    };
+    let order = [
+        "## Current task",
+        "## Hard constraints",
+        "## Definitions of done",
+        "## Irreversible decisions",
+        "## Open threads",
+        "## Learnings",
+        "## Tool outputs",
+        "## Notes",
+        "## Bulk data",
+    ];
+    for pair in order.windows(2) {
+        assert!(at(pair[0]) < at(pair[1]), "{pair:?}");
+    }
+    // Rendering is deterministic: the same file gives the same bytes.
+    assert_eq!(digest::render(&file, &Options::default()), rendered);
+    // Learnings are compacted and an exact repeat is dropped.
+    assert_eq!(rendered.text.matches("paginates at 500 rows").count(), 1);
+}
+
+#[test]
+fn min_bytes_decides_what_is_compressed() {
+    let value = json!({"tool_outputs": [{"name": "log", "content": build_log(100)}]});
+    let file =
+        DigestFile::parse(&serde_yaml::to_string(&value).unwrap(), Path::new("w.yaml")).unwrap();
+    let big = Options {
+        min_bytes: 1_000_000,
+        ..Options::default()
+    };
+    let whole = digest::render(&file, &big);
+    assert!(whole.backings.is_empty());
+    assert!(whole.text.contains(&build_log(100)));
+    let small = digest::render(
+        &file,
+        &Options {
+            min_bytes: 100,
+            ..Options::default()
+        },
+    );
+    assert_eq!(small.backings.len(), 1);
+    assert!(
+        small.text.contains("error[E0425]") && small.text.contains("[… 29 lines left out …]"),
+        "{}",
+        small.text
+    );
+    assert!(
+        small
+            .text
+            .contains("tool_output_head_tail: 58 of 100 lines left out"),
+        "{}",
+        small.text
+    );
+}
+
+#[test]
+fn a_digest_without_backed_sections_opens_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("never.sqlite");
+    let file = write_yaml(
+        dir.path(),
+        &json!({"current_task": "Read the logs.", "learnings": "One line."}),
+    );
+    let out = digest_cmd(&store)
+        .arg("digest")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("## Current task\n\nRead the logs.\n"));
+    assert!(!store.exists());
+}
+
+#[test]
+fn bad_yaml_and_unknown_fields_exit_2_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store").join("ccr.sqlite");
+    let big = build_log(500);
+    for (yaml, needle) in [
+        (
+            format!(
+                "current_task: t\ntool_outputs: [{{name: x, content: {big:?}}}]\nnext_steps: [a]\n"
+            ),
+            "unknown field `next_steps`",
+        ),
+        (
+            format!("tool_outputs:\n  - name: x\n    content: {big:?}\n    kind: log\n"),
+            "unknown field `kind`",
+        ),
+        ("hard_constraints: {rule: 1}\n".to_string(), "invalid type"),
+        ("learnings: [[nested]]\n".to_string(), "invalid type"),
+        (
+            "bulk_json: [{name: n, content: {a: 1}}]\n".to_string(),
+            "must be a JSON array",
+        ),
+        (
+            "current_task: \"open\n  hard_constraints: [\n".to_string(),
+            "wake.yaml:",
+        ),
+        ("\t- tab: bad\n".to_string(), "wake.yaml:"),
+    ] {
+        std::fs::write(dir.path().join("wake.yaml"), &yaml).unwrap();
+        let before = snapshot_tree(dir.path());
+        let out = digest_cmd(&store)
+            .current_dir(dir.path())
+            .args(["digest", "wake.yaml", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{yaml}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+        let err = stderr(&out);
+        assert!(
+            err.contains(needle) && err.contains("wake.yaml:"),
+            "{yaml}\n{err}"
+        );
+        assert_eq!(snapshot_tree(dir.path()), before);
+        assert!(!store.exists());
+    }
+    let out = digest_cmd(&store)
+        .current_dir(dir.path())
+        .args(["digest", "missing.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Whatever the text, instruction-bearing fields come out byte for byte and the guard
+    /// finds nothing of them dropped.
+    #[test]
+    fn instruction_fields_are_verbatim_for_any_text(
+        task in "\\PC{0,80}(\n\\PC{0,40}){0,2}",
+        rules in proptest::collection::vec("[^\u{0}-\u{8}\u{b}-\u{1f}\u{7f}\u{85}\u{2028}\u{2029}]{1,60}", 1..4),
+        summary in "\\PC{1,60}",
+    ) {
+        let value = json!({"current_task": task, "hard_constraints": rules, "irreversible_decisions": [{"summary": summary, "detail": "d"}]});
+        let file = DigestFile::parse(&serde_yaml::to_string(&value).unwrap(), Path::new("p.yaml")).unwrap();
+        prop_assert_eq!(file.current_task.as_deref(), Some(task.as_str()));
+        let rendered = digest::render(&file, &Options::default());
+        for original in std::iter::once(&task).chain(rules.iter()).chain(std::iter::once(&summary)) {
+            prop_assert!(rendered.text.contains(original.as_str()), "{:?}", original);
+            prop_assert!(briefkit::guard::check(original, &rendered.text).is_clean());
+        }
+    }
+}
