@@ -31,6 +31,10 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod session;
+#[cfg(debug_assertions)]
+mod session_crash;
+mod session_props;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;

@@ -20,6 +20,7 @@ pub mod compress;
 pub mod diff;
 pub mod digest;
 pub mod discard;
+pub mod envelope;
 pub mod generate;
 pub mod guard;
 pub mod history;
@@ -31,6 +32,7 @@ pub mod proposals;
 pub mod proxy;
 pub mod record;
 pub mod restore;
+pub mod session;
 pub mod show;
 pub mod stats;
 pub mod usage;
@@ -58,6 +60,8 @@ pub enum Command {
     Probe(probe::Args),
     Usage(usage::Args),
     Proxy(proxy::Args),
+    Session(session::Args),
+    Envelope(envelope::Args),
     Ccr(ccr::Args),
     Digest(digest::Args),
     Generate(generate::Args),
@@ -90,6 +94,8 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Compress(args) => compress::run(args, ui),
         Command::Generate(args) => generate::run(args, root(), ui),
         Command::Guard(args) => guard::run(args, ui),
+        Command::Session(args) => session::run(args, ui),
+        Command::Envelope(args) => envelope::run(args, ui),
     }
 }
 
