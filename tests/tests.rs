@@ -19,6 +19,7 @@ mod guard_cli;
 mod guard_props;
 mod guard_table;
 mod harden_cli;
+mod harden_paths;
 mod harden_provider;
 mod hostile_linear;
 mod import;

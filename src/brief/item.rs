@@ -170,6 +170,32 @@ fn yaml_problem(file: &Path, err: &YamlError, line_offset: usize) -> Problem {
 }
 
 /// A schema mismatch reads better without the "invalid YAML" label that a syntax error needs.
+/// A UTF-8 byte-order mark some editors put first: it is not part of the text (YAML and
+/// the `---` line would not be recognised after it), so it is dropped, with a note.
+pub(crate) fn strip_bom(path: &Path, text: String, problems: &mut Vec<Problem>) -> String {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => {
+            problems.push(Problem::warning(
+                path,
+                1,
+                1,
+                "starts with a UTF-8 byte-order mark; ignored (brief writes files without one)",
+            ));
+            rest.to_string()
+        }
+        None => text,
+    }
+}
+
+/// A message from `store::safe` without its leading `path: `, for a problem that names
+/// the path itself.
+pub(crate) fn after_path(message: &str) -> String {
+    message
+        .split_once(": ")
+        .map_or(message, |(_, rest)| rest)
+        .to_string()
+}
+
 pub(crate) fn yaml_message(message: &str) -> String {
     const SCHEMA: [&str; 5] = [
         "unknown field",

@@ -3,6 +3,7 @@
 mod atomic;
 pub mod history;
 pub mod proposals;
+pub mod safe;
 pub mod transaction;
 mod writer_lock;
 
