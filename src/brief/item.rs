@@ -126,10 +126,13 @@ pub fn unescape_braces(text: &str) -> String {
         return text.to_string();
     }
     let code = code_ranges(text);
+    // Escapes and code ranges both run in text order: one sweep, not a search per escape.
+    let mut code = code.iter().peekable();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for (at, _) in text.match_indices("\\{{") {
-        if code.iter().any(|r| r.start <= at && at < r.end) {
+        while code.next_if(|r| r.end <= at).is_some() {}
+        if code.peek().is_some_and(|r| r.start <= at) {
             continue;
         }
         out.push_str(&text[last..at]);
