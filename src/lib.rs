@@ -20,6 +20,7 @@ pub mod compact;
 pub mod compress;
 pub mod error;
 pub mod guard;
+pub mod mcp;
 pub mod paths;
 pub mod prompt;
 pub mod provider;

@@ -27,6 +27,7 @@ pub mod history;
 pub mod import;
 pub mod init;
 pub mod lock;
+pub mod mcp;
 pub mod probe;
 pub mod proposals;
 pub mod proxy;
@@ -60,6 +61,7 @@ pub enum Command {
     Probe(probe::Args),
     Usage(usage::Args),
     Proxy(proxy::Args),
+    Mcp(mcp::Args),
     Session(session::Args),
     Envelope(envelope::Args),
     Ccr(ccr::Args),
@@ -80,6 +82,7 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),
+        Command::Mcp(args) => mcp::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
         Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
