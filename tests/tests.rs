@@ -15,6 +15,7 @@ mod contract;
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod guard_changes;
 mod guard_cli;
 mod guard_props;
 mod guard_table;

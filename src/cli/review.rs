@@ -129,11 +129,15 @@ pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -
     Ok(())
 }
 
-/// The guard's report with dropped facts placed at their line in the item file.
+/// The guard's report with dropped facts and changes placed at their line in the item
+/// file (changes after drops).
 pub fn render_guard(ui: &Ui, item: &Item, report: &guard::Report) -> String {
     let mut report = report.clone();
     for fact in &mut report.dropped {
         fact.line += item.body_line - 1;
+    }
+    for change in &mut report.changed {
+        change.line += item.body_line - 1;
     }
     let original = item.path.display().to_string();
     crate::cli::commands::guard::render(&report, &original, "proposal", ui)

@@ -17,14 +17,15 @@ use crate::store::transaction::{self, Status};
 /// On the first accept of an item its current body becomes version 1. The accepted body
 /// becomes the next version, then the item file's body (its front matter is kept). Refused
 /// with exit 4 when the item changed since the proposal was made, and with exit 1 when the
-/// guard found dropped facts, unless --allow-flags (on a terminal: a second confirmation).
+/// guard found dropped or changed facts, unless --allow-flags (on a terminal: a second
+/// confirmation); the flags accepted are recorded in the version.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The brief directory
     pub brief: PathBuf,
     /// The proposal id (see `brief proposals`)
     pub id: String,
-    /// Accept even though the guard found facts the proposal dropped
+    /// Accept even though the guard found facts the proposal dropped or changed
     #[arg(long)]
     pub allow_flags: bool,
     /// Print one JSON object instead of text
@@ -85,7 +86,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 pub(crate) fn confirm_flags(ui: &Ui, item: &Item, proposal: &proposals::Proposal) -> Result<bool> {
     let report = crate::guard::check(item.body(), &proposal.body);
     ui.err_line(&format!(
-        "{} proposal {} drops facts of `{}`:",
+        "{} proposal {} drops or changes facts of `{}`:",
         ui.paint_err("warning:", Tone::Warning),
         proposal.id,
         proposal.item
