@@ -33,6 +33,7 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod review_batch;
 mod session;
 #[cfg(debug_assertions)]
 mod session_crash;

@@ -36,20 +36,36 @@ pub struct Args {
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
     let mut allow_flags = args.allow_flags;
-    if !allow_flags
+    // On a terminal the operator sees what they accept before anything is written.
+    if !args.json
         && ui.interactive()
-        && let Ok(proposal) = proposals::load(&brief.dir, &args.id)
+        && let Ok(mut proposal) = proposals::load(&brief.dir, &args.id)
         && let Some(item) = brief.item(&proposal.item)
-        && !crate::guard::check(item.body(), &proposal.body).is_clean()
     {
-        if !confirm_flags(ui, item, &proposal)? {
+        proposal.guard = crate::guard::check(item.body(), &proposal.body);
+        let (_, summary) = super::compress::status(item, &proposal);
+        crate::cli::review::show_proposal(ui, item, &proposal, &summary)?;
+        if proposal.guard.is_clean() || allow_flags {
+            ui.err_line("Accept this proposal? [y/N] ");
+            let answer = console::Term::stderr().read_line().map_err(Error::from)?;
+            if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+                return Err(Error::failed(format!(
+                    "proposal {} not accepted: nothing written",
+                    proposal.id
+                ))
+                .with_hint(
+                    "accept it later with `brief accept`, or discard it with `brief discard`",
+                ));
+            }
+        } else if confirm_flags(ui, item, &proposal)? {
+            allow_flags = true;
+        } else {
             return Err(Error::failed(format!(
                 "proposal {} not accepted: nothing written",
                 proposal.id
             ))
             .with_hint("discard it with `brief discard`, or compress again"));
         }
-        allow_flags = true;
     }
     let change = transaction::accept(&brief.dir, &args.id, allow_flags)?;
     let version = change.current.unwrap_or_default();
