@@ -1,19 +1,111 @@
-//! UTC times without a date-time dependency: the one place the toolkit does calendar
-//! arithmetic (Howard Hinnant's days-from-civil algorithms).
+//! The one clock of the toolkit, and UTC times without a date-time dependency: the one
+//! place the toolkit does calendar arithmetic (Howard Hinnant's days-from-civil algorithms).
 //!
 //! The toolkit only ever needs "now" in UTC in a fixed RFC 3339 form (ledger lines that
 //! DuckDB and ClickHouse read as timestamps, version and proposal stamps), a `--since` date
 //! turned into an instant, and an HTTP date from `Retry-After`: no time-zone database.
+//!
+//! "Now" is injectable: library callers pass a [`Clock`] (`Clock::Fixed` in tests), and the
+//! binary honours `BRIEF_NOW` (an RFC 3339 time) so that end-to-end tests and reproducible
+//! demos get the same stamps on every run.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 const MS_PER_DAY: i64 = 86_400_000;
 
-/// Milliseconds since the Unix epoch, now.
+/// The variable that pins the binary's "now" (RFC 3339 or `YYYY-MM-DD`).
+pub const NOW_VAR: &str = "BRIEF_NOW";
+
+/// Where "now" comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// The operating system's clock, unless `BRIEF_NOW` pins it.
+    #[default]
+    System,
+    /// A fixed instant, in milliseconds since the Unix epoch.
+    Fixed(i64),
+}
+
+impl Clock {
+    /// Milliseconds since the Unix epoch.
+    pub fn now_ms(self) -> i64 {
+        match self {
+            Clock::Fixed(ms) => ms,
+            Clock::System => pinned_ms().unwrap_or_else(system_ms),
+        }
+    }
+
+    /// Now, to the second, as a [`Stamp`].
+    pub fn stamp(self) -> Stamp {
+        Stamp::from_unix(self.now_ms().div_euclid(1000))
+    }
+}
+
+/// Milliseconds since the Unix epoch, now (the system clock, or `BRIEF_NOW`).
 pub fn now_ms() -> i64 {
+    Clock::System.now_ms()
+}
+
+fn pinned_ms() -> Option<i64> {
+    std::env::var(NOW_VAR).ok().as_deref().and_then(parse)
+}
+
+fn system_ms() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
         Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
+/// A moment in UTC, to the second: the stamp of versions and proposals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+}
+
+impl Stamp {
+    /// Now, from the [`Clock::System`] clock.
+    pub fn now() -> Stamp {
+        Clock::System.stamp()
+    }
+
+    pub fn from_unix(secs: i64) -> Stamp {
+        let days = secs.div_euclid(86_400);
+        let rem = secs.rem_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        // Months are 1 to 12 and days 1 to 31.
+        let (month, day) = (month as u32, day as u32);
+        // `rem` is in 0..86_400, so these fit.
+        let rem = rem as u32;
+        Stamp {
+            year,
+            month,
+            day,
+            hour: rem / 3600,
+            minute: rem / 60 % 60,
+            second: rem % 60,
+        }
+    }
+
+    /// `2026-03-14T09:26:53Z`
+    pub fn rfc3339(&self) -> String {
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        )
+    }
+
+    /// `20260314092653`: sorts like the moment it names, and is safe in a file name.
+    pub fn compact(&self) -> String {
+        format!(
+            "{:04}{:02}{:02}{:02}{:02}{:02}",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        )
     }
 }
 
@@ -168,6 +260,38 @@ mod tests {
             "2026-11-30Tx",
         ] {
             assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_fixed_clock_is_what_now_says() {
+        let clock = Clock::Fixed(1_796_029_501_250);
+        assert_eq!(clock.now_ms(), 1_796_029_501_250);
+        assert_eq!(clock.stamp().rfc3339(), "2026-11-30T09:05:01Z");
+    }
+
+    #[test]
+    fn stamps_format_as_rfc3339_and_compact() {
+        assert_eq!(Stamp::from_unix(0).rfc3339(), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            Stamp::from_unix(951_782_400).rfc3339(),
+            "2000-02-29T00:00:00Z"
+        );
+        assert_eq!(
+            Stamp::from_unix(4_102_444_800).rfc3339(),
+            "2100-01-01T00:00:00Z"
+        );
+        assert_eq!(Stamp::from_unix(-1).rfc3339(), "1969-12-31T23:59:59Z");
+        assert_eq!(Stamp::from_unix(1_709_251_199).compact(), "20240229235959");
+    }
+
+    #[test]
+    fn consecutive_days_never_repeat_or_skip() {
+        let mut previous = Stamp::from_unix(0);
+        for day in 1..(400 * 366) {
+            let next = Stamp::from_unix(day * 86_400);
+            assert!(next > previous, "{next:?} after {previous:?}");
+            previous = next;
         }
     }
 

@@ -2,13 +2,23 @@
 //!
 //! Scripts and CI depend on the exit codes, so they are decided here and nowhere else:
 //! 0 ok, 1 check failed or guard flagged, 2 bad usage or input, 3 provider failure,
-//! 4 conflict.
+//! 4 conflict, 70 internal error (a bug in briefkit, never the user's input).
+//!
+//! An error carries what a renderer needs to show it in every output format: a one-line
+//! message, the located problems behind it (file, line, column: GitHub annotations and JSON
+//! `locations` are made from them), free-text details, a hint, the cause it wraps (the
+//! `source` chain) and, for a failed model call, the class of the failure that the usage
+//! ledger records as the call's status.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
 
 /// What went wrong, in the terms of the exit-code contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// A check failed or the guard flagged something (exit 1).
     Failed,
@@ -18,6 +28,9 @@ pub enum ErrorKind {
     Provider,
     /// A conflict: a stale proposal, a lock held by another process (exit 4).
     Conflict,
+    /// A bug in briefkit itself, e.g. a report that cannot be serialised (exit 70, the
+    /// `EX_SOFTWARE` of sysexits.h), so that scripts never mistake it for bad input.
+    Internal,
     /// Writing to stdout hit a closed pipe: exit quietly.
     BrokenPipe,
 }
@@ -30,18 +43,115 @@ impl ErrorKind {
             ErrorKind::Input => 2,
             ErrorKind::Provider => 3,
             ErrorKind::Conflict => 4,
+            ErrorKind::Internal => 70,
+        }
+    }
+
+    /// The word used for this kind in JSON (`error.kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Failed => "failed",
+            ErrorKind::Input => "input",
+            ErrorKind::Provider => "provider",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Internal => "internal",
+            ErrorKind::BrokenPipe => "broken_pipe",
         }
     }
 }
 
-/// An error with a one-line message, optional detail lines (one per problem) and a hint
-/// telling the user what to do next.
+/// Why a model call failed, as data: decided where the failure happens (the HTTP status,
+/// the transport), never recovered later from the message text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderFailure {
+    /// The server answered with an error status.
+    Http(u16),
+    /// No answer within the timeout.
+    Timeout,
+    /// The connection could not be made.
+    Connect,
+    /// The answer stream broke off before the provider's end marker.
+    TruncatedStream,
+    /// Anything else: a malformed or empty answer, a request that could not be sent.
+    Other,
+}
+
+impl ProviderFailure {
+    /// The usage ledger's `status` for a call that failed this way: `http_429`, `timeout`,
+    /// `connect`, `truncated_stream` or `error`.
+    pub fn status(self) -> String {
+        match self {
+            ProviderFailure::Http(code) => format!("http_{code}"),
+            ProviderFailure::Timeout => "timeout".to_string(),
+            ProviderFailure::Connect => "connect".to_string(),
+            ProviderFailure::TruncatedStream => "truncated_stream".to_string(),
+            ProviderFailure::Other => "error".to_string(),
+        }
+    }
+}
+
+impl Serialize for ProviderFailure {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.status())
+    }
+}
+
+/// One located problem behind an error: a file, a 1-based line and column (0 when
+/// unknown) and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl Location {
+    pub fn new(file: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
+        Location {
+            file: file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// `file:line:column`, leaving out what is unknown.
+    pub fn position(&self) -> String {
+        let file = self.file.display();
+        match (self.line, self.column) {
+            (0, _) => format!("{file}"),
+            (line, 0) => format!("{file}:{line}"),
+            (line, column) => format!("{file}:{line}:{column}"),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.position(), self.message)
+    }
+}
+
+type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
+
+/// An error with a one-line message, the located problems behind it, optional free-text
+/// detail lines, a hint telling the user what to do next, and the cause it wraps.
 #[derive(Debug, Clone)]
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
+    /// Problems pinned to a file position, one per line of the text output.
+    pub locations: Vec<Location>,
+    /// Lines without a position (e.g. the attempts of a retried call).
     pub details: Vec<String>,
     pub hint: Option<String>,
+    /// For a failed model call: why it failed, as the ledger records it.
+    pub provider_failure: Option<ProviderFailure>,
+    /// Set when the command already wrote this error into its own `--json` report, so the
+    /// CLI does not print a second JSON document.
+    pub reported: bool,
+    source: Option<Source>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -51,8 +161,12 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            locations: Vec::new(),
             details: Vec::new(),
             hint: None,
+            provider_failure: None,
+            reported: false,
+            source: None,
         }
     }
 
@@ -64,12 +178,19 @@ impl Error {
         Self::new(ErrorKind::Failed, message)
     }
 
+    /// A failed model call (exit 3), with the class the ledger records.
     pub fn provider(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Provider, message)
+        Self::new(ErrorKind::Provider, message).with_provider_failure(ProviderFailure::Other)
     }
 
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Conflict, message)
+    }
+
+    /// A bug in briefkit (exit 70): never the user's fault.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Internal, message)
+            .with_hint("this is a bug in briefkit; please report it with the command you ran")
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -80,6 +201,43 @@ impl Error {
     pub fn with_details(mut self, details: Vec<String>) -> Self {
         self.details = details;
         self
+    }
+
+    pub fn with_locations(mut self, locations: impl IntoIterator<Item = Location>) -> Self {
+        self.locations.extend(locations);
+        self
+    }
+
+    pub fn with_provider_failure(mut self, failure: ProviderFailure) -> Self {
+        self.provider_failure = Some(failure);
+        self
+    }
+
+    /// Wraps the cause of this error, kept for [`std::error::Error::source`].
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
+
+    /// Marks the error as already written into the command's `--json` report.
+    pub fn reported(mut self) -> Self {
+        self.reported = true;
+        self
+    }
+
+    /// The messages of the causes this error wraps, outermost first, leaving out any that
+    /// the message already says.
+    pub fn causes(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut current = std::error::Error::source(self);
+        while let Some(cause) = current {
+            let text = cause.to_string();
+            if !text.is_empty() && !self.message.contains(&text) && !out.contains(&text) {
+                out.push(text);
+            }
+            current = cause.source();
+        }
+        out
     }
 
     /// An I/O error on a named path. Reading or writing a user's file failing is reported
@@ -97,6 +255,8 @@ impl Error {
             }
             _ => err.to_string(),
         };
+        // The OS's own wording ("os error 2") is left out on purpose: the plain words
+        // above say the same to a person.
         Self::input(format!("{}: {what}", path.display()))
     }
 
@@ -111,14 +271,65 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl From<std::io::Error> for Error {
     fn from(err: std::io::Error) -> Self {
         if err.kind() == std::io::ErrorKind::BrokenPipe {
             Self::new(ErrorKind::BrokenPipe, "broken pipe")
         } else {
-            Self::input(err.to_string())
+            Self::input(err.to_string()).with_source(err)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_have_their_own_exit_code() {
+        let codes: Vec<u8> = [
+            ErrorKind::Failed,
+            ErrorKind::Input,
+            ErrorKind::Provider,
+            ErrorKind::Conflict,
+            ErrorKind::Internal,
+        ]
+        .iter()
+        .map(|k| k.exit_code())
+        .collect();
+        assert_eq!(codes, [1, 2, 3, 4, 70]);
+    }
+
+    #[test]
+    fn the_source_chain_is_kept_and_not_repeated() {
+        let io = std::io::Error::other("disk on fire");
+        let err = Error::input("cannot write x").with_source(io);
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("disk on fire"));
+        assert_eq!(err.causes(), ["disk on fire"]);
+        let said = Error::input("cannot write x: disk on fire")
+            .with_source(std::io::Error::other("disk on fire"));
+        assert!(said.causes().is_empty());
+    }
+
+    #[test]
+    fn provider_failures_name_the_ledger_status() {
+        assert_eq!(ProviderFailure::Http(429).status(), "http_429");
+        assert_eq!(
+            ProviderFailure::TruncatedStream.status(),
+            "truncated_stream"
+        );
+        assert_eq!(
+            Error::provider("x").provider_failure,
+            Some(ProviderFailure::Other)
+        );
     }
 }

@@ -365,7 +365,9 @@ fn bad_yaml_and_unknown_fields_exit_2_and_write_nothing() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{yaml}: {}", stderr(&out));
-        assert!(out.stdout.is_empty());
+        // Under --json the error is also one JSON object on stdout (the output contract).
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["status"], "error", "{yaml}");
         let err = stderr(&out);
         assert!(
             err.contains(needle) && err.contains("wake.yaml:"),

@@ -163,7 +163,10 @@ fn a_missing_file_is_bad_input_naming_the_path() {
         "--json",
     ]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(output.stdout.is_empty());
+    // Under --json the error is also one JSON object on stdout (the output contract).
+    let error: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(error["status"], "error");
+    assert_eq!(error["error"]["kind"], "input");
     assert!(
         stderr(&output).contains("fixtures/guard/no-such-file.md: no such file"),
         "{}",

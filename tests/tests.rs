@@ -10,6 +10,7 @@ mod ccr_cli;
 mod ccr_store;
 mod compose;
 mod compress;
+mod contract;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;

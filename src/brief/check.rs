@@ -2,13 +2,15 @@
 //! placeholder or volatile-looking content in the cacheable prefix, the token budget, and
 //! whether the prefix (and with it the provider's cache) changed since the lock.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use crate::brief::{Brief, ItemType, LineIndex, Lock, Tier};
+use crate::brief::{Brief, ItemType, LineIndex, Lock, Problem, Tier};
 use crate::cache::volatile;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::prompt::canonical::sha256_hex;
 use crate::prompt::compose::{ComposeOptions, prefix};
 use crate::prompt::measure::{over_budget, prefix_tokens};
@@ -160,6 +162,62 @@ pub fn check(brief: &Brief) -> Result<Report> {
         prefix_hash: prefix.hashes.prefix,
         locked_prefix_hash,
     })
+}
+
+/// One brief's check, with the warnings its loading raised (e.g. an item file the manifest
+/// does not name), which every output format shows.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub report: Report,
+    pub load_warnings: Vec<Problem>,
+}
+
+/// Loads and checks one brief. A brief that cannot be loaded is an error whose located
+/// details name every problem.
+pub fn check_path(path: &Path) -> Result<Checked> {
+    let brief = Brief::load_for_check(path)?;
+    let report = check(&brief)?;
+    Ok(Checked {
+        report,
+        load_warnings: brief.warnings,
+    })
+}
+
+/// Checks briefs on all cores (they are independent) and returns the results in the order
+/// given.
+pub fn check_paths(paths: &[PathBuf]) -> Vec<Result<Checked>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(|p| check_path(p)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<Checked>>>> =
+        paths.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = paths.get(i) else { break };
+                    let result = check_path(path);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| Err(Error::internal("a check worker stopped unexpectedly")))
+        })
+        .collect()
 }
 
 fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::{Error, Location};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -51,6 +51,11 @@ impl Problem {
         }
     }
 
+    /// The problem as a located detail of an error (file, line, column, message).
+    pub fn to_location(&self) -> Location {
+        Location::new(&self.file, self.line, self.column, self.message.clone())
+    }
+
     /// `file:line:column`, leaving out what is unknown.
     pub fn location(&self) -> String {
         let file = self.file.display();
@@ -77,7 +82,7 @@ pub fn into_error(brief_dir: &Path, problems: &[Problem]) -> Error {
     let count = errors.len();
     let noun = if count == 1 { "problem" } else { "problems" };
     Error::input(format!("{} has {count} {noun}", brief_dir.display()))
-        .with_details(errors.iter().map(|p| p.to_string()).collect())
+        .with_locations(errors.iter().map(|p| p.to_location()))
         .with_hint("fix the lines above; nothing was written")
 }
 

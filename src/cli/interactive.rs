@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::review::{print_commands, show_proposal, versions_written};
 use crate::brief::{Brief, Item};
-use crate::cli::Outcome;
 use crate::cli::commands::accept::confirm_flags;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::guard;

@@ -1,84 +1,76 @@
-//! The command line: global flags, the subcommand list, and the one place where a
-//! command's result becomes an exit code.
+//! The command line: argument parsing, the terminal UI, the output contract (JSON, GitHub
+//! annotations, tables) and one file per subcommand; and the one place where a command's
+//! result becomes an exit code.
+//!
+//! Imports go one way: this file uses `args`, `commands` and `output`; the commands use
+//! `output`, `shared_args`, `ui` and the domain modules, never this file.
 
+pub mod args;
 pub mod commands;
 pub mod interactive;
+pub mod output;
 pub mod review;
+pub mod shared_args;
+pub mod table;
 pub mod ui;
 pub mod worddiff;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::{FromArgMatches, error::ErrorKind as ClapErrorKind};
 
-use crate::cli::commands::Command;
-use crate::cli::ui::{ColorChoice, Ui};
+pub use args::command;
+
+use crate::cli::args::Cli;
+use crate::cli::output::ErrorReport;
+use crate::cli::ui::Ui;
 use crate::error::{Error, ErrorKind};
 
-/// Keep an agent brief cheap to re-send and small, without silently changing what the agent does.
-#[derive(Debug, Parser)]
-#[command(name = "brief", version, about, max_term_width = 100)]
-#[command(
-    propagate_version = true,
-    arg_required_else_help = true,
-    args_override_self = true
-)]
-pub struct Cli {
-    /// When to use colour: auto (a terminal, unless NO_COLOR is set), always or never
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
-
-    /// Print only data and errors: no progress or status messages
-    #[arg(short, long, global = true)]
-    pub quiet: bool,
-
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// What a command that ran to the end reports: all good, or a check that did not pass
-/// (exit 1, with the report already printed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Ok,
-    Failed,
-}
-
-pub fn command() -> clap::Command {
-    Cli::command()
-}
-
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = command().try_get_matches().and_then(|matches| {
+        Ok((
+            Cli::from_arg_matches(&matches)?,
+            output::wants_json(&matches),
+        ))
+    });
+    let (cli, json) = match parsed {
+        Ok(parsed) => parsed,
         Err(err) => {
             // clap prints help and version itself; usage errors exit 2 as documented.
             let _ = err.print();
-            return match err.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    ExitCode::SUCCESS
-                }
-                _ => ExitCode::from(ErrorKind::Input.exit_code()),
-            };
+            if matches!(
+                err.kind(),
+                ClapErrorKind::DisplayHelp | ClapErrorKind::DisplayVersion
+            ) {
+                return ExitCode::SUCCESS;
+            }
+            if output::raw_wants_json(std::env::args()) {
+                let usage = Error::input(usage_message(&err))
+                    .with_hint("see `brief help` or the command's --help");
+                let _ = Ui::plain().json(&ErrorReport::new(&usage));
+            }
+            return ExitCode::from(ErrorKind::Input.exit_code());
         }
     };
     let ui = Ui::new(cli.color, cli.quiet);
-    match commands::run(cli.command, &ui) {
-        Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::Failed) => ExitCode::from(ErrorKind::Failed.exit_code()),
+    match commands::run(cli.command, &ui, command) {
+        Ok(output::Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(output::Outcome::Failed) => ExitCode::from(ErrorKind::Failed.exit_code()),
         Err(err) => {
             ui.error(&err);
+            if json && !err.reported && err.kind != ErrorKind::BrokenPipe {
+                let _ = ui.json(&ErrorReport::new(&err));
+            }
             ExitCode::from(err.exit_code())
         }
     }
 }
 
-/// Parses `KEY=VALUE` for `--var`.
-pub fn parse_var(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
-        _ => Err(format!("expected KEY=VALUE, got `{s}`")),
-    }
+/// clap's message without its `error: ` label and usage block: the first line.
+fn usage_message(err: &clap::Error) -> String {
+    let text = err.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
 }
 
 impl From<clap::Error> for Error {

@@ -147,10 +147,11 @@ impl Ui {
         self.out(&line)
     }
 
-    /// Writes a JSON document to stdout, pretty-printed, with a final newline.
-    pub fn json(&self, value: &serde_json::Value) -> Result<()> {
+    /// Writes a JSON document to stdout, pretty-printed, with a final newline. A value
+    /// that cannot be serialised is a bug in briefkit (an internal error, exit 70).
+    pub fn json<T: serde::Serialize + ?Sized>(&self, value: &T) -> Result<()> {
         let text = serde_json::to_string_pretty(value)
-            .map_err(|e| Error::input(format!("cannot render JSON: {e}")))?;
+            .map_err(|e| Error::internal(format!("cannot render JSON: {e}")).with_source(e))?;
         self.outln(&text)
     }
 
@@ -180,8 +181,14 @@ impl Ui {
         }
         let label = self.paint_err("error:", Tone::Error);
         self.err_line(&format!("{label} {}", err.message));
+        for location in &err.locations {
+            self.err_line(&format!("  {location}"));
+        }
         for detail in &err.details {
             self.err_line(&format!("  {detail}"));
+        }
+        for cause in err.causes() {
+            self.err_line(&format!("  caused by: {cause}"));
         }
         if let Some(hint) = &err.hint {
             let label = self.paint_err("hint:", Tone::Info);

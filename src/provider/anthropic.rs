@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, describe_error, snippet};
 use super::{CallOptions, Settings};
+use crate::error::ProviderFailure;
 use crate::prompt::wire::{self, Prompt};
 
 pub const VERSION: &str = "2023-06-01";
@@ -125,7 +126,8 @@ impl Parser for Stream {
                 "the stream was cut off before message_stop ({} events, {} characters received)",
                 self.events,
                 self.collected.text.chars().count()
-            )));
+            ))
+            .with_class(ProviderFailure::TruncatedStream));
         }
         if self.collected.finish_reason.is_none() {
             return Err(Failure::fatal(

@@ -292,6 +292,7 @@ impl Provider {
             Vec::new()
         };
         Error::provider(transport::scrub(&message, settings))
+            .with_provider_failure(failure.class)
             .with_details(details)
             .with_hint(transport::scrub(
                 &transport::hint(settings, failure),

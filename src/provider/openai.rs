@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, describe_error, snippet};
 use super::{CallOptions, Settings};
+use crate::error::ProviderFailure;
 use crate::prompt::wire::{self, Prompt};
 
 /// The field that caps the answer's length.
@@ -148,14 +149,16 @@ impl Parser for Stream {
             (Some(_), false) => {
                 return Err(Failure::fatal(
                     "the stream was cut off after the finish reason, before [DONE]",
-                ));
+                )
+                .with_class(ProviderFailure::TruncatedStream));
             }
             (None, false) => {
                 return Err(Failure::fatal(format!(
                     "the stream was cut off before the model finished ({} events, {} characters received)",
                     self.events,
                     collected.text.chars().count()
-                )));
+                ))
+                .with_class(ProviderFailure::TruncatedStream));
             }
         }
         Ok(collected)

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::sse::{Decoder, Event};
 pub use crate::compress::one_line;
+use crate::error::ProviderFailure;
 
 /// The most bytes one streamed answer may take, framing included. A compress answer is at
 /// most [`super::MAX_ANSWER_BYTES`] of text; streamed one token per event, with each
@@ -23,6 +24,8 @@ pub struct Failure {
     pub wait: Option<Duration>,
     /// The HTTP status, when the server answered with an error status.
     pub status: Option<u16>,
+    /// The class of failure the usage ledger records, decided here where it is known.
+    pub class: ProviderFailure,
 }
 
 impl Failure {
@@ -32,6 +35,7 @@ impl Failure {
             retry: false,
             wait: None,
             status: None,
+            class: ProviderFailure::Other,
         }
     }
 
@@ -41,7 +45,13 @@ impl Failure {
             retry: true,
             wait,
             status: None,
+            class: ProviderFailure::Other,
         }
+    }
+
+    pub fn with_class(mut self, class: ProviderFailure) -> Self {
+        self.class = class;
+        self
     }
 }
 
@@ -90,13 +100,15 @@ pub fn read(
                 return Err(Failure::fatal(format!(
                     "{} after {received} bytes",
                     super::transport::idle_message(idle)
-                )));
+                ))
+                .with_class(ProviderFailure::Timeout));
             }
             Err(err) => {
                 return Err(Failure::fatal(format!(
                     "the stream broke after {received} bytes: {}",
                     io_reason(&err)
-                )));
+                ))
+                .with_class(ProviderFailure::TruncatedStream));
             }
         };
         received += n;

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::redact::Redactor;
 use super::stream::{self, Collected, Failure, Parser, describe_error, snippet};
 use super::{ProviderKind, Settings};
-use crate::error::{Error, Result};
+use crate::error::{Error, ProviderFailure, Result};
 
 pub fn client(settings: &Settings) -> Result<Client> {
     // Chosen here rather than by a reqwest feature: ring builds quickly and needs no cmake.
@@ -128,6 +128,7 @@ fn redirect_failure(response: &Response, settings: &Settings) -> Failure {
         settings.endpoint()
     ));
     failure.status = Some(status);
+    failure.class = ProviderFailure::Http(status);
     failure
 }
 
@@ -141,16 +142,18 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
                 settings.connect_timeout.as_secs_f64()
             ),
             None,
-        );
+        )
+        .with_class(ProviderFailure::Connect);
     }
     if err.is_timeout() {
-        return Failure::fatal(idle_message(settings.timeout));
+        return Failure::fatal(idle_message(settings.timeout)).with_class(ProviderFailure::Timeout);
     }
     if err.is_connect() {
         return Failure::retry(
             format!("could not connect to {}: {cause}", settings.endpoint()),
             None,
-        );
+        )
+        .with_class(ProviderFailure::Connect);
     }
     Failure::retry(format!("the request failed: {cause}"), None)
 }
@@ -198,6 +201,7 @@ fn status_failure(response: Response) -> Failure {
         Failure::fatal(reason)
     };
     failure.status = Some(status.as_u16());
+    failure.class = ProviderFailure::Http(status.as_u16());
     failure
 }
 

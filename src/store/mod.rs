@@ -1,7 +1,6 @@
 //! Everything the toolkit writes inside a brief, written so that a crash loses nothing.
 
 mod atomic;
-pub mod clock;
 pub mod history;
 pub mod proposals;
 pub mod safe;

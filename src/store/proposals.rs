@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomic;
-use super::clock::Stamp;
 use super::safe;
 use crate::brief::valid_id;
+use crate::clock::Stamp;
 use crate::error::{Error, Result};
 use crate::guard::{Fact, Report};
 use crate::prompt::canonical::sha256_hex;

@@ -10,11 +10,11 @@
 
 use std::path::Path;
 
-use super::clock::Stamp;
 use super::history::{Action, History, NewVersion};
 use super::proposals::{self, Proposal};
 use super::{WriterLock, write_atomic};
 use crate::brief::{Brief, Item, Policy};
+use crate::clock::Stamp;
 use crate::error::{Error, Result};
 use crate::prompt::canonical::sha256_hex;
 use crate::tokens;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::clock;
-use crate::error::{Error, Result};
+use crate::error::{Error, ProviderFailure, Result};
 
 /// The ledger's file name in the user's state directory (`crate::paths::state_dir`), where
 /// it lives when neither `--ledger` nor `BRIEF_LEDGER` says.
@@ -139,7 +139,10 @@ impl Entry {
                 }
                 self
             }
-            Err(err) => self.failed(&status_class(&err.message), &err.message),
+            Err(err) => {
+                let class = err.provider_failure.unwrap_or(ProviderFailure::Other);
+                self.failed(&class.status(), &err.message)
+            }
         }
     }
 
@@ -151,37 +154,6 @@ impl Entry {
     pub fn time_ms(&self) -> Option<i64> {
         clock::parse(&self.time)
     }
-}
-
-/// The ledger's `status` for a failed call, from the provider error's message: `http_NNN`,
-/// `timeout`, `truncated_stream`, `connect`, else `error`.
-pub fn status_class(message: &str) -> String {
-    if let Some(at) = message.find("HTTP ") {
-        let code: String = message[at + 5..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        if code.len() == 3 {
-            return format!("http_{code}");
-        }
-    }
-    let lower = message.to_ascii_lowercase();
-    let class = if lower.contains("no answer within")
-        || lower.contains("timed out")
-        || lower.contains("timeout")
-    {
-        "timeout"
-    } else if lower.contains("cut off")
-        || lower.contains("stream broke")
-        || lower.contains("before message_stop")
-    {
-        "truncated_stream"
-    } else if lower.contains("could not connect") {
-        "connect"
-    } else {
-        "error"
-    };
-    class.to_string()
 }
 
 /// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `usage.jsonl` in the

@@ -155,31 +155,15 @@ fn read_of_a_missing_ledger_names_the_path() {
 }
 
 #[test]
-fn failures_are_classed_for_the_status_column() {
-    assert_eq!(
-        status_class("openai call to m failed: HTTP 429 Too Many Requests (after 3 attempts)"),
-        "http_429"
-    );
-    assert_eq!(
-        status_class("anthropic call to m failed: HTTP 529 Overloaded"),
-        "http_529"
-    );
-    assert_eq!(
-        status_class("openai call to m failed: no answer within 120 s"),
-        "timeout"
-    );
-    assert_eq!(
-        status_class(
-            "anthropic call to m failed: the stream was cut off before message_stop (3 events)"
-        ),
-        "truncated_stream"
-    );
-    assert_eq!(
-        status_class("openai call to m failed: could not connect to http://127.0.0.1:9/v1"),
-        "connect"
-    );
-    assert_eq!(
-        status_class("openai call to m failed: the model's answer is empty"),
-        "error"
-    );
+fn a_failed_call_records_the_class_the_provider_layer_decided() {
+    use crate::error::{Error, ProviderFailure};
+    let err = Error::provider("openai call to m failed: HTTP 429 Too Many Requests")
+        .with_provider_failure(ProviderFailure::Http(429));
+    let entry = Entry::new("probe", "openai", "m").record(std::time::Duration::ZERO, &Err(err));
+    assert_eq!(entry.status, "http_429");
+    // The message alone decides nothing: a timeout whose text mentions HTTP is a timeout.
+    let err = Error::provider("no answer within 5 s from HTTP 200 server")
+        .with_provider_failure(ProviderFailure::Timeout);
+    let entry = Entry::new("probe", "openai", "m").record(std::time::Duration::ZERO, &Err(err));
+    assert_eq!(entry.status, "timeout");
 }

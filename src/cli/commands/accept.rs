@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::brief::Item;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::review::{change_json, object, versions_written};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};

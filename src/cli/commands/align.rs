@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::cache::align::{self, Aligner, Baseline, Options, Part, Report, State, WakeReport};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 

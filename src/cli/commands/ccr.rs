@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::ccr::{self, Lookup, Store, Strategy, thousands, ttl};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::clock::format_rfc3339;
 use crate::error::{Error, Result};

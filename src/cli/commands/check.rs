@@ -1,15 +1,16 @@
-//! `brief check`: the CI gate.
+//! `brief check`: the CI gate. Arguments, one call to `brief::check`, and the three
+//! renderings of its reports (human, JSON, GitHub annotations).
 
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use serde_json::json;
+use serde::Serialize;
 
-use crate::brief::Brief;
-use crate::brief::check::{Finding, Level, Report, check};
-use crate::cli::Outcome;
+use crate::brief::Problem;
+use crate::brief::check::{Checked, Finding, Level, Report, check_paths};
+use crate::cli::output::{self, AnnotationLevel, Outcome, annotation, error_annotations};
 use crate::cli::ui::{Tone, Ui};
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 
 /// Check briefs for CI: rules unchanged since `brief lock`, no placeholder or volatile
 /// content in the cacheable prefix, within the token budget
@@ -18,8 +19,12 @@ use crate::error::{Error, Result};
 /// or the lock names one that is gone, the static tier holds a placeholder, or
 /// budget.max_brief_tokens is exceeded. Volatile-looking content (dates, times, UUIDs,
 /// JWTs, long hex ids, unix timestamps) in the static tier is a warning, an error with
-/// --strict. A changed prefix hash is reported as information.
+/// --strict. A changed prefix hash is reported as information. A brief that cannot be
+/// loaded exits 2; in JSON and GitHub output its problems are listed with file and line.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  brief check briefs/*\n  brief check --json briefs/support\n  brief check --format github briefs/*   # annotations in a GitHub workflow"
+)]
 pub struct Args {
     /// Brief directories (or their brief.yaml)
     #[arg(required = true)]
@@ -30,6 +35,9 @@ pub struct Args {
     /// human, json (one object), or github (workflow annotations)
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// Print one JSON object (the same as --format json)
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -40,80 +48,37 @@ pub enum Format {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    // Briefs are independent: check them on all cores, then report in the order given.
-    let results = check_all(&args.briefs);
-    let mut reports = Vec::new();
+    let format = if args.json { Format::Json } else { args.format };
+    let mut checked = Vec::new();
     let mut unreadable: Vec<Error> = Vec::new();
-    for result in results {
+    for result in check_paths(&args.briefs) {
         match result {
-            Ok((report, warnings)) => {
-                if args.format == Format::Human {
-                    for warning in &warnings {
-                        ui.warn(&warning.to_string());
-                    }
-                }
-                reports.push(report);
-            }
+            Ok(one) => checked.push(one),
             Err(err) => unreadable.push(err),
         }
     }
-    let failed = reports.iter().filter(|r| r.failed(args.strict)).count();
-    match args.format {
-        Format::Human => print_human(&reports, args.strict, ui)?,
-        Format::Json => print_json(&reports, &unreadable, failed, args.strict, ui)?,
-        Format::Github => print_github(&reports, &unreadable, args.strict, ui)?,
+    let failed = checked
+        .iter()
+        .filter(|c| c.report.failed(args.strict))
+        .count();
+    match format {
+        Format::Human => print_human(&checked, &unreadable, args.strict, ui)?,
+        Format::Json => print_json(&checked, &unreadable, failed, args.strict, ui)?,
+        Format::Github => print_github(&checked, &unreadable, args.strict, ui)?,
     }
     if let Some(first) = unreadable.into_iter().next() {
-        return Err(first);
+        // The report above already holds it (JSON, GitHub); the text goes to stderr.
+        return Err(if format == Format::Human {
+            first
+        } else {
+            first.reported()
+        });
     }
     Ok(if failed > 0 {
         Outcome::Failed
     } else {
         Outcome::Ok
     })
-}
-
-type Checked = Result<(Report, Vec<crate::brief::Problem>)>;
-
-fn check_one(path: &std::path::Path) -> Checked {
-    let brief = Brief::load_for_check(path)?;
-    let report = check(&brief)?;
-    Ok((report, brief.warnings))
-}
-
-fn check_all(paths: &[PathBuf]) -> Vec<Checked> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(paths.len());
-    if workers <= 1 {
-        return paths.iter().map(|p| check_one(p)).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<Checked>>> =
-        paths.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(path) = paths.get(i) else { break };
-                    let result = check_one(path);
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(result);
-                    }
-                }
-            });
-        }
-    });
-    slots
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| Err(Error::input("a check worker stopped unexpectedly")))
-        })
-        .collect()
 }
 
 fn level_of(finding: &Finding, strict: bool) -> Level {
@@ -125,15 +90,23 @@ fn level_of(finding: &Finding, strict: bool) -> Level {
 }
 
 fn location(f: &Finding) -> String {
-    match (f.line, f.column) {
-        (0, _) => f.file.display().to_string(),
-        (line, 0) => format!("{}:{line}", f.file.display()),
-        (line, column) => format!("{}:{line}:{column}", f.file.display()),
-    }
+    Location::new(&f.file, f.line, f.column, "").position()
 }
 
-fn print_human(reports: &[Report], strict: bool, ui: &Ui) -> Result<()> {
-    for report in reports {
+fn print_human(checked: &[Checked], unreadable: &[Error], strict: bool, ui: &Ui) -> Result<()> {
+    // The first unreadable brief is the command's error, printed by the CLI; the others
+    // are printed here so that none is lost.
+    for err in unreadable.iter().skip(1) {
+        ui.error(err);
+    }
+    for Checked {
+        report,
+        load_warnings,
+    } in checked
+    {
+        for warning in load_warnings {
+            ui.warn(&warning.to_string());
+        }
         let status = if report.failed(strict) {
             ui.paint("FAILED", Tone::Error)
         } else {
@@ -145,31 +118,92 @@ fn print_human(reports: &[Report], strict: bool, ui: &Ui) -> Result<()> {
             &report.prefix_hash[..12]
         ))?;
         for f in &report.findings {
-            let label = match level_of(f, strict) {
-                Level::Error => ui.paint("error:", Tone::Error),
-                Level::Warning => ui.paint("warning:", Tone::Warning),
-                Level::Note => ui.paint("note:", Tone::Info),
-            };
-            ui.outln(&format!("  {label} {}: {}", location(f), f.message))?;
-            if let Some(diff) = &f.diff {
-                for line in diff.lines() {
-                    let tone = match line.chars().next() {
-                        Some('+') if !line.starts_with("+++") => Some(Tone::Good),
-                        Some('-') if !line.starts_with("---") => Some(Tone::Error),
-                        Some('@') => Some(Tone::Info),
-                        _ => None,
-                    };
-                    let text = tone.map_or_else(|| line.to_string(), |t| ui.paint(line, t));
-                    ui.outln(&format!("    {text}"))?;
-                }
-            }
+            print_finding(f, strict, ui)?;
         }
     }
     Ok(())
 }
 
+fn print_finding(f: &Finding, strict: bool, ui: &Ui) -> Result<()> {
+    let label = match level_of(f, strict) {
+        Level::Error => ui.paint("error:", Tone::Error),
+        Level::Warning => ui.paint("warning:", Tone::Warning),
+        Level::Note => ui.paint("note:", Tone::Info),
+    };
+    ui.outln(&format!("  {label} {}: {}", location(f), f.message))?;
+    if let Some(diff) = &f.diff {
+        for line in diff.lines() {
+            let tone = match line.chars().next() {
+                Some('+') if !line.starts_with("+++") => Some(Tone::Good),
+                Some('-') if !line.starts_with("---") => Some(Tone::Error),
+                Some('@') => Some(Tone::Info),
+                _ => None,
+            };
+            let text = tone.map_or_else(|| line.to_string(), |t| ui.paint(line, t));
+            ui.outln(&format!("    {text}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `brief check --json`: `status` is `ok`, `failed` (a check did not pass) or `error` (a
+/// brief could not be loaded).
+#[derive(Debug, Serialize)]
+struct CheckJson<'a> {
+    briefs: Vec<BriefJson<'a>>,
+    errors: Vec<UnreadableJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct BriefJson<'a> {
+    brief: &'a std::path::Path,
+    status: &'static str,
+    prefix_hash: &'a str,
+    locked_prefix_hash: Option<&'a str>,
+    prefix_changed: Option<bool>,
+    findings: Vec<Finding>,
+    /// Problems loading raised that do not stop the check (e.g. an unlisted item file).
+    load_warnings: Vec<Location>,
+}
+
+#[derive(Debug, Serialize)]
+struct UnreadableJson<'a> {
+    kind: &'static str,
+    message: &'a str,
+    hint: Option<&'a str>,
+    locations: &'a [Location],
+    /// Each problem as one `file:line:column: message` line, then any other detail.
+    details: Vec<String>,
+}
+
+fn brief_json<'a>(report: &'a Report, warnings: &[Problem], strict: bool) -> BriefJson<'a> {
+    BriefJson {
+        brief: &report.brief,
+        status: if report.failed(strict) {
+            "failed"
+        } else {
+            "ok"
+        },
+        prefix_hash: &report.prefix_hash,
+        locked_prefix_hash: report.locked_prefix_hash.as_deref(),
+        prefix_changed: report
+            .locked_prefix_hash
+            .as_ref()
+            .map(|h| *h != report.prefix_hash),
+        findings: report
+            .findings
+            .iter()
+            .map(|f| Finding {
+                level: level_of(f, strict),
+                ..f.clone()
+            })
+            .collect(),
+        load_warnings: warnings.iter().map(Problem::to_location).collect(),
+    }
+}
+
 fn print_json(
-    reports: &[Report],
+    checked: &[Checked],
     unreadable: &[Error],
     failed: usize,
     strict: bool,
@@ -182,103 +216,78 @@ fn print_json(
     } else {
         "ok"
     };
-    let summary = format!(
-        "{} brief{} checked, {failed} failed{}",
-        reports.len() + unreadable.len(),
-        if reports.len() + unreadable.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
-        if unreadable.is_empty() {
-            String::new()
-        } else {
-            format!(", {} unreadable", unreadable.len())
-        }
+    let total = checked.len() + unreadable.len();
+    let mut summary = format!(
+        "{total} brief{} checked, {failed} failed",
+        if total == 1 { "" } else { "s" }
     );
-    let briefs: Vec<_> = reports
-        .iter()
-        .map(|r| {
-            let findings: Vec<_> = r
-                .findings
-                .iter()
-                .map(|f| {
-                    let mut value = serde_json::to_value(f).unwrap_or_default();
-                    value["level"] = json!(level_of(f, strict));
-                    value
-                })
-                .collect();
-            json!({
-                "brief": r.brief,
-                "status": if r.failed(strict) { "failed" } else { "ok" },
-                "prefix_hash": r.prefix_hash,
-                "locked_prefix_hash": r.locked_prefix_hash,
-                "prefix_changed": r.locked_prefix_hash.as_ref().map(|h| *h != r.prefix_hash),
-                "findings": findings,
+    if !unreadable.is_empty() {
+        summary.push_str(&format!(", {} unreadable", unreadable.len()));
+    }
+    let body = CheckJson {
+        briefs: checked
+            .iter()
+            .map(|c| brief_json(&c.report, &c.load_warnings, strict))
+            .collect(),
+        errors: unreadable
+            .iter()
+            .map(|e| UnreadableJson {
+                kind: e.kind.as_str(),
+                message: &e.message,
+                hint: e.hint.as_deref(),
+                locations: &e.locations,
+                details: e
+                    .locations
+                    .iter()
+                    .map(ToString::to_string)
+                    .chain(e.details.iter().cloned())
+                    .collect(),
             })
-        })
-        .collect();
-    let errors: Vec<_> = unreadable
-        .iter()
-        .map(|e| json!({"message": e.message, "details": e.details}))
-        .collect();
-    ui.json(&json!({
-        "status": status,
-        "summary": summary,
-        "briefs": briefs,
-        "errors": errors,
-    }))
+            .collect(),
+    };
+    output::json(ui, status, &summary, &body)
 }
 
-/// GitHub workflow commands need `%`, CR and LF escaped in messages, and also `:` and `,`
-/// in properties.
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
-fn print_github(reports: &[Report], unreadable: &[Error], strict: bool, ui: &Ui) -> Result<()> {
+fn print_github(checked: &[Checked], unreadable: &[Error], strict: bool, ui: &Ui) -> Result<()> {
     for err in unreadable {
-        ui.outln(&format!(
-            "::error title=brief check::{}",
-            escape_data(&err.message)
-        ))?;
-        for detail in &err.details {
-            ui.outln(&format!(
-                "::error title=brief check::{}",
-                escape_data(detail)
-            ))?;
+        for line in error_annotations(err, "brief check") {
+            ui.outln(&line)?;
         }
     }
-    for report in reports {
+    for Checked {
+        report,
+        load_warnings,
+    } in checked
+    {
+        for warning in load_warnings {
+            ui.outln(&annotation(
+                AnnotationLevel::Warning,
+                Some(&warning.file),
+                warning.line,
+                warning.column,
+                "brief check: load",
+                &warning.message,
+            ))?;
+        }
         for f in &report.findings {
-            let command = match level_of(f, strict) {
-                Level::Error => "error",
-                Level::Warning => "warning",
-                Level::Note => "notice",
+            let level = match level_of(f, strict) {
+                Level::Error => AnnotationLevel::Error,
+                Level::Warning => AnnotationLevel::Warning,
+                Level::Note => AnnotationLevel::Notice,
             };
-            let mut props = format!("file={}", escape_property(&f.file.display().to_string()));
-            if f.line > 0 {
-                props.push_str(&format!(",line={}", f.line));
-            }
-            if f.column > 0 {
-                props.push_str(&format!(",col={}", f.column));
-            }
-            props.push_str(&format!(
-                ",title={}",
-                escape_property(&format!("brief check: {}", f.kind))
-            ));
             let mut message = f.message.clone();
             if let Some(diff) = &f.diff {
                 message.push('\n');
                 message.push_str(diff);
             }
-            ui.outln(&format!("::{command} {props}::{}", escape_data(&message)))?;
+            ui.outln(&annotation(
+                level,
+                Some(&f.file),
+                f.line,
+                f.column,
+                &format!("brief check: {}", f.kind),
+                &message,
+            ))?;
         }
     }
     Ok(())

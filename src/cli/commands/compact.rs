@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::brief::{Brief, ItemType, MANIFEST};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::compact::{compact_document, compact_markdown};
 use crate::error::{Error, Result};

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::cli::output::Outcome;
+use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
-use crate::cli::{Outcome, parse_var};
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, PrefixHashes, compose};
 use crate::prompt::prefix::{Wire, as_sent};

@@ -8,16 +8,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 
-use crate::brief::{Brief, Item};
+use crate::brief::Item;
 use crate::cache::ledger;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::review::{self, object};
+use crate::cli::shared_args::ProviderArgs;
 use crate::cli::ui::Ui;
+use crate::clock::Stamp;
 use crate::compress;
 use crate::error::{Error, Result};
 use crate::guard;
-use crate::provider::{self, BriefModel, CallOptions, Overrides, ProviderKind, Settings};
-use crate::store::clock::Stamp;
+use crate::provider::{self, CallOptions};
 use crate::store::history::History;
 use crate::store::proposals::{self, CallUsage, Proposal};
 use crate::tokens;
@@ -37,29 +38,14 @@ pub struct Args {
     pub brief: PathBuf,
     /// The item to compress
     pub item: String,
-    /// `openai` (any OpenAI-compatible server) or `anthropic` [default: the brief's, else openai]
-    #[arg(long, value_name = "NAME", value_parser = parse_kind)]
-    pub provider: Option<ProviderKind>,
-    /// The model [default: the brief's `model.name`]
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
-    /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// Give up when the server sends nothing for this long (an idle timeout: a slow but
-    /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
-    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration)]
-    pub timeout: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// Print one JSON object instead of the review screen, and do not ask
     #[arg(long)]
     pub json: bool,
     /// The ledger file the call is recorded in [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
     #[arg(long, value_name = "PATH")]
     pub ledger: Option<PathBuf>,
-}
-
-fn parse_kind(text: &str) -> Result<ProviderKind, String> {
-    text.parse()
 }
 
 /// The longest answer asked for: a shorter body never needs more than its original.
@@ -72,7 +58,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if let Some(refusal) = compress::refusal(item, &args.brief) {
         return Err(refusal);
     }
-    let settings = settings(&args, &brief)?;
+    let settings = args.provider.settings(&brief)?;
     let compressor = compress::compressor()?;
     let history = History::load(&brief.dir, &item.id)?;
     let prompt = compress::prompt(&compressor, item);
@@ -155,29 +141,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         review::print_commands(ui, &args.brief, &proposal.id, !proposal.guard.is_clean())?;
         Ok(Outcome::Ok)
     }
-}
-
-fn settings(args: &Args, brief: &Brief) -> Result<Settings> {
-    let from_brief = match &brief.manifest.model {
-        Some(model) => Some(BriefModel {
-            kind: model.provider.parse().map_err(|e: String| {
-                Error::input(format!(
-                    "{}: model.provider: {e}",
-                    brief.manifest_path().display()
-                ))
-            })?,
-            model: model.name.clone(),
-            base_url: model.base_url.clone(),
-        }),
-        None => None,
-    };
-    let flags = Overrides {
-        kind: args.provider,
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        timeout: args.timeout,
-    };
-    Settings::resolve(flags, from_brief)
 }
 
 /// `(status, summary)`: `identical`, `flagged`, `longer` or `clean`.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::show::no_version_error;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::cli::worddiff::{changed, words};
 use crate::error::{Error, Result};

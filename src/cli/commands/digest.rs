@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::ccr::digest::{self, Digest, DigestFile, Options};
 use crate::ccr::{Store, thousands, ttl};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 

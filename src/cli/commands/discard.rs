@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::review::object;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};

@@ -2,7 +2,7 @@
 
 use clap::ValueEnum;
 
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 
@@ -37,8 +37,10 @@ enum Shell {
     Powershell,
 }
 
-pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let mut command = crate::cli::command();
+/// `root` is the whole command line's definition, handed in by the caller so that this
+/// file does not import the module that lists it.
+pub fn run(args: Args, root: clap::Command, ui: &Ui) -> Result<Outcome> {
+    let mut command = root;
     let mut buffer = Vec::new();
     match args.what {
         What::Completions { shell } => {
@@ -55,7 +57,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         What::Man { dir: Some(dir) } => return write_man_pages(command, &dir, ui),
         What::Man { dir: None } => clap_mangen::Man::new(command)
             .render(&mut buffer)
-            .map_err(|e| Error::input(format!("cannot render the man page: {e}")))?,
+            .map_err(|e| Error::internal(format!("cannot render the man page: {e}")))?,
     }
     ui.out(&String::from_utf8_lossy(&buffer))?;
     Ok(Outcome::Ok)

@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::guard::{self, Fact, Kind, Report};

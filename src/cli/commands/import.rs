@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::brief::import::{self, ImportPlan, Split};
 use crate::brief::{Brief, MANIFEST, valid_id};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::prompt::compose::{ComposeOptions, compose};

@@ -4,7 +4,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use crate::brief::{MANIFEST, valid_id};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::store::write_atomic;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::brief::Lock;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, prefix};

@@ -1,6 +1,6 @@
 //! `brief mcp`: the MCP server over stdio (see `crate::mcp`).
 
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 

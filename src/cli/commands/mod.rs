@@ -6,7 +6,7 @@ use std::path::Path;
 use clap::Subcommand;
 
 use crate::brief::Brief;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 
@@ -71,7 +71,8 @@ pub enum Command {
     Generate(generate::Args),
 }
 
-pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
+/// Runs one subcommand. `root` builds the whole command line's definition (for `generate`).
+pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Outcome> {
     match command {
         Command::Init(args) => init::run(args, ui),
         Command::Import(args) => import::run(args, ui),
@@ -97,7 +98,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Restore(args) => restore::run(args, ui),
         Command::Record(args) => record::run(args, ui),
         Command::Compress(args) => compress::run(args, ui),
-        Command::Generate(args) => generate::run(args, ui),
+        Command::Generate(args) => generate::run(args, root(), ui),
         Command::Guard(args) => guard::run(args, ui),
         Command::Session(args) => session::run(args, ui),
         Command::Envelope(args) => envelope::run(args, ui),

@@ -11,13 +11,14 @@ use crate::brief::Brief;
 use crate::cache::facts::{self, Facts};
 use crate::cache::ledger::{self, Entry};
 use crate::cache::probe::{Miss, Observed, Verdict, verdict};
+use crate::cli::output::Outcome;
+use crate::cli::shared_args::{ProviderArgs, parse_var};
 use crate::cli::ui::{Tone, Ui};
-use crate::cli::{Outcome, parse_var};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, compose, prefix};
 use crate::prompt::measure::prefix_tokens;
 use crate::prompt::wire::{Message, Role};
-use crate::provider::{BriefModel, CallOptions, Overrides, Provider, ProviderKind, Settings};
+use crate::provider::{CallOptions, Provider, ProviderKind, Settings};
 
 /// Is the provider serving this brief's prefix from its cache? Ask it, with numbers
 ///
@@ -38,19 +39,8 @@ pub struct Args {
     /// A value for a `{{KEY}}` placeholder in a volatile item (repeatable)
     #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
     pub vars: Vec<(String, String)>,
-    /// `openai` (any OpenAI-compatible server) or `anthropic` [default: the brief's model, else openai]
-    #[arg(long, value_name = "NAME")]
-    pub provider: Option<String>,
-    /// The model [default: the brief's model]
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
-    /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// Give up when the server sends nothing for this long (an idle timeout: a slow but
-    /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
-    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration)]
-    pub timeout: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// How many times to send the request (the first may write the cache)
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=10))]
     pub repeat: u32,
@@ -75,7 +65,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
     let vars: BTreeMap<String, String> = args.vars.iter().cloned().collect();
     let composed = compose(&brief, &vars, ComposeOptions::default())?;
-    let settings = settings(&args, &brief)?;
+    let settings = args.provider.settings(&brief)?;
     let mut options = CallOptions::probe();
     // The prefix identity of what is sent, in the wire the provider speaks.
     let prefix_hash = composed.stable_prefix(settings.kind.into()).hash;
@@ -172,36 +162,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
-}
-
-/// Flags over the environment over the brief's `model:`.
-fn settings(args: &Args, brief: &Brief) -> Result<Settings> {
-    let kind = |name: &str, place: &str| {
-        name.parse::<ProviderKind>()
-            .map_err(|e| Error::input(format!("{place}: {e}")))
-    };
-    let brief_model = match &brief.manifest.model {
-        Some(m) => Some(BriefModel {
-            kind: kind(
-                &m.provider,
-                &format!("{}: model.provider", brief.manifest_path().display()),
-            )?,
-            model: m.name.clone(),
-            base_url: m.base_url.clone(),
-        }),
-        None => None,
-    };
-    let overrides = Overrides {
-        kind: args
-            .provider
-            .as_deref()
-            .map(|p| kind(p, "--provider"))
-            .transpose()?,
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        timeout: args.timeout,
-    };
-    Settings::resolve(overrides, brief_model)
 }
 
 struct Report<'a> {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::review::token_change;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;

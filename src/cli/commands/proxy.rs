@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cache::ledger;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::provider::{ProviderKind, parse_duration};

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::review::{change_json, object};
 use crate::cli::ui::Ui;
 use crate::error::Result;

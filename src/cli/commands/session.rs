@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::session::Session;

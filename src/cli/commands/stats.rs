@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use crate::cache::cost::{self, context_level};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 

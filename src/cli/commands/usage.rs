@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::cache::ledger::prices::PriceResolver;
 use crate::cache::ledger::summary::{Group, GroupBy, Totals, summarise};
 use crate::cache::ledger::{self, Entry};
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::clock;
 use crate::error::{Error, Result};

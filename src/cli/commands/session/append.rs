@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use crate::cli::output::Outcome;
+use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
-use crate::cli::{Outcome, parse_var};
 use crate::error::{Error, Result};
 use crate::session::{NewEntry, NewSession, Session};
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use crate::cache::ledger;
-use crate::cli::Outcome;
+use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::provider::{self, BriefModel, CallOptions, Overrides, ProviderKind, Settings};

@@ -1,0 +1,88 @@
+//! Arguments that several subcommands share, defined once so that their names, parsing and
+//! help text cannot drift apart: `--var KEY=VALUE` and the provider flags of every command
+//! that calls a model.
+
+use crate::brief::Brief;
+use crate::error::Result;
+use crate::provider::{BriefModel, Overrides, ProviderKind, Settings};
+
+/// Parses `KEY=VALUE` for `--var`.
+pub fn parse_var(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("expected KEY=VALUE, got `{s}`")),
+    }
+}
+
+fn parse_kind(text: &str) -> Result<ProviderKind, String> {
+    text.parse()
+}
+
+/// Which provider, model and server a model call goes to; flattened into every command
+/// that calls a model. Unset flags fall back to the environment, then the brief's `model:`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProviderArgs {
+    /// `openai` (any OpenAI-compatible server) or `anthropic` [default: the brief's, else openai]
+    #[arg(long, value_name = "NAME", value_parser = parse_kind)]
+    pub provider: Option<ProviderKind>,
+    /// The model [default: the brief's `model.name`]
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Give up when the server sends nothing for this long (an idle timeout: a slow but
+    /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
+    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+impl ProviderArgs {
+    /// The flags as overrides of the provider settings.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            kind: self.provider,
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            timeout: self.timeout,
+        }
+    }
+
+    /// The settings of a call made for `brief`: these flags over the environment over the
+    /// brief's `model:` (whose provider was checked when the brief was loaded).
+    pub fn settings(&self, brief: &Brief) -> Result<Settings> {
+        let from_brief = brief.manifest.model.as_ref().map(|m| BriefModel {
+            kind: m.kind(),
+            model: m.name.clone(),
+            base_url: m.base_url.clone(),
+        });
+        Settings::resolve(self.overrides(), from_brief)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        provider: ProviderArgs,
+    }
+
+    #[test]
+    fn provider_names_parse_in_any_case_and_unknown_ones_are_refused() {
+        let cli = Cli::try_parse_from(["x", "--provider", "Anthropic"]).unwrap();
+        assert_eq!(cli.provider.provider, Some(ProviderKind::Anthropic));
+        let err = Cli::try_parse_from(["x", "--provider", "gemni"]).unwrap_err();
+        assert!(err.to_string().contains("unknown provider"), "{err}");
+    }
+
+    #[test]
+    fn vars_need_a_key() {
+        assert_eq!(parse_var("a=b=c"), Ok(("a".into(), "b=c".into())));
+        assert!(parse_var("=x").is_err());
+        assert!(parse_var("x").is_err());
+    }
+}
