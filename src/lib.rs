@@ -5,6 +5,7 @@
 //! - `prompt`: composition, wire bodies and the one prefix identity;
 //! - `cache`: the cache instruments (provider facts, probe, align, volatile detector, ledger);
 //! - `brief`: the on-disk format, loader, lock and check;
+//! - `session`: runtime context in three tiers (seed 000), over an append-only log;
 //! - `ccr`: reversible compression, the store of originals by hash and the wake digest;
 //! - `compact`, `guard`, `compress`, `store`, `provider`, `tokens`: as named.
 //!
@@ -19,9 +20,11 @@ pub mod compact;
 pub mod compress;
 pub mod error;
 pub mod guard;
+pub mod mcp;
 pub mod paths;
 pub mod prompt;
 pub mod provider;
 pub mod proxy;
+pub mod session;
 pub mod store;
 pub mod tokens;

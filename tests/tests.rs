@@ -14,10 +14,12 @@ mod compress;
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod guard_changes;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
 mod harden_cli;
+mod harden_paths;
 mod harden_provider;
 mod hostile_linear;
 mod import;
@@ -30,6 +32,11 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod review_batch;
+mod session;
+#[cfg(debug_assertions)]
+mod session_crash;
+mod session_props;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;

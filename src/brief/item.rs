@@ -126,10 +126,13 @@ pub fn unescape_braces(text: &str) -> String {
         return text.to_string();
     }
     let code = code_ranges(text);
+    // Escapes and code ranges both run in text order: one sweep, not a search per escape.
+    let mut code = code.iter().peekable();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for (at, _) in text.match_indices("\\{{") {
-        if code.iter().any(|r| r.start <= at && at < r.end) {
+        while code.next_if(|r| r.end <= at).is_some() {}
+        if code.peek().is_some_and(|r| r.start <= at) {
             continue;
         }
         out.push_str(&text[last..at]);
@@ -170,6 +173,32 @@ fn yaml_problem(file: &Path, err: &YamlError, line_offset: usize) -> Problem {
 }
 
 /// A schema mismatch reads better without the "invalid YAML" label that a syntax error needs.
+/// A UTF-8 byte-order mark some editors put first: it is not part of the text (YAML and
+/// the `---` line would not be recognised after it), so it is dropped, with a note.
+pub(crate) fn strip_bom(path: &Path, text: String, problems: &mut Vec<Problem>) -> String {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => {
+            problems.push(Problem::warning(
+                path,
+                1,
+                1,
+                "starts with a UTF-8 byte-order mark; ignored (brief writes files without one)",
+            ));
+            rest.to_string()
+        }
+        None => text,
+    }
+}
+
+/// A message from `store::safe` without its leading `path: `, for a problem that names
+/// the path itself.
+pub(crate) fn after_path(message: &str) -> String {
+    message
+        .split_once(": ")
+        .map_or(message, |(_, rest)| rest)
+        .to_string()
+}
+
 pub(crate) fn yaml_message(message: &str) -> String {
     const SCHEMA: [&str; 5] = [
         "unknown field",

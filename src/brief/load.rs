@@ -307,9 +307,19 @@ fn exists(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok()
 }
 
-/// Reads a file as UTF-8 text, refusing files over [`MAX_FILE_BYTES`].
+/// Reads a file as UTF-8 text, refusing files over [`MAX_FILE_BYTES`] and anything but a
+/// regular file (a FIFO would hang the read).
 pub(crate) fn read_text(path: &Path, problems: &mut Vec<Problem>) -> Option<String> {
     let bytes = match fs::metadata(path) {
+        Ok(_) if let Err(err) = crate::store::safe::check_regular(path) => {
+            problems.push(Problem::error(
+                path,
+                0,
+                0,
+                super::item::after_path(&err.message),
+            ));
+            return None;
+        }
         Ok(meta) if meta.len() > MAX_FILE_BYTES => {
             problems.push(Problem::error(
                 path,
@@ -333,7 +343,7 @@ pub(crate) fn read_text(path: &Path, problems: &mut Vec<Problem>) -> Option<Stri
         }
     };
     match String::from_utf8(bytes) {
-        Ok(text) => Some(text),
+        Ok(text) => Some(super::item::strip_bom(path, text, problems)),
         Err(err) => {
             let valid = err.utf8_error().valid_up_to();
             let bytes = err.as_bytes();

@@ -102,13 +102,20 @@ pub fn tools_json(tools: &[ToolDef]) -> String {
 /// The stable prefix; needs no variables, since volatile items are not part of it.
 pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
     let mut unproven = Vec::new();
-    let static_system = join(
-        brief
-            .items
-            .iter()
-            .filter(|item| item.tier == Tier::Static && !item.is_tool())
-            .map(|item| unescape_braces(&item_text(item, options.compact, &mut unproven))),
-    );
+    let texts: Vec<String> = brief
+        .items
+        .iter()
+        .filter(|item| item.tier == Tier::Static && !item.is_tool())
+        .map(|item| item_text(item, options.compact, &mut unproven))
+        .collect();
+    prefix_of(brief, texts, unproven)
+}
+
+/// The stable prefix from the static items' texts as [`item_text`] makes them, in
+/// manifest order: a caller that already compacted every item (`stats`) does not pay
+/// for compacting and proving them again.
+pub fn prefix_of(brief: &Brief, static_texts: Vec<String>, unproven: Vec<String>) -> Prefix {
+    let static_system = join(static_texts.iter().map(|text| unescape_braces(text)));
     let tools: Vec<ToolDef> = brief
         .items
         .iter()

@@ -2,12 +2,17 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::error::{Error, Result};
 
 /// Writes `bytes` to `path` through a temporary file in the same directory: write, fsync,
 /// rename over the target, then fsync the directory so the rename itself is durable.
+///
+/// The temporary file has an unpredictable name and is created new without following a
+/// link (`O_EXCL | O_NOFOLLOW`), so a link planted in the directory can never redirect the
+/// write; the rename replaces a link at `path` itself rather than writing through it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -17,12 +22,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".to_string());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let tmp = dir.join(super::safe::temporary_name(&name));
     let result = (|| -> std::io::Result<()> {
         let mut file = OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o666)
             .open(&tmp)?;
         if let Ok(meta) = fs::metadata(path) {
             // Keep the permissions of the file being replaced.
@@ -38,7 +44,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Ok(())
     })();
     result.map_err(|err| {
-        let _ = fs::remove_file(&tmp);
+        // Only a file this call created is removed; create_new failing means it made none.
+        if err.kind() != std::io::ErrorKind::AlreadyExists {
+            let _ = fs::remove_file(&tmp);
+        }
         Error::io(path, &err)
     })
 }

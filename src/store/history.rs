@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomic;
+use super::safe;
 use crate::error::{Error, Result};
 use crate::prompt::canonical::sha256_hex;
 
@@ -88,6 +89,8 @@ pub struct NewVersion {
 /// Every version of one item, in order.
 #[derive(Debug, Clone)]
 pub struct History {
+    /// The brief directory: every path below is checked to stay inside it.
+    pub brief_dir: PathBuf,
     pub dir: PathBuf,
     pub item: String,
     pub versions: Vec<Version>,
@@ -120,10 +123,17 @@ fn split(text: &str) -> Option<(&str, &str)> {
     Some((&rest[..=end], &rest[end + 5..]))
 }
 
-fn read_version(path: &Path, number: u32) -> Result<Version> {
-    let text = fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => bad(path, "not valid UTF-8"),
-        _ => Error::io(path, &e),
+/// A version file larger than this is refused. Generous: `record` and `restore` work on
+/// an item over the loader's limits, and its versions must stay readable.
+pub const MAX_VERSION_BYTES: u64 = 64 * 1024 * 1024;
+
+fn read_version(brief_dir: &Path, path: &Path, number: u32) -> Result<Version> {
+    let text = safe::read_text(brief_dir, path, MAX_VERSION_BYTES).map_err(|e| {
+        if e.message.contains("not valid UTF-8") {
+            bad(path, "not valid UTF-8")
+        } else {
+            e
+        }
     })?;
     let (yaml, body) = split(&text).ok_or_else(|| {
         bad(
@@ -181,6 +191,11 @@ impl History {
     pub fn load(brief_dir: &Path, item: &str) -> Result<History> {
         let dir = Self::dir_for(brief_dir, item);
         let mut numbered = Vec::new();
+        for level in [dir.parent().unwrap_or(&dir), &dir] {
+            if fs::symlink_metadata(level).is_ok() {
+                safe::check_inside(brief_dir, level)?;
+            }
+        }
         match fs::read_dir(&dir) {
             Ok(entries) => {
                 for entry in entries {
@@ -214,9 +229,10 @@ impl History {
                     format!("missing: the history jumps to version {number}"),
                 ));
             }
-            versions.push(read_version(path, *number)?);
+            versions.push(read_version(brief_dir, path, *number)?);
         }
         Ok(History {
+            brief_dir: brief_dir.to_path_buf(),
             dir,
             item: item.to_string(),
             versions,
@@ -269,7 +285,7 @@ impl History {
                     .with_hint("another process wrote this history; run the command again"),
             );
         }
-        fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, &e))?;
+        safe::create_dir(&self.brief_dir, &self.dir)?;
         write_atomic(&path, format!("---\n{yaml}---\n{body}").as_bytes())?;
         self.versions.push(Version {
             meta,

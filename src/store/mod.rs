@@ -4,6 +4,7 @@ mod atomic;
 pub mod clock;
 pub mod history;
 pub mod proposals;
+pub mod safe;
 pub mod transaction;
 mod writer_lock;
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomic;
 use super::clock::Stamp;
+use super::safe;
 use crate::brief::valid_id;
 use crate::error::{Error, Result};
 use crate::guard::{Fact, Report};
@@ -141,8 +142,7 @@ pub fn save(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
             path.display()
         )));
     }
-    let dir = brief_dir.join(PROPOSALS_DIR);
-    fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, &e))?;
+    safe::create_dir(brief_dir, &brief_dir.join(PROPOSALS_DIR))?;
     let yaml = serde_yaml::to_string(proposal)
         .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
     write_atomic(&path, yaml.as_bytes())?;
@@ -155,14 +155,19 @@ pub fn replace(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
     if !path.is_file() {
         return Err(unknown(brief_dir, &proposal.id));
     }
+    safe::check_inside(brief_dir, &path)?;
     let yaml = serde_yaml::to_string(proposal)
         .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
     write_atomic(&path, yaml.as_bytes())?;
     Ok(path)
 }
 
-fn read(path: &Path, id: &str) -> Result<Proposal> {
-    let text = fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+/// A proposal file larger than this is refused: its body is capped far lower
+/// (`provider::MAX_ANSWER_BYTES`), so a bigger file was not written by `brief compress`.
+pub const MAX_PROPOSAL_BYTES: u64 = 4 * 1024 * 1024;
+
+fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
+    let text = safe::read_text(brief_dir, path, MAX_PROPOSAL_BYTES)?;
     let mut proposal: Proposal = crate::brief::yaml::from_str(&text).map_err(|e| {
         Error::input(format!("{}: unreadable proposal: {e}", path.display())).with_hint(
             "proposals are written only by `brief compress`; discard this one with `brief discard`",
@@ -190,15 +195,18 @@ fn read(path: &Path, id: &str) -> Result<Proposal> {
 
 pub fn load(brief_dir: &Path, id: &str) -> Result<Proposal> {
     let path = path_of(brief_dir, id)?;
-    if !path.is_file() {
+    if fs::symlink_metadata(&path).is_err() {
         return Err(unknown(brief_dir, id));
     }
-    read(&path, id)
+    read(brief_dir, &path, id)
 }
 
 /// Every pending proposal, oldest first.
 pub fn list(brief_dir: &Path) -> Result<Vec<Proposal>> {
     let dir = brief_dir.join(PROPOSALS_DIR);
+    if fs::symlink_metadata(&dir).is_ok() {
+        safe::check_inside(brief_dir, &dir)?;
+    }
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -214,7 +222,7 @@ pub fn list(brief_dir: &Path) -> Result<Vec<Proposal>> {
         else {
             continue;
         };
-        proposals.push(read(&entry.path(), id)?);
+        proposals.push(read(brief_dir, &entry.path(), id)?);
     }
     proposals.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.id.cmp(&b.id)));
     Ok(proposals)
@@ -223,6 +231,9 @@ pub fn list(brief_dir: &Path) -> Result<Vec<Proposal>> {
 /// Removes proposal `id`; the caller holds the brief's writer lock.
 pub fn remove(brief_dir: &Path, id: &str) -> Result<()> {
     let path = path_of(brief_dir, id)?;
+    // Unlinking never follows the file's own link, but a linked `proposals/` would put the
+    // unlink outside the brief.
+    safe::check_inside(brief_dir, &brief_dir.join(PROPOSALS_DIR))?;
     match fs::remove_file(&path) {
         Ok(()) => {
             if let Ok(dir) = fs::File::open(brief_dir.join(PROPOSALS_DIR)) {

@@ -13,6 +13,7 @@ pub mod summary;
 use std::fmt;
 use std::fs::{self, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -200,6 +201,46 @@ pub fn resolve_path(flag: Option<PathBuf>) -> PathBuf {
     })
 }
 
+/// Refuses a ledger path that is a link, not a regular file, or a file that is not a
+/// ledger (its first line is not a ledger entry): appending would corrupt someone else's
+/// file, or write wherever the link points. A missing or empty file is fine.
+pub fn check_path(path: &Path) -> Result<()> {
+    let hint = "pass --ledger PATH or set BRIEF_LEDGER to a ledger file (or a new path)";
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(path, &e)),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(Error::input(format!(
+            "{}: a symbolic link; the ledger is never read or written through a link",
+            path.display()
+        ))
+        .with_hint(hint));
+    }
+    crate::store::safe::check_regular(path).map_err(|e| e.with_hint(hint))?;
+    if meta.len() == 0 {
+        return Ok(());
+    }
+    let mut head = Vec::new();
+    fs::File::open(path)
+        .and_then(|f| f.take(64 * 1024).read_to_end(&mut head))
+        .map_err(|e| Error::io(path, &e))?;
+    let first = head
+        .split(|&b| b == b'\n')
+        .find(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .unwrap_or_default();
+    let complete = head.len() as u64 == meta.len() || first.len() < head.len();
+    if complete && serde_json::from_slice::<Entry>(first).is_err() {
+        return Err(Error::input(format!(
+            "{}: not a ledger (its first line is not a ledger entry); refusing to use it",
+            path.display()
+        ))
+        .with_hint(hint));
+    }
+    Ok(())
+}
+
 /// Appends one entry as one line, creating the file and its directory when needed.
 ///
 /// The whole line goes out in a single `write_all` on an `O_APPEND` file, so lines from
@@ -212,6 +253,7 @@ pub fn append(path: &Path, entry: &Entry) -> Result<()> {
     let io = |e: std::io::Error| {
         Error::io(path, &e).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")
     };
+    check_path(path)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).map_err(&io)?;
     }
@@ -219,6 +261,7 @@ pub fn append(path: &Path, entry: &Entry) -> Result<()> {
         .read(true)
         .append(true)
         .create(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(&io)?;
     if file.metadata().map_err(&io)?.len() > 0 {
@@ -251,7 +294,16 @@ impl fmt::Display for Warning {
 
 /// Reads every entry, skipping (with a warning) lines that are not a ledger entry.
 /// Blank lines are skipped silently. A missing file is an error (`Error::io`).
+/// A link, a file that is not regular and a file that is not a ledger are refused, as
+/// [`check_path`] says.
 pub fn read(path: &Path) -> Result<(Vec<Entry>, Vec<Warning>)> {
+    if !path.exists() && fs::symlink_metadata(path).is_err() {
+        return Err(Error::io(
+            path,
+            &std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
+    }
+    check_path(path)?;
     let bytes = fs::read(path).map_err(|e| Error::io(path, &e))?;
     Ok(parse(&bytes))
 }

@@ -84,6 +84,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let compressor = compress::compressor()?;
     let history = History::load(&brief.dir, &item.id)?;
     let prompt = compress::prompt(&compressor, item);
+    // Before any call: a ledger that cannot be written is bad input, not a lost record.
+    ledger::check_path(&ledger::resolve_path(args.ledger.clone()))?;
     let options = CallOptions::text(MAX_ANSWER_TOKENS);
     let waiting = format!("asking {} to compress `{}`", settings.model, item.id);
     let started = std::time::Instant::now();
@@ -158,7 +160,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if ui.interactive() {
         crate::cli::interactive::ask(ui, &args.brief, &brief, item, proposal)
     } else {
-        review::print_commands(ui, &args.brief, &proposal.id)?;
+        review::print_commands(ui, &args.brief, &proposal.id, !proposal.guard.is_clean())?;
         Ok(Outcome::Ok)
     }
 }

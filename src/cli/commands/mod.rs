@@ -20,17 +20,21 @@ pub mod compress;
 pub mod diff;
 pub mod digest;
 pub mod discard;
+pub mod envelope;
 pub mod generate;
 pub mod guard;
 pub mod history;
 pub mod import;
 pub mod init;
 pub mod lock;
+pub mod mcp;
 pub mod probe;
 pub mod proposals;
 pub mod proxy;
 pub mod record;
 pub mod restore;
+pub mod review;
+pub mod session;
 pub mod show;
 pub mod stats;
 pub mod usage;
@@ -47,6 +51,7 @@ pub enum Command {
     Guard(guard::Args),
     Compress(compress::Args),
     Proposals(proposals::Args),
+    Review(review::Args),
     Accept(accept::Args),
     Discard(discard::Args),
     History(history::Args),
@@ -58,6 +63,9 @@ pub enum Command {
     Probe(probe::Args),
     Usage(usage::Args),
     Proxy(proxy::Args),
+    Mcp(mcp::Args),
+    Session(session::Args),
+    Envelope(envelope::Args),
     Ccr(ccr::Args),
     Digest(digest::Args),
     Generate(generate::Args),
@@ -75,10 +83,12 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),
+        Command::Mcp(args) => mcp::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),
         Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
+        Command::Review(args) => review::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
         Command::Discard(args) => discard::run(args, ui),
         Command::History(args) => history::run(args, ui),
@@ -89,6 +99,8 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Compress(args) => compress::run(args, ui),
         Command::Generate(args) => generate::run(args, ui),
         Command::Guard(args) => guard::run(args, ui),
+        Command::Session(args) => session::run(args, ui),
+        Command::Envelope(args) => envelope::run(args, ui),
     }
 }
 

@@ -89,6 +89,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let facts = facts::lookup(settings.kind.as_str(), &settings.model);
     let prefix_tok = prefix_tokens(&brief, &prefix(&brief, ComposeOptions::default())) as u64;
     let ledger_path = ledger::resolve_path(args.ledger.clone());
+    // Before any call: a ledger that cannot be written is bad input, not a lost record.
+    ledger::check_path(&ledger_path)?;
     let brief_dir = brief
         .dir
         .canonicalize()

@@ -35,7 +35,7 @@ pub struct Args {
     /// The Anthropic upstream [default: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]
     #[arg(long, value_name = "URL")]
     pub anthropic_upstream: Option<String>,
-    /// The ledger file [default: $BRIEF_LEDGER, else .brief/usage.jsonl]
+    /// The ledger file [default: $BRIEF_LEDGER, else usage.jsonl in the user's state directory]
     #[arg(long, value_name = "PATH")]
     pub ledger: Option<PathBuf>,
     /// Listen on a non-loopback address (the proxy relays credentials: mind who can reach it)

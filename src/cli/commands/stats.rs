@@ -1,19 +1,14 @@
-//! `brief stats`: where the tokens of a brief go, and what re-sending it costs.
+//! `brief stats`: where the tokens of a brief go, and what re-sending it costs. The figures
+//! come from [`crate::cache::cost`]; this file renders them.
 
 use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::brief::{Brief, Item, Tier};
-use crate::cache::facts;
-use crate::cache::volatile;
+use crate::cache::cost::{self, context_level};
 use crate::cli::Outcome;
 use crate::cli::ui::{Tone, Ui};
-use crate::compact::compact_markdown;
 use crate::error::Result;
-use crate::prompt::compose::{ComposeOptions, prefix, tools_json};
-use crate::prompt::measure::{prefix_tokens, volatile_template};
-use crate::tokens;
 
 /// Show tokens per item, the stable prefix, the context budget and the cost per 1,000 turns
 #[derive(Debug, clap::Args)]
@@ -25,114 +20,29 @@ pub struct Args {
     pub json: bool,
 }
 
-struct ItemFigures<'a> {
-    item: &'a Item,
-    bytes: usize,
-    tokens: usize,
-    tokens_compacted: usize,
-}
-
-fn figures(brief: &Brief) -> Vec<ItemFigures<'_>> {
-    let encoding = brief.manifest.tokenizer;
-    brief
-        .items
-        .iter()
-        .map(|item| match &item.tool {
-            Some(tool) => {
-                let text = tools_json(std::slice::from_ref(tool));
-                let tokens = tokens::count(encoding, &text);
-                ItemFigures {
-                    item,
-                    bytes: text.len(),
-                    tokens,
-                    tokens_compacted: tokens,
-                }
-            }
-            None => {
-                let body = item.body();
-                let compacted = compact_markdown(body).text;
-                ItemFigures {
-                    item,
-                    bytes: body.len(),
-                    tokens: tokens::count(encoding, body),
-                    tokens_compacted: tokens::count(encoding, &compacted),
-                }
-            }
-        })
-        .collect()
-}
-
 fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-/// Warning level for a share of the context window: 80, 90 and 95%.
-fn context_level(percent: f64) -> Option<&'static str> {
-    if percent >= 95.0 {
-        Some("critical")
-    } else if percent >= 90.0 {
-        Some("high")
-    } else if percent >= 80.0 {
-        Some("warning")
-    } else {
-        None
-    }
-}
-
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    let options = ComposeOptions::default();
-    let prefix = prefix(&brief, options);
     let encoding = brief.manifest.tokenizer;
-    let items = figures(&brief);
-    let prefix_tok = prefix_tokens(&brief, &prefix);
-    let volatile_tok = tokens::count(encoding, &volatile_template(&brief, options));
-    let brief_tok = prefix_tok + volatile_tok;
-    let total_bytes: usize = items.iter().map(|f| f.bytes).sum();
-    let total_tokens: usize = items.iter().map(|f| f.tokens).sum();
-    let total_compacted: usize = items.iter().map(|f| f.tokens_compacted).sum();
-    let share = |t: usize| {
-        if total_compacted == 0 {
-            0.0
-        } else {
-            100.0 * t as f64 / total_compacted as f64
-        }
-    };
+    let measured = cost::measure(&brief);
+    let items = &measured.items;
+    let prefix = &measured.prefix;
+    let prefix_tok = measured.prefix_tokens;
+    let brief_tok = measured.brief_tokens();
+    let (total_bytes, total_tokens, total_compacted) = (
+        measured.total_bytes(),
+        measured.total_tokens(),
+        measured.total_compacted(),
+    );
+    let share = |t: usize| measured.share(t);
     let limit = brief.manifest.budget.context_limit;
-    let percent = limit.map(|l| 100.0 * brief_tok as f64 / l.max(1) as f64);
-    let volatile_hits: usize = brief
-        .items
-        .iter()
-        .filter(|i| i.tier == Tier::Static && !i.is_tool())
-        .map(|i| volatile::scan(i.body()).len())
-        .sum();
-    // Whether the provider will cache the prefix at all: only known once a model is set.
-    let cache = brief
-        .manifest
-        .model
-        .as_ref()
-        .map(|m| (m, facts::lookup(&m.provider, &m.name)));
-    let cost = brief.manifest.pricing.as_ref().map(|p| {
-        let turns = 1000.0;
-        let per = |tokens: usize, price: f64| tokens as f64 * price / 1e6;
-        let without = turns * per(brief_tok, p.input_per_mtok);
-        // A prefix under the provider's minimum is never cached: it costs full price.
-        let cacheable = cache
-            .as_ref()
-            .and_then(|(_, f)| f.reaches_minimum(prefix_tok as u64))
-            != Some(false);
-        let with = p.cached_input_per_mtok.filter(|_| cacheable).map(|cached| {
-            let first = per(
-                prefix_tok,
-                p.cache_write_per_mtok.unwrap_or(p.input_per_mtok),
-            );
-            first
-                + (turns - 1.0) * per(prefix_tok, cached)
-                + turns * per(volatile_tok, p.input_per_mtok)
-        });
-        let with = if cacheable { with } else { Some(without) };
-        (without, with)
-    });
+    let percent = measured.context_percent(&brief);
+    let volatile_hits = measured.volatile_hits;
+    let cache = brief.manifest.model.as_ref().zip(measured.cache);
+    let cost = measured.cost.map(|c| (c.without_caching, c.with_caching));
 
     if args.json {
         let items_json: Vec<_> = items
@@ -174,7 +84,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         "ITEM", "TYPE", "TIER", "POLICY", "BYTES", "TOKENS", "COMPACT", "SHARE"
     );
     ui.outln(&ui.paint(&header, Tone::Dim))?;
-    for f in &items {
+    for f in items {
         ui.outln(&format!(
             "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>5.1}%",
             f.item.id,

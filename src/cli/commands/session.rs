@@ -1,0 +1,94 @@
+//! `brief session`: an agent's runtime context in three tiers (seed 000), driven from a
+//! shell. Each subcommand is argument parsing plus one call into `crate::session`.
+
+mod append;
+mod budget;
+mod view;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+
+use crate::cli::Outcome;
+use crate::cli::ui::Ui;
+use crate::error::{Error, Result};
+use crate::session::Session;
+
+/// Run an agent's context as a session: Tier 1 from a brief, Tier 2 an append-only memory
+/// with visible ids, Tier 3 rebuilt on every render; a budget gate before every operation
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: SessionCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    New(append::NewArgs),
+    Append(append::AppendArgs),
+    Render(view::RenderArgs),
+    Status(view::StatusArgs),
+    Log(view::LogArgs),
+    Show(view::ShowArgs),
+    Gate(budget::GateArgs),
+    Purge(budget::PurgeArgs),
+    Tools(view::ToolsArgs),
+}
+
+pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    match args.command {
+        SessionCommand::New(args) => append::new(args, ui),
+        SessionCommand::Append(args) => append::run(args, ui),
+        SessionCommand::Render(args) => view::render(args, ui),
+        SessionCommand::Status(args) => view::status(args, ui),
+        SessionCommand::Log(args) => view::log(args, ui),
+        SessionCommand::Show(args) => view::show(args, ui),
+        SessionCommand::Gate(args) => budget::gate(args, ui),
+        SessionCommand::Purge(args) => budget::purge(args, ui),
+        SessionCommand::Tools(args) => view::tools(args, ui),
+    }
+}
+
+/// Opens a session and shows the brief's warnings.
+fn open(dir: &Path, ui: &Ui) -> Result<Session> {
+    let session = Session::open(dir)?;
+    for warning in &session.brief.warnings {
+        ui.warn(&warning.to_string());
+    }
+    Ok(session)
+}
+
+/// Prints what the session noticed on the way (a torn line cut off, …).
+fn notices(session: &Session, ui: &Ui) {
+    for notice in session.notices.borrow_mut().drain(..) {
+        ui.warn(&notice);
+    }
+}
+
+fn vars(pairs: Vec<(String, String)>) -> BTreeMap<String, String> {
+    pairs.into_iter().collect()
+}
+
+/// `-` reads stdin (once per command); anything else is the text itself.
+fn text_arg(value: String) -> Result<String> {
+    if value != "-" {
+        return Ok(value);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::input(format!("<stdin>: cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|_| Error::input("<stdin>: not UTF-8 text"))
+}
+
+/// A file's text (`-`: stdin), which must be UTF-8.
+pub(super) fn file_text(path: &PathBuf) -> Result<String> {
+    if path.as_os_str() == "-" {
+        return text_arg("-".into());
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+    String::from_utf8(bytes)
+        .map_err(|_| Error::input(format!("{}: not UTF-8 text", path.display())))
+}

@@ -1,0 +1,191 @@
+//! `brief session new` and `brief session append`.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::cli::ui::Ui;
+use crate::cli::{Outcome, parse_var};
+use crate::error::{Error, Result};
+use crate::session::{NewEntry, NewSession, Session};
+
+/// Make a session directory for a brief: session.yaml and an empty log.jsonl
+///
+/// Budget figures default to the brief's `budget.context_limit` (else 128,000), a 4,096
+/// completion reservation, 512 tokens of protocol overhead and a 2,048 safety margin.
+#[derive(Debug, clap::Args)]
+pub struct NewArgs {
+    /// The session directory to make (must not exist, or be empty)
+    pub dir: PathBuf,
+    /// The brief that gives the session its Tier 1 and Tier 3
+    #[arg(long, value_name = "BRIEF")]
+    pub brief: PathBuf,
+    /// A value for a volatile item's `{{KEY}}` (repeatable; render, status, gate and turn
+    /// can override it)
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+    /// The model's context window in tokens
+    #[arg(long, value_name = "N")]
+    pub context_limit: Option<u64>,
+    /// Tokens reserved for the model's answer
+    #[arg(long, value_name = "N")]
+    pub reserve: Option<u64>,
+    /// Tokens of protocol overhead (message framing) per call
+    #[arg(long, value_name = "N")]
+    pub overhead: Option<u64>,
+    /// Tokens of safety margin
+    #[arg(long, value_name = "N")]
+    pub margin: Option<u64>,
+    /// Add the framework's tools to Tier 1: purge, compact_context, web_search_agent,
+    /// fetch_url, delegate_task
+    #[arg(long)]
+    pub framework_tools: bool,
+    /// Print the session's settings as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
+    let session = Session::create(
+        &args.dir,
+        NewSession {
+            brief: args.brief,
+            vars: super::vars(args.vars),
+            context_limit: args.context_limit,
+            reserved_completion_tokens: args.reserve,
+            protocol_overhead_tokens: args.overhead,
+            safety_margin_tokens: args.margin,
+            framework_tools: args.framework_tools,
+        },
+    )?;
+    let c = &session.config;
+    if args.json {
+        ui.json(&json!({
+            "status": "ok",
+            "summary": format!("session {} for brief {}", args.dir.display(), session.brief.manifest.name),
+            "dir": args.dir,
+            "brief": c.brief,
+            "context_limit": c.context_limit,
+            "reserved_completion_tokens": c.reserved_completion_tokens,
+            "protocol_overhead_tokens": c.protocol_overhead_tokens,
+            "safety_margin_tokens": c.safety_margin_tokens,
+            "framework_tools": c.framework_tools,
+        }))?;
+    } else {
+        ui.outln(&format!(
+            "new session {} (brief {}, context limit {}, {} tools in Tier 1)",
+            args.dir.display(),
+            session.brief.manifest.name,
+            c.context_limit,
+            session.tools.len()
+        ))?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Append one entry to Tier 2 and print its visible id
+///
+/// Exactly one of --user, --assistant, --tool-call, --tool-result or --subagent. TEXT
+/// may be `-` to read it from stdin. A tool result must answer a live tool call that has
+/// no result yet. A sub-agent result is validated against the envelope schema and
+/// appended whole.
+#[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("entry").required(true).args(["user", "assistant", "tool_call", "tool_result", "subagent"]))]
+pub struct AppendArgs {
+    /// The session directory
+    pub dir: PathBuf,
+    /// A user message
+    #[arg(long, value_name = "TEXT")]
+    pub user: Option<String>,
+    /// An assistant message
+    #[arg(long, value_name = "TEXT")]
+    pub assistant: Option<String>,
+    /// A tool call by the assistant (with --args)
+    #[arg(long, value_name = "NAME", requires = "args")]
+    pub tool_call: Option<String>,
+    /// The tool call's arguments: a JSON object (or - for stdin)
+    #[arg(long, value_name = "JSON", requires = "tool_call")]
+    pub args: Option<String>,
+    /// A tool result answering TOOL_CALL_ID (with --text or --file)
+    #[arg(long, value_name = "TOOL_CALL_ID")]
+    pub tool_result: Option<String>,
+    /// The tool result's text (or - for stdin)
+    #[arg(
+        long,
+        value_name = "TEXT",
+        conflicts_with = "file",
+        requires = "tool_result"
+    )]
+    pub text: Option<String>,
+    /// The tool result's text from a file
+    #[arg(long, value_name = "PATH", requires = "tool_result")]
+    pub file: Option<PathBuf>,
+    /// A sub-agent's result envelope (a JSON file) answering TOOL_CALL_ID
+    #[arg(long, num_args = 2, value_names = ["TOOL_CALL_ID", "FILE"])]
+    pub subagent: Option<Vec<String>>,
+    /// Print {"status", "summary", "id", "kind", "tokens"}
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn entry(args: &mut AppendArgs) -> Result<NewEntry> {
+    if let Some(text) = args.user.take() {
+        return Ok(NewEntry::User(super::text_arg(text)?));
+    }
+    if let Some(text) = args.assistant.take() {
+        return Ok(NewEntry::Assistant(super::text_arg(text)?));
+    }
+    if let Some(name) = args.tool_call.take() {
+        let raw = super::text_arg(args.args.take().unwrap_or_default())?;
+        let arguments: Value = serde_json::from_str(&raw)
+            .map_err(|e| Error::input(format!("--args is not JSON: {e}")))?;
+        return Ok(NewEntry::ToolCall {
+            name,
+            arguments,
+            call_id: None,
+        });
+    }
+    if let Some(call) = args.tool_result.take() {
+        let (text, source) = match (args.text.take(), args.file.take()) {
+            (Some(text), _) => (super::text_arg(text)?, "text"),
+            (None, Some(path)) => (super::file_text(&path)?, "file"),
+            (None, None) => {
+                return Err(Error::input(
+                    "--tool-result needs --text TEXT or --file PATH",
+                ));
+            }
+        };
+        return Ok(NewEntry::ToolResult {
+            call,
+            text,
+            source: source.into(),
+        });
+    }
+    if let Some(values) = args.subagent.take() {
+        let text = super::file_text(&PathBuf::from(&values[1]))?;
+        return NewEntry::subagent(values[0].clone(), &text);
+    }
+    Err(Error::input(
+        "name what to append: --user, --assistant, --tool-call, --tool-result or --subagent",
+    ))
+}
+
+pub fn run(mut args: AppendArgs, ui: &Ui) -> Result<Outcome> {
+    let session = super::open(&args.dir, ui)?;
+    let new = entry(&mut args)?;
+    let appended = session.append(vec![new]);
+    super::notices(&session, ui);
+    let entry = appended?.remove(0);
+    if args.json {
+        ui.json(&json!({
+            "status": "ok",
+            "summary": format!("appended {} ({} tokens)", entry.id, entry.tokens),
+            "id": entry.id,
+            "kind": entry.kind.as_str(),
+            "tokens": entry.tokens,
+        }))?;
+    } else {
+        ui.outln(&entry.id)?;
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,251 @@
+//! The reading subcommands: `render`, `status`, `log`, `show` and `tools`.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+use serde_json::{Value, json};
+
+use crate::cli::ui::Ui;
+use crate::cli::{Outcome, parse_var};
+use crate::error::{Error, Result};
+use crate::prompt::canonical;
+use crate::prompt::wire::{self, Prompt};
+use crate::session::budget::thousands;
+use crate::session::render::{self, Format};
+use crate::session::{RenderedBody, tools::framework_tools};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RenderFormat {
+    Openai,
+    Anthropic,
+    Text,
+}
+
+/// Print the request body (or text) for the next model call: Tier 1, Tier 2, Tier 3 last
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    /// The session directory
+    pub dir: PathBuf,
+    #[arg(long, value_enum, default_value_t = RenderFormat::Openai)]
+    pub format: RenderFormat,
+    /// Override a volatile item's value for this render (repeatable)
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+}
+
+pub fn render(args: RenderArgs, ui: &Ui) -> Result<Outcome> {
+    let session = super::open(&args.dir, ui)?;
+    let format = match args.format {
+        RenderFormat::Openai => Format::Openai,
+        RenderFormat::Anthropic => Format::Anthropic,
+        RenderFormat::Text => Format::Text,
+    };
+    let rendered = session.render(format, &super::vars(args.vars));
+    super::notices(&session, ui);
+    match rendered?.body {
+        RenderedBody::Json(body) => ui.outln(&canonical::to_string(&body))?,
+        RenderedBody::Text(text) => ui.out(&text)?,
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Print the telemetry line and the figures: tokens per tier, budget, pending operations
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    /// The session directory
+    pub dir: PathBuf,
+    /// Override a volatile item's value (repeatable)
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn status(args: StatusArgs, ui: &Ui) -> Result<Outcome> {
+    let session = super::open(&args.dir, ui)?;
+    let status = session.status(&super::vars(args.vars));
+    super::notices(&session, ui);
+    let status = status?;
+    let f = &status.figures;
+    if args.json {
+        let mut value = json!({"status": "ok", "summary": f.telemetry});
+        if let (Value::Object(map), Value::Object(rest)) = (
+            &mut value,
+            serde_json::to_value(&status).unwrap_or_default(),
+        ) {
+            map.extend(rest);
+            map.insert("level".into(), json!(f.level.as_str()));
+            map.insert("pending_operations".into(), json!(status.pending));
+            map.remove("pending");
+        }
+        ui.json(&value)?;
+        return Ok(Outcome::Ok);
+    }
+    let mut out = format!("{}\n", f.telemetry);
+    if let Some(advice) = f.level.advice() {
+        out.push_str(advice);
+        out.push('\n');
+    }
+    let rows = [
+        ("tier 1 (static)", f.tier1_tokens),
+        ("tier 2 (memory)", f.tier2_tokens),
+        ("tier 3 (volatile)", f.tier3_tokens),
+        ("current context", f.current_context_tokens),
+        ("reserved completion", f.reserved_completion_tokens),
+        ("protocol overhead", f.protocol_overhead_tokens),
+        ("safety margin", f.safety_margin_tokens),
+        ("available for operations", f.available_operation_tokens),
+    ];
+    for (label, n) in rows {
+        out.push_str(&format!("{label:<26}{:>10}\n", thousands(n)));
+    }
+    out.push_str(&format!(
+        "{:<26}{:>10}\n",
+        "live entries",
+        thousands(status.live_entries)
+    ));
+    out.push_str(&format!(
+        "{:<26}{:>10}\n",
+        "pending operations",
+        if status.pending.is_empty() {
+            "none".to_string()
+        } else {
+            status.pending.join(", ")
+        }
+    ));
+    ui.out(&out)?;
+    Ok(Outcome::Ok)
+}
+
+/// List every entry ever appended: id, kind, tokens and state (live, purged, compacted)
+#[derive(Debug, clap::Args)]
+pub struct LogArgs {
+    /// The session directory
+    pub dir: PathBuf,
+    /// Print {"status", "summary", "entries": [{"id", "kind", "tokens", "state"}]}
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
+    let session = super::open(&args.dir, ui)?;
+    let state = session.state();
+    super::notices(&session, ui);
+    let state = state?;
+    let live = state.live.len();
+    let summary = format!(
+        "{} entries, {live} live, {} tokens in Tier 2",
+        state.entries.len(),
+        thousands(state.tier2_tokens)
+    );
+    if args.json {
+        let entries: Vec<Value> = state
+            .entries
+            .iter()
+            .map(|e| json!({"id": e.id, "kind": e.kind.as_str(), "tokens": e.tokens, "state": state.entry_state(&e.id)}))
+            .collect();
+        ui.json(&json!({"status": "ok", "summary": summary, "entries": entries}))?;
+        return Ok(Outcome::Ok);
+    }
+    let mut out = format!("{:<16} {:<12} {:>8}  {}\n", "ID", "KIND", "TOKENS", "STATE");
+    for e in &state.entries {
+        out.push_str(&format!(
+            "{:<16} {:<12} {:>8}  {}\n",
+            e.id,
+            e.kind.as_str(),
+            thousands(e.tokens),
+            state.entry_state(&e.id)
+        ));
+    }
+    out.push_str(&summary);
+    out.push('\n');
+    ui.out(&out)?;
+    Ok(Outcome::Ok)
+}
+
+/// Print one entry, live or not, and the event that removed it from Tier 2
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// The session directory
+    pub dir: PathBuf,
+    /// The entry's visible id (msg_N, tool_call_N, tool_res_N)
+    pub id: String,
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn show(args: ShowArgs, ui: &Ui) -> Result<Outcome> {
+    let session = super::open(&args.dir, ui)?;
+    let state = session.state();
+    super::notices(&session, ui);
+    let state = state?;
+    let entry = state.entry(&args.id).ok_or_else(|| {
+        Error::input(format!("`{}`: no such entry in this session", args.id))
+            .with_hint("`brief session log DIR` lists every entry")
+    })?;
+    let removal = state.removed.get(&args.id);
+    if args.json {
+        ui.json(&json!({
+            "status": "ok",
+            "summary": format!("{} ({}, {})", entry.id, entry.kind.as_str(), state.entry_state(&entry.id)),
+            "entry": entry,
+            "state": state.entry_state(&entry.id),
+            "removed_by": removal,
+        }))?;
+        return Ok(Outcome::Ok);
+    }
+    let mut out = format!(
+        "{}  {}  {} tokens  {}\n",
+        entry.id,
+        entry.kind.as_str(),
+        thousands(entry.tokens),
+        state.entry_state(&entry.id)
+    );
+    if let Some(r) = removal {
+        out.push_str(&format!(
+            "removed by {} at {} (with {})",
+            r.event,
+            r.at,
+            r.ids.join(", ")
+        ));
+        if let Some(by) = &r.replaced_by {
+            out.push_str(&format!("; replaced by {by}"));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&render::entry_line(entry));
+    out.push('\n');
+    ui.out(&out)?;
+    Ok(Outcome::Ok)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolsFormat {
+    Openai,
+    Anthropic,
+}
+
+/// Print the framework's tool definitions (purge, compact_context, web_search_agent,
+/// fetch_url, delegate_task) as a provider's tools array
+#[derive(Debug, clap::Args)]
+pub struct ToolsArgs {
+    #[arg(long, value_enum, default_value_t = ToolsFormat::Openai)]
+    pub format: ToolsFormat,
+}
+
+pub fn tools(args: ToolsArgs, ui: &Ui) -> Result<Outcome> {
+    let prompt = Prompt {
+        tools: framework_tools(),
+        messages: Vec::new(),
+        ..Prompt::default()
+    };
+    let body = match args.format {
+        ToolsFormat::Openai => wire::openai_body(&prompt, None, None),
+        ToolsFormat::Anthropic => wire::anthropic_body(&prompt, None),
+    };
+    ui.outln(&canonical::to_string(&body["tools"]))?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,232 @@
+//! The MCP tools: their names, descriptions and input schemas in one fixed order, and what
+//! each does — a call into the same library code the matching CLI command uses.
+//!
+//! The order never changes between calls or runs: a client puts the tool list near the
+//! start of its prompt, and a list that reorders itself breaks that prompt's cache.
+//! Arguments are checked here; a bad one is a [`ToolError`] with a message the model can
+//! act on, never a panic.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::brief::Brief;
+use crate::ccr::{self, Lookup, Store};
+use crate::clock::format_rfc3339;
+use crate::prompt::compose::{ComposeOptions, compose};
+use crate::prompt::{canonical, wire};
+
+/// A tool call that could not be done, with the reason in words.
+#[derive(Debug)]
+pub struct ToolError(pub String);
+
+impl From<crate::error::Error> for ToolError {
+    fn from(err: crate::error::Error) -> Self {
+        let mut message = err.message;
+        for detail in err.details {
+            message.push_str("\n  ");
+            message.push_str(&detail);
+        }
+        if let Some(hint) = err.hint {
+            message.push_str("\nhint: ");
+            message.push_str(&hint);
+        }
+        ToolError(message)
+    }
+}
+
+pub struct Spec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub schema: Value,
+}
+
+/// Every tool, in the order `tools/list` gives them.
+pub fn specs() -> Vec<Spec> {
+    let mut specs = vec![
+        Spec {
+            name: "retrieve",
+            description: "Get back the original that a CCR marker's hash stands for. Answers \
+                with the original, or says it expired (with the strategy it was stored by) \
+                or was never stored. Hashes are 24 hex characters or the full 64, any case.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "hash": {"type": "string", "description": "The CCR hash, e.g. from a `[ccr:HASH …]` marker"}
+                },
+                "required": ["hash"],
+                "additionalProperties": false
+            }),
+        },
+        Spec {
+            name: "compose",
+            description: "Compose a brief (a directory with brief.yaml) into its system \
+                prompt, or into an OpenAI or Anthropic request body; reports the stable \
+                prefix hash.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "brief": {"type": "string", "description": "Path of the brief directory (or its brief.yaml)"},
+                    "vars": {
+                        "type": "object",
+                        "additionalProperties": {"type": "string"},
+                        "description": "Values for {{KEY}} placeholders in volatile items"
+                    },
+                    "format": {"type": "string", "enum": ["text", "openai", "anthropic"], "default": "text"}
+                },
+                "required": ["brief"],
+                "additionalProperties": false
+            }),
+        },
+        Spec {
+            name: "guard",
+            description: "Check that every fact of an original text (prices, numbers, dates, \
+                URLs, e-mail addresses, placeholders, code) survives in a rewrite; lists \
+                what was dropped and what was introduced.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "original": {"type": "string"},
+                    "proposal": {"type": "string"}
+                },
+                "required": ["original", "proposal"],
+                "additionalProperties": false
+            }),
+        },
+    ];
+    specs.extend(super::session_tools::specs());
+    specs
+}
+
+/// Runs one tool. `Err` is a tool error (bad arguments or a failure the caller can fix).
+pub fn call(name: &str, arguments: Value) -> Result<Value, ToolError> {
+    match name {
+        "retrieve" => retrieve(args(arguments)?),
+        "compose" => compose_tool(args(arguments)?),
+        "guard" => guard(args(arguments)?),
+        other => super::session_tools::call(other, arguments),
+    }
+}
+
+/// Reads a tool's arguments into its typed form; unknown or missing fields are named.
+pub fn args<T: for<'de> Deserialize<'de>>(arguments: Value) -> Result<T, ToolError> {
+    let arguments = if arguments.is_null() {
+        json!({})
+    } else {
+        arguments
+    };
+    serde_json::from_value(arguments).map_err(|e| ToolError(format!("bad arguments: {e}")))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RetrieveArgs {
+    hash: String,
+}
+
+fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
+    let query = ccr::parse_hash(&a.hash)?;
+    let path = ccr::path::resolve(None)?;
+    let lookup = match Store::open_existing(&path)? {
+        Some(store) => store.get(&query)?,
+        None => Lookup::Unknown,
+    };
+    Ok(match lookup {
+        Lookup::Found(entry) => {
+            let original = String::from_utf8_lossy(&entry.original).into_owned();
+            json!({
+                "status": "found",
+                "summary": format!("ccr:{} found: {} bytes ({})", entry.hash, entry.original_bytes, entry.strategy),
+                "hash": entry.hash,
+                "strategy": entry.strategy,
+                "source": entry.source,
+                "expires": format_rfc3339(entry.expires_ms),
+                "original": original,
+            })
+        }
+        Lookup::Expired(tomb) => json!({
+            "status": "expired",
+            "summary": format!(
+                "ccr:{} expired at {}; it was stored by strategy {} from {}",
+                tomb.hash, format_rfc3339(tomb.expires_ms), tomb.strategy, tomb.source
+            ),
+            "hash": tomb.hash,
+            "strategy": tomb.strategy,
+            "source": tomb.source,
+            "expired_at": format_rfc3339(tomb.expires_ms),
+            "advice": "do not retry this hash: regenerate the digest or re-read the source it came from",
+        }),
+        Lookup::Unknown => json!({
+            "status": "unknown",
+            "summary": format!("ccr:{} was never stored here", query.key),
+            "hash": query.key,
+            "advice": "check the hash against the marker; re-read the source if it is not in this store",
+        }),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ComposeArgs {
+    brief: PathBuf,
+    #[serde(default)]
+    vars: BTreeMap<String, String>,
+    #[serde(default)]
+    format: Option<String>,
+}
+
+fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
+    let format = a.format.as_deref().unwrap_or("text");
+    if !matches!(format, "text" | "openai" | "anthropic") {
+        return Err(ToolError(format!(
+            "bad arguments: format `{format}` is not one of text, openai, anthropic"
+        )));
+    }
+    let brief = Brief::load(&a.brief)?;
+    let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
+    let model_for = |provider: &str| {
+        brief
+            .manifest
+            .model
+            .as_ref()
+            .filter(|m| m.provider == provider)
+            .map(|m| m.name.as_str())
+    };
+    let output = match format {
+        "openai" => canonical::to_string(&wire::openai_body(
+            &composed.prompt,
+            model_for("openai"),
+            None,
+        )),
+        "anthropic" => canonical::to_string(&wire::anthropic_body(
+            &composed.prompt,
+            model_for("anthropic"),
+        )),
+        _ => composed.prompt.system_text(),
+    };
+    Ok(json!({
+        "status": "ok",
+        "summary": format!(
+            "{} composed as {format}: {} bytes, stable prefix {}",
+            brief.manifest.name, output.len(), composed.hashes.prefix
+        ),
+        "format": format,
+        "prefix_hash": composed.hashes.prefix,
+        "unused_vars": composed.unused_vars,
+        "output": output,
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuardArgs {
+    original: String,
+    proposal: String,
+}
+
+fn guard(a: GuardArgs) -> Result<Value, ToolError> {
+    let report = crate::guard::check(&a.original, &a.proposal);
+    Ok(crate::guard::to_json(&report))
+}

@@ -1,0 +1,62 @@
+//! The sub-agent result envelope and the compacted state: the two JSON documents a
+//! session takes from a model, each checked against its schema in `schemas/`.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::schema::{self, Violation};
+
+pub const ENVELOPE_SCHEMA: &str = include_str!("../../schemas/subagent-envelope.schema.json");
+pub const COMPACTED_STATE_SCHEMA: &str = include_str!("../../schemas/compacted-state.schema.json");
+
+fn parsed(text: &'static str, cell: &'static OnceLock<Value>) -> &'static Value {
+    cell.get_or_init(|| serde_json::from_str(text).expect("the bundled schema is JSON"))
+}
+
+pub fn envelope_schema() -> &'static Value {
+    static CELL: OnceLock<Value> = OnceLock::new();
+    parsed(ENVELOPE_SCHEMA, &CELL)
+}
+
+pub fn compacted_state_schema() -> &'static Value {
+    static CELL: OnceLock<Value> = OnceLock::new();
+    parsed(COMPACTED_STATE_SCHEMA, &CELL)
+}
+
+/// Every way `value` is not a valid sub-agent result envelope.
+pub fn validate(value: &Value) -> Vec<Violation> {
+    schema::validate(envelope_schema(), value)
+}
+
+/// Every way `value` is not a valid `CompactedState`.
+pub fn validate_compacted_state(value: &Value) -> Vec<Violation> {
+    schema::validate(compacted_state_schema(), value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_bundled_schemas_use_only_what_the_validator_implements() {
+        assert!(schema::unsupported(envelope_schema()).is_empty());
+        assert!(schema::unsupported(compacted_state_schema()).is_empty());
+    }
+
+    #[test]
+    fn the_minimal_envelope_and_extensions_pass_and_a_bad_confidence_is_pointed_at() {
+        assert!(validate(&json!({"status": "completed", "summary": "ok"})).is_empty());
+        assert!(
+            validate(
+                &json!({"status": "completed", "summary": "ok", "sources": ["u"], "tests_run": 3})
+            )
+            .is_empty()
+        );
+        let got =
+            validate(&json!({"summary": "", "findings": [{"finding": "x", "confidence": "sure"}]}));
+        let pointers: Vec<&str> = got.iter().map(|v| v.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/status", "/summary", "/findings/0/confidence"]);
+    }
+}

@@ -1,0 +1,320 @@
+//! The session's event log, `log.jsonl`: the one source of truth of a session.
+//!
+//! One JSON object per line, only ever appended, each append written in one `write` and
+//! fsynced before it is acknowledged, under an exclusive lock on `.lock` so that many
+//! processes can append at once without interleaving and without two entries sharing an
+//! id. Purges, compactions and gate decisions are events too: nothing is rewritten.
+//!
+//! A crash can leave an unacknowledged, unfinished last line. Readers skip it with a
+//! warning; the next writer cuts it off before appending (it was never acknowledged, so
+//! nothing that anyone was told about is lost). Any other unreadable line is damage,
+//! reported with its line number (exit 2).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+pub const LOG_FILE: &str = "log.jsonl";
+pub const LOCK_FILE: &str = ".lock";
+
+/// What an entry of Tier 2 is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    User,
+    Assistant,
+    ToolCall,
+    ToolResult,
+    /// A purge's summary, standing where the first purged entry stood.
+    Summary,
+    /// A compaction's `CompactedState` JSON.
+    State,
+    /// A compaction's resume instruction.
+    Resume,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::User => "user",
+            Kind::Assistant => "assistant",
+            Kind::ToolCall => "tool_call",
+            Kind::ToolResult => "tool_result",
+            Kind::Summary => "summary",
+            Kind::State => "state",
+            Kind::Resume => "resume",
+        }
+    }
+
+    /// The visible id's prefix: `msg`, `tool_call` or `tool_res`.
+    pub fn id_prefix(self) -> &'static str {
+        match self {
+            Kind::ToolCall => "tool_call",
+            Kind::ToolResult => "tool_res",
+            _ => "msg",
+        }
+    }
+}
+
+/// One Tier 2 entry as stored; its token count is taken once, when it is appended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub id: String,
+    pub kind: Kind,
+    /// The text (a tool call: the canonical JSON of its arguments).
+    pub text: String,
+    /// Tokens of the entry as the model sees it (with its visible id), brief's tokenizer.
+    pub tokens: u64,
+    /// A tool call's tool name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A tool result: the `tool_call_N` it answers. A tool call: the provider's own call
+    /// id, when the call came from a model answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// Entries appended together from one model answer share a group (the first id), so
+    /// a render can put them in one assistant message, as the provider sent them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Where a tool result's text came from: `text`, `file` or `subagent` (a validated
+    /// envelope).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl Entry {
+    /// The tool call's arguments as JSON (an object).
+    pub fn arguments(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or(Value::Object(Default::default()))
+    }
+}
+
+/// A budget-gate decision about one operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateRecord {
+    pub op: String,
+    pub kind: String,
+    pub estimate: u64,
+    pub high_volume: bool,
+    /// `ok` or `blocked`.
+    pub outcome: String,
+    /// The estimate as the gate took it (conservative from 90% for tools and sub-agents).
+    pub effective_estimate: u64,
+    pub current_context_tokens: u64,
+    pub available_operation_tokens: u64,
+}
+
+/// One line of `log.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// New Tier 2 entries, in order.
+    Append { at: String, entries: Vec<Entry> },
+    /// Entries leave Tier 2; an optional summary takes the first one's place.
+    Purge {
+        at: String,
+        ids: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<Entry>,
+        /// Where the originals are also kept, when a CCR store was available.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ccr: Option<String>,
+    },
+    /// All of Tier 2 leaves; the state and the resume instruction become the new Tier 2.
+    Compact {
+        at: String,
+        ids: Vec<String>,
+        state: Entry,
+        resume: Entry,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ccr: Option<String>,
+    },
+    /// A gate decision (a new operation, or a pending one checked again).
+    Gate {
+        at: String,
+        #[serde(flatten)]
+        record: GateRecord,
+    },
+}
+
+/// The log's lines, read and checked.
+#[derive(Debug, Default)]
+pub struct LogContents {
+    pub events: Vec<Event>,
+    /// A torn last line was skipped.
+    pub torn: bool,
+    /// Bytes up to the end of the last complete line.
+    pub complete_len: u64,
+}
+
+/// Reads and parses the whole log. A torn last line is skipped (`torn`); any other line
+/// that is not a valid event is an input error naming its line.
+pub fn read(path: &Path) -> Result<LogContents> {
+    refuse_link(path)?;
+    let bytes = fs::read(path).map_err(|e| Error::io(path, &e))?;
+    parse(path, &bytes)
+}
+
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<LogContents> {
+    let mut out = LogContents::default();
+    let mut damage = Vec::new();
+    let mut start = 0usize;
+    let mut line_no = 0usize;
+    while start < bytes.len() {
+        line_no += 1;
+        let end = match bytes[start..].iter().position(|&b| b == b'\n') {
+            Some(n) => start + n,
+            None => {
+                out.torn = true;
+                break;
+            }
+        };
+        let line = &bytes[start..end];
+        start = end + 1;
+        out.complete_len = start as u64;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            damage.push(format!("{}:{line_no}: an empty line", path.display()));
+            continue;
+        }
+        match serde_json::from_slice::<Event>(line) {
+            Ok(event) => out.events.push(event),
+            Err(err) => damage.push(format!("{}:{line_no}: {err}", path.display())),
+        }
+    }
+    if !damage.is_empty() {
+        let n = damage.len();
+        return Err(Error::input(format!(
+            "{}: {n} damaged line{} in the session log",
+            path.display(),
+            if n == 1 { "" } else { "s" }
+        ))
+        .with_details(damage)
+        .with_hint("the log is append-only and written by brief alone; restore it from a backup"));
+    }
+    Ok(out)
+}
+
+/// Nothing in a session is read or written through a symbolic link.
+pub fn refuse_link(path: &Path) -> Result<()> {
+    if let Ok(meta) = fs::symlink_metadata(path)
+        && meta.file_type().is_symlink()
+    {
+        return Err(Error::input(format!(
+            "{}: a symbolic link; session files are never read or written through links",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The session's exclusive writer lock, held while an event is decided and appended.
+/// Writers wait for each other (appends from many processes all land); the OS releases
+/// the lock when a process dies.
+#[derive(Debug)]
+pub struct Locked {
+    _lock: File,
+    pub log_path: PathBuf,
+}
+
+impl Locked {
+    pub fn acquire(dir: &Path) -> Result<Locked> {
+        let lock_path = dir.join(LOCK_FILE);
+        refuse_link(&lock_path)?;
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| Error::io(&lock_path, &e))?;
+        lock.lock().map_err(|e| Error::io(&lock_path, &e))?;
+        Ok(Locked {
+            _lock: lock,
+            log_path: dir.join(LOG_FILE),
+        })
+    }
+
+    /// Cuts off an unfinished last line (never acknowledged) so the next event starts on
+    /// a line of its own. Returns whether there was one.
+    pub fn cut_torn_tail(&self, complete_len: u64) -> Result<bool> {
+        let path = &self.log_path;
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(path, &e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, &e))?.len();
+        if len == complete_len {
+            return Ok(false);
+        }
+        file.set_len(complete_len)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io(path, &e))?;
+        Ok(true)
+    }
+
+    /// Appends events, each one line, in one write, then fsyncs: when this returns, they
+    /// survive a crash. Returns the log's new length.
+    pub fn append(&self, events: &[Event]) -> Result<u64> {
+        let path = &self.log_path;
+        let mut bytes = Vec::new();
+        for event in events {
+            serde_json::to_writer(&mut bytes, event)
+                .map_err(|e| Error::input(format!("cannot encode a session event: {e}")))?;
+            bytes.push(b'\n');
+        }
+        crate::session::fault::hit("before-append");
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(path, &e))?;
+        if crate::session::fault::active("torn-append") {
+            let half = bytes.len() / 2;
+            let _ = file.write_all(&bytes[..half]);
+            let _ = file.sync_all();
+            std::process::abort();
+        }
+        file.write_all(&bytes)
+            .and_then(|()| file.sync_data())
+            .map_err(|e| Error::io(path, &e))?;
+        crate::session::fault::hit("after-append");
+        file.seek(SeekFrom::End(0)).map_err(|e| Error::io(path, &e))
+    }
+}
+
+/// The last bytes of the log, to tell whether a cache written at some length still
+/// describes it.
+pub fn tail_mark(path: &Path, len: u64) -> Option<String> {
+    let mut file = File::open(path).ok()?;
+    let from = len.saturating_sub(256);
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut buf = vec![0u8; (len - from) as usize];
+    file.read_exact(&mut buf).ok()?;
+    Some(crate::prompt::canonical::sha256_hex(&buf)[..16].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_last_line_is_skipped_but_damage_elsewhere_names_its_line() {
+        let good = r#"{"event":"append","at":"t","entries":[]}"#;
+        let bytes = format!("{good}\n{{\"event\":\"app");
+        let read = parse(Path::new("log.jsonl"), bytes.as_bytes()).unwrap();
+        assert!(read.torn);
+        assert_eq!(read.events.len(), 1);
+        assert_eq!(read.complete_len as usize, good.len() + 1);
+        let bytes = format!("{good}\nnot json\n{good}\n");
+        let err = parse(Path::new("log.jsonl"), bytes.as_bytes()).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            err.details[0].starts_with("log.jsonl:2:"),
+            "{:?}",
+            err.details
+        );
+    }
+}

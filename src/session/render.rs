@@ -1,0 +1,231 @@
+//! Rendering a session for the next model call: Tier 1, then Tier 2, then Tier 3 as the
+//! last message, in OpenAI's or Anthropic's request body or as plain text.
+//!
+//! Every Tier 2 entry becomes the same bytes in every render (its visible id first, its
+//! text as stored), and entries are only ever added after it, so when only Tier 2 grew
+//! the previous render's Tier 1 and Tier 2 are a byte-identical prefix of the new one.
+//! Anthropic's second cache breakpoint sits on the last Tier 2 block and moves as Tier 2
+//! grows; `brief align` leaves `cache_control` out of the conversation comparison, as the
+//! provider's cache does.
+
+use serde_json::{Map, Value, json};
+
+use super::log::{Entry, Kind};
+use crate::prompt::wire::{self, Prompt, ToolDef};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Openai,
+    Anthropic,
+    Text,
+}
+
+/// The text of an entry as the model reads it, its visible id first.
+pub fn entry_text(entry: &Entry) -> String {
+    match entry.kind {
+        Kind::ToolCall => format!(
+            "[{}] {} {}",
+            entry.id,
+            entry.name.as_deref().unwrap_or(""),
+            entry.text
+        ),
+        Kind::Summary => format!("[{}] Summary: {}", entry.id, entry.text),
+        _ => format!("[{}] {}", entry.id, entry.text),
+    }
+}
+
+/// The line `brief session render --format text` shows, in the seed's stream notation.
+pub fn entry_line(entry: &Entry) -> String {
+    match entry.kind {
+        Kind::User => format!("[{}] User: {}", entry.id, entry.text),
+        Kind::Assistant => format!("[{}] AI: {}", entry.id, entry.text),
+        Kind::ToolCall => format!(
+            "[{}] AI -> {}: {}",
+            entry.id,
+            entry.name.as_deref().unwrap_or(""),
+            entry.text
+        ),
+        Kind::ToolResult => format!(
+            "[{}] System ({}): {}",
+            entry.id,
+            entry.call.as_deref().unwrap_or(""),
+            entry.text
+        ),
+        Kind::Summary => format!("[{}] Summary: {}", entry.id, entry.text),
+        Kind::State => format!("[{}] Compacted state: {}", entry.id, entry.text),
+        Kind::Resume => format!("[{}] Resume: {}", entry.id, entry.text),
+    }
+}
+
+/// Tier 2 entries grouped into messages: consecutive entries of one model answer (one
+/// `group`) form one assistant message; every other entry is a message of its own.
+fn messages<'a>(tier2: &[&'a Entry]) -> Vec<Vec<&'a Entry>> {
+    let mut out: Vec<Vec<&Entry>> = Vec::new();
+    for entry in tier2 {
+        let joins = matches!(
+            (out.last().and_then(|m| m.last()), &entry.group),
+            (Some(last), Some(group)) if last.group.as_ref() == Some(group)
+        );
+        if joins {
+            out.last_mut().expect("checked").push(entry);
+        } else {
+            out.push(vec![entry]);
+        }
+    }
+    out
+}
+
+fn is_assistant(entry: &Entry) -> bool {
+    matches!(entry.kind, Kind::Assistant | Kind::ToolCall)
+}
+
+fn openai_messages(group: &[&Entry]) -> Vec<Value> {
+    let first = group[0];
+    if first.kind == Kind::ToolResult {
+        return vec![json!({
+            "role": "tool",
+            "tool_call_id": first.call.as_deref().unwrap_or(""),
+            "content": entry_text(first),
+        })];
+    }
+    if !is_assistant(first) {
+        return vec![json!({"role": "user", "content": entry_text(first)})];
+    }
+    let text: Vec<String> = group
+        .iter()
+        .filter(|e| e.kind == Kind::Assistant)
+        .map(|e| entry_text(e))
+        .collect();
+    let calls: Vec<Value> = group
+        .iter()
+        .filter(|e| e.kind == Kind::ToolCall)
+        .map(|e| {
+            json!({
+                "id": e.id,
+                "type": "function",
+                "function": {"name": e.name.as_deref().unwrap_or(""), "arguments": e.text},
+            })
+        })
+        .collect();
+    let mut message = Map::new();
+    message.insert("role".into(), json!("assistant"));
+    message.insert(
+        "content".into(),
+        if text.is_empty() {
+            Value::Null
+        } else {
+            json!(text.join("\n"))
+        },
+    );
+    if !calls.is_empty() {
+        message.insert("tool_calls".into(), Value::Array(calls));
+    }
+    vec![Value::Object(message)]
+}
+
+fn anthropic_message(group: &[&Entry]) -> Value {
+    let first = group[0];
+    let role = if is_assistant(first) {
+        "assistant"
+    } else {
+        "user"
+    };
+    let blocks: Vec<Value> = group
+        .iter()
+        .map(|e| match e.kind {
+            Kind::ToolCall => json!({
+                "type": "tool_use",
+                "id": e.id,
+                "name": e.name.as_deref().unwrap_or(""),
+                "input": e.arguments(),
+            }),
+            Kind::ToolResult => json!({
+                "type": "tool_result",
+                "tool_use_id": e.call.as_deref().unwrap_or(""),
+                "content": entry_text(e),
+            }),
+            _ => json!({"type": "text", "text": entry_text(e)}),
+        })
+        .collect();
+    json!({"role": role, "content": blocks})
+}
+
+/// What a render is made of.
+pub struct Parts<'a> {
+    pub static_system: &'a str,
+    pub tools: &'a [ToolDef],
+    pub tier2: Vec<&'a Entry>,
+    pub tier3: &'a str,
+    pub model: Option<&'a str>,
+}
+
+fn tier1_prompt(parts: &Parts) -> Prompt {
+    Prompt {
+        static_system: parts.static_system.to_string(),
+        volatile_system: None,
+        tools: parts.tools.to_vec(),
+        messages: Vec::new(),
+    }
+}
+
+pub fn openai(parts: &Parts) -> Value {
+    let mut body = wire::openai_body(&tier1_prompt(parts), parts.model, None);
+    let messages = body["messages"]
+        .as_array_mut()
+        .expect("wire makes an array");
+    for group in messages_of(parts) {
+        messages.extend(openai_messages(&group));
+    }
+    messages.push(json!({"role": "user", "content": parts.tier3}));
+    body
+}
+
+fn messages_of<'a>(parts: &Parts<'a>) -> Vec<Vec<&'a Entry>> {
+    messages(&parts.tier2)
+}
+
+pub fn anthropic(parts: &Parts) -> Value {
+    let mut body = wire::anthropic_body(&tier1_prompt(parts), parts.model);
+    if parts.static_system.is_empty()
+        && let Some(last) = body
+            .get_mut("tools")
+            .and_then(Value::as_array_mut)
+            .and_then(|t| t.last_mut())
+    {
+        last["cache_control"] = json!({"type": "ephemeral"});
+    }
+    let mut messages: Vec<Value> = messages_of(parts)
+        .iter()
+        .map(|group| anthropic_message(group))
+        .collect();
+    if let Some(block) = messages
+        .last_mut()
+        .and_then(|m| m["content"].as_array_mut())
+        .and_then(|blocks| blocks.last_mut())
+    {
+        block["cache_control"] = json!({"type": "ephemeral"});
+    }
+    messages.push(json!({"role": "user", "content": [{"type": "text", "text": parts.tier3}]}));
+    body["messages"] = Value::Array(messages);
+    body
+}
+
+pub fn text(parts: &Parts) -> String {
+    let mut out = String::from("=== Tier 1: static ===\n");
+    if !parts.static_system.is_empty() {
+        out.push_str(parts.static_system);
+        out.push('\n');
+    }
+    for tool in parts.tools {
+        out.push_str(&format!("tool {}: {}\n", tool.name, tool.description));
+    }
+    out.push_str("\n=== Tier 2: memory ===\n");
+    for entry in &parts.tier2 {
+        out.push_str(&entry_line(entry));
+        out.push('\n');
+    }
+    out.push_str("\n=== Tier 3: volatile ===\n");
+    out.push_str(parts.tier3);
+    out.push('\n');
+    out
+}

@@ -1,0 +1,258 @@
+//! Paths under a brief, opened so that nothing outside it is read or written.
+//!
+//! A brief arrives in pull requests, so any file or directory in it may be a symbolic link
+//! planted to send a write (or a read, or a delete) elsewhere, or a FIFO planted to hang a
+//! reader. The rule is the loader's rule for items: a path is used only when it resolves
+//! inside the brief directory; directories are created one level at a time, never through
+//! a link that leaves the brief; anything that is not a regular file is refused before it
+//! is opened; files are opened without following a final link.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Refuses `path` unless, with every link resolved, it is inside `brief_dir`. A path
+/// that does not exist yet is judged by its parent.
+pub fn check_inside(brief_dir: &Path, path: &Path) -> Result<()> {
+    let root = fs::canonicalize(brief_dir).map_err(|e| Error::io(brief_dir, &e))?;
+    let real = match fs::canonicalize(path) {
+        Ok(real) => real,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                return Err(Error::io(path, &e));
+            };
+            match fs::symlink_metadata(path) {
+                // A dangling link: where it points is outside anything we can check.
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(outside(path, "a link to nothing"));
+                }
+                _ => {}
+            }
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            fs::canonicalize(parent)
+                .map_err(|e| Error::io(parent, &e))?
+                .join(name)
+        }
+        Err(e) => return Err(Error::io(path, &e)),
+    };
+    if real.starts_with(&root) {
+        Ok(())
+    } else {
+        Err(outside(path, &real.display().to_string()))
+    }
+}
+
+fn outside(path: &Path, target: &str) -> Error {
+    Error::input(format!(
+        "{}: points outside the brief directory (to {target}); brief reads and writes only inside the brief",
+        path.display()
+    ))
+    .with_hint("replace the link with a real file or directory inside the brief")
+}
+
+/// Creates `dir` (under `brief_dir`) and any missing parents one level at a time, so no
+/// level is created through a link that leaves the brief.
+pub fn create_dir(brief_dir: &Path, dir: &Path) -> Result<()> {
+    let relative = dir.strip_prefix(brief_dir).map_err(|_| {
+        Error::input(format!(
+            "{}: not under the brief directory {}",
+            dir.display(),
+            brief_dir.display()
+        ))
+    })?;
+    let mut current = brief_dir.to_path_buf();
+    for part in relative.components() {
+        let Component::Normal(part) = part else {
+            return Err(Error::input(format!(
+                "{}: not a plain path under the brief",
+                dir.display()
+            )));
+        };
+        current.push(part);
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(meta) if meta.file_type().is_symlink() => {
+                check_inside(brief_dir, &current)?;
+                if !current.is_dir() {
+                    return Err(not_a_dir(&current));
+                }
+            }
+            Ok(_) => return Err(not_a_dir(&current)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match fs::create_dir(&current) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    check_inside(brief_dir, &current)?;
+                }
+                Err(e) => return Err(Error::io(&current, &e)),
+            },
+            Err(e) => return Err(Error::io(&current, &e)),
+        }
+    }
+    Ok(())
+}
+
+fn not_a_dir(path: &Path) -> Error {
+    Error::input(format!("{}: not a directory", path.display()))
+}
+
+/// Refuses anything but a regular file (a FIFO would hang the reader, a device could
+/// be endless), following links only as far as `check_inside` allows.
+pub fn check_regular(path: &Path) -> Result<()> {
+    let meta = fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    Err(Error::input(format!(
+        "{}: {what}, not a regular file; refused without opening it",
+        path.display()
+    )))
+}
+
+/// Reads a file under `brief_dir` as text: inside the brief, a regular file, at most
+/// `max` bytes.
+pub fn read_text(brief_dir: &Path, path: &Path, max: u64) -> Result<String> {
+    check_inside(brief_dir, path)?;
+    let real = fs::canonicalize(path).map_err(|e| Error::io(path, &e))?;
+    check_regular(&real)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&real)
+        .map_err(|e| Error::io(path, &e))?;
+    // Checked again on the open file: the path could have been swapped meanwhile.
+    if !file.metadata().map_err(|e| Error::io(path, &e))?.is_file() {
+        return Err(check_regular(path)
+            .err()
+            .unwrap_or_else(|| Error::input(format!("{}: not a regular file", path.display()))));
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, &e))?;
+    if bytes.len() as u64 > max {
+        return Err(Error::input(format!(
+            "{}: larger than {max} bytes; refused",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::input(format!(
+            "{}: not valid UTF-8 (at byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Opens (creating it) a file without following a link at its last component: for the
+/// writer lock, which a planted dangling link would otherwise create outside the brief.
+pub fn open_no_follow(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .mode(0o644)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                Error::input(format!(
+                    "{}: a symbolic link; refused (brief never follows a link here)",
+                    path.display()
+                ))
+                .with_hint("delete the link; brief creates this file itself")
+            } else {
+                Error::io(path, &e)
+            }
+        })
+}
+
+/// A temporary file's name for `target`: hidden, unpredictable (so nobody can plant a
+/// link under it in advance), recognisable by [`is_temporary`].
+pub fn temporary_name(target: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let local = 0u8;
+    let seed = format!(
+        "{target}/{nanos}/{}/{}/{:p}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        &local
+    );
+    let hash = crate::prompt::canonical::sha256_hex(seed.as_bytes());
+    format!(".{target}.tmp-{}", &hash[..20])
+}
+
+/// A name [`temporary_name`] (or an older brief, `.<name>.tmp-<pid>`) made.
+pub fn is_temporary(name: &str) -> bool {
+    name.starts_with('.')
+        && name.rsplit_once(".tmp-").is_some_and(|(_, tail)| {
+            !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_hexdigit())
+        })
+}
+
+/// Removes temporary files a killed writer left behind in `dirs` (never following a
+/// link to a directory). The caller holds the writer lock, so no live writer owns them.
+/// Returns the paths removed.
+pub fn remove_orphans(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    for dir in dirs {
+        let is_real_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+        let Ok(entries) = fs::read_dir(dir)
+            .map_err(|_| ())
+            .and_then(|e| if is_real_dir { Ok(e) } else { Err(()) })
+        else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if is_temporary(name)
+                && entry.file_type().is_ok_and(|t| !t.is_dir())
+                && fs::remove_file(entry.path()).is_ok()
+            {
+                removed.push(entry.path());
+            }
+        }
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_unpredictable_and_recognised() {
+        let a = temporary_name("0001.md");
+        let b = temporary_name("0001.md");
+        assert_ne!(a, b);
+        assert!(is_temporary(&a), "{a}");
+        assert!(is_temporary(".x.md.tmp-4242"));
+        assert!(!is_temporary("0001.md"));
+        assert!(!is_temporary(".hidden"));
+        assert!(!is_temporary(".x.tmp-notes"));
+    }
+}

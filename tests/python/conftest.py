@@ -1,0 +1,152 @@
+"""Fixtures for the official-client tests: the real `brief` binary, a provider upstream on
+loopback speaking both wire formats, and a running `brief proxy` in front of it."""
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+OPENAI_USAGE = {
+    "prompt_tokens": 2048,
+    "completion_tokens": 5,
+    "total_tokens": 2053,
+    "prompt_tokens_details": {"cached_tokens": 1920},
+}
+ANTHROPIC_USAGE = {
+    "input_tokens": 12,
+    "cache_creation_input_tokens": 100,
+    "cache_read_input_tokens": 1936,
+    "output_tokens": 5,
+}
+
+
+def brief_bin():
+    return os.environ.get("BRIEF_BIN", str(ROOT / "target" / "debug" / "brief"))
+
+
+def openai_chunks(model):
+    base = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": model}
+    for piece in ["Hel", "lo ", "there"]:
+        yield dict(base, choices=[{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
+    yield dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])
+    yield dict(base, choices=[], usage=OPENAI_USAGE)
+
+
+def anthropic_events(model):
+    message = {"id": "m1", "type": "message", "role": "assistant", "model": model, "content": [],
+               "stop_reason": None, "stop_sequence": None,
+               "usage": dict(ANTHROPIC_USAGE, output_tokens=1)}
+    yield "message_start", {"type": "message_start", "message": message}
+    yield "content_block_start", {"type": "content_block_start", "index": 0,
+                                  "content_block": {"type": "text", "text": ""}}
+    for piece in ["Hel", "lo ", "there"]:
+        yield "content_block_delta", {"type": "content_block_delta", "index": 0,
+                                      "delta": {"type": "text_delta", "text": piece}}
+    yield "content_block_stop", {"type": "content_block_stop", "index": 0}
+    yield "message_delta", {"type": "message_delta",
+                             "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                             "usage": {"output_tokens": 5}}
+    yield "message_stop", {"type": "message_stop"}
+
+
+class Upstream(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    requests = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        Upstream.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        request = json.loads(body)
+        model = request.get("model", "m")
+        anthropic = self.path.endswith("/messages")
+        if request.get("stream"):
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            if anthropic:
+                frames = [f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                          for name, data in anthropic_events(model)]
+            else:
+                frames = [f"data: {json.dumps(c)}\n\n" for c in openai_chunks(model)]
+                frames.append("data: [DONE]\n\n")
+            for frame in frames:
+                data = frame.encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        if anthropic:
+            answer = {"id": "m1", "type": "message", "role": "assistant", "model": model,
+                      "content": [{"type": "text", "text": "Hello there"}],
+                      "stop_reason": "end_turn", "stop_sequence": None, "usage": ANTHROPIC_USAGE}
+        else:
+            answer = {"id": "c1", "object": "chat.completion", "created": 1, "model": model,
+                      "choices": [{"index": 0, "finish_reason": "stop",
+                                   "message": {"role": "assistant", "content": "Hello there"}}],
+                      "usage": OPENAI_USAGE}
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def upstream():
+    Upstream.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", Upstream.requests
+    server.shutdown()
+
+
+class Proxy:
+    def __init__(self, upstream_url, ledger):
+        self.ledger = ledger
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")}
+        self.process = subprocess.Popen(
+            [brief_bin(), "--color", "never", "proxy", "--listen", "127.0.0.1:0",
+             "--openai-upstream", f"{upstream_url}/v1", "--anthropic-upstream", upstream_url,
+             "--ledger", str(ledger)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        self.url = self.process.stdout.readline().strip()
+        assert self.url.startswith("http://127.0.0.1:"), self.url
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=20)
+        stderr = self.process.stderr.read()
+        return code, stderr
+
+    def rows(self, expected=0):
+        """The ledger rows; waits (bounded) until there are `expected` of them, since a
+        row is written just after its answer's last byte went out."""
+        for _ in range(200):
+            lines = self.ledger.read_text().splitlines() if self.ledger.exists() else []
+            if len(lines) >= expected:
+                break
+            time.sleep(0.01)
+        return [json.loads(line) for line in lines]
+
+
+@pytest.fixture
+def proxy(upstream, tmp_path):
+    running = Proxy(upstream[0], tmp_path / "usage.jsonl")
+    yield running
+    if running.process.poll() is None:
+        running.stop()

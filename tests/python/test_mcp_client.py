@@ -1,0 +1,111 @@
+"""The official MCP Python SDK lists and calls every tool of `brief mcp` over stdio."""
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from conftest import ROOT, brief_bin
+
+# The fixed order clients cache their prompt with; it is part of the contract.
+TOOLS = ["retrieve", "compose", "guard", "session_status", "gate", "purge", "compact_context"]
+SESSION_TOOLS = TOOLS[3:]
+
+
+def server(tmp_path):
+    env = dict(os.environ, BRIEF_CCR_PATH=str(tmp_path / "ccr.sqlite"),
+               BRIEF_LEDGER=str(tmp_path / "usage.jsonl"))
+    return StdioServerParameters(command=brief_bin(), args=["mcp"], env=env, cwd=str(tmp_path))
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+async def with_session(tmp_path, body):
+    async with stdio_client(server(tmp_path)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return await body(session)
+
+
+def put_original(tmp_path, text):
+    out = subprocess.run(
+        [brief_bin(), "ccr", "put", "--strategy", "tool_output_head_tail", "--source", "pytest"],
+        input=text, capture_output=True, text=True, check=True,
+        env=dict(os.environ, BRIEF_CCR_PATH=str(tmp_path / "ccr.sqlite")))
+    return out.stdout.strip()
+
+
+def test_the_tool_list_is_complete_fixed_and_schemad(tmp_path):
+    async def body(session):
+        first = await session.list_tools()
+        second = await session.list_tools()
+        return first.tools, second.tools
+
+    first, second = run(with_session(tmp_path, body))
+    names = [tool.name for tool in first]
+    assert names == [t for t in TOOLS if t in names], "tools come in the fixed order"
+    assert names[:3] == TOOLS[:3]
+    assert [t.model_dump() for t in first] == [t.model_dump() for t in second]
+    for tool in first:
+        assert tool.input_schema["type"] == "object"
+        assert tool.input_schema["required"], tool.name
+        assert tool.description
+
+
+def test_retrieve_answers_found_unknown_and_bad_hashes(tmp_path):
+    original = "line one\nline two of a long tool output\n"
+    digest = put_original(tmp_path, original)
+
+    async def body(session):
+        found = await session.call_tool("retrieve", {"hash": digest.upper()})
+        unknown = await session.call_tool("retrieve", {"hash": "0" * 24})
+        bad = await session.call_tool("retrieve", {"hash": "not-a-hash"})
+        missing = await session.call_tool("retrieve", {})
+        after = await session.call_tool("retrieve", {"hash": digest})
+        return found, unknown, bad, missing, after
+
+    found, unknown, bad, missing, after = run(with_session(tmp_path, body))
+    assert not found.is_error
+    assert found.structured_content["status"] == "found"
+    assert found.structured_content["original"] == original
+    assert found.structured_content["strategy"] == "tool_output_head_tail"
+    assert unknown.structured_content["status"] == "unknown"
+    assert bad.is_error and "not a CCR hash" in bad.content[0].text
+    assert missing.is_error and "hash" in missing.content[0].text
+    assert after.structured_content["status"] == "found", "the server survived bad calls"
+
+
+def test_compose_and_guard_call_the_library(tmp_path):
+    brief = str(ROOT / "fixtures" / "briefs" / "clinic")
+
+    async def body(session):
+        text = await session.call_tool(
+            "compose", {"brief": brief, "vars": {"patient": "Ada", "last_visit": "May"}})
+        body_ = await session.call_tool(
+            "compose", {"brief": brief, "format": "anthropic",
+                        "vars": {"patient": "Ada", "last_visit": "May"}})
+        missing_var = await session.call_tool("compose", {"brief": brief})
+        bad_format = await session.call_tool(
+            "compose", {"brief": brief, "format": "yaml", "vars": {}})
+        guarded = await session.call_tool(
+            "guard", {"original": "Refunds within 30 days at https://a.example/refunds",
+                      "proposal": "Refunds within 14 days."})
+        return text, body_, missing_var, bad_format, guarded
+
+    text, body_, missing_var, bad_format, guarded = run(with_session(tmp_path, body))
+    composed = subprocess.run(
+        [brief_bin(), "compose", brief, "--var", "patient=Ada", "--var", "last_visit=May"],
+        capture_output=True, text=True, check=True).stdout
+    assert text.structured_content["output"] == composed.rstrip("\n")
+    assert len(text.structured_content["prefix_hash"]) == 64
+    assert body_.structured_content["output"].startswith("{")
+    assert missing_var.is_error and "patient" in missing_var.content[0].text
+    assert bad_format.is_error and "format" in bad_format.content[0].text
+    assert guarded.structured_content["status"] == "flagged"
+    dropped = {d["value"] for d in guarded.structured_content["dropped"]}
+    assert "https://a.example/refunds" in dropped

@@ -1,0 +1,883 @@
+//! `brief session` (issue 11): tiers and visible ids, append-only renders and log, the
+//! budget gate with its seed objects, purge and its cache cost, bad input, concurrency
+//! and crash safety. Every test runs the real binary on the clinic fixture.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
+
+pub fn new_session(root: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        "session",
+        "new",
+        "s",
+        "--brief",
+        "clinic",
+        "--var",
+        "patient=Ada",
+        "--var",
+        "last_visit=2026-10-01",
+    ];
+    args.extend_from_slice(extra);
+    let out = run_in(root, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    root.join("s")
+}
+
+pub fn ok(root: &Path, args: &[&str]) -> String {
+    let out = run_in(root, args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    stdout(&out).trim_end().to_string()
+}
+
+fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = run_in(root, args);
+    (out.status.code(), stderr(&out))
+}
+
+fn render(root: &Path, format: &str) -> Value {
+    serde_json::from_str(&ok(root, &["session", "render", "s", "--format", format])).unwrap()
+}
+
+/// The render without its last message (Tier 3), `cache_control` left out: what must
+/// only ever grow.
+pub fn stable(body: &Value) -> (Value, Value, Vec<String>) {
+    fn strip(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .filter(|(k, _)| *k != "cache_control")
+                    .map(|(k, v)| (k.clone(), strip(v)))
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
+            other => other.clone(),
+        }
+    }
+    let messages = body["messages"].as_array().unwrap();
+    let kept = messages[..messages.len() - 1]
+        .iter()
+        .map(|m| serde_json::to_string(&strip(m)).unwrap())
+        .collect();
+    (
+        body["tools"].clone(),
+        body.get("system").cloned().unwrap_or(Value::Null),
+        kept,
+    )
+}
+
+pub fn assert_grew(before: &Value, after: &Value) {
+    let (tools_a, system_a, messages_a) = stable(before);
+    let (tools_b, system_b, messages_b) = stable(after);
+    assert_eq!(tools_a, tools_b);
+    assert_eq!(system_a, system_b);
+    assert!(messages_a.len() <= messages_b.len());
+    assert_eq!(
+        messages_a[..],
+        messages_b[..messages_a.len()],
+        "Tier 1+2 stay a prefix"
+    );
+}
+
+#[test]
+fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(root, &["--framework-tools"]);
+    assert_eq!(
+        ok(
+            root,
+            &["session", "append", "s", "--user", "Book Ada for Tuesday."]
+        ),
+        "msg_1"
+    );
+    assert_eq!(
+        ok(
+            root,
+            &[
+                "session",
+                "append",
+                "s",
+                "--tool-call",
+                "find_slot",
+                "--args",
+                r#"{"day":"Tuesday"}"#
+            ]
+        ),
+        "tool_call_2"
+    );
+    assert_eq!(
+        ok(
+            root,
+            &[
+                "session",
+                "append",
+                "s",
+                "--tool-result",
+                "tool_call_2",
+                "--text",
+                "10:30 free"
+            ]
+        ),
+        "tool_res_3"
+    );
+    assert_eq!(
+        ok(
+            root,
+            &[
+                "session",
+                "append",
+                "s",
+                "--assistant",
+                "Tuesday 10:30 is free."
+            ]
+        ),
+        "msg_4"
+    );
+
+    let body = render(root, "openai");
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    assert_eq!(messages[1]["content"], "[msg_1] Book Ada for Tuesday.");
+    assert_eq!(messages[2]["tool_calls"][0]["id"], "tool_call_2");
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        r#"{"day":"Tuesday"}"#
+    );
+    assert_eq!(messages[3]["role"], "tool");
+    assert_eq!(messages[3]["tool_call_id"], "tool_call_2");
+    assert_eq!(messages[3]["content"], "[tool_res_3] 10:30 free");
+    let tier3 = messages.last().unwrap()["content"].as_str().unwrap();
+    assert!(tier3.contains("The caller is Ada."), "{tier3}");
+    assert!(tier3.contains("Status: Context: "), "{tier3}");
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "find_slot",
+            "purge",
+            "compact_context",
+            "web_search_agent",
+            "fetch_url",
+            "delegate_task"
+        ]
+    );
+
+    let body = render(root, "anthropic");
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[1]["content"][0]["type"], "tool_use");
+    assert_eq!(messages[1]["content"][0]["id"], "tool_call_2");
+    assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+    assert_eq!(messages[2]["content"][0]["tool_use_id"], "tool_call_2");
+    // Breakpoints: the last Tier 1 block and the last Tier 2 block, nothing in Tier 3.
+    assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+    assert_eq!(
+        messages[3]["content"][0]["cache_control"]["type"],
+        "ephemeral"
+    );
+    assert!(messages[4]["content"][0].get("cache_control").is_none());
+    let marked = body.to_string().matches("cache_control").count();
+    assert_eq!(marked, 2);
+
+    let text = ok(root, &["session", "render", "s", "--format", "text"]);
+    assert!(
+        text.contains("[tool_call_2] AI -> find_slot: {\"day\":\"Tuesday\"}"),
+        "{text}"
+    );
+}
+
+#[test]
+fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    ok(root, &["session", "append", "s", "--user", "first"]);
+    let mut before = (render(root, "openai"), render(root, "anthropic"));
+    for args in [
+        vec!["--assistant", "second"],
+        vec!["--tool-call", "find_slot", "--args", "{}"],
+        vec!["--tool-result", "tool_call_3", "--text", "none"],
+        vec!["--user", "fourth"],
+    ] {
+        let mut all = vec!["session", "append", "s"];
+        all.extend(args);
+        ok(root, &all);
+        let after = (render(root, "openai"), render(root, "anthropic"));
+        assert_grew(&before.0, &after.0);
+        assert_grew(&before.1, &after.1);
+        before = after;
+    }
+    ok(root, &["session", "purge", "s", "--ids", "msg_2"]);
+    let after = render(root, "openai");
+    let (_, _, a) = stable(&before.0);
+    let (_, _, b) = stable(&after);
+    assert_ne!(a[..b.len().min(a.len())], b[..b.len().min(a.len())]);
+}
+
+#[test]
+fn the_log_only_ever_grows_through_every_operation() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    let dir = new_session(root, &["--context-limit", "3000"]);
+    let log = || fs::read(dir.join("log.jsonl")).unwrap();
+    let mut previous = log();
+    let steps: Vec<Vec<&str>> = vec![
+        vec!["session", "append", "s", "--user", "hello"],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find_slot",
+            "--args",
+            "{}",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_2",
+            "--text",
+            "slots",
+        ],
+        vec!["session", "gate", "s", "--estimate", "10"],
+        vec!["session", "gate", "s", "--estimate", "100000"],
+        vec![
+            "session",
+            "purge",
+            "s",
+            "--ids",
+            "tool_call_2,tool_res_3",
+            "--summary",
+            "no slots",
+        ],
+        vec!["session", "append", "s", "--assistant", "done"],
+    ];
+    for step in steps {
+        run_in(root, &step);
+        let now = log();
+        assert!(now.len() > previous.len(), "{step:?} appended");
+        assert_eq!(
+            now[..previous.len()],
+            previous[..],
+            "{step:?} rewrote the log"
+        );
+        previous = now;
+    }
+    // The purged originals are still there.
+    let shown = ok(root, &["session", "show", "s", "tool_res_3"]);
+    assert!(
+        shown.contains("purged") && shown.contains("slots") && shown.contains("msg_4"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_purge() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(
+        root,
+        &[
+            "--context-limit",
+            "4000",
+            "--reserve",
+            "200",
+            "--overhead",
+            "0",
+            "--margin",
+            "0",
+        ],
+    );
+    let long = "Ada's notes from the last visit. ".repeat(60);
+    ok(root, &["session", "append", "s", "--user", &long]);
+    ok(root, &["session", "append", "s", "--user", "short"]);
+    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let available = status["available_operation_tokens"].as_u64().unwrap();
+    let estimate = (available + 100).to_string();
+    let out = run_in(
+        root,
+        &[
+            "session",
+            "gate",
+            "s",
+            "--estimate",
+            &estimate,
+            "--kind",
+            "tool",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let blocked = json(&out);
+    let keys: Vec<&String> = blocked.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "status",
+            "pending_operation_id",
+            "current_context_tokens",
+            "estimated_result_tokens",
+            "available_operation_tokens",
+            "required_action"
+        ]
+    );
+    assert_eq!(blocked["status"], "context_budget_exceeded");
+    assert_eq!(blocked["pending_operation_id"], "op_1");
+    assert_eq!(blocked["required_action"], "purge_or_compact");
+    assert_eq!(
+        blocked["current_context_tokens"],
+        status["current_context_tokens"]
+    );
+    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    assert_eq!(status["pending_operations"], json!(["op_1"]));
+    // Still too big: still blocked, same id.
+    let out = run_in(root, &["session", "gate", "s", "--resume", "op_1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["pending_operation_id"], "op_1");
+    ok(
+        root,
+        &[
+            "session",
+            "purge",
+            "s",
+            "--ids",
+            "msg_1",
+            "--summary",
+            "Notes read.",
+        ],
+    );
+    let out = run_in(root, &["session", "gate", "s", "--resume", "op_1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let allowed = json(&out);
+    let keys: Vec<&String> = allowed.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "status",
+            "operation_id",
+            "available_operation_tokens",
+            "level"
+        ]
+    );
+    assert_eq!(allowed["operation_id"], "op_1");
+    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    assert_eq!(status["pending_operations"], json!([]));
+    // A new operation gets the next id.
+    let allowed = json(&run_in(root, &["session", "gate", "s", "--estimate", "1"]));
+    assert_eq!(allowed["operation_id"], "op_2");
+}
+
+#[test]
+fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    ok(root, &["session", "append", "s", "--user", "one"]);
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find_slot",
+            "--args",
+            "{}",
+        ],
+    );
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_2",
+            "--text",
+            "a long list of slots",
+        ],
+    );
+    ok(root, &["session", "append", "s", "--user", "four"]);
+    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let tokens: Vec<u64> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["tokens"].as_u64().unwrap())
+        .collect();
+    for (ids, needle) in [
+        ("tool_call_2", "tool_res_3"),
+        ("tool_res_3", "tool_call_2"),
+        ("msg_9", "msg_9"),
+        ("persona", "Tier 1"),
+        ("visit", "Tier 3"),
+        ("msg_1,nonsense", "nonsense"),
+    ] {
+        let before = snapshot_tree(root);
+        let (c, err) = code(root, &["session", "purge", "s", "--ids", ids]);
+        assert_eq!(c, Some(2), "{ids}");
+        assert!(err.contains(needle), "{ids}: {err}");
+        assert_eq!(snapshot_tree(root), before, "{ids}: nothing changed");
+    }
+    let report = json(&run_in(
+        root,
+        &[
+            "session",
+            "purge",
+            "s",
+            "--ids",
+            "tool_call_2,tool_res_3",
+            "--summary",
+            "No slot on Tuesday.",
+            "--json",
+        ],
+    ));
+    assert_eq!(report["status"], "ok");
+    assert_eq!(report["removed_ids"], json!(["tool_call_2", "tool_res_3"]));
+    assert_eq!(
+        report["removed_tokens"].as_u64().unwrap(),
+        tokens[1] + tokens[2]
+    );
+    assert_eq!(report["summary_id"], "msg_5");
+    assert_eq!(report["cache_break_at"], "tool_call_2");
+    let summary_tokens = report["summary_tokens"].as_u64().unwrap();
+    assert_eq!(
+        report["tokens_rewritten"].as_u64().unwrap(),
+        summary_tokens + tokens[3]
+    );
+    let (c, err) = code(root, &["session", "purge", "s", "--ids", "tool_res_3"]);
+    assert_eq!(c, Some(2));
+    assert!(err.contains("already purged"), "{err}");
+    // The summary stands where the purged call stood.
+    let body = render(root, "openai");
+    assert_eq!(
+        body["messages"][2]["content"],
+        "[msg_5] Summary: No slot on Tuesday."
+    );
+    assert_eq!(body["messages"][3]["content"], "[msg_4] four");
+    let states: Vec<String> = json(&run_in(root, &["session", "log", "s", "--json"]))["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{}={}",
+                e["id"].as_str().unwrap(),
+                e["state"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "msg_1=live",
+            "tool_call_2=purged",
+            "tool_res_3=purged",
+            "msg_4=live",
+            "msg_5=live"
+        ]
+    );
+}
+
+#[test]
+fn bad_input_exits_2_and_changes_nothing() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find_slot",
+            "--args",
+            "{}",
+        ],
+    );
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_1",
+            "--text",
+            "x",
+        ],
+    );
+    fs::write(
+        root.join("bad.json"),
+        r#"{"summary": "x", "findings": [{"finding": "f", "confidence": "sure"}]}"#,
+    )
+    .unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["session", "append", "s", "--user", ""],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find slot",
+            "--args",
+            "{}",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find_slot",
+            "--args",
+            "[1]",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find_slot",
+            "--args",
+            "{",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_1",
+            "--text",
+            "again",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_9",
+            "--text",
+            "who",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_res_2",
+            "--text",
+            "who",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_1",
+            "--file",
+            "missing.txt",
+        ],
+        vec![
+            "session",
+            "append",
+            "s",
+            "--subagent",
+            "tool_call_1",
+            "bad.json",
+        ],
+        vec!["session", "append", "s", "--user", "a", "--assistant", "b"],
+        vec!["session", "append", "nowhere", "--user", "a"],
+        vec!["session", "gate", "s", "--resume", "op_7"],
+        vec!["session", "gate", "s"],
+        vec!["session", "show", "s", "msg_99"],
+        vec!["session", "new", "s", "--brief", "clinic"],
+        vec!["session", "new", "t", "--brief", "clinic"],
+        vec!["session", "render", "s", "--format", "xml"],
+    ];
+    for case in cases {
+        let before = snapshot_tree(root);
+        let out = run_in(root, &case);
+        assert_eq!(out.status.code(), Some(2), "{case:?}: {}", stderr(&out));
+        assert!(!stderr(&out).is_empty(), "{case:?} says why");
+        assert_eq!(snapshot_tree(root), before, "{case:?} changed something");
+    }
+}
+
+#[test]
+fn a_subagent_envelope_is_validated_and_appended_whole() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(root, &["--framework-tools"]);
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "delegate_task",
+            "--args",
+            r#"{"goal":"check"}"#,
+        ],
+    );
+    let findings: Vec<Value> = (0..200).map(|i| json!({"finding": format!("slot {i} free"), "evidence": "calendar", "confidence": "high"})).collect();
+    let envelope = json!({"status": "completed", "summary": "200 slots", "findings": findings, "tests_run": 3});
+    fs::write(
+        root.join("env.json"),
+        serde_json::to_string_pretty(&envelope).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        ok(root, &["envelope", "validate", "env.json"])
+            .lines()
+            .last()
+            .unwrap(),
+        "a valid sub-agent result envelope"
+    );
+    assert_eq!(
+        ok(
+            root,
+            &[
+                "session",
+                "append",
+                "s",
+                "--subagent",
+                "tool_call_1",
+                "env.json"
+            ]
+        ),
+        "tool_res_2"
+    );
+    let shown = json(&run_in(
+        root,
+        &["session", "show", "s", "tool_res_2", "--json"],
+    ));
+    let text = shown["entry"]["text"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap(),
+        envelope,
+        "never truncated"
+    );
+
+    fs::write(
+        root.join("bad.json"),
+        r#"{"summary": 3, "findings": [{"evidence": "e", "confidence": "sure"}]}"#,
+    )
+    .unwrap();
+    let out = run_in(root, &["envelope", "validate", "bad.json", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let pointers: Vec<String> = json(&out)["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["pointer"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/status",
+            "/summary",
+            "/findings/0/finding",
+            "/findings/0/confidence"
+        ]
+    );
+}
+
+#[test]
+fn status_and_log_report_tiers_and_levels() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(
+        root,
+        &[
+            "--context-limit",
+            "2000",
+            "--reserve",
+            "100",
+            "--overhead",
+            "0",
+            "--margin",
+            "0",
+        ],
+    );
+    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    assert_eq!(status["status"], "ok");
+    let t = |k: &str| status[k].as_u64().unwrap();
+    assert_eq!(
+        t("current_context_tokens"),
+        t("tier1_tokens") + t("tier2_tokens") + t("tier3_tokens")
+    );
+    assert_eq!(
+        t("available_operation_tokens"),
+        2000 - t("current_context_tokens") - 100
+    );
+    assert_eq!(t("tier2_tokens"), 0);
+    let telemetry = status["summary"].as_str().unwrap();
+    assert!(
+        telemetry.starts_with("Status: Context: ")
+            && telemetry.ends_with("| System Status: Optimal"),
+        "{telemetry}"
+    );
+    // Fill to the critical level: the level and the advice change.
+    let big = "word ".repeat(1700);
+    ok(root, &["session", "append", "s", "--user", &big]);
+    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    assert_eq!(status["level"], "critical");
+    let body = render(root, "openai");
+    let tier3 = body["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(tier3.contains("System Status: Critical"), "{tier3}");
+    assert!(tier3.contains("compact_context"), "{tier3}");
+    let out = run_in(
+        root,
+        &[
+            "session",
+            "gate",
+            "s",
+            "--estimate",
+            "1",
+            "--kind",
+            "subagent",
+            "--high-volume",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["status"], "context_budget_exceeded");
+}
+
+#[test]
+fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    let dir = new_session(root, &[]);
+    ok(root, &["session", "append", "s", "--user", "one"]);
+    ok(root, &["session", "append", "s", "--user", "two"]);
+    let log = dir.join("log.jsonl");
+    let good = fs::read(&log).unwrap();
+    let mut torn = good.clone();
+    torn.extend_from_slice(br#"{"event":"append","at":"x","entr"#);
+    fs::write(&log, &torn).unwrap();
+    let out = run_in(root, &["session", "log", "s"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("unfinished last line"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        ok(root, &["session", "append", "s", "--user", "three"]),
+        "msg_3"
+    );
+    let now = fs::read(&log).unwrap();
+    assert_eq!(now[..good.len()], good[..]);
+    assert!(now.ends_with(b"\n"));
+    ok(root, &["session", "log", "s"]);
+
+    let mut damaged = good.clone();
+    damaged.splice(0..0, b"garbage\n".iter().copied());
+    fs::write(&log, &damaged).unwrap();
+    for args in [
+        vec!["session", "log", "s"],
+        vec!["session", "append", "s", "--user", "x"],
+    ] {
+        let out = run_in(root, &args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains("log.jsonl:1:"), "{}", stderr(&out));
+    }
+    assert_eq!(fs::read(&log).unwrap(), damaged);
+}
+
+#[test]
+fn twenty_processes_appending_at_once_all_land_with_unique_ids() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    let dir = new_session(root, &[]);
+    let children: Vec<Child> = (0..20)
+        .map(|i| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
+                .current_dir(root)
+                .args(["session", "append", "s", "--user", &format!("parallel {i}")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut ids: Vec<String> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            stdout(&out).trim().to_string()
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 20);
+    let log = fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 20);
+    for line in log.lines() {
+        serde_json::from_str::<Value>(line).expect("no interleaved line");
+    }
+    let listed = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let mut texts: Vec<String> = (1..=20).map(|n| format!("msg_{n}")).collect();
+    let mut got: Vec<String> = listed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    texts.sort();
+    got.sort();
+    assert_eq!(got, texts);
+}
+
+#[test]
+fn tools_prints_the_framework_tools_per_provider() {
+    let ws = workspace("clinic");
+    let openai: Value = serde_json::from_str(&ok(ws.path(), &["session", "tools"])).unwrap();
+    assert_eq!(openai[0]["function"]["name"], "purge");
+    assert_eq!(
+        openai[0]["function"]["parameters"]["required"],
+        json!(["ids"])
+    );
+    let anthropic: Value = serde_json::from_str(&ok(
+        ws.path(),
+        &["session", "tools", "--format", "anthropic"],
+    ))
+    .unwrap();
+    let names: Vec<&str> = anthropic
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "purge",
+            "compact_context",
+            "web_search_agent",
+            "fetch_url",
+            "delegate_task"
+        ]
+    );
+    assert_eq!(
+        anthropic[1]["input_schema"]["required"],
+        json!(["resume_instruction"])
+    );
+}
