@@ -135,7 +135,7 @@ impl Field {
         if let Some(values) = self.values.as_ref().filter(|v| v.len() > 1) {
             let mut sorted = values.clone();
             // Most frequent first; ties in first-seen order (a stable sort): deterministic.
-            sorted.sort_by(|a, b| b.1.cmp(&a.1));
+            sorted.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
             let listed: Vec<String> = sorted
                 .iter()
                 .map(|(v, n)| format!("{v} ×{}", thousands(*n as u64)))
