@@ -21,6 +21,9 @@ pub const EDGE_ITEMS: usize = 3;
 /// An item longer than this (compact JSON) is shortened in the digest.
 pub const MAX_ITEM_BYTES: usize = 400;
 
+/// A field with at most this many distinct scalar values has them listed with counts.
+pub const MAX_LISTED_VALUES: usize = 8;
+
 /// What one field (or the items themselves, for an array of non-objects) looks like.
 #[derive(Debug, Default)]
 struct Field {
@@ -33,13 +36,42 @@ struct Field {
     sum: f64,
     numbers: usize,
     distinct: HashSet<u64>,
+    /// Each scalar value's text and count, in first-seen order, while there are at most
+    /// [`MAX_LISTED_VALUES`]: a low-cardinality field (a status, a region) is listed in
+    /// full, so the reader sees the rare `500` among the `200`s without fetching anything.
+    values: Option<Vec<(String, usize)>>,
 }
 
 impl Field {
     fn named(name: &str) -> Field {
         Field {
             name: name.to_string(),
+            values: Some(Vec::new()),
             ..Field::default()
+        }
+    }
+
+    fn count_value(&mut self, value: &Value) {
+        let text = match value {
+            Value::Array(_) | Value::Object(_) => {
+                self.values = None;
+                return;
+            }
+            Value::String(s) if s.len() > 40 => {
+                self.values = None;
+                return;
+            }
+            other => other.to_string(),
+        };
+        let Some(values) = &mut self.values else {
+            return;
+        };
+        if let Some(at) = values.iter().position(|(v, _)| *v == text) {
+            values[at].1 += 1;
+        } else if values.len() < MAX_LISTED_VALUES {
+            values.push((text, 1));
+        } else {
+            self.values = None;
         }
     }
 
@@ -74,6 +106,7 @@ impl Field {
         }
         kind.hash(&mut hasher);
         self.distinct.insert(hasher.finish());
+        self.count_value(value);
     }
 
     fn line(&self, items: usize) -> String {
@@ -99,6 +132,16 @@ impl Field {
             "{} distinct",
             thousands(self.distinct.len() as u64)
         ));
+        if let Some(values) = self.values.as_ref().filter(|v| v.len() > 1) {
+            let mut sorted = values.clone();
+            // Most frequent first; ties in first-seen order (a stable sort): deterministic.
+            sorted.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+            let listed: Vec<String> = sorted
+                .iter()
+                .map(|(v, n)| format!("{v} ×{}", thousands(*n as u64)))
+                .collect();
+            notes.push(listed.join(", "));
+        }
         line.push_str("; ");
         line.push_str(&notes.join("; "));
         line
@@ -270,7 +313,10 @@ mod tests {
             text.contains("- id: integer; min 1, max 100, mean 50.5; 100 distinct\n"),
             "{text}"
         );
-        assert!(text.contains("- status: string; 2 distinct\n"), "{text}");
+        assert!(
+            text.contains("- status: string; 2 distinct; \"ok\" ×90, \"error\" ×10\n"),
+            "{text}"
+        );
         assert!(
             text.contains("- note: null|string; 50 null; 51 distinct\n"),
             "{text}"
@@ -307,8 +353,9 @@ mod tests {
         );
         let out = crush(&(0..50).map(|i| json!(i % 7)).collect::<Vec<_>>());
         assert!(
-            out.text
-                .contains("- (item): integer; min 0, max 6, mean 2.94; 7 distinct"),
+            out.text.contains(
+                "- (item): integer; min 0, max 6, mean 2.94; 7 distinct; 0 ×8, 1 ×7, 2 ×7"
+            ),
             "{}",
             out.text
         );

@@ -30,6 +30,7 @@ use serde_json::{Value, json};
 
 use crate::ccr::{Store, Strategy, thousands};
 use crate::error::Result;
+use crate::prompt::wire::Prompt;
 
 /// The digest schema version, in the rendered text and in every report.
 pub const VERSION: &str = "digest/1";
@@ -204,6 +205,16 @@ impl Digest {
             "sections": self.sections,
         })
     }
+}
+
+/// Places a rendered digest in a prompt's live zone: after the stable prefix (tools and
+/// static system text, untouched, so the prefix hash does not move when only the digest
+/// does) and before the run-specific context (the brief's volatile items).
+pub fn place(prompt: &mut Prompt, digest: &str) {
+    prompt.volatile_system = Some(match prompt.volatile_system.take() {
+        Some(context) if !context.is_empty() => format!("{digest}\n\n{context}"),
+        _ => digest.to_string(),
+    });
 }
 
 /// The one marker a backed section carries:

@@ -34,7 +34,7 @@ pub fn words(text: &str) -> usize {
 
 /// The lead sentence of each paragraph of (compacted) `text`, in order, one per line, while
 /// they fit in `budget` bytes; a first lead longer than the budget is cut at a word
-/// boundary with `…`. Returns the summary, never longer than the text.
+/// boundary with `…`; a lead already taken is not repeated. Returns the summary, never longer than the text.
 pub fn lead_summary(text: &str, budget: usize) -> String {
     let mut out = String::new();
     for paragraph in text.split("\n\n") {
@@ -43,6 +43,10 @@ pub fn lead_summary(text: &str, budget: usize) -> String {
             continue;
         }
         let lead = first_sentence(paragraph);
+        // A lead already taken says nothing new (notes often repeat a paragraph).
+        if out.split('\n').any(|taken| taken == lead) {
+            continue;
+        }
         let needed = lead.len() + usize::from(!out.is_empty());
         if out.len() + needed <= budget {
             if !out.is_empty() {
