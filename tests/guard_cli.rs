@@ -68,7 +68,14 @@ fn json_lists_each_dropped_and_introduced_fact_with_its_position() {
         .unwrap_or_default();
     assert_eq!(
         keys,
-        ["status", "summary", "dropped", "introduced", "counts"]
+        [
+            "status",
+            "summary",
+            "dropped",
+            "changed",
+            "introduced",
+            "counts"
+        ]
     );
     assert_eq!(report["status"], "flagged");
     assert_eq!(
@@ -112,6 +119,7 @@ fn json_of_a_clean_rewrite_says_clean_and_exits_0() {
     let report = json(&output);
     assert_eq!(report["status"], "clean");
     assert_eq!(report["dropped"], serde_json::json!([]));
+    assert_eq!(report["changed"], serde_json::json!([]));
     assert_eq!(report["introduced"], serde_json::json!([]));
 }
 

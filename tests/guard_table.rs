@@ -147,7 +147,7 @@ const CASES: &[Case] = &[
     Case {
         name: "email address case changed",
         original: "Send legal questions to Legal-Team@Example.com only.",
-        proposal: "Legal questions: legal-team@example.com.",
+        proposal: "Legal questions: legal-team@example.com only.",
         dropped: CLEAN,
         introduced: CLEAN,
     },

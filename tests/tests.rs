@@ -14,6 +14,7 @@ mod compress;
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod guard_changes;
 mod guard_cli;
 mod guard_props;
 mod guard_table;
@@ -31,6 +32,7 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod review_batch;
 mod session;
 #[cfg(debug_assertions)]
 mod session_crash;

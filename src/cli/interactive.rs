@@ -65,7 +65,7 @@ pub fn ask(
                 show_proposal(ui, item, &proposal, &summary)?;
             }
             "" | "l" | "later" => {
-                print_commands(ui, brief_arg, &proposal.id)?;
+                print_commands(ui, brief_arg, &proposal.id, !proposal.guard.is_clean())?;
                 return Ok(Outcome::Ok);
             }
             other => ui.err_line(&format!("`{other}`: answer a, d, e or l")),

@@ -129,21 +129,28 @@ pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -
     Ok(())
 }
 
-/// The guard's report with dropped facts placed at their line in the item file.
+/// The guard's report with dropped facts and changes placed at their line in the item
+/// file (changes after drops).
 pub fn render_guard(ui: &Ui, item: &Item, report: &guard::Report) -> String {
     let mut report = report.clone();
     for fact in &mut report.dropped {
         fact.line += item.body_line - 1;
     }
+    for change in &mut report.changed {
+        change.line += item.body_line - 1;
+    }
     let original = item.path.display().to_string();
     crate::cli::commands::guard::render(&report, &original, "proposal", ui)
 }
 
-/// The exact commands that act on a proposal later.
-pub fn print_commands(ui: &Ui, brief: &Path, id: &str) -> Result<()> {
-    let dir = brief.display();
+/// The exact commands that act on a proposal later, ready to paste; a flagged proposal's
+/// accept carries `--allow-flags`, since without it `brief accept` refuses.
+pub fn print_commands(ui: &Ui, brief: &Path, id: &str, flagged: bool) -> Result<()> {
+    let dir = crate::cli::ui::shell_quote(&brief.display().to_string());
+    let allow = if flagged { " --allow-flags" } else { "" };
     ui.outln(&format!("proposal: {id}"))?;
-    ui.outln(&format!("accept:   brief accept {dir} {id}"))?;
+    ui.outln(&format!("review:   brief review {dir} {id}"))?;
+    ui.outln(&format!("accept:   brief accept {dir} {id}{allow}"))?;
     ui.outln(&format!("discard:  brief discard {dir} {id}"))
 }
 

@@ -23,6 +23,11 @@ pub struct Extracted<'t> {
     pub keys: Keys,
     /// Canonical forms of every code block and inline code span.
     pub code: HashSet<String>,
+    /// Every prose fact, repeats included, in text order: what the second layer binds.
+    pub occurrences: Vec<Found>,
+    /// The text with code, URLs, e-mail addresses and placeholders blanked: the prose the
+    /// second layer reads words from.
+    pub view: String,
     text: &'t str,
     /// The text with every fact blanked: where number words are looked for.
     rest: String,
@@ -113,7 +118,21 @@ pub fn extract(text: &str) -> Extracted<'_> {
     let code = code_spans(text);
     let mut prose = text.to_string();
     blank(&mut prose, &code.spans);
+    let mut view = prose.clone();
     let (mut found, rest) = scan(prose);
+    let mut occurrences = found.clone();
+    occurrences.sort_by_key(|f| (f.start, f.end));
+    let hidden: Vec<Range<usize>> = occurrences
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind.class(),
+                Class::Url | Class::Email | Class::Placeholder
+            )
+        })
+        .map(|f| f.start..f.end)
+        .collect();
+    blank(&mut view, &hidden);
     let mut keys = Keys::default();
     keys.extend(found.iter().map(|f| (f.kind.class(), f.canonical.clone())));
     let code_set = code.found.iter().map(|f| f.canonical.clone()).collect();
@@ -130,6 +149,8 @@ pub fn extract(text: &str) -> Extracted<'_> {
         facts: located(text, found),
         keys,
         code: code_set,
+        occurrences,
+        view,
         text,
         rest,
         inner: code.inner,

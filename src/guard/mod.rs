@@ -12,15 +12,23 @@
 //! addresses, template placeholders, prices, then loose numbers. A fact survives when the
 //! rewrite contains it at least once anywhere, compared in canonical form (see [`Kind`]).
 
+mod align;
 mod canon;
+mod changes;
 mod code;
 mod extract;
+pub mod lexicon;
+mod lookup;
 mod matching;
 mod numbers;
 mod patterns;
+mod reading;
 mod search;
+mod words;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+
+pub use changes::{Change, ChangeKind};
 
 use serde::{Deserialize, Serialize};
 
@@ -131,14 +139,33 @@ pub struct Report {
     pub dropped: Vec<Fact>,
     /// Facts of the proposal that the original does not contain (positions in the proposal).
     pub introduced: Vec<Fact>,
+    /// Values that survive but are bound to something else, and constraints that were
+    /// lost or reversed (the second layer).
+    #[serde(default)]
+    pub changed: Vec<Change>,
     /// How many distinct facts of each kind the original has: what was checked.
     pub counts: BTreeMap<Kind, usize>,
 }
 
 impl Report {
-    /// Nothing was dropped. Introduced facts are listed but do not make a report flagged.
+    /// Nothing was dropped or changed. Introduced facts are listed but do not make a
+    /// report flagged.
     pub fn is_clean(&self) -> bool {
-        self.dropped.is_empty()
+        self.dropped.is_empty() && self.changed.is_empty()
+    }
+
+    /// Every flag as one line (`price $40`, `negation: negation `not` was lost`): what an
+    /// accept with `--allow-flags` records in the version.
+    pub fn flag_lines(&self) -> Vec<String> {
+        let dropped = self
+            .dropped
+            .iter()
+            .map(|f| format!("{} {}", f.kind.name(), f.value));
+        let changed = self
+            .changed
+            .iter()
+            .map(|c| format!("changed {}: {}", c.kind.name(), c.message));
+        dropped.chain(changed).collect()
     }
 
     /// The number of distinct facts checked in the original.
@@ -147,10 +174,21 @@ impl Report {
     }
 
     /// One line saying what happened, e.g.
-    /// `flagged: 2 of 31 facts dropped (1 price, 1 url); 1 introduced (1 price)`.
+    /// `flagged: 2 of 31 facts dropped (1 price, 1 url); 1 changed (1 bound); 1 introduced (1 price)`.
     pub fn summary(&self) -> String {
         let checked = self.checked();
-        let mut text = if self.dropped.is_empty() {
+        let mut text = if self.dropped.is_empty() && !self.changed.is_empty() {
+            let n = self.changed.len();
+            format!(
+                "flagged: {n} {} changed ({})",
+                if n == 1 {
+                    "fact or constraint"
+                } else {
+                    "facts or constraints"
+                },
+                change_tally(&self.changed)
+            )
+        } else if self.dropped.is_empty() {
             match checked {
                 0 => "clean: the original has no facts to check".to_string(),
                 1 => "clean: the one fact of the original survives".to_string(),
@@ -164,6 +202,13 @@ impl Report {
                 tally(&self.dropped)
             )
         };
+        if !self.dropped.is_empty() && !self.changed.is_empty() {
+            text.push_str(&format!(
+                "; {} changed ({})",
+                self.changed.len(),
+                change_tally(&self.changed)
+            ));
+        }
         if !self.introduced.is_empty() {
             text.push_str(&format!(
                 "; {} introduced ({})",
@@ -188,13 +233,34 @@ fn tally(facts: &[Fact]) -> String {
         .join(", ")
 }
 
-/// Compares the facts of `original` and `proposal`: which facts of the original the
-/// proposal dropped, and which facts the proposal introduced.
+/// `1 bound, 2 negation` — changes counted by kind, in kind order.
+fn change_tally(changes: &[Change]) -> String {
+    let mut by_kind: BTreeMap<ChangeKind, usize> = BTreeMap::new();
+    for change in changes {
+        *by_kind.entry(change.kind).or_default() += 1;
+    }
+    by_kind
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Compares `original` and `proposal`: which facts of the original the proposal dropped,
+/// which survive with another binding or lost a constraint, and which facts the proposal
+/// introduced.
 pub fn check(original: &str, proposal: &str) -> Report {
     let original_facts = extract::extract(original);
     let proposal_facts = extract::extract(proposal);
     let dropped = matching::missing(&original_facts, &proposal_facts, proposal);
     let introduced = matching::missing(&proposal_facts, &original_facts, original);
+    let changed = second_layer(
+        original,
+        proposal,
+        &original_facts,
+        &proposal_facts,
+        &dropped,
+    );
     let mut counts = BTreeMap::new();
     for fact in &original_facts.facts {
         *counts.entry(fact.kind).or_default() += 1;
@@ -202,8 +268,35 @@ pub fn check(original: &str, proposal: &str) -> Report {
     Report {
         dropped,
         introduced,
+        changed,
         counts,
     }
+}
+
+/// Both texts are read in the original's language; a language without a table gets only
+/// the language-neutral comparison of units.
+fn second_layer(
+    original: &str,
+    proposal: &str,
+    original_facts: &extract::Extracted,
+    proposal_facts: &extract::Extracted,
+    dropped: &[Fact],
+) -> Vec<Change> {
+    let language = lookup::detect(&original_facts.view);
+    let o = reading::read(original, original_facts, language);
+    let p = reading::read(proposal, proposal_facts, language);
+    let dropped: HashSet<String> = dropped
+        .iter()
+        .map(|f| {
+            let prefix = if f.kind.class() == Class::Price {
+                '$'
+            } else {
+                '#'
+            };
+            format!("{prefix}{}", f.canonical)
+        })
+        .collect();
+    changes::compare(&o, &p, &dropped)
 }
 
 /// The facts of one text, deduplicated, in text order (what [`check`] compares).
@@ -213,13 +306,40 @@ pub fn facts(text: &str) -> Vec<Fact> {
 
 /// The report as the one JSON object `brief guard --json` prints:
 /// `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value", "line",
-/// "column"}], "introduced": [...], "counts": {"<kind>": n}}`.
+/// "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
+/// "proposal_line", "proposal_column"}], "introduced": [...], "counts": {"<kind>": n}}`.
 pub fn to_json(report: &Report) -> serde_json::Value {
-    serde_json::json!({
-        "status": if report.is_clean() { "clean" } else { "flagged" },
-        "summary": report.summary(),
-        "dropped": report.dropped,
-        "introduced": report.introduced,
-        "counts": report.counts,
-    })
+    let mut map = serde_json::Map::new();
+    let status = if report.is_clean() {
+        "clean"
+    } else {
+        "flagged"
+    };
+    map.insert("status".into(), status.into());
+    map.insert("summary".into(), report.summary().into());
+    map.insert("dropped".into(), serde_json::json!(report.dropped));
+    map.insert("changed".into(), changes_json(&report.changed));
+    map.insert("introduced".into(), serde_json::json!(report.introduced));
+    map.insert("counts".into(), serde_json::json!(report.counts));
+    serde_json::Value::Object(map)
+}
+
+/// The changes as JSON objects with the keys `kind`, `original`, `proposal`, `line`,
+/// `column`, `proposal_line`, `proposal_column` (the message is for people: it is in
+/// the human report).
+pub fn changes_json(changes: &[Change]) -> serde_json::Value {
+    changes
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "kind": c.kind.name(),
+                "original": c.original,
+                "proposal": c.proposal,
+                "line": c.line,
+                "column": c.column,
+                "proposal_line": c.proposal_line,
+                "proposal_column": c.proposal_column,
+            })
+        })
+        .collect()
 }

@@ -224,17 +224,24 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     }
     // The guard runs again: a proposal file is plain text, and its stored report could
     // have been edited.
-    let dropped = proposals::fact_lines(&crate::guard::check(&body, &proposal.body).dropped);
+    // A changed binding or constraint counts like a dropped fact.
+    let report = crate::guard::check(&body, &proposal.body);
+    let dropped = report.flag_lines();
     if !dropped.is_empty() && !allow_flags {
+        let verb = match (report.dropped.is_empty(), report.changed.is_empty()) {
+            (false, true) => "dropped",
+            (true, false) => "changed",
+            _ => "dropped or changed",
+        };
         return Err(Error::failed(format!(
-            "proposal {id} dropped {} fact{} of `{}`: {}",
+            "proposal {id} {verb} {} fact{} of `{}`: {}",
             dropped.len(),
             if dropped.len() == 1 { "" } else { "s" },
             proposal.item,
             dropped.join(", ")
         ))
         .with_hint(format!(
-            "review it (`brief proposals {dir}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
+            "review it (`brief review {dir} {id}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
             dir = brief_dir.display()
         )));
     }

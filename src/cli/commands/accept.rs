@@ -17,14 +17,15 @@ use crate::store::transaction::{self, Status};
 /// On the first accept of an item its current body becomes version 1. The accepted body
 /// becomes the next version, then the item file's body (its front matter is kept). Refused
 /// with exit 4 when the item changed since the proposal was made, and with exit 1 when the
-/// guard found dropped facts, unless --allow-flags (on a terminal: a second confirmation).
+/// guard found dropped or changed facts, unless --allow-flags (on a terminal: a second
+/// confirmation); the flags accepted are recorded in the version.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The brief directory
     pub brief: PathBuf,
     /// The proposal id (see `brief proposals`)
     pub id: String,
-    /// Accept even though the guard found facts the proposal dropped
+    /// Accept even though the guard found facts the proposal dropped or changed
     #[arg(long)]
     pub allow_flags: bool,
     /// Print one JSON object instead of text
@@ -35,20 +36,36 @@ pub struct Args {
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
     let mut allow_flags = args.allow_flags;
-    if !allow_flags
+    // On a terminal the operator sees what they accept before anything is written.
+    if !args.json
         && ui.interactive()
-        && let Ok(proposal) = proposals::load(&brief.dir, &args.id)
+        && let Ok(mut proposal) = proposals::load(&brief.dir, &args.id)
         && let Some(item) = brief.item(&proposal.item)
-        && !crate::guard::check(item.body(), &proposal.body).is_clean()
     {
-        if !confirm_flags(ui, item, &proposal)? {
+        proposal.guard = crate::guard::check(item.body(), &proposal.body);
+        let (_, summary) = super::compress::status(item, &proposal);
+        crate::cli::review::show_proposal(ui, item, &proposal, &summary)?;
+        if proposal.guard.is_clean() || allow_flags {
+            ui.err_line("Accept this proposal? [y/N] ");
+            let answer = console::Term::stderr().read_line().map_err(Error::from)?;
+            if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+                return Err(Error::failed(format!(
+                    "proposal {} not accepted: nothing written",
+                    proposal.id
+                ))
+                .with_hint(
+                    "accept it later with `brief accept`, or discard it with `brief discard`",
+                ));
+            }
+        } else if confirm_flags(ui, item, &proposal)? {
+            allow_flags = true;
+        } else {
             return Err(Error::failed(format!(
                 "proposal {} not accepted: nothing written",
                 proposal.id
             ))
             .with_hint("discard it with `brief discard`, or compress again"));
         }
-        allow_flags = true;
     }
     let change = transaction::accept(&brief.dir, &args.id, allow_flags)?;
     let version = change.current.unwrap_or_default();
@@ -85,7 +102,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 pub(crate) fn confirm_flags(ui: &Ui, item: &Item, proposal: &proposals::Proposal) -> Result<bool> {
     let report = crate::guard::check(item.body(), &proposal.body);
     ui.err_line(&format!(
-        "{} proposal {} drops facts of `{}`:",
+        "{} proposal {} drops or changes facts of `{}`:",
         ui.paint_err("warning:", Tone::Warning),
         proposal.id,
         proposal.item

@@ -160,7 +160,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if ui.interactive() {
         crate::cli::interactive::ask(ui, &args.brief, &brief, item, proposal)
     } else {
-        review::print_commands(ui, &args.brief, &proposal.id)?;
+        review::print_commands(ui, &args.brief, &proposal.id, !proposal.guard.is_clean())?;
         Ok(Outcome::Ok)
     }
 }

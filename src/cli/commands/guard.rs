@@ -11,13 +11,16 @@ use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::guard::{self, Fact, Kind, Report};
 
-/// Check that every fact of ORIGINAL survives in PROPOSAL
+/// Check that every fact and constraint of ORIGINAL survives in PROPOSAL
 ///
 /// Lists each price, number, date, URL, e-mail address, placeholder and piece of code of
-/// the original that the proposal dropped, then those the proposal introduced. A fact
-/// survives when it appears at least once anywhere in the proposal, compared in canonical
-/// form (`1,200` = `1200`, `$1,200.00` = `USD 1200`, `15%` = `15 percent`); code is
-/// compared byte for byte. Exit status: 0 nothing dropped, 1 something dropped, 2 bad input.
+/// the original that the proposal dropped; then each value that survives but changed its
+/// unit, bound, counted noun or subject, and each negation, modal, `only`, exception,
+/// condition or absolute that was lost or reversed in the aligned sentence (`changed`);
+/// then the facts the proposal introduced. A fact survives when it appears at least once
+/// anywhere in the proposal, compared in canonical form (`1,200` = `1200`, `$1,200.00` =
+/// `USD 1200`, `15%` = `15 percent`); code is compared byte for byte. Exit status: 0
+/// nothing dropped or changed, 1 something dropped or changed, 2 bad input.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The original text: a file, or - for stdin
@@ -28,7 +31,7 @@ pub struct Args {
     #[arg(value_name = "PROPOSAL")]
     proposal: PathBuf,
 
-    /// Print one JSON object: status, summary, dropped, introduced, counts
+    /// Print one JSON object: status, summary, dropped, changed, introduced, counts
     #[arg(long)]
     json: bool,
 }
@@ -92,8 +95,9 @@ fn read_text(path: &Path) -> Result<String> {
 }
 
 /// Renders a report for people: each dropped fact as `FILE:LINE:COL  kind  value`, then
-/// each introduced one, then the one-line summary. Dropped facts are errors (red),
-/// introduced ones warnings (yellow). Ends with a newline.
+/// each change as `FILE:LINE:COL  kind  what changed (PROPOSAL:LINE:COL)`, then each
+/// introduced fact, then the one-line summary. Drops and changes are errors (red),
+/// introduced facts warnings (yellow). Ends with a newline.
 pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> String {
     let mut out = String::new();
     let rows = |facts: &[Fact], file: &str| -> Vec<(String, &'static str, String)> {
@@ -110,14 +114,34 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
     };
     let dropped = rows(&report.dropped, original);
     let introduced = rows(&report.introduced, proposal);
+    let changed: Vec<(String, &'static str, String)> = report
+        .changed
+        .iter()
+        .map(|c| {
+            (
+                format!("{original}:{}:{}", c.line, c.column),
+                c.kind.name(),
+                format!(
+                    "{}\n      was: {}\n      now: {}  ({proposal}:{}:{})",
+                    one_line(&c.message),
+                    one_line(&c.original),
+                    one_line(&c.proposal),
+                    c.proposal_line,
+                    c.proposal_column
+                ),
+            )
+        })
+        .collect();
     let place_width = dropped
         .iter()
+        .chain(&changed)
         .chain(&introduced)
         .map(|r| r.0.chars().count())
         .max()
         .unwrap_or(0);
     let kind_width = dropped
         .iter()
+        .chain(&changed)
         .chain(&introduced)
         .map(|r| r.1.len())
         .max()
@@ -128,6 +152,12 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
             format!("Dropped from {original}"),
             Tone::Error,
             report.dropped.len(),
+        ),
+        (
+            changed,
+            format!("Changed in {proposal}"),
+            Tone::Error,
+            report.changed.len(),
         ),
         (
             introduced,
@@ -158,6 +188,26 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
     };
     out.push_str(&ui.paint(&summary, tone));
     out.push('\n');
+    out
+}
+
+/// A change's message on one line: control characters escaped, at most 160 characters.
+fn one_line(text: &str) -> String {
+    const WIDTH: usize = 160;
+    let mut out: String = text
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if out.chars().count() > WIDTH {
+        out = out.chars().take(WIDTH - 1).collect();
+        out.push('…');
+    }
     out
 }
 

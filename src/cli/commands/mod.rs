@@ -33,6 +33,7 @@ pub mod proposals;
 pub mod proxy;
 pub mod record;
 pub mod restore;
+pub mod review;
 pub mod session;
 pub mod show;
 pub mod stats;
@@ -50,6 +51,7 @@ pub enum Command {
     Guard(guard::Args),
     Compress(compress::Args),
     Proposals(proposals::Args),
+    Review(review::Args),
     Accept(accept::Args),
     Discard(discard::Args),
     History(history::Args),
@@ -86,6 +88,7 @@ pub fn run(command: Command, ui: &Ui) -> Result<Outcome> {
         Command::Digest(args) => digest::run(args, ui),
         Command::Probe(args) => probe::run(args, ui),
         Command::Proposals(args) => proposals::run(args, ui),
+        Command::Review(args) => review::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
         Command::Discard(args) => discard::run(args, ui),
         Command::History(args) => history::run(args, ui),

@@ -79,9 +79,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ))?;
     }
     ui.info(&summary);
+    let dir = crate::cli::ui::shell_quote(&args.brief.display().to_string());
+    let allow = if pending.iter().any(|p| !p.dropped().is_empty()) {
+        " (a flagged one: add --allow-flags)"
+    } else {
+        ""
+    };
     ui.info(&format!(
-        "accept one with `brief accept {dir} ID`, or drop it with `brief discard {dir} ID`",
-        dir = args.brief.display()
+        "see one again with `brief review {dir} ID`; accept it with `brief accept {dir} ID`{allow}, or drop it with `brief discard {dir} ID` (`--stale` or `--all` for many)"
     ));
     Ok(Outcome::Ok)
 }
