@@ -43,3 +43,30 @@ fn generate_man_dir_writes_one_page_per_subcommand() {
     let help = run_in(ws.path(), &["--help"]);
     assert!(String::from_utf8_lossy(&help.stdout).contains("generate"));
 }
+
+#[test]
+fn an_unknown_item_id_suggests_the_closest() {
+    let ws = crate::common::workspace("clinic");
+    let out = run_in(ws.path(), &["history", "clinic", "bookin"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean `booking`?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_empty_rule_is_an_error_at_its_line() {
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(ws.path(), &["init", "b"]).status.code(), Some(0));
+    fs::write(
+        ws.path().join("b/items/limits.md"),
+        "---\ntype: rule\n---\n\n",
+    )
+    .unwrap();
+    let out = run_in(ws.path(), &["compose", "b", "--var", "user_name=Ada"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("limits.md:4"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("an empty rule"), "{}", stderr(&out));
+}

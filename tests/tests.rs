@@ -34,6 +34,7 @@ mod proxy;
 mod proxy_faults;
 mod review_batch;
 mod session;
+mod session_compact;
 #[cfg(debug_assertions)]
 mod session_crash;
 mod session_props;

@@ -282,6 +282,15 @@ pub fn parse_markdown(
         body_line,
         tool: None,
     };
+    if item.kind == ItemType::Rule && item.body().trim().is_empty() {
+        // An empty rule locks nothing and reads as a rule that was lost in an edit.
+        problems.push(Problem::error(
+            path,
+            item.body_line,
+            1,
+            "an empty rule: a rule item needs a body (delete the item, or write the rule)",
+        ));
+    }
     if item.tier == Tier::Static {
         let lines = LineIndex::new(&item.raw);
         for (name, range) in placeholders(item.body()) {

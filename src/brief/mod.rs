@@ -5,6 +5,7 @@ pub mod import;
 mod item;
 mod load;
 mod lockfile;
+mod lookup;
 mod manifest;
 mod problem;
 mod types;

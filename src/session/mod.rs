@@ -25,6 +25,7 @@
 
 pub mod budget;
 mod cache;
+pub mod compact;
 pub mod config;
 pub mod envelope;
 pub mod fault;

@@ -106,14 +106,7 @@ fn lock_item(brief_dir: &Path, item_id: &str) -> Result<Locked> {
 
 /// An item that has a body to version (every item but a tool).
 pub fn find_item<'b>(brief: &'b Brief, id: &str) -> Result<&'b Item> {
-    let item = brief.item(id).ok_or_else(|| {
-        let ids: Vec<&str> = brief.items.iter().map(|i| i.id.as_str()).collect();
-        Error::input(format!(
-            "no item `{id}` in {}",
-            brief.manifest_path().display()
-        ))
-        .with_hint(format!("items: {}", ids.join(", ")))
-    })?;
+    let item = brief.require_item(id)?;
     if item.is_tool() {
         return Err(Error::input(format!(
             "`{id}` is a tool ({}): tools have no body to version",

@@ -67,15 +67,7 @@ const MAX_ANSWER_TOKENS: u32 = 8192;
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    let item = brief.item(&args.item).ok_or_else(|| {
-        let ids: Vec<&str> = brief.items.iter().map(|i| i.id.as_str()).collect();
-        Error::input(format!(
-            "no item `{}` in {}",
-            args.item,
-            brief.manifest_path().display()
-        ))
-        .with_hint(format!("items: {}", ids.join(", ")))
-    })?;
+    let item = brief.require_item(&args.item)?;
     // Before anything else: a refused item's text never reaches a prompt.
     if let Some(refusal) = compress::refusal(item, &args.brief) {
         return Err(refusal);

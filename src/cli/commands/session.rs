@@ -3,6 +3,7 @@
 
 mod append;
 mod budget;
+mod compact;
 mod view;
 
 use std::collections::BTreeMap;
@@ -35,6 +36,7 @@ pub enum SessionCommand {
     Gate(budget::GateArgs),
     Purge(budget::PurgeArgs),
     Tools(view::ToolsArgs),
+    Compact(compact::CompactArgs),
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -48,6 +50,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         SessionCommand::Gate(args) => budget::gate(args, ui),
         SessionCommand::Purge(args) => budget::purge(args, ui),
         SessionCommand::Tools(args) => view::tools(args, ui),
+        SessionCommand::Compact(args) => compact::run(args, ui),
     }
 }
 

@@ -1,0 +1,217 @@
+//! Compaction (seed 000's `compact_context`): a separate model call condenses the whole
+//! of Tier 2 into a `CompactedState`, which, followed by the resume instruction, becomes
+//! the new Tier 2. The old entries stay in the log.
+//!
+//! The model's side lives here as data: the bundled compaction brief (`briefs/
+//! compaction/`, embedded like the compressor), the request, and the checks of the
+//! answer. The call itself is the caller's, through `crate::provider`, so that the
+//! session module stays free of network code and the CLI records the call in the ledger.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::log::{Entry, Event, Kind};
+use super::render::{entry_line, entry_text};
+use super::schema::Violation;
+use super::{Session, envelope};
+use crate::brief::{Brief, Manifest, parse_markdown};
+use crate::error::{Error, Result};
+use crate::prompt::compose::{self, ComposeOptions};
+use crate::prompt::wire::{Message, Prompt, Role};
+use crate::tokens;
+
+const MANIFEST: &str = include_str!("../../briefs/compaction/brief.yaml");
+const ITEMS: [(&str, &str); 3] = [
+    (
+        "role",
+        include_str!("../../briefs/compaction/items/role.md"),
+    ),
+    (
+        "keep",
+        include_str!("../../briefs/compaction/items/keep.md"),
+    ),
+    (
+        "answer",
+        include_str!("../../briefs/compaction/items/answer.md"),
+    ),
+];
+
+/// The compaction brief embedded in the binary, composed: (system text, prefix hash).
+pub fn compaction_brief() -> Result<(String, String)> {
+    let dir = Path::new("briefs/compaction");
+    let manifest: Manifest = serde_yaml::from_str(MANIFEST)
+        .map_err(|e| Error::input(format!("built-in compaction brief: {e}")))?;
+    let mut problems = Vec::new();
+    let mut items = Vec::new();
+    for id in &manifest.items {
+        let (_, text) = ITEMS.iter().find(|(name, _)| name == id).ok_or_else(|| {
+            Error::input(format!("built-in compaction brief: `{id}` is not embedded"))
+        })?;
+        let path = dir.join("items").join(format!("{id}.md"));
+        items.extend(parse_markdown(
+            id,
+            &path,
+            (*text).to_string(),
+            &mut problems,
+        ));
+    }
+    if let Some(problem) = problems.first() {
+        return Err(Error::input(format!(
+            "built-in compaction brief: {problem}"
+        )));
+    }
+    let brief = Brief {
+        dir: dir.to_path_buf(),
+        manifest,
+        items,
+        warnings: Vec::new(),
+        static_placeholders: Vec::new(),
+    };
+    let prefix = compose::prefix(&brief, ComposeOptions::default());
+    Ok((prefix.static_system, prefix.hashes.prefix))
+}
+
+/// Tier 2 as the compaction call reads it: one line per entry, ids first.
+pub fn transcript(tier2: &[&Entry]) -> String {
+    tier2
+        .iter()
+        .map(|e| entry_line(e))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The background request: the compaction brief and the whole Tier 2. A retry adds the
+/// rejected answer and what was wrong with it.
+pub fn request(system: &str, transcript: &str, retry: Option<(&str, &[Violation])>) -> Prompt {
+    let mut messages = vec![Message {
+        role: Role::User,
+        content: format!(
+            "Condense this conversation history into the CompactedState JSON object.\n\n{transcript}"
+        ),
+    }];
+    if let Some((answer, problems)) = retry {
+        messages.push(Message {
+            role: Role::Assistant,
+            content: answer.to_string(),
+        });
+        let listed: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+        messages.push(Message {
+            role: Role::User,
+            content: format!(
+                "That answer is not a valid CompactedState:\n{}\nAnswer again with the corrected JSON object only.",
+                listed.join("\n")
+            ),
+        });
+    }
+    Prompt {
+        static_system: system.to_string(),
+        volatile_system: None,
+        tools: Vec::new(),
+        messages,
+    }
+}
+
+/// The answer as a `CompactedState`, or every reason it is not one.
+pub fn parse_state(answer: &str) -> std::result::Result<Value, Vec<Violation>> {
+    let clean = crate::compress::sanitize(answer, "");
+    let value: Value = serde_json::from_str(clean.trim()).map_err(|e| {
+        vec![Violation {
+            pointer: String::new(),
+            message: format!("not a JSON object: {e}"),
+        }]
+    })?;
+    let violations = envelope::validate_compacted_state(&value);
+    if violations.is_empty() {
+        Ok(value)
+    } else {
+        Err(violations)
+    }
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactReport {
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub state_id: String,
+    pub resume_id: String,
+    pub removed_ids: Vec<String>,
+    /// Facts of the old Tier 2 the state does not hold (the guard's `dropped`).
+    pub forgotten: Value,
+    /// All of Tier 2 changed: the cache is rewritten from the first entry.
+    pub tokens_rewritten: u64,
+}
+
+impl Session {
+    /// Replaces Tier 2 with the state and the resume instruction. `expected` are the live
+    /// ids the state was made from: if Tier 2 changed meanwhile, nothing is written
+    /// (a conflict), since the state would not describe the entries it removes.
+    pub fn apply_compaction(
+        &self,
+        expected: &[String],
+        state: &Value,
+        resume: &str,
+    ) -> Result<CompactReport> {
+        if resume.trim().is_empty() {
+            return Err(Error::input("the resume instruction is empty"));
+        }
+        tokens::count(self.encoding, "warm");
+        let encoding = self.encoding;
+        self.write(|current| {
+            let live: Vec<String> = current.tier2().map(|e| e.id.clone()).collect();
+            if live != expected {
+                return Err(Error::conflict(
+                    "Tier 2 changed while the compaction ran: nothing was replaced",
+                )
+                .with_hint("run the compaction again"));
+            }
+            let old: Vec<&Entry> = current.tier2().collect();
+            let old_text = old
+                .iter()
+                .map(|e| entry_text(e))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let make = |kind: Kind, offset: u64, text: String| {
+                let mut entry = Entry {
+                    id: current.next_id(kind, offset),
+                    kind,
+                    text,
+                    tokens: 0,
+                    name: None,
+                    call: None,
+                    group: None,
+                    source: None,
+                };
+                entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
+                entry
+            };
+            let state_entry = make(
+                Kind::State,
+                0,
+                serde_json::to_string_pretty(state).unwrap_or_default(),
+            );
+            let resume_entry = make(Kind::Resume, 1, resume.trim().to_string());
+            let guard = crate::guard::check(&old_text, &state_entry.text);
+            let after = state_entry.tokens + resume_entry.tokens;
+            let report = CompactReport {
+                tokens_before: current.tier2_tokens,
+                tokens_after: after,
+                state_id: state_entry.id.clone(),
+                resume_id: resume_entry.id.clone(),
+                removed_ids: live.clone(),
+                forgotten: crate::guard::to_json(&guard)["dropped"].clone(),
+                tokens_rewritten: after,
+            };
+            let event = Event::Compact {
+                at: crate::clock::format_rfc3339(crate::clock::now_ms()),
+                ids: live,
+                state: state_entry,
+                resume: resume_entry,
+                ccr: None,
+            };
+            Ok((vec![event], report))
+        })
+    }
+}

@@ -1,0 +1,274 @@
+//! `brief session compact` (issue 12) against scripted loopback models in both wire
+//! formats: a valid state replaces Tier 2 and reports what it forgot; an invalid one is
+//! retried once with its violations; two invalid ones change nothing (exit 3).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::{brief, json, run_in, snapshot_tree, stderr};
+use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
+use crate::loopback::{Reply, Server};
+use crate::session::{new_session, ok, stable};
+
+fn answer(provider: &str, text: &str) -> Reply {
+    let body = if provider == "anthropic" {
+        anthropic_stream(text, Some("end_turn"), true)
+    } else {
+        openai_stream(text, Some("stop"), Some(OPENAI_USAGE), true)
+    };
+    Reply::sse(&body, &[])
+}
+
+fn state() -> Value {
+    json!({
+        "project_summary": "Booking Ada for a follow-up.",
+        "established_context": ["Tuesday 10:30 is free"],
+        "key_decisions": [],
+        "completed_tasks": ["checked Tuesday"],
+        "current_tasks": ["confirm the slot"],
+        "blockers": [],
+        "affected_files": []
+    })
+}
+
+fn compact(root: &Path, server: &Server, provider: &str) -> std::process::Output {
+    brief()
+        .current_dir(root)
+        .env("XDG_STATE_HOME", root.join("state"))
+        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .env("BRIEF_RETRY_BASE_MS", "1")
+        .args([
+            "session",
+            "compact",
+            "s",
+            "--resume",
+            "Confirm the Tuesday slot with Ada.",
+            "--json",
+        ])
+        .args([
+            "--provider",
+            provider,
+            "--model",
+            "test-model",
+            "--base-url",
+            &server.url(),
+        ])
+        .output()
+        .unwrap()
+}
+
+fn filled(root: &Path) {
+    new_session(root, &["--framework-tools"]);
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--user",
+            "Book Ada; invoice INV-7731 is unpaid.",
+        ],
+    );
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find_slot",
+            "--args",
+            r#"{"day":"Tuesday"}"#,
+        ],
+    );
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_2",
+            "--text",
+            "Tuesday 10:30 is free",
+        ],
+    );
+}
+
+fn ledger_commands(root: &Path) -> Vec<String> {
+    std::fs::read_to_string(root.join("ledger.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["command"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_valid_state_replaces_tier2_and_reports_what_it_forgot() {
+    for provider in ["openai", "anthropic"] {
+        let ws = crate::common::workspace("clinic");
+        let root = ws.path();
+        filled(root);
+        let before: Value =
+            serde_json::from_str(&ok(root, &["session", "render", "s", "--format", provider]))
+                .unwrap();
+        let server = Server::start(vec![answer(
+            provider,
+            &format!("```json\n{}\n```", state()),
+        )]);
+        let out = compact(root, &server, provider);
+        assert_eq!(out.status.code(), Some(0), "{provider}: {}", stderr(&out));
+        let report = json(&out);
+        assert_eq!(report["status"], "ok");
+        assert_eq!(report["state_id"], "msg_4");
+        assert_eq!(report["resume_id"], "msg_5");
+        assert!(report["tokens_after"].as_u64().unwrap() > 0);
+        assert!(report["tokens_before"].as_u64().unwrap() > 0);
+        let forgotten: Vec<&str> = report["forgotten"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["value"].as_str().unwrap())
+            .collect();
+        assert!(
+            forgotten.contains(&"INV-7731") || forgotten.iter().any(|f| f.contains("7731")),
+            "{forgotten:?}"
+        );
+        // One request, with the compaction brief and the whole Tier 2.
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1);
+        let sent = requests[0].json().to_string();
+        assert!(
+            sent.contains("CompactedState") && sent.contains("[tool_res_3]"),
+            "{sent}"
+        );
+        assert_eq!(ledger_commands(root), ["compact"]);
+        // Tier 2 is now the state and the resume instruction; the old entries stay shown.
+        let after: Value =
+            serde_json::from_str(&ok(root, &["session", "render", "s", "--format", provider]))
+                .unwrap();
+        let messages = after["messages"].as_array().unwrap();
+        let text = after.to_string();
+        assert!(
+            text.contains("[msg_4]") && text.contains("[msg_5] Confirm the Tuesday slot"),
+            "{text}"
+        );
+        assert!(!text.contains("[tool_res_3]"));
+        assert!(messages.len() >= 3);
+        let (_, _, a) = stable(&before);
+        let (_, _, b) = stable(&after);
+        assert_ne!(a, b);
+        let shown = ok(root, &["session", "show", "s", "tool_res_3"]);
+        assert!(
+            shown.contains("compacted") && shown.contains("Tuesday 10:30"),
+            "{shown}"
+        );
+    }
+}
+
+#[test]
+fn an_invalid_state_is_retried_once_with_its_violations() {
+    for provider in ["openai", "anthropic"] {
+        let ws = crate::common::workspace("clinic");
+        let root = ws.path();
+        filled(root);
+        let mut bad = state();
+        bad.as_object_mut().unwrap().remove("blockers");
+        let server = Server::start(vec![
+            answer(provider, &bad.to_string()),
+            answer(provider, &state().to_string()),
+        ]);
+        let out = compact(root, &server, provider);
+        assert_eq!(out.status.code(), Some(0), "{provider}: {}", stderr(&out));
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        let retry = requests[1].json().to_string();
+        assert!(
+            retry.contains("/blockers") && retry.contains("required but missing"),
+            "{retry}"
+        );
+        assert_eq!(ledger_commands(root), ["compact", "compact"]);
+    }
+}
+
+#[test]
+fn two_invalid_states_fail_with_exit_3_and_change_nothing() {
+    for provider in ["openai", "anthropic"] {
+        let ws = crate::common::workspace("clinic");
+        let root = ws.path();
+        filled(root);
+        let session_before = snapshot_tree(&root.join("s"));
+        let server = Server::start(vec![
+            answer(provider, "not json"),
+            answer(provider, r#"{"project_summary": 1}"#),
+        ]);
+        let out = compact(root, &server, provider);
+        assert_eq!(out.status.code(), Some(3), "{provider}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("invalid CompactedState"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(snapshot_tree(&root.join("s")), session_before);
+        assert_eq!(server.requests().len(), 2);
+    }
+}
+
+#[test]
+fn a_provider_failure_changes_nothing_and_an_empty_memory_is_refused() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    let server = Server::start(vec![]);
+    let out = compact(root, &server, "openai");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(server.requests().is_empty());
+    filled_more(root);
+    let before = snapshot_tree(&root.join("s"));
+    let server = Server::start(vec![Reply::status(
+        400,
+        &[],
+        "application/json",
+        r#"{"error":{"message":"bad"}}"#,
+    )]);
+    let out = compact(root, &server, "openai");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(snapshot_tree(&root.join("s")), before);
+    let _ = run_in(root, &["session", "log", "s"]);
+}
+
+fn filled_more(root: &Path) {
+    ok(root, &["session", "append", "s", "--user", "hello"]);
+}
+
+#[test]
+fn the_bundled_compaction_brief_is_locked_and_clean() {
+    let out = run_in(
+        env!("CARGO_MANIFEST_DIR"),
+        &["check", "--strict", "briefs/compaction"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stdout(&out)
+    );
+    let (system, _) = briefkit::session::compact::compaction_brief().unwrap();
+    let on_disk = briefkit::brief::Brief::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/briefs/compaction"
+    )))
+    .unwrap();
+    let prefix = briefkit::prompt::compose::prefix(&on_disk, Default::default());
+    assert_eq!(
+        system, prefix.static_system,
+        "the embedded brief is the one on disk"
+    );
+    assert!(system.contains("affected_files"));
+}
