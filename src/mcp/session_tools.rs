@@ -1,14 +1,160 @@
-//! The session tools (`session_status`, `gate`, `purge`, `compact_context`), listed after
-//! the others once the session runtime is part of the crate.
+//! The session tools: an agent checks its own context budget and frees memory through the
+//! same `Session` methods `brief session status|gate|purge` call. A session is named by
+//! its directory, as on the command line.
 
-use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use super::tools::{Spec, ToolError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::session::ops::GateRequest;
+use crate::session::{OpKind, Session};
+
+use super::tools::{Spec, ToolError, args};
 
 pub fn specs() -> Vec<Spec> {
-    Vec::new()
+    let session = json!({"type": "string", "description": "The session directory"});
+    vec![
+        Spec {
+            name: "session_status",
+            description: "The session's context figures: tokens per tier, the budget level \
+                and telemetry line, what is available for operations, pending operations.",
+            schema: json!({
+                "type": "object",
+                "properties": {"session": session},
+                "required": ["session"],
+                "additionalProperties": false
+            }),
+        },
+        Spec {
+            name: "gate",
+            description: "Check an operation against the context budget before starting it. \
+                Answers {status: ok, operation_id, …} or the context_budget_exceeded object \
+                with a pending operation id to resume after a purge or compaction.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "session": session,
+                    "estimate": {"type": "integer", "minimum": 0, "description": "The operation's estimated result size in tokens"},
+                    "kind": {"type": "string", "enum": ["model", "tool", "subagent"], "default": "model"}
+                },
+                "required": ["session", "estimate"],
+                "additionalProperties": false
+            }),
+        },
+        Spec {
+            name: "purge",
+            description: "Remove Tier 2 entries by their visible ids (msg_N, tool_call_N, \
+                tool_res_N), optionally leaving one dense summary in their place; reports \
+                the tokens freed and the cache cost.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "session": session,
+                    "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                    "summary": {"type": "string"}
+                },
+                "required": ["session", "ids"],
+                "additionalProperties": false
+            }),
+        },
+    ]
 }
 
-pub fn call(name: &str, _arguments: Value) -> Result<Value, ToolError> {
-    Err(ToolError(format!("unknown tool `{name}`")))
+pub fn call(name: &str, arguments: Value) -> Result<Value, ToolError> {
+    match name {
+        "session_status" => status(args(arguments)?),
+        "gate" => gate(args(arguments)?),
+        "purge" => purge(args(arguments)?),
+        other => Err(ToolError(format!("unknown tool `{other}`"))),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatusArgs {
+    session: PathBuf,
+}
+
+fn status(a: StatusArgs) -> Result<Value, ToolError> {
+    let session = Session::open(&a.session)?;
+    let status = session.status(&BTreeMap::new())?;
+    let figures = &status.figures;
+    let mut value = json!({"status": "ok", "summary": figures.telemetry});
+    if let (Value::Object(map), Ok(Value::Object(rest))) =
+        (&mut value, serde_json::to_value(&status))
+    {
+        map.extend(rest);
+        map.insert("level".into(), json!(figures.level.as_str()));
+        map.insert("pending_operations".into(), json!(status.pending));
+        map.remove("pending");
+    }
+    Ok(value)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GateArgs {
+    session: PathBuf,
+    estimate: u64,
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+fn gate(a: GateArgs) -> Result<Value, ToolError> {
+    let kind = match a.kind.as_deref() {
+        None => OpKind::Model,
+        Some(text) => OpKind::parse(text).ok_or_else(|| {
+            ToolError(format!(
+                "bad arguments: kind `{text}` is not one of model, tool, subagent"
+            ))
+        })?,
+    };
+    let session = Session::open(&a.session)?;
+    let report = session.gate(
+        GateRequest::New {
+            estimate: a.estimate,
+            kind,
+            high_volume: false,
+        },
+        &BTreeMap::new(),
+    )?;
+    Ok(report.to_json())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PurgeArgs {
+    session: PathBuf,
+    ids: Vec<String>,
+    #[serde(default)]
+    summary: Option<String>,
+}
+
+fn purge(a: PurgeArgs) -> Result<Value, ToolError> {
+    let session = Session::open(&a.session)?;
+    let ids: Vec<String> = a
+        .ids
+        .iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let r = session.purge(&ids, a.summary.as_deref())?;
+    Ok(json!({
+        "status": "ok",
+        "summary": format!(
+            "purged {} ({} tokens); cache breaks at {}: {} tokens written to the cache again",
+            r.removed_ids.join(", "), r.removed_tokens, r.cache_break_at, r.tokens_rewritten
+        ),
+        "removed_ids": r.removed_ids,
+        "removed_tokens": r.removed_tokens,
+        "summary_id": r.summary_id,
+        "summary_tokens": r.summary_tokens,
+        "cache_break_at": r.cache_break_at,
+        "tokens_rewritten": r.tokens_rewritten,
+        "cache_break_after_tokens": r.cache_break_after_tokens,
+        "tier2_tokens_before": r.tier2_tokens_before,
+        "tier2_tokens_after": r.tier2_tokens_after,
+    }))
 }

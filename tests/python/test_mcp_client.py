@@ -109,3 +109,42 @@ def test_compose_and_guard_call_the_library(tmp_path):
     assert guarded.structured_content["status"] == "flagged"
     dropped = {d["value"] for d in guarded.structured_content["dropped"]}
     assert "https://a.example/refunds" in dropped
+
+
+def test_session_tools_manage_a_real_session(tmp_path):
+    directory = tmp_path / "s1"
+    brief = str(ROOT / "fixtures" / "briefs" / "clinic")
+    cli = [brief_bin(), "--color", "never", "session"]
+    subprocess.run(cli + ["new", str(directory), "--brief", brief, "--var", "patient=Ada",
+                          "--var", "last_visit=May", "--context-limit", "200000"], check=True, capture_output=True)
+    for text in ("I need a booking on Tuesday.", "Actually make it Wednesday at 10:00."):
+        subprocess.run(cli + ["append", str(directory), "--user", text],
+                       check=True, capture_output=True)
+
+    async def body(session):
+        s = str(directory)
+        status = await session.call_tool("session_status", {"session": s})
+        fits = await session.call_tool("gate", {"session": s, "estimate": 10, "kind": "tool"})
+        blocked = await session.call_tool("gate", {"session": s, "estimate": 10_000_000})
+        bad_kind = await session.call_tool("gate", {"session": s, "estimate": 1, "kind": "x"})
+        purged = await session.call_tool(
+            "purge", {"session": s, "ids": ["msg_1"], "summary": "Booking moved to Wednesday."})
+        bad_id = await session.call_tool("purge", {"session": s, "ids": ["msg_99"]})
+        missing = await session.call_tool("session_status", {"session": str(tmp_path / "none")})
+        after = await session.call_tool("session_status", {"session": s})
+        return status, fits, blocked, bad_kind, purged, bad_id, missing, after
+
+    status, fits, blocked, bad_kind, purged, bad_id, missing, after = run(
+        with_session(tmp_path, body))
+    assert status.structured_content["status"] == "ok"
+    assert status.structured_content["tier2_tokens"] > 0
+    assert fits.structured_content["status"] == "ok"
+    assert fits.structured_content["operation_id"] == "op_1"
+    assert blocked.structured_content["status"] == "context_budget_exceeded"
+    assert blocked.structured_content["required_action"] == "purge_or_compact"
+    assert bad_kind.is_error
+    assert purged.structured_content["removed_ids"] == ["msg_1"]
+    assert bad_id.is_error and "msg_99" in bad_id.content[0].text
+    assert missing.is_error
+    assert blocked.structured_content["pending_operation_id"] in \
+        after.structured_content["pending_operations"]
