@@ -404,3 +404,72 @@ proptest! {
         }
     }
 }
+
+/// `brief compose --format F --stats --digest FILE` in `dir`: stdout and the prefix line.
+fn compose_with_digest(dir: &Path, store: &Path, format: &str, digest: &Path) -> (String, String) {
+    let out = digest_cmd(store)
+        .current_dir(dir)
+        .args([
+            "compose",
+            &briefkit_support(),
+            "--format",
+            format,
+            "--stats",
+        ])
+        .args([
+            "--var",
+            "date=2026-11-30",
+            "--var",
+            "customer_name=Ada",
+            "--var",
+            "plan=Pro",
+        ])
+        .arg("--digest")
+        .arg(digest)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let prefix = stderr(&out)
+        .lines()
+        .find(|l| l.starts_with("prefix"))
+        .unwrap()
+        .to_string();
+    (stdout(&out), prefix)
+}
+
+fn briefkit_support() -> String {
+    format!("{}/briefs/support", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn compose_places_the_digest_after_the_prefix_and_the_prefix_hash_does_not_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let first = write_yaml(dir.path(), &full_digest());
+    let second = dir.path().join("second.yaml");
+    std::fs::write(
+        &second,
+        "current_task: Reply to the refund thread.\nlearnings: [Customers answer faster in the morning.]\n",
+    )
+    .unwrap();
+    for format in ["text", "openai", "anthropic"] {
+        let (one, prefix_one) = compose_with_digest(dir.path(), &store, format, &first);
+        let (two, prefix_two) = compose_with_digest(dir.path(), &store, format, &second);
+        assert_eq!(
+            prefix_one, prefix_two,
+            "{format}: the digest is not part of the prefix"
+        );
+        assert_ne!(one, two, "{format}");
+        assert!(two.contains("Reply to the refund thread."), "{format}");
+        assert!(
+            one.contains("Ship the retry fix for the nightly export."),
+            "{format}"
+        );
+    }
+    // In the text form the digest comes after the static items and before the context.
+    let (text, _) = compose_with_digest(dir.path(), &store, "text", &second);
+    let at = text.find("Reply to the refund thread.").unwrap();
+    let context = text.find("Ada").unwrap();
+    assert!(at < context, "the digest precedes the run-specific context");
+    assert!(at > 0);
+}

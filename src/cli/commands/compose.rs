@@ -39,6 +39,13 @@ pub struct Args {
     /// text, in the brief's) to stderr
     #[arg(long)]
     pub stats: bool,
+    /// A wake digest (see `brief digest`) to place after the stable prefix and before the
+    /// run-specific context; its backed originals go to the CCR store
+    #[arg(long, value_name = "DIGEST.yaml")]
+    pub digest: Option<PathBuf>,
+    /// The CCR store for --digest [default: $BRIEF_CCR_PATH, else the state directory's ccr.sqlite]
+    #[arg(long, value_name = "PATH", requires = "digest")]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,7 +71,17 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let options = ComposeOptions {
         compact: !args.no_compact,
     };
-    let composed = compose(&brief, &vars, options)?;
+    let mut composed = compose(&brief, &vars, options)?;
+    if let Some(path) = &args.digest {
+        // The digest lives in the volatile zone: the stable prefix, and so its hash and the
+        // provider's cache, do not change when only the digest does.
+        let (digest, _) = super::digest::render_and_back(
+            path,
+            args.store.as_deref(),
+            crate::ccr::digest::DEFAULT_MIN_BYTES,
+        )?;
+        crate::ccr::digest::place(&mut composed.prompt, &digest.text);
+    }
     for id in &composed.unproven {
         ui.warn(&format!(
             "item `{id}`: compaction could not be proven lossless; composed as written"
