@@ -5,6 +5,7 @@ mod common;
 mod loopback;
 
 mod align;
+mod align_tail;
 mod bundled_briefs;
 mod ccr_cli;
 mod ccr_store;
