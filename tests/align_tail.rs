@@ -56,7 +56,10 @@ fn renders(dir: &Path) -> Vec<PathBuf> {
         write(
             dir,
             "r1.json",
-            &render(&[m1.clone()], "Status: Context: 1,000 / 128,000 (1%)"),
+            &render(
+                std::slice::from_ref(&m1),
+                "Status: Context: 1,000 / 128,000 (1%)",
+            ),
         ),
         write(
             dir,
