@@ -8,9 +8,9 @@ use crate::error::Result;
 ///
 /// Tools, in this fixed order: retrieve {hash}, compose {brief, vars?, format?},
 /// guard {original, proposal}, and the session tools session_status {session},
-/// gate {session, estimate, kind?}, purge {session, ids, summary?},
-/// compact_context {session, resume_instruction}. Each calls the same code as the matching
-/// command. Meant to be started by an MCP client (its `command` is `brief`, its `args`
+/// gate {session, estimate, kind?}, purge {session, ids, summary?}. Each calls the same code
+/// as the matching command (`compact_context` is not served yet: use
+/// `brief session compact`). Meant to be started by an MCP client (its `command` is `brief`, its `args`
 /// `["mcp"]`); it runs until the client closes stdin.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
