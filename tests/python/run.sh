@@ -12,4 +12,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 cargo build --quiet --bin brief
-BRIEF_BIN="$PWD/target/debug/brief" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python "$@"
+# Where cargo put the binary: CARGO_TARGET_DIR when set (relative to here), else target/.
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+BRIEF_BIN="$target_dir/debug/brief" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python "$@"
