@@ -70,3 +70,27 @@ fn an_empty_rule_is_an_error_at_its_line() {
     assert!(stderr(&out).contains("limits.md:4"), "{}", stderr(&out));
     assert!(stderr(&out).contains("an empty rule"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_var_given_twice_with_different_values_is_warned_about() {
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(ws.path(), &["init", "b"]).status.code(), Some(0));
+    let out = run_in(
+        ws.path(),
+        &[
+            "compose",
+            "b",
+            "--var",
+            "user_name=Ada",
+            "--var",
+            "user_name=Bob",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--var user_name is given twice"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Bob"));
+}

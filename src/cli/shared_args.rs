@@ -14,6 +14,25 @@ pub fn parse_var(s: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The `--var` values as a map; a name given twice is warned about (the last value wins),
+/// since a repeated `--var` is almost always a typo in a script.
+pub fn var_map(
+    vars: &[(String, String)],
+    ui: &crate::cli::ui::Ui,
+) -> std::collections::BTreeMap<String, String> {
+    let mut map = std::collections::BTreeMap::new();
+    for (key, value) in vars {
+        if let Some(old) = map.insert(key.clone(), value.clone())
+            && old != *value
+        {
+            ui.warn(&format!(
+                "--var {key} is given twice; the last value (`{value}`) wins"
+            ));
+        }
+    }
+    map
+}
+
 fn parse_kind(text: &str) -> Result<ProviderKind, String> {
     text.parse()
 }

@@ -67,7 +67,7 @@ impl Format {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    let vars: BTreeMap<String, String> = args.vars.into_iter().collect();
+    let vars: BTreeMap<String, String> = crate::cli::shared_args::var_map(&args.vars, ui);
     let options = ComposeOptions {
         compact: !args.no_compact,
     };

@@ -63,7 +63,7 @@ struct Call {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    let vars: BTreeMap<String, String> = args.vars.iter().cloned().collect();
+    let vars: BTreeMap<String, String> = crate::cli::shared_args::var_map(&args.vars, ui);
     let composed = compose(&brief, &vars, ComposeOptions::default())?;
     let settings = args.provider.settings(&brief)?;
     let mut options = CallOptions::probe();
