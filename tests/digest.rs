@@ -473,3 +473,39 @@ fn compose_places_the_digest_after_the_prefix_and_the_prefix_hash_does_not_chang
     assert!(at < context, "the digest precedes the run-specific context");
     assert!(at > 0);
 }
+
+#[test]
+fn digest_json_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let log: Vec<String> = (0..300).map(|i| format!("line {i}")).collect();
+    let wake = write_yaml(
+        dir.path(),
+        &json!({
+            "current_task": "Fix the export.",
+            "hard_constraints": ["Keep the flags."],
+            "tool_outputs": [{"name": "build", "content": log.join("\n")}],
+        }),
+    );
+    let out = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .args(["--min-bytes", "100", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!("digest_json", stdout(&out));
+}
+
+#[test]
+fn ccr_get_unknown_json_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let out = digest_cmd(&store)
+        .args(["ccr", "get", "000000000000000000000000", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out).replace(&store.display().to_string(), "[STORE]");
+    insta::assert_snapshot!("ccr_get_unknown_json", text);
+}
