@@ -291,13 +291,15 @@ impl Provider {
         } else {
             Vec::new()
         };
-        Error::provider(transport::scrub(&message, settings))
+        let mut error = Error::provider(transport::scrub(&message, settings))
             .with_provider_failure(failure.class)
             .with_details(details)
             .with_hint(transport::scrub(
                 &transport::hint(settings, failure),
                 settings,
-            ))
+            ));
+        error.attempts = requests;
+        error
     }
 }
 
