@@ -328,7 +328,7 @@ fn a_call_cut_by_ctrl_c_is_recorded_as_cancelled() {
         let stream = loopback::fixtures::openai_stream("Sho", None, None, false);
         loopback::Reply::sse(&stream, &[]).hang(Duration::from_secs(5))
     });
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
         .env_remove("BRIEF_LEDGER")
         .env_remove("OPENAI_API_KEY")
         .current_dir(ws.path())

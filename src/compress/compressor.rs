@@ -119,7 +119,7 @@ pub fn from_dir(dir: &Path) -> Result<Compressor> {
         .items
         .iter()
         .filter(|item| item.tier == Tier::Volatile || item.is_tool())
-        .map(|item| misfit(item))
+        .map(misfit)
         .collect();
     if !misfits.is_empty() {
         return Err(Error::input(format!(

@@ -298,7 +298,7 @@ impl Provider {
                 &transport::hint(settings, failure),
                 settings,
             ));
-        error.attempts = requests;
+        error.attempts = u16::try_from(requests).unwrap_or(u16::MAX);
         error
     }
 }

@@ -184,7 +184,7 @@ impl Entry {
             }
             Err(err) => {
                 let class = err.provider_failure.unwrap_or(ProviderFailure::Other);
-                self.attempts = err.attempts.max(1);
+                self.attempts = u32::from(err.attempts.max(1));
                 self.failed(&class.status(), &err.message)
             }
         }

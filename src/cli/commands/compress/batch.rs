@@ -16,7 +16,7 @@ use crate::store::proposals::{self, Proposal};
 
 /// What happened to one item.
 enum Row<'a> {
-    Proposed(&'a Item, Proposal),
+    Proposed(&'a Item, Box<Proposal>),
     Failed(&'a Item, Error),
     NotAsked(&'a Item),
 }
@@ -38,7 +38,7 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
                 if !args.json {
                     ui.info(&compress::status(item, &proposal).1);
                 }
-                rows.push(Row::Proposed(item, proposal));
+                rows.push(Row::Proposed(item, Box::new(proposal)));
             }
             Err(err) => {
                 unreachable = matches!(
@@ -80,21 +80,21 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
     );
     if !refused.is_empty() {
         summary.push_str(&format!(
-            ", {} item{} refused",
+            "; {} item{} refused",
             refused.len(),
             plural(refused.len())
         ));
     }
     if !failed.is_empty() {
         summary.push_str(&format!(
-            ", {} call{} failed",
+            "; {} call{} failed",
             failed.len(),
             plural(failed.len())
         ));
     }
     if not_asked > 0 {
         summary.push_str(&format!(
-            ", {not_asked} not asked (the server was unreachable)"
+            "; {not_asked} not asked (the server was unreachable)"
         ));
     }
     let status = if failed.is_empty() { "ok" } else { "failed" };
