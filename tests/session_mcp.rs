@@ -44,7 +44,6 @@ fn mcp(root: &std::path::Path, requests: &[Value]) -> Vec<Value> {
         let line = lines.next().unwrap().unwrap();
         answers.push(serde_json::from_str(&line).unwrap());
     }
-    drop(send);
     drop(stdin);
     let _ = child.wait();
     answers
