@@ -63,7 +63,9 @@ impl Brief {
         roomy_item: Option<&str>,
     ) -> Result<Brief> {
         let dir = if path.file_name().is_some_and(|n| n == MANIFEST) && path.is_file() {
+            // `brief.yaml` alone names the current directory, whose path is empty.
             path.parent()
+                .filter(|d| !d.as_os_str().is_empty())
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
         } else {
             path.to_path_buf()
