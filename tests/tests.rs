@@ -25,6 +25,7 @@ mod harden_paths;
 mod harden_provider;
 mod hostile_linear;
 mod import;
+mod json_snapshots;
 mod limits;
 mod load_errors;
 mod lock_check;
