@@ -42,6 +42,7 @@ mod session_compact;
 #[cfg(debug_assertions)]
 mod session_crash;
 mod session_props;
+mod session_turn;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;
