@@ -16,6 +16,8 @@ pub enum Mark {
     Permission,
     Optional,
     Only,
+    /// A word that may stand for `only` (`alone`) but is not required to survive.
+    OnlyWeak,
     OnlyIf,
     Exception,
     Condition,
@@ -44,6 +46,8 @@ pub const BOUND_WORD: u16 = 1 << 7;
 pub const FOREIGN_WORD: u16 = 1 << 8;
 /// Carries content: none of the above kinds of word, and starts with a letter or digit.
 pub const CONTENT: u16 = 1 << 9;
+/// Can carry a condition as a phrase (`for an exchange`).
+pub const CARRIER: u16 = 1 << 10;
 
 /// No phrase list / no number.
 pub const NONE: u32 = u32::MAX;
@@ -80,6 +84,7 @@ impl Info {
 
 pub struct Lookup {
     words: FxMap<&'static str, Info>,
+    pub negative_prefixes: &'static [&'static str],
     /// Constraint phrases starting with one word, longest first.
     pub marks: Vec<Vec<Phrase<Mark>>>,
     /// Bounds before a number ending with one word, longest first: (upper, soft).
@@ -114,17 +119,19 @@ impl Lookup {
         flag(lang.not_negation, NOT_NEGATION);
         flag(lang.bound_skip, BOUND_SKIP);
         flag(FOREIGN, FOREIGN_WORD);
+        flag(lang.condition_carriers, CARRIER);
         for &(w, n) in lang.numbers {
             words.entry(w).or_default().number = n;
         }
         let (mut marks, mut before, mut after) = (Vec::new(), Vec::new(), Vec::new());
-        let lists: [(&[&'static str], Mark); 12] = [
+        let lists: [(&[&'static str], Mark); 13] = [
             (lang.negation, Mark::Negation),
             (lang.obligation, Mark::Obligation),
             (lang.recommendation, Mark::Recommendation),
             (lang.permission, Mark::Permission),
             (lang.optional, Mark::Optional),
             (lang.exclusivity, Mark::Only),
+            (lang.exclusivity_weak, Mark::OnlyWeak),
             (&["only if"], Mark::OnlyIf),
             (lang.exception, Mark::Exception),
             (lang.condition, Mark::Condition),
@@ -182,6 +189,7 @@ impl Lookup {
         }
         Lookup {
             words,
+            negative_prefixes: lang.negative_prefixes,
             marks,
             before,
             after,

@@ -2,7 +2,7 @@
 //! conditions, time limits, absolutes.
 
 use super::bind::matches_at;
-use super::lookup::{Lookup, MODAL_SKIP, Mark, NONE, NOT_NEGATION, WHETHER};
+use super::lookup::{CARRIER, CONTENT, Lookup, MODAL_SKIP, Mark, NONE, NOT_NEGATION, WHETHER};
 use super::reading::{Constraints, Modal};
 use super::vocab::Vocab;
 use super::words::{Tok, Token};
@@ -20,6 +20,12 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
         };
         let w = vocab.word(id);
         let at = toks[i].start;
+        if let Some(bare) = vocab.unprefixed_stem(id) {
+            c.affixed.push(bare);
+        }
+        if vocab.info(id).has(CARRIER) {
+            c.carried.extend(clause(toks, i + 1, vocab).take(3));
+        }
         let list = vocab.info(id).marks;
         let found = (list != NONE)
             .then(|| {
@@ -44,6 +50,9 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
                     i += 2;
                     continue;
                 }
+                if c.negation.is_empty() {
+                    c.negated = clause(toks, i + len, vocab).take(3).collect();
+                }
                 c.negation.push(at);
             }
             Mark::Obligation | Mark::Recommendation | Mark::Permission | Mark::Optional => {
@@ -53,6 +62,7 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
                 }
             }
             Mark::Only => c.only.push(at),
+            Mark::OnlyWeak => c.only_weak.push(at),
             Mark::OnlyIf => {
                 c.only.push(at);
                 c.condition.push(at);
@@ -61,6 +71,9 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
             Mark::Condition => {
                 let whether = i > 0 && word(i - 1).is_some_and(|b| vocab.info(b).has(WHETHER));
                 if !whether {
+                    if c.condition.is_empty() {
+                        c.clause = clause(toks, i + len, vocab).take(8).collect();
+                    }
                     c.condition.push(at);
                 }
             }
@@ -78,6 +91,17 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
         i += len;
     }
     c
+}
+
+/// The content stems of the clause starting at `toks[from]`, up to its punctuation.
+fn clause<'a>(toks: &'a [Token], from: usize, vocab: &'a Vocab) -> impl Iterator<Item = u32> + 'a {
+    toks.get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|t| !matches!(t.tok, Tok::Mark(_)))
+        .filter_map(Token::id)
+        .filter(|&w| vocab.info(w).has(CONTENT))
+        .map(|w| vocab.stem(w))
 }
 
 /// A modal at `toks[i..i + len]`: negated by a `not`/`never` right before or after it,

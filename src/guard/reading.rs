@@ -69,10 +69,20 @@ pub struct Modal {
 #[derive(Debug, Clone, Default)]
 pub struct Constraints {
     pub negation: Vec<usize>,
+    /// Content stems right after the first negation (`not resolved` → resolv).
+    pub negated: Vec<Id>,
+    /// Stems of words negated by a prefix, without it (`unresolved` → resolv).
+    pub affixed: Vec<Id>,
     pub modals: Vec<Modal>,
     pub only: Vec<usize>,
+    pub only_weak: Vec<usize>,
     pub exception: Vec<usize>,
     pub condition: Vec<usize>,
+    /// Content stems of the first condition's clause, in order (`if the customer wants
+    /// an exchange` → customer, want, exchange).
+    pub clause: Vec<Id>,
+    /// Content stems right after a word that can carry a condition (`for an exchange`).
+    pub carried: Vec<Id>,
     pub until: Vec<usize>,
     pub universal: Vec<usize>,
     pub partial: Vec<usize>,

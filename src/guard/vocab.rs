@@ -19,6 +19,8 @@ pub struct Vocab<'t> {
     words: Vec<Cow<'t, str>>,
     info: Vec<Info>,
     stems: Vec<Id>,
+    /// The word without a negative prefix (`unresolved` → `resolved`), or itself.
+    unprefixed: Vec<Id>,
     /// Entries up to here have their info and stem.
     done: usize,
 }
@@ -99,12 +101,29 @@ impl<'t> Vocab<'t> {
                 }
             };
             self.stems.push(stem);
+            let bare = lang.and_then(|lk| {
+                let w = &self.words[id];
+                let p = lk.negative_prefixes.iter().find(|p| {
+                    w.len() >= p.len() + 4
+                        && w.starts_with(**p)
+                        && w[p.len()..].bytes().all(|b| b.is_ascii_lowercase())
+                })?;
+                let rest = w[p.len()..].to_string();
+                Some(self.intern_str(&rest))
+            });
+            self.unprefixed.push(bare.unwrap_or(id as Id));
             self.done += 1;
         }
     }
 
     pub fn info(&self, id: Id) -> Info {
         self.info.get(id as usize).copied().unwrap_or_default()
+    }
+
+    /// The stem of the word without its negative prefix, if it has one.
+    pub fn unprefixed_stem(&self, id: Id) -> Option<Id> {
+        let bare = self.unprefixed.get(id as usize).copied()?;
+        (bare != id).then(|| self.stem(bare))
     }
 
     pub fn stem(&self, id: Id) -> Id {

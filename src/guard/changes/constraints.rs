@@ -69,6 +69,7 @@ pub(super) fn lost(
     let pw = |at: usize| word_at(p.text, at).to_string();
     if let Some(&at) = c.negation.first()
         && any(|g| &g.negation).is_none()
+        && !others.iter().any(|(_, g)| reworded_negation(c, g))
     {
         let (message, p_at) = match any(|g| &g.universal) {
             Some(u) if c.universal.is_empty() => {
@@ -120,6 +121,7 @@ pub(super) fn lost(
     }
     if let Some(&at) = c.only.first()
         && any(|g| &g.only).is_none()
+        && any(|g| &g.only_weak).is_none()
     {
         let message = format!("exclusivity `{}` was lost", ow(at));
         out.push(constraint(
@@ -143,6 +145,9 @@ pub(super) fn lost(
             continue;
         }
         let turned = opposite.and_then(|f| if f(c).is_empty() { any(f) } else { None });
+        if name == "condition" && turned.is_none() && carried(c, others) {
+            continue;
+        }
         let (message, p_at, flip) = match turned {
             Some(t) => (format!("`{}` became `{}`", ow(at), pw(t)), Some(t), true),
             None => (format!("{name} `{}` was lost", ow(at)), None, false),
@@ -182,6 +187,28 @@ pub(super) fn lost(
     }
 }
 
+/// Whether `other` says the negation of `c` with a negative prefix (`not resolved` ↔
+/// `unresolved`).
+fn reworded_negation(c: &Constraints, other: &Constraints) -> bool {
+    other.affixed.iter().any(|w| c.negated.contains(w))
+}
+
+/// Whether the aligned sentences carry the condition's clause as a phrase (`if the
+/// customer wants an exchange` → `for an exchange`): at least half of the clause's content
+/// after its first word (usually its subject) follows a carrier word there.
+fn carried(c: &Constraints, others: &[(usize, &Constraints)]) -> bool {
+    let rest = if c.clause.len() >= 2 {
+        &c.clause[1..]
+    } else {
+        &c.clause[..]
+    };
+    let kept = rest
+        .iter()
+        .filter(|w| others.iter().any(|(_, g)| g.carried.contains(w)))
+        .count();
+    kept >= 1 && kept * 2 >= rest.len()
+}
+
 /// Constraints the proposal's sentence `q` added that its aligned original sentences lack.
 pub(super) fn gained(
     o: &Reading,
@@ -202,7 +229,11 @@ pub(super) fn gained(
     ];
     for (f, kind, name) in simple {
         let Some(&at) = f(c).first() else { continue };
-        if none(f) {
+        let reworded = match kind {
+            ChangeKind::Negation => others.iter().any(|g| reworded_negation(c, g)),
+            _ => !none(|g| &g.only_weak),
+        };
+        if none(f) && !reworded {
             let message = format!("{name} `{}` was added", pw(at));
             out.push(constraint(
                 o,
