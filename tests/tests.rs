@@ -33,6 +33,7 @@ mod newcomer;
 mod prefix_identity;
 mod probe;
 mod prop_loader;
+mod prop_parsers;
 mod provider;
 mod provider_failures;
 mod proxy;
