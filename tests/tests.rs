@@ -26,6 +26,7 @@ mod harden_paths;
 mod harden_provider;
 mod hostile_linear;
 mod import;
+mod json_snapshots;
 mod limits;
 mod load_errors;
 mod lock_check;
