@@ -44,6 +44,7 @@ mod session;
 mod session_compact;
 #[cfg(debug_assertions)]
 mod session_crash;
+mod session_mcp;
 mod session_props;
 mod session_turn;
 mod stats_cache;
