@@ -11,6 +11,7 @@ mod ccr_cli;
 mod ccr_store;
 mod compose;
 mod compress;
+mod compress_batch;
 mod contract;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
