@@ -324,19 +324,22 @@ fn static_placeholders(
     let (_, first) = found.first()?;
     let lines = LineIndex::new(&item.raw);
     let (line, column) = lines.line_col(item.body_offset + first.start);
-    let mut names: Vec<String> = Vec::new();
-    let mut at: Vec<String> = Vec::new();
+    // Sets, not `contains` on a list: an item may hold tens of thousands of placeholders.
+    let mut seen_names = std::collections::HashSet::new();
+    let mut seen_lines = std::collections::HashSet::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut at: Vec<usize> = Vec::new();
     for (name, range) in &found {
-        if !names.contains(name) {
-            names.push(name.clone());
+        if seen_names.insert(name.as_str()) {
+            names.push(name);
         }
         let (line, _) = lines.line_col(item.body_offset + range.start);
-        let line = line.to_string();
-        if !at.contains(&line) {
+        if seen_lines.insert(line) {
             at.push(line);
         }
     }
-    let listed: Vec<String> = names.iter().map(|n| format!("`{{{{{n}}}}}`")).collect();
+    let listed = capped(names.iter().map(|n| format!("`{{{{{n}}}}}`")), names.len());
+    let at_lines = capped(at.iter().map(usize::to_string), at.len());
     let noun = if found.len() == 1 {
         "placeholder"
     } else {
@@ -350,14 +353,25 @@ fn static_placeholders(
             column,
             format!(
                 "{noun} {} in a static item ({lines_word} {}): the cacheable prefix must not change per turn; give {} a build-time value under `vars:` in brief.yaml, move {} to a `context` item (tier: volatile), or write `\\{{{{` for literal text",
-                listed.join(", "),
-                at.join(", "),
+                listed,
+                at_lines,
                 if names.len() == 1 { "it" } else { "them" },
                 if names.len() == 1 { "it" } else { "them" },
             ),
         )
         .with_code(STATIC_PLACEHOLDER),
     )
+}
+
+/// The first few of `total` entries, comma-separated, and how many more there are: a
+/// message names what to fix without becoming a wall of text.
+fn capped(entries: impl Iterator<Item = String>, total: usize) -> String {
+    const SHOWN: usize = 8;
+    let mut text = entries.take(SHOWN).collect::<Vec<_>>().join(", ");
+    if total > SHOWN {
+        text.push_str(&format!(" and {} more", total - SHOWN));
+    }
+    text
 }
 
 /// Tool names as the providers accept them.
