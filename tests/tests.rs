@@ -52,3 +52,4 @@ mod stats_cache;
 mod stats_compact_init;
 mod usage;
 mod versions;
+mod versions_git;
