@@ -82,6 +82,10 @@ impl Pending {
         }
     }
 
+    pub fn is_resolved(&self) -> bool {
+        self.meta.get().is_some()
+    }
+
     /// Parses the request once, and compares it with its session's previous one.
     pub fn resolve(&self, sessions: &mut Sessions) -> &Meta {
         self.meta.get_or_init(|| {

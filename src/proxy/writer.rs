@@ -3,13 +3,17 @@
 //!
 //! Nothing of this is on the path of an answer: a request task hands its request over when
 //! it arrives and its row's figures when the answer has ended, each a channel send, and the
-//! client has its last byte without waiting for a parse, a drift check or a disk. One
-//! thread means requests are compared with their session's previous one in the order they
-//! arrived, and rows never interleave however many calls finish at once. A row that cannot
+//! client has its last byte without waiting for a parse, a drift check or a disk. Requests
+//! are only queued on arrival and worked out when a row needs them — after its answer, not
+//! while the upstream is answering — but always in arrival order, so each is compared with
+//! its session's previous one. The thread runs at a lower CPU priority than the relaying
+//! ones: on a busy machine bookkeeping waits, answers do not. One thread means rows never
+//! interleave however many calls finish at once. A row that cannot
 //! be written is counted and the first failure is said once on stderr; the call it
 //! describes has already been served. Dropping every [`Rows`] handle lets the thread drain
 //! what is queued and stop; [`Writer::finish`] waits for that.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -73,16 +77,31 @@ impl Writer {
 }
 
 fn write_all(path: &Path, receiver: &Receiver<Work>, stats: &Mutex<Stats>) -> u64 {
+    lower_priority();
     let mut sessions = Sessions::default();
+    // Requests that arrived, in order, not yet worked out.
+    let mut arrived: VecDeque<Arc<Pending>> = VecDeque::new();
     let mut written = 0;
     let mut said = false;
     for work in receiver {
         let entry = match work {
             Work::Observe(pending) => {
-                pending.resolve(&mut sessions);
+                arrived.push_back(pending);
                 continue;
             }
-            Work::Row(pending, make) => make(pending.resolve(&mut sessions)),
+            Work::Row(pending, make) => {
+                // Every request before this one is compared first, so a session's calls
+                // are compared in the order they came, however their answers finished.
+                while !pending.is_resolved() {
+                    match arrived.pop_front() {
+                        Some(earlier) => {
+                            earlier.resolve(&mut sessions);
+                        }
+                        None => break,
+                    }
+                }
+                make(pending.resolve(&mut sessions))
+            }
         };
         if let Ok(mut stats) = stats.lock() {
             stats.record(&entry);
@@ -106,4 +125,14 @@ fn write_all(path: &Path, receiver: &Receiver<Work>, stats: &Mutex<Stats>) -> u6
         }
     }
     written
+}
+
+/// Asks the scheduler to run this thread after the relaying ones when the CPU is contended.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread's own id; no memory is shared.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let _ = libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
 }
