@@ -2,9 +2,9 @@
 //! speaks both wire formats (`POST /v1/chat/completions` as OpenAI, `POST /v1/messages`
 //! as Anthropic), streamed, and answers each request with the next step of a script — a
 //! JSON array whose steps are `{"text": "..."}`, `{"tool_calls": [{"name", "arguments"}]}`
-//! or both. It reports usage the way a prefix cache would: the bytes a request shares
-//! with the one before it count as cached (4 bytes a token), so the ledger shows what a
-//! purge or a compaction costs. It prints its base URL, then serves until killed.
+//! or both. It reports usage the way a prefix cache would: the longest prefix a request
+//! shares with an earlier one counts as cached (4 bytes a token), so the ledger shows what
+//! a purge or a compaction costs. It prints its base URL, then serves until killed.
 //!
 //! ```sh
 //! cargo run --example scripted_model -- script.json &   # prints http://127.0.0.1:PORT
@@ -25,7 +25,7 @@ fn main() -> std::io::Result<()> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
     println!("http://{}", listener.local_addr()?);
     std::io::stdout().flush()?;
-    let mut previous: Vec<u8> = Vec::new();
+    let mut seen: Vec<Vec<u8>> = Vec::new();
     for (n, stream) in listener.incoming().enumerate() {
         let mut stream = stream?;
         let (target, body) = read_request(&mut stream)?;
@@ -40,13 +40,13 @@ fn main() -> std::io::Result<()> {
             request["tools"], request["system"], request["messages"]
         )
         .into_bytes();
-        let shared = key
+        let shared = seen
             .iter()
-            .zip(&previous)
-            .take_while(|(a, b)| a == b)
-            .count();
+            .map(|old| key.iter().zip(old).take_while(|(a, b)| a == b).count())
+            .max()
+            .unwrap_or(0);
         let (input, cached) = ((key.len() / 4) as u64, (shared / 4) as u64);
-        previous = key;
+        seen.push(key);
         let events = if target.ends_with("/messages") {
             anthropic(&step, input, cached)
         } else {

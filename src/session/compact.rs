@@ -148,6 +148,37 @@ pub struct CompactReport {
     pub tokens_rewritten: u64,
 }
 
+impl CompactReport {
+    /// One line: what was replaced and what the state forgot.
+    pub fn summary(&self) -> String {
+        let forgotten = self.forgotten.as_array().map_or(0, Vec::len);
+        format!(
+            "compacted {} entries: Tier 2 {} -> {} tokens ({} state, {} resume); {forgotten} fact{} of the old memory not in the state",
+            self.removed_ids.len(),
+            super::budget::thousands(self.tokens_before),
+            super::budget::thousands(self.tokens_after),
+            self.state_id,
+            self.resume_id,
+            if forgotten == 1 { "" } else { "s" }
+        )
+    }
+
+    /// The report as `brief session compact --json` and the MCP tool give it.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "status": "ok",
+            "summary": self.summary(),
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "state_id": self.state_id,
+            "resume_id": self.resume_id,
+            "forgotten": self.forgotten,
+            "removed_ids": self.removed_ids,
+            "tokens_rewritten": self.tokens_rewritten,
+        })
+    }
+}
+
 /// The longest state asked for.
 const MAX_STATE_TOKENS: u32 = 8192;
 

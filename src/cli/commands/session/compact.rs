@@ -2,8 +2,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::Result;
@@ -72,30 +70,11 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(m));
     super::notices(&session, ui);
     let r = report?;
-    let forgotten = r.forgotten.as_array().map_or(0, Vec::len);
-    let summary = format!(
-        "compacted {} entries: Tier 2 {} -> {} tokens ({} state, {} resume); {forgotten} fact{} of the old memory not in the state",
-        r.removed_ids.len(),
-        thousands(r.tokens_before),
-        thousands(r.tokens_after),
-        r.state_id,
-        r.resume_id,
-        if forgotten == 1 { "" } else { "s" }
-    );
     if args.json {
-        ui.json(&json!({
-            "status": "ok",
-            "summary": summary,
-            "tokens_before": r.tokens_before,
-            "tokens_after": r.tokens_after,
-            "state_id": r.state_id,
-            "resume_id": r.resume_id,
-            "forgotten": r.forgotten,
-            "removed_ids": r.removed_ids,
-            "tokens_rewritten": r.tokens_rewritten,
-        }))?;
+        ui.json(&r.to_json())?;
         return Ok(Outcome::Ok);
     }
+    let summary = r.summary();
     ui.outln(&summary)?;
     ui.outln(&format!(
         "cache: all of Tier 2 changed; {} tokens written to the cache again",

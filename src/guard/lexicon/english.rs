@@ -1,60 +1,7 @@
-//! The words the guard's second layer reads constraints and bindings from, per language:
-//! one data table, so that supporting a language is adding a table, not code.
-//!
-//! How to add a language:
-//! 1. Write a `const XX: Language = Language { … }` below, filling every list with the
-//!    language's own words, lowercased, multi-word entries separated by single spaces
-//!    (`"no more than"`). Contractions are split before lookup (`can't` → `can not`), so
-//!    list the full forms.
-//! 2. `function_words` decides which language a text is written in: list frequent words
-//!    that are *not* also frequent in the other tabled languages.
-//! 3. Add it to [`LANGUAGES`]. A text whose function words match no table gets no
-//!    constraint or binding checks beyond language-neutral units (no false flags).
-//!
-//! Every entry is compared against whole, lowercased tokens; a phrase matches a run of
-//! tokens. The first matching entry of the longest phrase wins.
+//! The English word lists of the guard's second layer (see the module above for what each
+//! list means and how to add a language).
 
-/// The word lists of one language.
-pub struct Language {
-    pub name: &'static str,
-    /// Frequent words typical of the language: how a text is recognised.
-    pub function_words: &'static [&'static str],
-    /// Words that carry no content: ignored when aligning sentences and reading nouns.
-    pub stop_words: &'static [&'static str],
-    /// Frequent verbs that end a counted noun phrase (`3 bags need…`).
-    pub verbs: &'static [&'static str],
-    pub negation: &'static [&'static str],
-    /// Words after which `not` belongs to something else (`not only`).
-    pub not_negation: &'static [&'static str],
-    pub obligation: &'static [&'static str],
-    pub recommendation: &'static [&'static str],
-    pub permission: &'static [&'static str],
-    /// A negated obligation: permission not to (`need not`, `do not have to`).
-    pub optional: &'static [&'static str],
-    /// Words skipped between a modal and the verb it governs.
-    pub modal_skip: &'static [&'static str],
-    pub exclusivity: &'static [&'static str],
-    pub exception: &'static [&'static str],
-    pub condition: &'static [&'static str],
-    pub until: &'static [&'static str],
-    /// Verbs after which `if` means "whether" (`ask if`), not a condition.
-    pub whether_verbs: &'static [&'static str],
-    pub universal: &'static [&'static str],
-    pub partial: &'static [&'static str],
-    /// Phrases that make a following number an upper bound (`at most 5`).
-    pub bound_max: &'static [&'static str],
-    /// Phrases that make a following number a lower bound (`at least 5`).
-    pub bound_min: &'static [&'static str],
-    /// Bounds whose loss is ordinary rewording (`within 30 days` → `30-day`).
-    pub bound_soft: &'static [&'static str],
-    /// Phrases after a number (and its noun) making it an upper bound (`5 or fewer`).
-    pub post_max: &'static [&'static str],
-    pub post_min: &'static [&'static str],
-    /// Words skipped between a bound and its number (`at most a 15% …`).
-    pub bound_skip: &'static [&'static str],
-    /// Number words and their values.
-    pub numbers: &'static [(&'static str, u32)],
-}
+use super::Language;
 
 pub const ENGLISH: Language = Language {
     name: "English",
@@ -153,6 +100,7 @@ pub const ENGLISH: Language = Language {
         "under no circumstances",
     ],
     not_negation: &["only", "just", "merely", "least"],
+    negative_prefixes: &["un", "non", "in", "im", "il", "ir", "dis"],
     obligation: &[
         "must",
         "shall",
@@ -200,6 +148,7 @@ pub const ENGLISH: Language = Language {
         "no one but",
         "none but",
     ],
+    exclusivity_weak: &["alone", "just", "merely", "purely", "sole"],
     exception: &[
         "unless",
         "except",
@@ -224,6 +173,9 @@ pub const ENGLISH: Language = Language {
         "whenever",
     ],
     until: &["until", "till", "up until"],
+    condition_carriers: &[
+        "for", "with", "on", "upon", "when", "whenever", "once", "where", "during", "after",
+    ],
     whether_verbs: &[
         "ask",
         "asks",
@@ -418,99 +370,3 @@ pub const ENGLISH: Language = Language {
         ("hundred", 100),
     ],
 };
-
-/// Every tabled language; a text is read with the one whose function words it uses most.
-pub const LANGUAGES: &[&Language] = &[&ENGLISH];
-
-/// Frequent words of languages without a table (German, French, Spanish, Italian, Dutch,
-/// Portuguese), none of them frequent in a tabled language: a text or sentence that uses
-/// more of these than of its table's function words is not read for constraints, so
-/// another language never produces a false flag. Remove a language's words here when
-/// adding its table.
-pub const FOREIGN: &[&str] = &[
-    "der", "das", "und", "nicht", "ist", "mit", "von", "zu", "den", "dem", "ein", "eine", "auf",
-    "für", "sie", "wir", "wird", "werden", "oder", "bei", "nur", "sind", "kann", "le", "la", "les",
-    "et", "est", "des", "une", "du", "pas", "pour", "avec", "vous", "sont", "qui", "dans", "sur",
-    "ne", "el", "los", "las", "y", "es", "con", "por", "para", "una", "del", "que", "se", "su",
-    "lo", "il", "di", "che", "gli", "della", "sono", "het", "een", "niet", "voor", "met", "zijn",
-    "op", "os", "não", "em", "um", "uma", "com", "ao", "au", "aux", "ces", "nous", "ou", "sera",
-    "peut", "muss",
-];
-
-/// Units and their magnitudes, language-neutral symbols first: `(spelling, dimension,
-/// magnitude)`. Matched case-sensitively for symbols, case-insensitively for words.
-pub const UNITS: &[(&str, &str, f64)] = &[
-    ("B", "bytes", 1.0),
-    ("KB", "bytes", 1e3),
-    ("kB", "bytes", 1e3),
-    ("MB", "bytes", 1e6),
-    ("GB", "bytes", 1e9),
-    ("TB", "bytes", 1e12),
-    ("KiB", "bytes", 1024.0),
-    ("MiB", "bytes", 1_048_576.0),
-    ("GiB", "bytes", 1_073_741_824.0),
-    ("ms", "seconds", 1e-3),
-    ("s", "seconds", 1.0),
-    ("sec", "seconds", 1.0),
-    ("min", "seconds", 60.0),
-    ("h", "seconds", 3600.0),
-    ("hr", "seconds", 3600.0),
-    ("km", "metres", 1e3),
-    ("m", "metres", 1.0),
-    ("cm", "metres", 1e-2),
-    ("mm", "metres", 1e-3),
-    ("kg", "grams", 1e3),
-    ("g", "grams", 1.0),
-    ("mg", "grams", 1e-3),
-    ("lb", "pounds", 1.0),
-    ("lbs", "pounds", 1.0),
-    ("kbps", "bits/s", 1e3),
-    ("mbps", "bits/s", 1e6),
-    ("gbps", "bits/s", 1e9),
-    ("bytes", "bytes", 1.0),
-    ("byte", "bytes", 1.0),
-    ("kilobyte", "bytes", 1e3),
-    ("megabyte", "bytes", 1e6),
-    ("gigabyte", "bytes", 1e9),
-    ("terabyte", "bytes", 1e12),
-    ("millisecond", "seconds", 1e-3),
-    ("second", "seconds", 1.0),
-    ("secs", "seconds", 1.0),
-    ("minute", "seconds", 60.0),
-    ("mins", "seconds", 60.0),
-    ("hour", "seconds", 3600.0),
-    ("hrs", "seconds", 3600.0),
-    ("day", "seconds", 86_400.0),
-    ("week", "seconds", 604_800.0),
-    ("month", "seconds", 2_592_000.0),
-    ("year", "seconds", 31_536_000.0),
-    ("kilometre", "metres", 1e3),
-    ("kilometer", "metres", 1e3),
-    ("metre", "metres", 1.0),
-    ("meter", "metres", 1.0),
-    ("mile", "miles", 1.0),
-    ("kilogram", "grams", 1e3),
-    ("gram", "grams", 1.0),
-    ("pound", "pounds", 1.0),
-    ("character", "characters", 1.0),
-    ("char", "characters", 1.0),
-    ("word", "words", 1.0),
-    ("token", "tokens", 1.0),
-    ("line", "lines", 1.0),
-];
-
-/// The unit a token names: `(dimension, magnitude)`. Words may be plural or capitalised.
-pub fn unit(token: &str) -> Option<(&'static str, f64)> {
-    if let Some(&(_, dim, mag)) = UNITS.iter().find(|(u, _, _)| *u == token) {
-        return Some((dim, mag));
-    }
-    let lower = token.to_lowercase();
-    if lower.chars().count() < 3 {
-        return None;
-    }
-    let singular = lower.strip_suffix('s').unwrap_or(&lower);
-    UNITS
-        .iter()
-        .find(|(u, _, _)| u.len() > 2 && (*u == lower || *u == singular))
-        .map(|&(_, dim, mag)| (dim, mag))
-}
