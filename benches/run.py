@@ -225,7 +225,9 @@ def section_scale(args):
     print("## scale: one brief of 1k, 10k and 100k items\n\nItems of ~850 bytes of "
           "generated English, every fifth a rule (so `brief.lock` holds a fifth of the "
           "text); `cat` reads the same files (`find items -type f -exec cat {} +`). "
-          "`check` runs on the lock that `lock` wrote, and must pass.\n")
+          "`check` runs on the lock that `lock` wrote, and must pass. `compose` compacts "
+          "every item and proves each compaction; `--no-compact` is loading and composing "
+          "alone.\n")
     rows, per_item = [], {}
     for n in args.scale:
         d = os.path.join(WORK, f"scale-{n}")
@@ -237,13 +239,14 @@ def section_scale(args):
         results = interleaved({
             "cat": dict(cmd="find items -type f -exec cat {} + > /dev/null", cwd=d, shell=True),
             "compose": brief("compose", d),
+            "compose --no-compact": brief("compose", "--no-compact", d),
             "check": brief("check", d),
             "stats": brief("stats", d),
             "lock": brief("-q", "lock", d),
         }, runs)
         cat = best(results["cat"])
         lock_size = os.path.getsize(os.path.join(d, "brief.lock"))
-        for name in ("cat", "compose", "check", "lock", "stats"):
+        for name in ("cat", "compose", "compose --no-compact", "check", "lock", "stats"):
             t = best(results[name])
             per_item.setdefault(name, []).append(t / n)
             ratio = "1" if name == "cat" else f"{t / cat:.2f}"
@@ -267,7 +270,7 @@ def section_session(args):
     print(f"## session: a {n:,}-entry session\n\nThe log is written by the bench "
           f"(`bench_data.session`: {n:,} user and assistant entries, one `append` event "
           "each as `session append` writes them, tokens counted with tiktoken) so that the "
-          "setup does not time {n:,} fsyncs. Readers rebuild the derived cache "
+          f"setup does not time {n:,} fsyncs. Readers rebuild the derived cache "
           "(`.cache.json`) from a log that a writer did not leave behind, and every "
           "writer (append, gate, purge) brings it up to date: so the first row is a reader "
           "before any writer, the others run after one `append`. Targets (issue 11): status "
@@ -316,7 +319,7 @@ def section_binary(args):
     results = interleaved({
         "--version": brief("--version"),
         "compose (the example brief)": brief("compose", example, *vars_),
-        "compose --stats (loads o200k_base)": brief("compose", example, "--stats", *vars_),
+        "stats (the example brief: loads o200k_base)": brief("stats", example),
     }, max(args.runs, 10))
     rows = [[f"`brief {name}`", *cells(runs)] for name, runs in results.items()]
     print("Start-up: a fresh process each time, the binary's pages in the page cache (as for "
