@@ -309,3 +309,63 @@ fn a_planted_oversized_proposal_cannot_brick_the_item() {
     assert!(stderr(&out).contains("KiB"), "{}", stderr(&out));
     assert_eq!(content_tree(ws.path()), tree);
 }
+
+#[test]
+fn restore_and_record_work_on_an_item_over_the_loader_limit() {
+    // Regression: a body over the loader's 1 MiB limit made restore (the documented way
+    // back) and record refuse the brief, like every other command.
+    let ws = workspace("clinic");
+    let file = ws.path().join("clinic/items/booking.md");
+    let original = fs::read_to_string(&file).unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["record", "clinic", "booking"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let huge = format!("{original}{}", "padding words here\n".repeat(70_000));
+    assert!(huge.len() > 1024 * 1024);
+    fs::write(&file, &huge).unwrap();
+    let check = brief()
+        .current_dir(ws.path())
+        .args(["check", "clinic"])
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(2), "{}", stderr(&check));
+    // record keeps the oversized hand edit as a version and says the item is over the limit.
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["record", "clinic", "booking", "-m", "too big"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("limit"), "{}", stderr(&out));
+    assert!(ws.path().join("clinic/history/booking/0002.md").is_file());
+    // history shows the versions to choose from; other commands keep refusing.
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["history", "clinic", "booking"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["compose", "clinic"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // restore brings the small body back, and the brief loads again.
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["restore", "clinic", "booking", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(fs::read_to_string(&file).unwrap(), original);
+    let check = brief()
+        .current_dir(ws.path())
+        .args(["check", "clinic"])
+        .output()
+        .unwrap();
+    assert_ne!(check.status.code(), Some(2), "{}", stderr(&check));
+}

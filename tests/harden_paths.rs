@@ -280,3 +280,89 @@ fn a_byte_order_mark_is_accepted_in_the_manifest_and_items() {
     let out = run(&p.root, &["check", "clinic"]);
     assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn init_and_import_never_write_through_a_planted_items_or_gitignore_link() {
+    // Regression: init and import created `items/` with create_dir_all, which follows a
+    // planted link, and wrote every item file outside the target directory.
+    for command in ["init", "import"] {
+        for planted_name in ["items", ".gitignore", "brief.yaml"] {
+            let p = planted();
+            let target = p.root.join("fresh");
+            fs::create_dir(&target).unwrap();
+            let link_to = if planted_name == "items" {
+                p.outside.clone()
+            } else {
+                p.outside.join(planted_name)
+            };
+            symlink(&link_to, target.join(planted_name)).unwrap();
+            fs::write(
+                p.root.join("prompt.md"),
+                "# Agent\n\n## Tone\n\nBe brief.\n",
+            )
+            .unwrap();
+            let before = snapshot_tree(&p.outside);
+            let out = match command {
+                "init" => run(&p.root, &["init", "fresh"]),
+                _ => run(&p.root, &["import", "prompt.md", "fresh"]),
+            };
+            let what = format!("{command} with {planted_name} planted");
+            assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
+            assert_eq!(snapshot_tree(&p.outside), before, "{what}");
+            let written: Vec<_> = fs::read_dir(&target)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(written, [planted_name], "{what}: something was written");
+        }
+    }
+}
+
+#[test]
+fn lock_refuses_a_brief_lock_that_is_a_link_leaving_the_brief() {
+    // Regression: `brief lock` read a linked brief.lock outside the brief (as the previous
+    // lock) and replaced the link without a word.
+    for dangling in [false, true] {
+        let p = planted();
+        let target = p.outside.join("brief.lock");
+        if !dangling {
+            fs::write(&target, "version: 1\n").unwrap();
+        }
+        symlink(&target, p.dir.join("brief.lock")).unwrap();
+        let before = snapshot_tree(&p.outside);
+        let out = run(&p.root, &["lock", "clinic"]);
+        refused(&out, "lock");
+        assert_eq!(snapshot_tree(&p.outside), before);
+        assert!(
+            p.dir.join("brief.lock").is_symlink(),
+            "the link was replaced"
+        );
+    }
+}
+
+#[test]
+fn compact_write_refuses_a_linked_file_and_writes_nothing() {
+    let p = planted();
+    let real = p.outside.join("notes.md");
+    fs::write(&real, "# Notes\n\nSome   text.   \n\n\n\nMore.\n").unwrap();
+    let link = p.root.join("notes.md");
+    symlink(&real, &link).unwrap();
+    let before = snapshot_tree(&p.outside);
+    let out = run(&p.root, &["compact", "notes.md", "--write"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert_eq!(snapshot_tree(&p.outside), before);
+    assert!(link.is_symlink());
+}
+
+#[test]
+fn a_bare_brief_yaml_names_the_current_directory() {
+    // Regression: `brief lock brief.yaml` run inside the brief said "no such brief
+    // directory" (the manifest's parent is the empty path).
+    let p = planted();
+    for args in [["lock", "brief.yaml"], ["check", "brief.yaml"]] {
+        let out = run(&p.dir, &args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+    assert!(p.dir.join("brief.lock").is_file());
+}

@@ -211,6 +211,36 @@ fn drift_is_detected_per_session_and_shown_in_stats_and_metrics() {
         "brief_proxy_calls_total{provider=\"openai\",model=\"gpt-test\",session=\"agent-b\",status=\"ok\"} 1\n"
     ));
     assert!(metrics.contains("# TYPE brief_proxy_cached_input_tokens_total counter\n"));
+
+    // The same drift, read back from the ledger by `brief usage --by session`.
+    let out = crate::common::brief()
+        .args(["usage", "--by", "session", "--json", "--ledger"])
+        .arg(&proxy.ledger)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let usage: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(usage["by"], "session");
+    let groups = usage["groups"].as_array().unwrap();
+    let keys: Vec<&str> = groups.iter().map(|g| g["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["agent-a", "agent-b"]);
+    assert_eq!(groups[0]["calls"], 3);
+    assert_eq!(groups[0]["drift_compared"], 2);
+    assert_eq!(groups[0]["drifted"], 1);
+    assert_eq!(groups[0]["drifted_parts"], serde_json::json!({"system": 1}));
+    assert_eq!(groups[1]["drift_compared"], 0);
+    assert_eq!(usage["total"]["drifted"], 1);
+    let out = crate::common::brief()
+        .args(["usage", "--by", "session", "--ledger"])
+        .arg(&proxy.ledger)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Prefix drift: 1 of 2 proxied call(s) differed from their session's previous call (system 1)"),
+        "{text}"
+    );
+    assert!(text.contains(" DRIFTED "), "{text}");
 }
 
 #[test]

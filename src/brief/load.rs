@@ -39,18 +39,33 @@ pub struct Brief {
 impl Brief {
     /// Loads and validates a brief. `path` is the brief directory or its `brief.yaml`.
     pub fn load(path: &Path) -> Result<Brief> {
-        Self::load_inner(path, true)
+        Self::load_inner(path, true, None)
     }
 
     /// Loads a brief for `brief check`, which reports a placeholder in the static tier as
     /// a failed check rather than as unreadable input.
     pub fn load_for_check(path: &Path) -> Result<Brief> {
-        Self::load_inner(path, false)
+        Self::load_inner(path, false, None)
     }
 
-    fn load_inner(path: &Path, placeholders_are_errors: bool) -> Result<Brief> {
+    /// Loads a brief for the commands that read or repair one item's versions (`history`,
+    /// `show`, `diff`, `restore`, `record`): that item's file may be over
+    /// [`MAX_FILE_BYTES`] (up to a version file's limit) and is then a warning, so that an
+    /// oversized body can be recorded or replaced by an earlier version. Every other
+    /// command keeps refusing the brief until the item is small again.
+    pub fn load_for_versions(path: &Path, item_id: &str) -> Result<Brief> {
+        Self::load_inner(path, true, Some(item_id))
+    }
+
+    fn load_inner(
+        path: &Path,
+        placeholders_are_errors: bool,
+        roomy_item: Option<&str>,
+    ) -> Result<Brief> {
         let dir = if path.file_name().is_some_and(|n| n == MANIFEST) && path.is_file() {
+            // `brief.yaml` alone names the current directory, whose path is empty.
             path.parent()
+                .filter(|d| !d.as_os_str().is_empty())
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
         } else {
             path.to_path_buf()
@@ -129,10 +144,15 @@ impl Brief {
                 ));
                 continue;
             }
+            let max = if roomy_item == Some(id.as_str()) {
+                crate::store::history::MAX_VERSION_BYTES
+            } else {
+                MAX_FILE_BYTES
+            };
             if let Some(item) = load_item(
                 &dir,
                 &canonical_dir,
-                id,
+                (id, max),
                 (&manifest_path, &mentions, mention),
                 &mut problems,
             ) {
@@ -256,7 +276,7 @@ fn floor_boundary(text: &str, mut offset: usize) -> usize {
 fn load_item(
     dir: &Path,
     canonical_dir: &Path,
-    id: &str,
+    (id, max): (&str, u64),
     mentioned_at: (&Path, &Mentions, usize),
     problems: &mut Vec<Problem>,
 ) -> Option<Item> {
@@ -302,7 +322,19 @@ fn load_item(
             return None;
         }
     }
-    let raw = read_text(&path, MAX_FILE_BYTES, problems)?;
+    let raw = read_text(&path, max, problems)?;
+    if raw.len() as u64 > MAX_FILE_BYTES {
+        problems.push(Problem::warning(
+            &path,
+            0,
+            0,
+            format!(
+                "file is {} bytes, over the {} MiB limit: every command but history, show, diff, restore and record refuses the brief until it is smaller",
+                raw.len(),
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        ));
+    }
     if path.extension().is_some_and(|e| e == "md") {
         parse_markdown(id, &path, raw, problems)
     } else {

@@ -104,7 +104,12 @@ impl Lock {
             return Ok(None);
         }
         let mut problems = Vec::new();
-        let dir = path.parent().unwrap_or(Path::new("."));
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        // A lock linked to a file outside the brief is not read (nor shown in errors).
+        crate::store::safe::check_inside(dir, path)?;
         let text = read_text(path, MAX_LOCK_BYTES, &mut problems)
             .ok_or_else(|| into_error(dir, &problems))?;
         let lock: Lock = super::yaml::from_str(&text).map_err(|err| {

@@ -1,5 +1,5 @@
 //! The session tools: an agent checks its own context budget and frees memory through the
-//! same `Session` methods `brief session status|gate|purge` call. A session is named by
+//! same `Session` methods `brief session status|gate|purge|compact` call. A session is named by
 //! its directory, as on the command line.
 
 use std::collections::BTreeMap;
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::session::model::ModelChoice;
 use crate::session::ops::GateRequest;
 use crate::session::{OpKind, Session};
 
@@ -59,6 +60,27 @@ pub fn specs() -> Vec<Spec> {
                 "additionalProperties": false
             }),
         },
+        Spec {
+            name: "compact_context",
+            description: "Condense the whole of Tier 2 into a CompactedState with a separate \
+                model call, then replace Tier 2 with the state and the resume instruction \
+                (the old entries stay in the session's log). Reports tokens before and \
+                after and the facts of the old memory the state no longer holds. The model \
+                is the session brief's, else provider/model/base_url; keys come from the \
+                server's environment.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "session": session,
+                    "resume_instruction": {"type": "string", "minLength": 1, "description": "What to do first after the reset"},
+                    "provider": {"type": "string", "enum": ["openai", "anthropic"]},
+                    "model": {"type": "string"},
+                    "base_url": {"type": "string"}
+                },
+                "required": ["session", "resume_instruction"],
+                "additionalProperties": false
+            }),
+        },
     ]
 }
 
@@ -67,6 +89,7 @@ pub fn call(name: &str, arguments: Value) -> Result<Value, ToolError> {
         "session_status" => status(args(arguments)?),
         "gate" => gate(args(arguments)?),
         "purge" => purge(args(arguments)?),
+        "compact_context" => compact_context(args(arguments)?),
         other => Err(ToolError(format!("unknown tool `{other}`"))),
     }
 }
@@ -157,4 +180,35 @@ fn purge(a: PurgeArgs) -> Result<Value, ToolError> {
         "tier2_tokens_before": r.tier2_tokens_before,
         "tier2_tokens_after": r.tier2_tokens_after,
     }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompactArgs {
+    session: PathBuf,
+    resume_instruction: String,
+    #[serde(default)]
+    provider: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    base_url: Option<String>,
+}
+
+fn compact_context(a: CompactArgs) -> Result<Value, ToolError> {
+    let provider = a
+        .provider
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
+    let choice = ModelChoice {
+        provider,
+        model: a.model,
+        base_url: a.base_url,
+        ledger: None,
+    };
+    let session = Session::open(&a.session)?;
+    let report = session.compact(&a.resume_instruction, &choice, &mut |_| {})?;
+    Ok(report.to_json())
 }

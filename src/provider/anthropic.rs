@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::sse::Event;
-use super::stream::{Collected, Failure, Flow, Parser, describe_error, snippet};
+use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
 use super::{CallOptions, Settings};
 use crate::error::ProviderFailure;
 use crate::prompt::wire::{self, Prompt};
@@ -18,8 +18,17 @@ pub const VERSION: &str = "2023-06-01";
 /// The request body: `wire::anthropic_body` (system blocks with `cache_control`) plus the
 /// per-call fields. `max_tokens` is required by the API; 1 is the smallest answer.
 pub fn body(settings: &Settings, prompt: &Prompt, options: &CallOptions) -> Value {
-    let mut body = wire::anthropic_body(prompt, Some(&settings.model));
+    per_call(
+        settings,
+        wire::anthropic_body(prompt, Some(&settings.model)),
+        options,
+    )
+}
+
+/// A body made elsewhere (a session's render) with the per-call fields set.
+pub fn per_call(settings: &Settings, mut body: Value, options: &CallOptions) -> Value {
     if let Value::Object(map) = &mut body {
+        map.insert("model".into(), json!(settings.model));
         map.insert("max_tokens".into(), json!(options.max_tokens.max(1)));
         if let Some(temperature) = options.temperature {
             map.insert("temperature".into(), json!(temperature));
@@ -37,6 +46,9 @@ pub struct Stream {
     usage: Map<String, Value>,
     stopped: bool,
     events: usize,
+    /// The content block index of each entry of `collected.tool_calls`, and whether its
+    /// input came as `input_json_delta`s (else the start block's `input` is the input).
+    tool_blocks: Vec<(u64, bool)>,
 }
 
 impl Stream {
@@ -47,6 +59,26 @@ impl Stream {
                     self.usage.insert(key.clone(), value.clone());
                 }
             }
+        }
+    }
+}
+
+impl Stream {
+    /// A piece of a `tool_use` block's input JSON; the first one replaces the start
+    /// block's placeholder `{}`.
+    fn input_delta(&mut self, data: &Value) {
+        let index = data.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let partial = data
+            .pointer("/delta/partial_json")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if let Some(at) = self.tool_blocks.iter().position(|(i, _)| *i == index) {
+            let call = &mut self.collected.tool_calls[at];
+            if !self.tool_blocks[at].1 {
+                self.tool_blocks[at].1 = true;
+                call.arguments.clear();
+            }
+            call.arguments.push_str(partial);
         }
     }
 }
@@ -74,7 +106,26 @@ impl Parser for Stream {
                 self.merge_usage(data.pointer("/message/usage"));
             }
             "content_block_start" => {
-                if let Some(text) = data.pointer("/content_block/text").and_then(Value::as_str) {
+                let block = data.get("content_block");
+                if block.and_then(|b| b.get("type")).and_then(Value::as_str) == Some("tool_use") {
+                    let index = data.get("index").and_then(Value::as_u64).unwrap_or(0);
+                    let field = |name: &str| {
+                        block
+                            .and_then(|b| b.get(name))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string()
+                    };
+                    let input = block.and_then(|b| b.get("input"));
+                    self.tool_blocks.push((index, false));
+                    self.collected.tool_calls.push(RawToolCall {
+                        id: field("id"),
+                        name: field("name"),
+                        arguments: input.map(Value::to_string).unwrap_or_default(),
+                    });
+                } else if let Some(text) =
+                    data.pointer("/content_block/text").and_then(Value::as_str)
+                {
                     self.collected.text.push_str(text);
                 }
             }
@@ -85,6 +136,9 @@ impl Parser for Stream {
                 let text = delta.and_then(|d| d.get("text")).and_then(Value::as_str);
                 if let (Some("text_delta"), Some(text)) = (kind, text) {
                     self.collected.text.push_str(text);
+                }
+                if kind == Some("input_json_delta") {
+                    self.input_delta(&data);
                 }
             }
             "message_delta" => {

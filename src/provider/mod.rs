@@ -17,6 +17,7 @@ pub mod redact;
 mod settings;
 pub mod sse;
 mod stream;
+mod tool_calls;
 mod transport;
 mod usage;
 
@@ -30,6 +31,7 @@ pub use settings::{
     ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings,
     parse_duration,
 };
+pub use tool_calls::ToolCall;
 pub use usage::Usage;
 
 use crate::error::{Error, Result};
@@ -99,6 +101,8 @@ pub struct Answer {
     /// or changed (case, percent-encoding, base64): it must not be saved as an ordinary
     /// answer.
     pub contains_key: bool,
+    /// The tools the model called, in its order (empty when it only answered in text).
+    pub tool_calls: Vec<ToolCall>,
     /// Time of the successful attempt, from sending to the end of the stream.
     pub latency: Duration,
     /// HTTP requests made, the successful one included.
@@ -147,6 +151,27 @@ impl Provider {
         if prompt.messages.is_empty() {
             return Err(Error::input("a model call needs at least one message"));
         }
+        self.send(options, |settings, field| match settings.kind {
+            ProviderKind::OpenAi => openai::body(settings, prompt, options, field),
+            ProviderKind::Anthropic => anthropic::body(settings, prompt, options),
+        })
+    }
+
+    /// Sends a request body made elsewhere (a session's render, in this provider's wire
+    /// format, tools and tool calls included) with the per-call fields set; retries and
+    /// failures as [`Provider::call`].
+    pub fn call_body(&self, body: &Value, options: &CallOptions) -> Result<Answer> {
+        self.send(options, |settings, field| match settings.kind {
+            ProviderKind::OpenAi => openai::per_call(settings, body.clone(), options, field),
+            ProviderKind::Anthropic => anthropic::per_call(settings, body.clone(), options),
+        })
+    }
+
+    fn send(
+        &self,
+        options: &CallOptions,
+        make_body: impl Fn(&Settings, TokenField) -> Value,
+    ) -> Result<Answer> {
         let settings = &self.settings;
         let mut field = TokenField::for_settings(settings);
         let mut switched_field = false;
@@ -156,15 +181,10 @@ impl Provider {
         loop {
             counted += 1;
             requests += 1;
-            let (body, mut parser): (Value, Box<dyn Parser>) = match settings.kind {
-                ProviderKind::OpenAi => (
-                    openai::body(settings, prompt, options, field),
-                    Box::<openai::Stream>::default(),
-                ),
-                ProviderKind::Anthropic => (
-                    anthropic::body(settings, prompt, options),
-                    Box::<anthropic::Stream>::default(),
-                ),
+            let body = make_body(settings, field);
+            let mut parser: Box<dyn Parser> = match settings.kind {
+                ProviderKind::OpenAi => Box::<openai::Stream>::default(),
+                ProviderKind::Anthropic => Box::<anthropic::Stream>::default(),
             };
             let started = Instant::now();
             let failure = match transport::attempt(&self.client, settings, &body, parser.as_mut()) {
@@ -231,14 +251,16 @@ impl Provider {
     ) -> Result<Answer, Failure> {
         let kind = self.settings.kind;
         let finish_reason = collected.finish_reason.unwrap_or_default();
-        let complete = match kind {
-            ProviderKind::OpenAi => finish_reason == "stop",
-            ProviderKind::Anthropic => {
-                matches!(finish_reason.as_str(), "end_turn" | "stop_sequence")
-            }
-        };
+        let complete = tool_calls::is_tool_stop(&finish_reason)
+            || match kind {
+                ProviderKind::OpenAi => finish_reason == "stop",
+                ProviderKind::Anthropic => {
+                    matches!(finish_reason.as_str(), "end_turn" | "stop_sequence")
+                }
+            };
+        let tool_calls = tool_calls::judge(collected.tool_calls)?;
         if options.require_complete {
-            if collected.text.trim().is_empty() {
+            if collected.text.trim().is_empty() && tool_calls.is_empty() {
                 return Err(Failure::fatal("the model's answer is empty"));
             }
             if !complete {
@@ -270,6 +292,7 @@ impl Provider {
             usage,
             raw_usage: collected.raw_usage,
             model,
+            tool_calls,
             latency,
             attempts,
         })

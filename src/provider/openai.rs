@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use super::sse::Event;
-use super::stream::{Collected, Failure, Flow, Parser, describe_error, snippet};
+use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
 use super::{CallOptions, Settings};
 use crate::error::ProviderFailure;
 use crate::prompt::wire::{self, Prompt};
@@ -63,8 +63,23 @@ pub fn body(
     options: &CallOptions,
     field: TokenField,
 ) -> Value {
-    let mut body = wire::openai_body(prompt, Some(&settings.model), options.cache_key.as_deref());
+    let body = wire::openai_body(prompt, Some(&settings.model), options.cache_key.as_deref());
+    per_call(settings, body, options, field)
+}
+
+/// A body made elsewhere (a session's render) with the per-call fields set: the model
+/// asked for, the length cap, streaming with usage.
+pub fn per_call(
+    settings: &Settings,
+    mut body: Value,
+    options: &CallOptions,
+    field: TokenField,
+) -> Value {
     if let Value::Object(map) = &mut body {
+        map.insert("model".into(), json!(settings.model));
+        if let Some(key) = &options.cache_key {
+            map.insert("prompt_cache_key".into(), json!(key));
+        }
         map.insert(field.name().into(), json!(options.max_tokens));
         if let Some(temperature) = options.temperature {
             map.insert("temperature".into(), json!(temperature));
@@ -80,6 +95,42 @@ pub struct Stream {
     collected: Collected,
     done: bool,
     events: usize,
+    /// The stream's `index` of each entry of `collected.tool_calls`.
+    tool_index: Vec<u64>,
+}
+
+impl Stream {
+    /// A `delta.tool_calls` fragment: the first one of an index carries the id and name,
+    /// later ones pieces of the arguments' JSON text.
+    fn tool_delta(&mut self, part: &Value) {
+        let index = part.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let at = match self.tool_index.iter().position(|&i| i == index) {
+            Some(at) => at,
+            None => {
+                self.tool_index.push(index);
+                self.collected.tool_calls.push(RawToolCall::default());
+                self.collected.tool_calls.len() - 1
+            }
+        };
+        let call = &mut self.collected.tool_calls[at];
+        if let Some(id) = part
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|i| !i.is_empty())
+        {
+            call.id = id.to_string();
+        }
+        if let Some(name) = part
+            .pointer("/function/name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        {
+            call.name.push_str(name);
+        }
+        if let Some(arguments) = part.pointer("/function/arguments").and_then(Value::as_str) {
+            call.arguments.push_str(arguments);
+        }
+    }
 }
 
 impl Parser for Stream {
@@ -129,6 +180,12 @@ impl Parser for Stream {
         if let Some(choice) = first {
             if let Some(text) = choice.pointer("/delta/content").and_then(Value::as_str) {
                 self.collected.text.push_str(text);
+            }
+            let parts = choice
+                .pointer("/delta/tool_calls")
+                .and_then(Value::as_array);
+            for part in parts.into_iter().flatten() {
+                self.tool_delta(part);
             }
             if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
                 self.collected.finish_reason = Some(reason.to_string());

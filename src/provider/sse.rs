@@ -263,5 +263,28 @@ mod tests {
             cuts.sort_unstable();
             prop_assert_eq!(decode_in_pieces(STREAM, &cuts), expected());
         }
+
+        #[test]
+        fn any_bytes_in_any_chunks_decode_without_panic_and_within_the_cap(
+            chunks in proptest::collection::vec(
+                prop_oneof![
+                    proptest::collection::vec(any::<u8>(), 0..64),
+                    "(data|event|id|retry|:)?[:a-z ]{0,3}[ -~]{0,20}[\r\n]{0,3}".prop_map(String::into_bytes),
+                ],
+                0..40,
+            )
+        ) {
+            let mut decoder = Decoder::new();
+            let total: usize = chunks.iter().map(Vec::len).sum();
+            let mut data = 0usize;
+            for chunk in &chunks {
+                for event in decoder.feed(chunk).expect("small input is never too big") {
+                    prop_assert!(event.data.len() <= MAX_EVENT);
+                    data += event.data.len();
+                }
+            }
+            // Every byte of data came from the input: the decoder never grows it.
+            prop_assert!(data <= total);
+        }
     }
 }

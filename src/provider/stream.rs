@@ -69,6 +69,17 @@ pub struct Collected {
     pub finish_reason: Option<String>,
     pub raw_usage: Option<Value>,
     pub model: Option<String>,
+    /// Tool calls as streamed, their arguments still text (judged in `super::tool_calls`).
+    pub tool_calls: Vec<RawToolCall>,
+}
+
+/// One tool call assembled from its stream fragments.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments' JSON text, concatenated from its fragments.
+    pub arguments: String,
 }
 
 /// A provider's reading of its events.

@@ -2,17 +2,20 @@
 //! of Tier 2 into a `CompactedState`, which, followed by the resume instruction, becomes
 //! the new Tier 2. The old entries stay in the log.
 //!
-//! The model's side lives here as data: the bundled compaction brief (`briefs/
-//! compaction/`, embedded like the compressor), the request, and the checks of the
-//! answer. The call itself is the caller's, through `crate::provider`, so that the
-//! session module stays free of network code and the CLI records the call in the ledger.
+//! The bundled compaction brief (`briefs/compaction/`, embedded like the compressor), the
+//! request, the checks of the answer and the whole flow ([`Session::compact`]) live here,
+//! so that `brief session compact`, a turn whose model calls `compact_context` and the MCP
+//! tool run the same code. The call goes through `crate::provider` and the ledger
+//! (`command: "compact"`).
 
 use std::path::Path;
+use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::log::{Entry, Event, Kind};
+use super::model::ModelChoice;
 use super::render::{entry_line, entry_text};
 use super::schema::Violation;
 use super::{Session, envelope};
@@ -20,6 +23,7 @@ use crate::brief::{Brief, Manifest, parse_markdown};
 use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
 use crate::prompt::wire::{Message, Prompt, Role};
+use crate::provider::{CallOptions, Provider};
 use crate::tokens;
 
 const MANIFEST: &str = include_str!("../../briefs/compaction/brief.yaml");
@@ -144,7 +148,115 @@ pub struct CompactReport {
     pub tokens_rewritten: u64,
 }
 
+impl CompactReport {
+    /// One line: what was replaced and what the state forgot.
+    pub fn summary(&self) -> String {
+        let forgotten = self.forgotten.as_array().map_or(0, Vec::len);
+        format!(
+            "compacted {} entries: Tier 2 {} -> {} tokens ({} state, {} resume); {forgotten} fact{} of the old memory not in the state",
+            self.removed_ids.len(),
+            super::budget::thousands(self.tokens_before),
+            super::budget::thousands(self.tokens_after),
+            self.state_id,
+            self.resume_id,
+            if forgotten == 1 { "" } else { "s" }
+        )
+    }
+
+    /// The report as `brief session compact --json` and the MCP tool give it.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "status": "ok",
+            "summary": self.summary(),
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "state_id": self.state_id,
+            "resume_id": self.resume_id,
+            "forgotten": self.forgotten,
+            "removed_ids": self.removed_ids,
+            "tokens_rewritten": self.tokens_rewritten,
+        })
+    }
+}
+
+/// The longest state asked for.
+const MAX_STATE_TOKENS: u32 = 8192;
+
+/// How the background call ended when the provider answered: a valid state, or the
+/// violations of the second invalid answer.
+pub enum Obtained {
+    State(Value),
+    Invalid(Vec<Violation>),
+}
+
 impl Session {
+    /// The seed's four steps: one background call (retried once with the violations of an
+    /// invalid answer), then the replacement of Tier 2. Fails with exit 3 and nothing
+    /// changed when the provider fails or the state is invalid twice. `progress` hears
+    /// what happens on the way.
+    pub fn compact(
+        &self,
+        resume: &str,
+        choice: &ModelChoice,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<CompactReport> {
+        if resume.trim().is_empty() {
+            return Err(Error::input(
+                "the resume instruction is empty: say what to do first after the reset",
+            ));
+        }
+        let state = self.state()?;
+        let expected: Vec<String> = state.tier2().map(|e| e.id.clone()).collect();
+        if expected.is_empty() {
+            return Err(Error::input("Tier 2 is empty: nothing to compact"));
+        }
+        match self.obtain_state(&state.tier2().collect::<Vec<_>>(), choice, progress)? {
+            Obtained::State(value) => self.apply_compaction(&expected, &value, resume, None),
+            Obtained::Invalid(violations) => Err(invalid_twice(&violations)),
+        }
+    }
+
+    /// The background call for `tier2`: provider failures are errors (exit 3); an invalid
+    /// state twice is [`Obtained::Invalid`], for the caller to report.
+    pub fn obtain_state(
+        &self,
+        tier2: &[&Entry],
+        choice: &ModelChoice,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Obtained> {
+        let settings = self.settings(choice)?;
+        let provider = Provider::new(settings.clone())?;
+        let (system, hash) = compaction_brief()?;
+        let transcript = transcript(tier2);
+        let options = CallOptions::text(MAX_STATE_TOKENS);
+        let mut retry: Option<(String, Vec<Violation>)> = None;
+        for attempt in 1..=2 {
+            let prompt = request(
+                &system,
+                &transcript,
+                retry.as_ref().map(|(a, v)| (a.as_str(), v.as_slice())),
+            );
+            progress(&format!(
+                "asking {} for the compacted state (call {attempt} of at most 2)",
+                settings.model
+            ));
+            let started = Instant::now();
+            let result = provider.call(&prompt, &options);
+            self.record_call(choice, "compact", &settings, &hash, started, &result);
+            let answer = result?;
+            match parse_state(&answer.text) {
+                Ok(value) => return Ok(Obtained::State(value)),
+                Err(violations) => {
+                    for v in &violations {
+                        progress(&format!("  invalid CompactedState: {v}"));
+                    }
+                    retry = Some((answer.text, violations));
+                }
+            }
+        }
+        Ok(Obtained::Invalid(retry.map(|(_, v)| v).unwrap_or_default()))
+    }
+
     /// Replaces Tier 2 with the state and the resume instruction. `expected` are the live
     /// ids the state was made from: if Tier 2 changed meanwhile, nothing is written
     /// (a conflict), since the state would not describe the entries it removes.
@@ -153,6 +265,7 @@ impl Session {
         expected: &[String],
         state: &Value,
         resume: &str,
+        op: Option<&str>,
     ) -> Result<CompactReport> {
         if resume.trim().is_empty() {
             return Err(Error::input("the resume instruction is empty"));
@@ -183,6 +296,7 @@ impl Session {
                     call: None,
                     group: None,
                     source: None,
+                    op: op.map(str::to_string),
                 };
                 entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
                 entry
@@ -214,4 +328,10 @@ impl Session {
             Ok((vec![event], report))
         })
     }
+}
+
+/// The error of a compaction whose state was invalid twice (exit 3, nothing changed).
+pub fn invalid_twice(violations: &[Violation]) -> Error {
+    Error::provider("the model answered with an invalid CompactedState twice: nothing changed")
+        .with_details(violations.iter().map(ToString::to_string).collect())
 }

@@ -85,6 +85,10 @@ pub struct Entry {
     /// envelope).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The orchestrator turn (`op_N`) that appended the entry, so that a turn interrupted
+    /// after its answer arrived can tell what of it is already in the log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
 }
 
 impl Entry {

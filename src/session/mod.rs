@@ -29,12 +29,15 @@ pub mod compact;
 pub mod config;
 pub mod envelope;
 pub mod fault;
+pub mod journal;
 pub mod log;
+pub mod model;
 pub mod ops;
 pub mod render;
 pub mod schema;
 pub mod state;
 pub mod tools;
+pub mod turn;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

@@ -234,6 +234,7 @@ impl Session {
                     call,
                     group: None,
                     source,
+                    op: None,
                 };
                 entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
                 entries.push(entry);
@@ -254,6 +255,26 @@ impl Session {
 
     /// Removes entries from Tier 2, with an optional summary in the first one's place.
     pub fn purge(&self, ids: &[String], summary: Option<&str>) -> Result<PurgeReport> {
+        self.purge_answering(ids, summary, None)
+            .map(|(report, _)| report)
+    }
+
+    /// [`Session::purge`] asked for by the model's `purge` call `answering = (tool_call_N,
+    /// op_N)`: its result is appended in the same write as the purge, so a crash leaves
+    /// both or neither.
+    pub fn purge_answering(
+        &self,
+        ids: &[String],
+        summary: Option<&str>,
+        answering: Option<(&str, &str)>,
+    ) -> Result<(PurgeReport, Option<Entry>)> {
+        if let Some((call, _)) = answering
+            && ids.iter().any(|id| id == call)
+        {
+            return Err(Error::input(format!(
+                "`{call}` is this purge's own call; it cannot remove itself"
+            )));
+        }
         if ids.is_empty() {
             return Err(Error::input("--ids names no entry"));
         }
@@ -302,6 +323,7 @@ impl Session {
                     call: None,
                     group: None,
                     source: None,
+                    op: None,
                 };
                 entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
                 entry
@@ -321,13 +343,37 @@ impl Session {
                 tier2_tokens_before: state.tier2_tokens,
                 tier2_tokens_after: after,
             };
+            let offset = u64::from(summary_entry.is_some());
             let event = Event::Purge {
                 at: now(),
                 ids: report.removed_ids.clone(),
                 summary: summary_entry,
                 ccr: None,
             };
-            Ok((vec![event], report))
+            let mut events = vec![event];
+            let result = answering.map(|(call, op)| {
+                let mut entry = Entry {
+                    id: state.next_id(Kind::ToolResult, offset),
+                    kind: Kind::ToolResult,
+                    text: purge_result_text(&report),
+                    tokens: 0,
+                    name: None,
+                    call: Some(call.to_string()),
+                    group: None,
+                    source: Some("framework".into()),
+                    op: Some(op.to_string()),
+                };
+                entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
+                entry
+            });
+            if let Some(entry) = &result {
+                check_answerable(state, call_of(entry))?;
+                events.push(Event::Append {
+                    at: now(),
+                    entries: vec![entry.clone()],
+                });
+            }
+            Ok((events, (report, result)))
         })
     }
 
@@ -369,6 +415,17 @@ impl Session {
         request: GateRequest,
         vars: &BTreeMap<String, String>,
     ) -> Result<GateReport> {
+        self.gate_with(request, vars, 0)
+    }
+
+    /// [`Session::gate`] counting `incoming` more Tier 2 tokens than the log holds: a
+    /// turn's user message, which enters Tier 2 only with the answer.
+    pub fn gate_with(
+        &self,
+        request: GateRequest,
+        vars: &BTreeMap<String, String>,
+        incoming: u64,
+    ) -> Result<GateReport> {
         let locked = Locked::acquire(&self.dir)?;
         let mut cache = Cache::read(&self.dir);
         let summary = match cache.fresh_summary(&locked.log_path).cloned() {
@@ -409,7 +466,7 @@ impl Session {
                 (op.clone(), kind, found.estimate, found.high_volume)
             }
         };
-        let figures = self.figures_with(tier2, vars, &mut cache.memo)?;
+        let figures = self.figures_with(tier2 + incoming, vars, &mut cache.memo)?;
         let current = figures.current_context_tokens;
         let decision = budget::decide(&self.limits(), current, estimate, kind, high_volume);
         let report = GateReport {
@@ -457,6 +514,33 @@ impl Session {
         cache.write(&self.dir);
         Ok(report)
     }
+}
+
+fn call_of(entry: &Entry) -> &str {
+    entry.call.as_deref().unwrap_or_default()
+}
+
+/// What the model reads back from its own `purge`.
+pub fn purge_result_text(report: &PurgeReport) -> String {
+    let mut text = format!(
+        "Purged {} ({} tokens).",
+        report.removed_ids.join(", "),
+        budget::thousands(report.removed_tokens)
+    );
+    if let Some(id) = &report.summary_id {
+        text.push_str(&format!(
+            " Summary {id} ({} tokens) stands in their place.",
+            budget::thousands(report.summary_tokens)
+        ));
+    }
+    text.push_str(&format!(
+        " Tier 2: {} -> {} tokens. The cache breaks at {}: {} tokens are written to the cache again on the next call.",
+        budget::thousands(report.tier2_tokens_before),
+        budget::thousands(report.tier2_tokens_after),
+        report.cache_break_at,
+        budget::thousands(report.tokens_rewritten)
+    ));
+    text
 }
 
 /// What to check at the gate.

@@ -4,6 +4,8 @@
 //! body's sha256) and then the body, byte for byte. Each version's `chain` is the sha256 of
 //! its front matter (every other field) and the previous version's `chain`, so editing any
 //! field, removing a version or reordering versions breaks the chain at a named file.
+//! Versions written before `chain` existed are legacy: checked by their body's hash, and
+//! chained on from by every later version, so only a broken chain reads as tampering.
 //! Reading checks the whole history, so a gap, a hand-edited body or front matter, or an
 //! unparsable file is reported by name instead of being shown as if it were a real version.
 //! This is evidence against accidents and casual edits, not a signature: whoever rewrites
@@ -95,6 +97,9 @@ pub struct Version {
     pub meta: VersionMeta,
     pub body: String,
     pub path: PathBuf,
+    /// The hash the next version chains on from: `meta.chain`, or for a legacy version
+    /// (written before `chain` existed) the same hash computed from its front matter.
+    link: String,
 }
 
 /// What a new version records; the number, time and hash are filled in on write.
@@ -150,7 +155,13 @@ fn split(text: &str) -> Option<(&str, &str)> {
 /// an item over the loader's limits, and its versions must stay readable.
 pub const MAX_VERSION_BYTES: u64 = 64 * 1024 * 1024;
 
-fn read_version(brief_dir: &Path, path: &Path, number: u32, previous: &str) -> Result<Version> {
+fn read_version(
+    brief_dir: &Path,
+    path: &Path,
+    number: u32,
+    previous: &str,
+    chained_before: bool,
+) -> Result<Version> {
     let text = safe::read_text(brief_dir, path, MAX_VERSION_BYTES).map_err(|e| {
         if e.message.contains("not valid UTF-8") {
             bad(path, "not valid UTF-8")
@@ -183,22 +194,31 @@ fn read_version(brief_dir: &Path, path: &Path, number: u32, previous: &str) -> R
             "its body does not match its sha256: the file was edited",
         ));
     }
-    let Some(chain) = &meta.chain else {
-        return Err(bad(
-            path,
-            "its front matter has no `chain` hash: it was edited, or written by a brief older than the chained history",
-        ));
-    };
-    if *chain != meta.chain_after(previous)? {
-        return Err(bad(
-            path,
-            "its front matter does not match its chain hash: a field was edited, or a version before it was removed, replaced or reordered",
-        ));
+    let link = meta.chain_after(previous)?;
+    match &meta.chain {
+        // Written before `chain` existed: its body is checked by its sha256 above, and the
+        // versions after it chain on from `link`. Only a history that had started chaining
+        // cannot lose a `chain` honestly.
+        None if !chained_before => {}
+        None => {
+            return Err(bad(
+                path,
+                "its front matter has no `chain` hash, though an earlier version has one: the field was removed",
+            ));
+        }
+        Some(chain) if *chain != link => {
+            return Err(bad(
+                path,
+                "its front matter does not match its chain hash: a field was edited, or a version before it was removed, replaced or reordered",
+            ));
+        }
+        Some(_) => {}
     }
     Ok(Version {
         meta: printable(meta),
         body: body.to_string(),
         path: path.to_path_buf(),
+        link,
     })
 }
 
@@ -255,6 +275,7 @@ impl History {
         }
         numbered.sort();
         let mut versions: Vec<Version> = Vec::with_capacity(numbered.len());
+        let mut chained = false;
         for (index, (number, path)) in numbered.iter().enumerate() {
             let expected = u32::try_from(index + 1).unwrap_or(u32::MAX);
             if *number != expected {
@@ -264,11 +285,10 @@ impl History {
                     format!("missing: the history jumps to version {number}"),
                 ));
             }
-            let previous = versions
-                .last()
-                .and_then(|v| v.meta.chain.clone())
-                .unwrap_or_default();
-            versions.push(read_version(brief_dir, path, *number, &previous)?);
+            let previous = versions.last().map(|v| v.link.as_str()).unwrap_or_default();
+            let version = read_version(brief_dir, path, *number, previous, chained)?;
+            chained |= version.meta.chain.is_some();
+            versions.push(version);
         }
         Ok(History {
             brief_dir: brief_dir.to_path_buf(),
@@ -316,11 +336,9 @@ impl History {
             note: new.note,
             chain: None,
         };
-        let previous = self
-            .latest()
-            .and_then(|v| v.meta.chain.clone())
-            .unwrap_or_default();
-        meta.chain = Some(meta.chain_after(&previous)?);
+        let previous = self.latest().map(|v| v.link.as_str()).unwrap_or_default();
+        let link = meta.chain_after(previous)?;
+        meta.chain = Some(link.clone());
         let yaml = serde_yaml::to_string(&meta)
             .map_err(|e| Error::input(format!("cannot render version {number}: {e}")))?;
         let path = self.dir.join(format!("{number:04}.md"));
@@ -336,6 +354,7 @@ impl History {
             meta,
             body: body.to_string(),
             path,
+            link,
         });
         Ok(self.versions.last().expect("just pushed"))
     }
@@ -493,6 +512,77 @@ mod tests {
             fs::write(files.join(format!("{n:04}.md")), text).unwrap();
         }
         assert_eq!(History::load(dir.path(), "tone").unwrap().versions.len(), 3);
+    }
+
+    /// A version file as briefs wrote them before the `chain` field existed.
+    fn legacy(number: u32, body: &str) -> String {
+        format!(
+            "---\nversion: {number}\ncreated: 2026-01-0{number}T03:04:05Z\naction: record\nfrom: null\nsha256: {}\ntokens: 3\nproposal: null\nmodel: null\naccepted_flags: []\nnote: null\n---\n{body}",
+            sha256_hex(body.as_bytes())
+        )
+    }
+
+    #[test]
+    fn a_history_written_before_the_chain_field_is_legacy_not_tampered() {
+        // Regression: versions written before `chain` existed were all reported as edited.
+        let dir = tempfile::tempdir().unwrap();
+        let files = dir.path().join("history/tone");
+        fs::create_dir_all(&files).unwrap();
+        fs::write(files.join("0001.md"), legacy(1, "a\n")).unwrap();
+        fs::write(files.join("0002.md"), legacy(2, "b\n")).unwrap();
+        let mut history = History::load(dir.path(), "tone").unwrap();
+        assert_eq!(history.versions.len(), 2);
+        assert!(history.versions.iter().all(|v| v.meta.chain.is_none()));
+        // New versions chain on from the legacy ones...
+        record(&mut history, "c\n");
+        let loaded = History::load(dir.path(), "tone").unwrap();
+        assert_eq!(loaded.versions.len(), 3);
+        assert!(loaded.latest().unwrap().meta.chain.is_some());
+        // ...so a legacy version edited, removed or swapped afterwards is caught.
+        let one = fs::read_to_string(files.join("0001.md")).unwrap();
+        let two = fs::read_to_string(files.join("0002.md")).unwrap();
+        fs::write(files.join("0002.md"), two.replace("tokens: 3", "tokens: 2")).unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message
+                .contains("0003.md: its front matter does not match its chain"),
+            "{}",
+            err.message
+        );
+        fs::write(files.join("0001.md"), renumber(&two, 1)).unwrap();
+        fs::write(files.join("0002.md"), renumber(&one, 2)).unwrap();
+        assert!(History::load(dir.path(), "tone").is_err());
+        fs::write(files.join("0001.md"), &one).unwrap();
+        fs::write(files.join("0002.md"), &two).unwrap();
+        assert_eq!(History::load(dir.path(), "tone").unwrap().versions.len(), 3);
+        // A legacy body is still verified by its sha256.
+        fs::write(files.join("0001.md"), one.replace("\na\n", "\nz\n")).unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message.contains("0001.md: its body does not match"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn a_chain_removed_after_a_chained_version_is_tampered() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::load(dir.path(), "tone").unwrap();
+        record(&mut history, "a\n");
+        record(&mut history, "b\n");
+        let path = dir.path().join("history/tone/0002.md");
+        let text = fs::read_to_string(&path).unwrap();
+        let start = text.find("chain: ").unwrap();
+        let end = start + text[start..].find('\n').unwrap() + 1;
+        fs::write(&path, format!("{}{}", &text[..start], &text[end..])).unwrap();
+        let err = History::load(dir.path(), "tone").unwrap_err();
+        assert!(
+            err.message
+                .contains("0002.md: its front matter has no `chain` hash"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

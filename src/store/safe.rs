@@ -17,6 +17,12 @@ use crate::error::{Error, Result};
 /// Refuses `path` unless, with every link resolved, it is inside `brief_dir`. A path
 /// that does not exist yet is judged by its parent.
 pub fn check_inside(brief_dir: &Path, path: &Path) -> Result<()> {
+    // `brief check brief.yaml` names the brief directory as the empty path.
+    let brief_dir = if brief_dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        brief_dir
+    };
     let root = fs::canonicalize(brief_dir).map_err(|e| Error::io(brief_dir, &e))?;
     let real = match fs::canonicalize(path) {
         Ok(real) => real,
@@ -184,6 +190,68 @@ pub fn open_no_follow(path: &Path) -> Result<File> {
                 Error::io(path, &e)
             }
         })
+}
+
+/// Refuses to write `path` (a file under `brief_dir`, existing or not) unless the write
+/// stays inside the brief: the nearest existing level of the path resolves inside it, a
+/// link at `path` itself resolves inside it (a dangling one never does), and whatever is
+/// at `path` is a regular file. Writers call this for every target before writing the
+/// first, so that a refusal leaves nothing written.
+pub fn check_target(brief_dir: &Path, path: &Path) -> Result<()> {
+    let mut level = path;
+    while fs::symlink_metadata(level).is_err() {
+        match level.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() && parent.starts_with(brief_dir) => {
+                level = parent;
+            }
+            _ => break,
+        }
+    }
+    check_inside(brief_dir, level)?;
+    if level == path {
+        check_regular(path)?;
+    }
+    Ok(())
+}
+
+/// Writes `path` under `brief_dir` atomically after [`check_target`], creating its
+/// directory one level at a time inside the brief ([`create_dir`]).
+pub fn write_file(brief_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+    check_target(brief_dir, path)?;
+    if let Some(parent) = path.parent() {
+        create_dir(brief_dir, parent)?;
+    }
+    super::atomic::write_atomic(path, bytes)
+}
+
+/// Writes new files into `dir` (a brief being created; it may not exist yet), in order:
+/// every target is checked with [`check_target`] before the first is written, so a planted
+/// link refuses the whole write and leaves nothing behind.
+pub fn write_files(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    if fs::symlink_metadata(dir).is_ok() {
+        for (path, _) in files {
+            check_target(dir, path)?;
+        }
+    }
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
+    for (path, bytes) in files {
+        write_file(dir, path, bytes)?;
+    }
+    Ok(())
+}
+
+/// Refuses a file named on the command line (outside any brief) that is a symbolic link:
+/// replacing the link with a file would surprise, writing through it would write
+/// somewhere the command line does not name.
+pub fn check_not_link(path: &Path) -> Result<()> {
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Error::input(format!(
+            "{}: a symbolic link; refused (brief neither writes through a link nor replaces it)",
+            path.display()
+        ))
+        .with_hint("name the file the link points to; nothing was written"));
+    }
+    Ok(())
 }
 
 /// A temporary file's name for `target`: hidden, unpredictable (so nobody can plant a

@@ -89,10 +89,16 @@ struct Locked {
     now: String,
 }
 
-fn lock_item(brief_dir: &Path, item_id: &str) -> Result<Locked> {
+/// `oversized_ok`: restore and record work on an item over the loader's size limit (they
+/// are the way back from one); accept does not.
+fn lock_item(brief_dir: &Path, item_id: &str, oversized_ok: bool) -> Result<Locked> {
     let lock = WriterLock::acquire(brief_dir)?;
     fault_point("pause-after-lock");
-    let brief = Brief::load(brief_dir)?;
+    let brief = if oversized_ok {
+        Brief::load_for_versions(brief_dir, item_id)?
+    } else {
+        Brief::load(brief_dir)?
+    };
     let item = find_item(&brief, item_id)?.clone();
     let history = History::load(&brief.dir, &item.id)?;
     Ok(Locked {
@@ -200,7 +206,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             brief_dir.display()
         )));
     }
-    let mut locked = lock_item(brief_dir, &proposal.item)?;
+    let mut locked = lock_item(brief_dir, &proposal.item, false)?;
     if locked.item.policy != Policy::Reviewable {
         return Err(Error::input(format!(
             "`{}` is a {} item ({}): its wording is never replaced by a model's proposal",
@@ -307,7 +313,7 @@ fn stale(brief_dir: &Path, item: &Item, proposal: &Proposal) -> Error {
 
 /// Makes the body of version `number` current again, as a new version (`action: restore`).
 pub fn restore(brief_dir: &Path, item_id: &str, number: u32) -> Result<Change> {
-    let mut locked = lock_item(brief_dir, item_id)?;
+    let mut locked = lock_item(brief_dir, item_id, true)?;
     let Some(target) = locked.history.get(number).cloned() else {
         let count = locked.history.versions.len();
         return Err(Error::input(format!(
@@ -352,7 +358,7 @@ pub fn restore(brief_dir: &Path, item_id: &str, number: u32) -> Result<Change> {
 /// Versions a body edited by hand; nothing is written when the body is already the
 /// latest version.
 pub fn record(brief_dir: &Path, item_id: &str, note: Option<String>) -> Result<Change> {
-    let mut locked = lock_item(brief_dir, item_id)?;
+    let mut locked = lock_item(brief_dir, item_id, true)?;
     let body = locked.item.body().to_string();
     if body_state(&locked.history, &body) == BodyState::Current {
         return Ok(locked.change(Status::Unchanged, Vec::new(), false));

@@ -237,3 +237,4 @@ pub fn odd_cuts(text: &str, step: usize) -> Vec<usize> {
     cuts
 }
 pub mod fixtures;
+pub mod model;

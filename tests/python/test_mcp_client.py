@@ -111,7 +111,7 @@ def test_compose_and_guard_call_the_library(tmp_path):
     assert "https://a.example/refunds" in dropped
 
 
-def test_session_tools_manage_a_real_session(tmp_path):
+def test_session_tools_manage_a_real_session(tmp_path, upstream):
     directory = tmp_path / "s1"
     brief = str(ROOT / "fixtures" / "briefs" / "clinic")
     cli = [brief_bin(), "--color", "never", "session"]
@@ -132,10 +132,16 @@ def test_session_tools_manage_a_real_session(tmp_path):
         bad_id = await session.call_tool("purge", {"session": s, "ids": ["msg_99"]})
         missing = await session.call_tool("session_status", {"session": str(tmp_path / "none")})
         after = await session.call_tool("session_status", {"session": s})
-        return status, fits, blocked, bad_kind, purged, bad_id, missing, after
+        # The loopback model answers prose, never a CompactedState: refused twice, nothing changed.
+        compact = await session.call_tool(
+            "compact_context", {"session": s, "resume_instruction": "Book Wednesday 10:00.",
+                                "provider": "openai", "model": "m", "base_url": upstream[0] + "/v1"})
+        return status, fits, blocked, bad_kind, purged, bad_id, missing, after, compact
 
-    status, fits, blocked, bad_kind, purged, bad_id, missing, after = run(
+    status, fits, blocked, bad_kind, purged, bad_id, missing, after, compact = run(
         with_session(tmp_path, body))
+    assert compact.is_error and "CompactedState" in compact.content[0].text
+    assert len(upstream[1]) == 2, "one call and one retry with the violations"
     assert status.structured_content["status"] == "ok"
     assert status.structured_content["tier2_tokens"] > 0
     assert fits.structured_content["status"] == "ok"

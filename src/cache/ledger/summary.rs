@@ -1,5 +1,5 @@
 //! Totals over ledger entries: tokens, the share served from cache, and the estimated cost
-//! and savings, overall and per brief, model, prefix hash or day.
+//! and savings, overall and per brief, model, prefix hash, session or day.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +11,8 @@ pub enum GroupBy {
     Brief,
     Model,
     Prefix,
+    /// The agent session of a proxied call (`brief proxy`); the toolkit's own calls have none.
+    Session,
     Day,
 }
 
@@ -20,6 +22,7 @@ impl GroupBy {
             GroupBy::Brief => "brief",
             GroupBy::Model => "model",
             GroupBy::Prefix => "prefix",
+            GroupBy::Session => "session",
             GroupBy::Day => "day",
         }
     }
@@ -30,6 +33,7 @@ impl GroupBy {
             GroupBy::Brief => or_none(&entry.brief),
             GroupBy::Model => format!("{}/{}", entry.provider, entry.model),
             GroupBy::Prefix => or_none(&entry.prefix_hash),
+            GroupBy::Session => or_none(&entry.session),
             // Times are written in UTC, so the day is the date part.
             GroupBy::Day => entry.time.get(..10).unwrap_or(&entry.time).to_string(),
         }
@@ -78,6 +82,13 @@ pub struct Totals {
     pub priced_calls: u64,
     pub cost: f64,
     pub cost_without_cache: f64,
+    /// Proxied calls that had a previous call of their session to be compared with.
+    pub drift_compared: u64,
+    /// Of those, the calls whose tools, system or earlier messages differed (each one a
+    /// cache write the agent paid for).
+    pub drifted: u64,
+    /// How often each part drifted (`tools`, `system`, `messages`), in the order first seen.
+    pub drifted_parts: Vec<(String, u64)>,
     pub first_seen: Option<String>,
     pub last_seen: Option<String>,
 }
@@ -103,6 +114,18 @@ impl Totals {
         }
         if entry.input_tokens.is_some() {
             self.calls_with_usage += 1;
+        }
+        if let Some(parts) = &entry.drifted_parts {
+            self.drift_compared += 1;
+            if !parts.is_empty() {
+                self.drifted += 1;
+            }
+            for part in parts {
+                match self.drifted_parts.iter_mut().find(|(p, _)| p == part) {
+                    Some((_, n)) => *n += 1,
+                    None => self.drifted_parts.push((part.clone(), 1)),
+                }
+            }
         }
         if let (Some(prices), Some(_)) = (prices, entry.input_tokens) {
             let (with, without) = prices.cost(input, cached, write, output);
@@ -275,5 +298,41 @@ mod tests {
             groups.iter().map(|g| g.key.as_str()).collect::<Vec<_>>(),
             ["2026-11-30", "2026-12-01"]
         );
+    }
+
+    #[test]
+    fn sessions_group_proxied_calls_and_count_their_drift() {
+        let proxied = |time: &str, session: &str, drift: Option<&[&str]>| {
+            let mut e = call(time, "aa", 100, Some(50), Some(0));
+            e.command = "proxy".into();
+            e.session = Some(session.into());
+            e.drifted_parts = drift.map(|d| d.iter().map(|p| p.to_string()).collect());
+            e
+        };
+        let entries = vec![
+            proxied("2026-11-30T09:00:00.000Z", "agent-a", None),
+            proxied("2026-11-30T09:01:00.000Z", "agent-a", Some(&[])),
+            proxied("2026-11-30T09:02:00.000Z", "agent-b", None),
+            proxied(
+                "2026-11-30T09:03:00.000Z",
+                "agent-a",
+                Some(&["system", "tools"]),
+            ),
+            proxied("2026-11-30T09:04:00.000Z", "agent-b", Some(&["system"])),
+            call("2026-11-30T09:05:00.000Z", "aa", 100, Some(0), None),
+        ];
+        let (total, groups) = summarise(&entries, GroupBy::Session, |_| None);
+        assert_eq!(
+            groups.iter().map(|g| g.key.as_str()).collect::<Vec<_>>(),
+            ["agent-a", "agent-b", "(none)"]
+        );
+        assert_eq!((total.drift_compared, total.drifted), (3, 2));
+        assert_eq!(
+            total.drifted_parts,
+            [("system".to_string(), 2), ("tools".to_string(), 1)]
+        );
+        let a = &groups[0].totals;
+        assert_eq!((a.calls, a.drift_compared, a.drifted), (3, 2, 1));
+        assert_eq!(groups[2].totals.drift_compared, 0);
     }
 }

@@ -9,7 +9,7 @@ use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::compact::{compact_document, compact_markdown};
 use crate::error::{Error, Result};
-use crate::store::{WriterLock, write_atomic};
+use crate::store::{WriterLock, safe};
 use crate::tokens;
 
 /// Compact whitespace losslessly: a brief's items, or one Markdown file
@@ -45,6 +45,9 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::input(format!("{}: not valid UTF-8", path.display())))?;
     let compaction = compact_document(&text);
+    if args.write {
+        safe::check_not_link(path)?;
+    }
     if args.write && is_rule_item(&text) {
         return Err(Error::input(format!(
             "{}: a rule item; rule files are never rewritten (they are compacted at compose time)",
@@ -56,7 +59,11 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
         ui.warn(&format!("{}: left unchanged: {reason}", path.display()));
     }
     if args.write && compaction.text != text {
-        write_atomic(path, compaction.text.as_bytes())?;
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        safe::write_file(dir, path, compaction.text.as_bytes())?;
     }
     if args.json {
         ui.json(&json!({
@@ -117,6 +124,12 @@ fn compact_brief(args: &Args, ui: &Ui) -> Result<Outcome> {
     } else {
         None
     };
+    if args.write {
+        // Every target checked before the first write: a refusal leaves nothing written.
+        for item in brief.items.iter().filter(|i| !i.is_tool()) {
+            safe::check_target(&brief.dir, &item.path)?;
+        }
+    }
     let encoding = brief.manifest.tokenizer;
     let mut rows = Vec::new();
     for item in &brief.items {
@@ -147,11 +160,11 @@ fn compact_brief(args: &Args, ui: &Ui) -> Result<Outcome> {
     report(args, ui, &brief, &rows)
 }
 
-fn write_item(_brief: &Brief, front_matter: &str, body: &str, path: &Path) -> Result<()> {
+fn write_item(brief: &Brief, front_matter: &str, body: &str, path: &Path) -> Result<()> {
     let mut text = String::with_capacity(front_matter.len() + body.len());
     text.push_str(front_matter);
     text.push_str(body);
-    write_atomic(path, text.as_bytes())
+    safe::write_file(&brief.dir, path, text.as_bytes())
 }
 
 fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> {

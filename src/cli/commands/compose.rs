@@ -4,13 +4,16 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
+use serde::Serialize;
 
-use crate::cli::output::Outcome;
+use crate::brief::Brief;
+use crate::cli::output::{self, Outcome};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::prompt::compose::{ComposeOptions, PrefixHashes, compose};
+use crate::prompt::compose::{ComposeOptions, Composed, PrefixHashes, compose, tools_json};
 use crate::prompt::prefix::{Wire, as_sent};
+use crate::tokens;
 
 /// Compose a brief into its system prompt or a provider request body
 ///
@@ -46,6 +49,44 @@ pub struct Args {
     /// The CCR store for --digest [default: $BRIEF_CCR_PATH, else the state directory's ccr.sqlite]
     #[arg(long, value_name = "PATH", requires = "digest")]
     pub store: Option<PathBuf>,
+    /// Print one JSON object: status, summary, the prefix's hashes, token counts and the
+    /// composed text or body (as `body`, the exact text printed without --json)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `compose --json`.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    brief: String,
+    format: &'static str,
+    prefix: PrefixReport<'a>,
+    tokens: Tokens,
+    unproven: &'a [String],
+    unused_vars: &'a [String],
+    /// Exactly what `compose` prints without --json (a request body's JSON text, byte for
+    /// byte).
+    body: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct PrefixReport<'a> {
+    hash: &'a str,
+    bytes: usize,
+    wire: &'static str,
+    tools_sha256: &'a str,
+    tools_bytes: usize,
+    system_sha256: &'a str,
+    system_bytes: usize,
+}
+
+/// In the brief's tokenizer: the stable prefix (static system text and tools) and the
+/// volatile part after it.
+#[derive(Debug, Serialize)]
+struct Tokens {
+    prefix: usize,
+    volatile: usize,
+    total: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -101,20 +142,30 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .filter(|m| m.provider == provider)
             .map(|m| m.name.as_str())
     };
-    let hashes = match args.format.wire() {
-        None => {
-            ui.outln(&composed.prompt.system_text())?;
-            composed.hashes.clone()
-        }
+    let (text, hashes) = match args.format.wire() {
+        None => (composed.prompt.system_text(), composed.hashes.clone()),
         Some(wire) => {
             let stable = composed.stable_prefix(wire);
             let key = (args.cache_key && wire == Wire::OpenAi).then(|| cache_key(&stable.hash));
             let body = composed.body(wire, model_for(wire.as_str()), key.as_deref());
             // The body's own serialisation: the bytes the provider layer sends.
-            ui.outln(&as_sent(&body))?;
-            PrefixHashes::of(&stable)
+            (as_sent(&body), PrefixHashes::of(&stable))
         }
     };
+    if args.json {
+        let report = report(&args, &brief, &composed, &hashes, &text);
+        let summary = format!(
+            "composed {} ({}): {} tokens, prefix {} ({} tokens)",
+            report.brief,
+            report.format,
+            report.tokens.total,
+            &hashes.prefix[..12.min(hashes.prefix.len())],
+            report.tokens.prefix
+        );
+        output::json(ui, "ok", &summary, &report)?;
+    } else {
+        ui.outln(&text)?;
+    }
     if args.stats {
         let h = &hashes;
         ui.err_line(&format!(
@@ -127,6 +178,50 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ui.err_line(&format!("system  {}  {} bytes", h.system, h.system_bytes));
     }
     Ok(Outcome::Ok)
+}
+
+fn report<'a>(
+    args: &Args,
+    brief: &Brief,
+    composed: &'a Composed,
+    hashes: &'a PrefixHashes,
+    text: &'a str,
+) -> Report<'a> {
+    let encoding = brief.manifest.tokenizer;
+    let prompt = &composed.prompt;
+    let mut prefix = tokens::count(encoding, &prompt.static_system);
+    if !prompt.tools.is_empty() {
+        prefix += tokens::count(encoding, &tools_json(&prompt.tools));
+    }
+    let volatile = prompt
+        .volatile_system
+        .as_deref()
+        .map_or(0, |v| tokens::count(encoding, v));
+    Report {
+        brief: brief.manifest.name.clone(),
+        format: match args.format {
+            Format::Text => "text",
+            Format::Openai => "openai",
+            Format::Anthropic => "anthropic",
+        },
+        prefix: PrefixReport {
+            hash: &hashes.prefix,
+            bytes: hashes.prefix_bytes(),
+            wire: hashes.wire.as_str(),
+            tools_sha256: &hashes.tools,
+            tools_bytes: hashes.tools_bytes,
+            system_sha256: &hashes.system,
+            system_bytes: hashes.system_bytes,
+        },
+        tokens: Tokens {
+            prefix,
+            volatile,
+            total: prefix + volatile,
+        },
+        unproven: &composed.unproven,
+        unused_vars: &composed.unused_vars,
+        body: text,
+    }
 }
 
 /// OpenAI's `prompt_cache_key`: the same for every request that shares the prefix.

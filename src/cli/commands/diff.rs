@@ -29,7 +29,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief(&args.brief, ui)?;
+    let brief = super::load_brief_for_versions(&args.brief, &args.item, ui)?;
     let item = find_item(&brief, &args.item)?;
     let history = History::load(&brief.dir, &item.id)?;
     let side = |number: u32| -> Result<(String, String)> {

@@ -12,7 +12,7 @@ use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::store::write_atomic;
+use crate::store::safe;
 use crate::tokens::{self, Encoding};
 
 /// Turn an existing prompt (Markdown) into a brief: one item per section
@@ -232,7 +232,7 @@ fn refuse_existing(dir: &Path, plan: &ImportPlan) -> Result<()> {
 
 fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
     let items_dir = dir.join("items");
-    fs::create_dir_all(&items_dir).map_err(|e| Error::io(&items_dir, &e))?;
+    let mut files = Vec::with_capacity(plan.items.len() + 2);
     for item in &plan.items {
         debug_assert!(valid_id(&item.id));
         let mut text = String::from("---\n");
@@ -243,14 +243,18 @@ fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
         }
         text.push_str("---\n");
         text.push_str(&item.body);
-        write_atomic(&items_dir.join(format!("{}.md", item.id)), text.as_bytes())?;
+        files.push((items_dir.join(format!("{}.md", item.id)), text.into_bytes()));
     }
     let gitignore = dir.join(".gitignore");
-    if !gitignore.exists() {
-        write_atomic(
-            &gitignore,
-            b"# Pending model proposals are personal until accepted.\nproposals/\n.writer.lock\n",
-        )?;
+    if fs::symlink_metadata(&gitignore).is_ok() {
+        // Kept as it is, but not if it is a link that leaves the directory.
+        safe::check_target(dir, &gitignore)?;
+    } else {
+        files.push((
+            gitignore,
+            b"# Pending model proposals are personal until accepted.\nproposals/\n.writer.lock\n"
+                .to_vec(),
+        ));
     }
     let ids: Vec<&str> = plan.items.iter().map(|i| i.id.as_str()).collect();
     let manifest = format!(
@@ -259,7 +263,8 @@ fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
         ids.join(", ")
     );
     // The manifest last: until it exists the directory is not a brief.
-    write_atomic(&dir.join(MANIFEST), manifest.as_bytes())
+    files.push((dir.join(MANIFEST), manifest.into_bytes()));
+    safe::write_files(dir, &files)
 }
 
 /// Loads what was written with the real loader and composes it, as a user would.

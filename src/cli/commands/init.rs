@@ -1,13 +1,12 @@
 //! `brief init`: scaffold a new brief with one item of each common type.
 
-use std::fs;
 use std::path::PathBuf;
 
 use crate::brief::{MANIFEST, valid_id};
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
-use crate::store::write_atomic;
+use crate::store::safe;
 
 /// Create a new brief: a manifest, one item of each common type, and a .gitignore
 #[derive(Debug, clap::Args)]
@@ -79,7 +78,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         return Err(Error::input("the brief's name must be one non-empty line")
             .with_hint("pass --name NAME"));
     }
-    fs::create_dir_all(&items_dir).map_err(|e| Error::io(&items_dir, &e))?;
     let ids: Vec<&str> = ITEMS
         .iter()
         .map(|(file, _)| file.trim_end_matches(".tool.yaml").trim_end_matches(".md"))
@@ -90,17 +88,18 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         serde_json::to_string(&name).unwrap_or_default(),
         ids.join(", ")
     );
-    for (file, text) in ITEMS {
-        write_atomic(
-            &items_dir.join(file),
-            text.replace("{name}", &name).as_bytes(),
-        )?;
-    }
-    write_atomic(
-        &dir.join(".gitignore"),
-        b"# Pending model proposals are personal until accepted.\nproposals/\n.writer.lock\n",
-    )?;
-    write_atomic(&dir.join(MANIFEST), manifest.as_bytes())?;
+    let mut files: Vec<(PathBuf, Vec<u8>)> = ITEMS
+        .iter()
+        .map(|(file, text)| (items_dir.join(file), text.replace("{name}", &name).into()))
+        .collect();
+    files.push((
+        dir.join(".gitignore"),
+        b"# Pending model proposals are personal until accepted.\nproposals/\n.writer.lock\n"
+            .to_vec(),
+    ));
+    // The manifest last: until it exists the directory is not a brief.
+    files.push((dir.join(MANIFEST), manifest.into_bytes()));
+    safe::write_files(dir, &files)?;
     ui.info(&format!(
         "{} a brief in {} with {} items",
         ui.paint_err("created", Tone::Good),

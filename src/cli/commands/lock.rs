@@ -8,7 +8,7 @@ use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, prefix};
 use crate::prompt::measure::prefix_tokens;
-use crate::store::write_atomic;
+use crate::store::safe;
 
 /// Write brief.lock: the exact bytes of every rule item and the stable prefix's hashes
 ///
@@ -27,8 +27,9 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let tokens = prefix_tokens(&brief, &prefix);
     let lock = Lock::new(&brief, &prefix.hashes, tokens);
     let path = brief.lock_path();
+    safe::check_target(&brief.dir, &path)?;
     let previous = Lock::read(&path).ok().flatten();
-    write_atomic(&path, lock.to_yaml()?.as_bytes())?;
+    safe::write_file(&brief.dir, &path, lock.to_yaml()?.as_bytes())?;
     let rules = lock.rules.len();
     let changed = previous.is_some_and(|p| p != lock);
     let verb = if changed { "updated" } else { "wrote" };

@@ -8,10 +8,11 @@ use crate::error::Result;
 ///
 /// Tools, in this fixed order: retrieve {hash}, compose {brief, vars?, format?},
 /// guard {original, proposal}, and the session tools session_status {session},
-/// gate {session, estimate, kind?}, purge {session, ids, summary?}. Each calls the same code
-/// as the matching command (`compact_context` is not served yet: use
-/// `brief session compact`). Meant to be started by an MCP client (its `command` is `brief`, its `args`
-/// `["mcp"]`); it runs until the client closes stdin.
+/// gate {session, estimate, kind?}, purge {session, ids, summary?}, compact_context
+/// {session, resume_instruction} (the model: the session brief's, else the optional
+/// provider, model and base_url arguments; keys from the environment). Each calls the same
+/// code as the matching command. Meant to be started by an MCP client (its `command` is
+/// `brief`, its `args` `["mcp"]`); it runs until the client closes stdin.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 

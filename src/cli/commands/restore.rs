@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief(&args.brief, ui)?;
+    let brief = super::load_brief_for_versions(&args.brief, &args.item, ui)?;
     let change = transaction::restore(&brief.dir, &args.item, args.number)?;
     let current = change.current.unwrap_or_default();
     let (status, summary) = match change.status {

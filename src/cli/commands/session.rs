@@ -4,6 +4,7 @@
 mod append;
 mod budget;
 mod compact;
+mod turn;
 mod view;
 
 use std::collections::BTreeMap;
@@ -37,6 +38,7 @@ pub enum SessionCommand {
     Purge(budget::PurgeArgs),
     Tools(view::ToolsArgs),
     Compact(compact::CompactArgs),
+    Turn(turn::TurnArgs),
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -51,6 +53,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         SessionCommand::Purge(args) => budget::purge(args, ui),
         SessionCommand::Tools(args) => view::tools(args, ui),
         SessionCommand::Compact(args) => compact::run(args, ui),
+        SessionCommand::Turn(args) => turn::run(args, ui),
     }
 }
 

@@ -27,7 +27,7 @@ pub struct Args {
     /// Only calls at or after this time: YYYY-MM-DD (UTC) or an RFC 3339 date-time
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
-    /// Group the calls by brief, model, prefix hash or UTC day
+    /// Group the calls by brief, model, prefix hash, agent session (`brief proxy`) or UTC day
     #[arg(long, value_enum, default_value_t = By::Prefix)]
     pub by: By,
     /// Input price per million tokens (overrides the brief's pricing)
@@ -49,6 +49,7 @@ pub enum By {
     Brief,
     Model,
     Prefix,
+    Session,
     Day,
 }
 
@@ -58,6 +59,7 @@ impl From<By> for GroupBy {
             By::Brief => GroupBy::Brief,
             By::Model => GroupBy::Model,
             By::Prefix => GroupBy::Prefix,
+            By::Session => GroupBy::Session,
             By::Day => GroupBy::Day,
         }
     }
@@ -168,6 +170,17 @@ fn totals_json(t: &Totals) -> serde_json::Map<String, Value> {
         ("savings", json!(priced.then(|| round(t.savings(), 6)))),
         ("first_seen", json!(t.first_seen)),
         ("last_seen", json!(t.last_seen)),
+        ("drift_compared", json!(t.drift_compared)),
+        ("drifted", json!(t.drifted)),
+        (
+            "drifted_parts",
+            Value::Object(
+                t.drifted_parts
+                    .iter()
+                    .map(|(part, n)| (part.clone(), json!(n)))
+                    .collect(),
+            ),
+        ),
     ] {
         map.insert(key.into(), value);
     }
@@ -273,6 +286,23 @@ impl Report<'_> {
                 t.calls_without_cache_field
             ));
         }
+        if t.drift_compared > 0 {
+            let parts: Vec<String> = t
+                .drifted_parts
+                .iter()
+                .map(|(part, n)| format!("{part} {n}"))
+                .collect();
+            let parts = if parts.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", parts.join(", "))
+            };
+            out.push_str(&format!(
+                "Prefix drift: {} of {} proxied call(s) differed from their session's previous \
+                 call{parts}\n",
+                t.drifted, t.drift_compared
+            ));
+        }
         if t.priced_calls > 0 && t.priced_calls < t.calls_with_usage {
             out.push_str(&format!(
                 "Cost covers {} of {} calls with usage (no prices for the rest)\n",
@@ -298,14 +328,23 @@ impl Report<'_> {
                 String::new()
             }
         };
+        // Only ledgers with proxied calls have drift to show.
+        let drift_col = |text: &str| {
+            if t.drift_compared > 0 {
+                format!(" {text:>7}")
+            } else {
+                String::new()
+            }
+        };
         let header = format!(
-            "{by:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
+            "{by:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10}{} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
             brief_col("BRIEF"),
             "CALLS",
             "INPUT",
             "CACHED",
             "SHARE",
             "WRITES",
+            drift_col("DRIFTED"),
             "OUTPUT",
             "COST",
             "SAVED",
@@ -329,13 +368,14 @@ impl Report<'_> {
                 }
             };
             let line = format!(
-                "{key:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
+                "{key:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10}{} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
                 brief_col(&g.briefs.join(",")),
                 gt.calls,
                 thousands(gt.input_tokens),
                 thousands(gt.cached_input_tokens),
                 share(gt),
                 thousands(gt.cache_write_tokens),
+                drift_col(&gt.drifted.to_string()),
                 thousands(gt.output_tokens),
                 money(gt.cost),
                 money(gt.savings()),

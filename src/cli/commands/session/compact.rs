@@ -2,16 +2,12 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
-use crate::cache::ledger;
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
-use crate::provider::{self, BriefModel, CallOptions, Overrides, ProviderKind, Settings};
-use crate::session::Session;
+use crate::error::Result;
+use crate::provider::ProviderKind;
 use crate::session::budget::thousands;
-use crate::session::compact::{self, CompactReport};
+use crate::session::model::ModelChoice;
 
 /// Condense all of Tier 2 into a CompactedState with a separate model call, then replace
 /// Tier 2 with the state and the resume instruction
@@ -57,128 +53,28 @@ fn parse_kind(text: &str) -> Result<ProviderKind, String> {
     text.parse()
 }
 
-/// The longest state asked for.
-const MAX_STATE_TOKENS: u32 = 8192;
-
-pub fn settings(args: &ModelArgs, session: &Session) -> Result<Settings> {
-    let brief = &session.brief;
-    let from_brief = match &brief.manifest.model {
-        Some(model) => Some(BriefModel {
-            kind: model.provider.parse().map_err(|e: String| {
-                Error::input(format!(
-                    "{}: model.provider: {e}",
-                    brief.manifest_path().display()
-                ))
-            })?,
-            model: model.name.clone(),
-            base_url: model.base_url.clone(),
-        }),
-        None => None,
-    };
-    let flags = Overrides {
-        kind: args.provider,
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        timeout: None,
-    };
-    Settings::resolve(flags, from_brief)
-}
-
-/// Runs the compaction: one call, one retry with the violations, then the replacement.
-pub fn compact(
-    session: &Session,
-    resume: &str,
-    args: &ModelArgs,
-    ui: &Ui,
-) -> Result<CompactReport> {
-    if resume.trim().is_empty() {
-        return Err(Error::input(
-            "--resume is empty: say what to do first after the reset",
-        ));
-    }
-    let state = session.state()?;
-    let tier2: Vec<_> = state.tier2().collect();
-    if tier2.is_empty() {
-        return Err(Error::input("Tier 2 is empty: nothing to compact"));
-    }
-    let expected: Vec<String> = tier2.iter().map(|e| e.id.clone()).collect();
-    let settings = settings(args, session)?;
-    let (system, hash) = compact::compaction_brief()?;
-    let transcript = compact::transcript(&tier2);
-    let options = CallOptions::text(MAX_STATE_TOKENS);
-    let mut retry: Option<(String, Vec<crate::session::schema::Violation>)> = None;
-    for attempt in 1..=2 {
-        let prompt = compact::request(
-            &system,
-            &transcript,
-            retry.as_ref().map(|(a, v)| (a.as_str(), v.as_slice())),
-        );
-        ui.info(&format!(
-            "asking {} for the compacted state (call {attempt} of at most 2)",
-            settings.model
-        ));
-        let started = std::time::Instant::now();
-        let result = provider::call(&settings, &prompt, &options);
-        let mut entry = ledger::Entry::new("compact", settings.kind.as_str(), &settings.model);
-        entry.brief = Some(session.brief.manifest.name.clone());
-        entry.brief_dir = Some(session.config.brief.display().to_string());
-        entry.prefix_hash = Some(hash.clone());
-        let entry = entry.record(started.elapsed(), &result);
-        if let Err(err) = ledger::append(&ledger::resolve_path(args.ledger.clone()), &entry) {
-            ui.warn(&format!(
-                "the call was not recorded in the ledger: {}",
-                err.message
-            ));
-        }
-        let answer = result?;
-        match compact::parse_state(&answer.text) {
-            Ok(value) => return session.apply_compaction(&expected, &value, resume),
-            Err(violations) => {
-                for v in &violations {
-                    ui.info(&format!("  invalid CompactedState: {v}"));
-                }
-                retry = Some((answer.text, violations));
-            }
+impl ModelArgs {
+    pub fn choice(&self) -> ModelChoice {
+        ModelChoice {
+            provider: self.provider,
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            ledger: self.ledger.clone(),
         }
     }
-    let (_, violations) = retry.unwrap_or_default();
-    Err(Error::provider(format!(
-        "{} answered with an invalid CompactedState twice: nothing changed",
-        settings.model
-    ))
-    .with_details(violations.iter().map(ToString::to_string).collect()))
 }
 
 pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let session = super::open(&args.dir, ui)?;
     let resume = super::text_arg(args.resume)?;
-    let report = compact(&session, &resume, &args.model, ui);
+    let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(m));
     super::notices(&session, ui);
     let r = report?;
-    let forgotten = r.forgotten.as_array().map_or(0, Vec::len);
-    let summary = format!(
-        "compacted {} entries: Tier 2 {} -> {} tokens ({} state, {} resume); {forgotten} fact{} of the old memory not in the state",
-        r.removed_ids.len(),
-        thousands(r.tokens_before),
-        thousands(r.tokens_after),
-        r.state_id,
-        r.resume_id,
-        if forgotten == 1 { "" } else { "s" }
-    );
     if args.json {
-        ui.json(&json!({
-            "status": "ok",
-            "summary": summary,
-            "tokens_before": r.tokens_before,
-            "tokens_after": r.tokens_after,
-            "state_id": r.state_id,
-            "resume_id": r.resume_id,
-            "forgotten": r.forgotten,
-            "removed_ids": r.removed_ids,
-            "tokens_rewritten": r.tokens_rewritten,
-        }))?;
+        ui.json(&r.to_json())?;
         return Ok(Outcome::Ok);
     }
+    let summary = r.summary();
     ui.outln(&summary)?;
     ui.outln(&format!(
         "cache: all of Tier 2 changed; {} tokens written to the cache again",

@@ -1,0 +1,533 @@
+//! One orchestrator step (`brief session turn`): gate the model call, render, call the
+//! provider (streamed), record the call, append the answer with visible ids, run the
+//! framework's own memory tools (`purge`, `compact_context`) and hand every other tool call
+//! back to the caller, who runs it and answers with `brief session append --tool-result`.
+//!
+//! Nothing of a failed call is appended: the user message enters Tier 2 together with the
+//! answer (the gate counts it already). Once an answer arrived it is journaled
+//! ([`super::journal`]) before anything is appended, so an interrupted turn is finished by
+//! running it again.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::compact::{CompactReport, Obtained};
+use super::journal::{Journal, Received};
+use super::log::{Entry, Event, Kind};
+use super::model::ModelChoice;
+use super::ops::{GateReport, GateRequest, PurgeReport};
+use super::render::{self, entry_text};
+use super::{OpKind, Session};
+use crate::error::{Error, Result};
+use crate::prompt::prefix::StablePrefix;
+use crate::provider::{CallOptions, Provider, ProviderKind, Usage};
+use crate::tokens;
+
+/// What `brief session turn` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct TurnRequest {
+    pub user: Option<String>,
+    pub vars: BTreeMap<String, String>,
+    /// Retry a model call the gate blocked (`op_N`).
+    pub resume: Option<String>,
+    /// The answer's length cap, which is also the gate's estimate [default: the session's
+    /// `reserved_completion_tokens`].
+    pub max_tokens: Option<u32>,
+    pub model: ModelChoice,
+}
+
+#[derive(Debug, Clone)]
+pub enum TurnOutcome {
+    /// The gate blocked the call: the seed's `context_budget_exceeded` object.
+    Blocked(GateReport),
+    Done(TurnReport),
+}
+
+/// A tool call for the caller to run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingCall {
+    /// The visible id to answer (`tool_call_N`).
+    pub id: String,
+    /// The provider's own id for the call.
+    pub call_id: String,
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// A framework tool the turn ran itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameworkRun {
+    /// The call (`tool_call_N`).
+    pub id: String,
+    pub name: String,
+    /// `ok`, `refused` (bad arguments or ids: the model reads why) or `failed` (an
+    /// invalid CompactedState twice: nothing compacted).
+    pub outcome: &'static str,
+    /// The tool result appended (`None` after a compaction: the call itself left Tier 2).
+    pub result_id: Option<String>,
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub purge: Option<PurgeReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact: Option<CompactReport>,
+}
+
+/// What a finished turn did.
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnReport {
+    pub operation_id: String,
+    /// This run finished a turn interrupted after its answer arrived.
+    pub finished_interrupted: bool,
+    pub user_id: Option<String>,
+    /// The answer's entries: its text (`msg_N`) and tool calls (`tool_call_N`).
+    pub appended_ids: Vec<String>,
+    pub text: String,
+    /// Tool calls for the caller to run, in the model's order.
+    pub tool_calls: Vec<PendingCall>,
+    pub framework: Vec<FrameworkRun>,
+    pub model: String,
+    pub finish_reason: String,
+    pub usage: Option<Usage>,
+}
+
+impl Session {
+    /// Runs one turn; see the module documentation. `progress` hears each step.
+    pub fn turn(
+        &self,
+        request: &TurnRequest,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<TurnOutcome> {
+        if let Some(journal) = Journal::interrupted(&self.dir)? {
+            if request.user.is_some() && request.user != journal.user {
+                self.notice(format!(
+                    "finished {} first, whose answer had arrived before an interruption; the new --user message was not sent: run the command again",
+                    journal.op
+                ));
+            }
+            progress(&format!(
+                "{}: finishing the turn whose answer arrived before it was interrupted",
+                journal.op
+            ));
+            return self
+                .finish(journal, true, &request.model, progress)
+                .map(TurnOutcome::Done);
+        }
+        if let Some(user) = &request.user
+            && user.trim().is_empty()
+        {
+            return Err(Error::input("--user is empty"));
+        }
+        let state = self.state()?;
+        if let Some(call) = state
+            .tier2()
+            .find(|e| e.kind == Kind::ToolCall && !state.is_answered(&e.id))
+        {
+            return Err(Error::input(format!(
+                "{} (`{}`) is not answered yet: providers refuse a call without its result",
+                call.id,
+                call.name.as_deref().unwrap_or_default()
+            ))
+            .with_hint(format!(
+                "brief session append {} --tool-result {} --text ...",
+                self.dir.display(),
+                call.id
+            )));
+        }
+        let settings = self.settings(&request.model)?;
+        let (user, max_tokens, gate) = match &request.resume {
+            Some(op) => {
+                let journal = Journal::read(&self.dir, op)?;
+                let user = journal.as_ref().and_then(|j| j.user.clone());
+                let max_tokens = journal
+                    .as_ref()
+                    .map(|j| j.max_tokens)
+                    .or(request.max_tokens)
+                    .unwrap_or_else(|| self.default_max_tokens());
+                let incoming = self.user_tokens(&state, user.as_deref());
+                let gate =
+                    self.gate_with(GateRequest::Resume(op.clone()), &request.vars, incoming)?;
+                (user, max_tokens, gate)
+            }
+            None => {
+                let max_tokens = request
+                    .max_tokens
+                    .unwrap_or_else(|| self.default_max_tokens());
+                let user = request.user.clone();
+                let incoming = self.user_tokens(&state, user.as_deref());
+                let gate = self.gate_with(
+                    GateRequest::New {
+                        estimate: u64::from(max_tokens),
+                        kind: OpKind::Model,
+                        high_volume: false,
+                    },
+                    &request.vars,
+                    incoming,
+                )?;
+                (user, max_tokens, gate)
+            }
+        };
+        let mut journal = Journal {
+            op: gate.operation_id.clone(),
+            user,
+            max_tokens,
+            answer: None,
+        };
+        if !gate.allowed {
+            journal.write(&self.dir)?;
+            return Ok(TurnOutcome::Blocked(gate));
+        }
+        let mut state = self.state()?;
+        if let Some(text) = &journal.user {
+            let entry = self.new_entry(&state, Kind::User, 0, text.clone(), &journal.op);
+            state.apply(&Event::Append {
+                at: String::new(),
+                entries: vec![entry],
+            });
+        }
+        let format = match settings.kind {
+            ProviderKind::OpenAi => render::Format::Openai,
+            ProviderKind::Anthropic => render::Format::Anthropic,
+        };
+        let body = match self.render_state(&state, format, &request.vars)?.body {
+            super::RenderedBody::Json(body) => body,
+            super::RenderedBody::Text(_) => unreachable!("a provider format renders JSON"),
+        };
+        let hash = StablePrefix::of_body(&body)
+            .map(|p| p.hash)
+            .unwrap_or_default();
+        progress(&format!(
+            "{}: calling {} ({} tokens at most)",
+            journal.op, settings.model, max_tokens
+        ));
+        let provider = Provider::new(settings.clone())?;
+        let options = CallOptions::text(max_tokens);
+        let started = Instant::now();
+        let result = provider.call_body(&body, &options);
+        self.record_call(
+            &request.model,
+            "session",
+            &settings,
+            &hash,
+            started,
+            &result,
+        );
+        let answer = match result {
+            Ok(answer) => answer,
+            Err(err) => {
+                Journal::remove(&self.dir, &journal.op)?;
+                return Err(
+                    err.with_hint("nothing was appended; run the same command again (a new turn)")
+                );
+            }
+        };
+        journal.answer = Some(Received::from(&answer));
+        journal.write(&self.dir)?;
+        super::fault::hit("turn-after-journal");
+        self.finish(journal, false, &request.model, progress)
+            .map(TurnOutcome::Done)
+    }
+
+    fn default_max_tokens(&self) -> u32 {
+        u32::try_from(self.config.reserved_completion_tokens.max(1)).unwrap_or(u32::MAX)
+    }
+
+    fn user_tokens(&self, state: &super::State, user: Option<&str>) -> u64 {
+        user.map_or(0, |text| {
+            self.new_entry(state, Kind::User, 0, text.to_string(), "")
+                .tokens
+        })
+    }
+
+    fn new_entry(
+        &self,
+        state: &super::State,
+        kind: Kind,
+        offset: u64,
+        text: String,
+        op: &str,
+    ) -> Entry {
+        let mut entry = Entry {
+            id: state.next_id(kind, offset),
+            kind,
+            text,
+            tokens: 0,
+            name: None,
+            call: None,
+            group: None,
+            source: None,
+            op: (!op.is_empty()).then(|| op.to_string()),
+        };
+        entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
+        entry
+    }
+
+    /// Appends what of the journaled turn the log does not hold yet, runs its framework
+    /// tools, and removes the journal.
+    fn finish(
+        &self,
+        journal: Journal,
+        interrupted: bool,
+        choice: &ModelChoice,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<TurnReport> {
+        let op = journal.op.clone();
+        let received = journal.answer.clone().expect("only answered turns finish");
+        let state = self.state()?;
+        let in_log = state
+            .entries
+            .iter()
+            .any(|e| e.op.as_deref() == Some(op.as_str()) && e.kind != Kind::User);
+        if !in_log {
+            self.append_answer(&journal, &received)?;
+            super::fault::hit("turn-after-answer");
+        }
+        let state = self.state()?;
+        let mine: Vec<Entry> = state
+            .entries
+            .iter()
+            .filter(|e| e.op.as_deref() == Some(op.as_str()))
+            .cloned()
+            .collect();
+        let user_id = mine
+            .iter()
+            .find(|e| e.kind == Kind::User)
+            .map(|e| e.id.clone());
+        let calls: Vec<&Entry> = mine.iter().filter(|e| e.kind == Kind::ToolCall).collect();
+        let framework_tools = self.config.framework_tools;
+        let is_framework = |e: &Entry| {
+            framework_tools && matches!(e.name.as_deref(), Some("purge" | "compact_context"))
+        };
+        let mut framework = Vec::new();
+        for call in calls.iter().filter(|c| c.name.as_deref() == Some("purge")) {
+            if !is_framework(call)
+                || !self.state()?.is_live(&call.id)
+                || self.state()?.is_answered(&call.id)
+            {
+                continue;
+            }
+            framework.push(self.run_purge(call, &op)?);
+        }
+        for call in calls
+            .iter()
+            .filter(|c| c.name.as_deref() == Some("compact_context"))
+        {
+            let state = self.state()?;
+            if !is_framework(call) || !state.is_live(&call.id) || state.is_answered(&call.id) {
+                continue;
+            }
+            framework.push(self.run_compaction(call, &op, choice, progress)?);
+        }
+        let state = self.state()?;
+        let tool_calls = calls
+            .iter()
+            .filter(|c| !is_framework(c) && state.is_live(&c.id) && !state.is_answered(&c.id))
+            .map(|c| PendingCall {
+                id: c.id.clone(),
+                call_id: c.call.clone().unwrap_or_default(),
+                name: c.name.clone().unwrap_or_default(),
+                arguments: c.arguments(),
+            })
+            .collect();
+        Journal::remove(&self.dir, &op)?;
+        Ok(TurnReport {
+            operation_id: op,
+            finished_interrupted: interrupted,
+            user_id,
+            appended_ids: mine
+                .iter()
+                .filter(|e| matches!(e.kind, Kind::Assistant | Kind::ToolCall))
+                .map(|e| e.id.clone())
+                .collect(),
+            text: received.text,
+            tool_calls,
+            framework,
+            model: received.model,
+            finish_reason: received.finish_reason,
+            usage: received.usage,
+        })
+    }
+
+    /// The user message and the answer (text, then tool calls, one group) in one write.
+    fn append_answer(&self, journal: &Journal, received: &Received) -> Result<()> {
+        let op = journal.op.as_str();
+        self.write(|state| {
+            let mut events = Vec::new();
+            let mut offset = 0;
+            if let Some(text) = &journal.user {
+                let entry = self.new_entry(state, Kind::User, 0, text.clone(), op);
+                events.push(Event::Append {
+                    at: now(),
+                    entries: vec![entry],
+                });
+                offset = 1;
+            }
+            let mut entries = Vec::new();
+            if !received.text.trim().is_empty() {
+                entries.push(self.new_entry(
+                    state,
+                    Kind::Assistant,
+                    offset,
+                    received.text.clone(),
+                    op,
+                ));
+            }
+            for call in &received.tool_calls {
+                let text = crate::prompt::canonical::to_string(&call.arguments);
+                let at = offset + entries.len() as u64;
+                let mut entry = self.new_entry(state, Kind::ToolCall, at, text, op);
+                entry.name = Some(call.name.clone());
+                entry.call = Some(call.call_id.clone());
+                entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
+                entries.push(entry);
+            }
+            if entries.len() > 1 {
+                let group = entries[0].id.clone();
+                for entry in &mut entries {
+                    entry.group = Some(group.clone());
+                }
+            }
+            if !entries.is_empty() {
+                events.push(Event::Append { at: now(), entries });
+            }
+            Ok((events, ()))
+        })
+    }
+
+    fn run_purge(&self, call: &Entry, op: &str) -> Result<FrameworkRun> {
+        let args = call.arguments();
+        let ids: Option<Vec<String>> = args
+            .get("ids")
+            .and_then(Value::as_array)
+            .and_then(|ids| ids.iter().map(|i| i.as_str().map(str::to_string)).collect());
+        let summary = args.get("summary").and_then(Value::as_str);
+        let attempt = match ids {
+            Some(ids) if !ids.is_empty() => {
+                self.purge_answering(&ids, summary, Some((&call.id, op)))
+            }
+            _ => Err(Error::input("`ids` must be a non-empty list of entry ids")),
+        };
+        match attempt {
+            Ok((report, result)) => Ok(FrameworkRun {
+                id: call.id.clone(),
+                name: "purge".into(),
+                outcome: "ok",
+                result_id: result.as_ref().map(|r| r.id.clone()),
+                text: result.map(|r| r.text).unwrap_or_default(),
+                purge: Some(report),
+                compact: None,
+            }),
+            Err(err) if err.exit_code() == 2 => self.refused(
+                call,
+                op,
+                "refused",
+                format!("purge refused, nothing removed: {}", err.message),
+            ),
+            Err(err) => Err(err),
+        }
+    }
+
+    fn run_compaction(
+        &self,
+        call: &Entry,
+        op: &str,
+        choice: &ModelChoice,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<FrameworkRun> {
+        let resume = call
+            .arguments()
+            .get("resume_instruction")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .unwrap_or_default()
+            .to_string();
+        if resume.is_empty() {
+            return self.refused(
+                call,
+                op,
+                "refused",
+                "compact_context refused, nothing compacted: `resume_instruction` must be a non-empty string".into(),
+            );
+        }
+        let state = self.state()?;
+        let tier2: Vec<&Entry> = state.tier2().collect();
+        let expected: Vec<String> = tier2.iter().map(|e| e.id.clone()).collect();
+        let obtained = self.obtain_state(&tier2, choice, progress).map_err(|err| {
+            err.with_hint(format!(
+                "the model's answer is kept; run `brief session turn {}` again to finish this turn",
+                self.dir.display()
+            ))
+        })?;
+        match obtained {
+            Obtained::State(value) => {
+                let report = self.apply_compaction(&expected, &value, &resume, Some(op))?;
+                Ok(FrameworkRun {
+                    id: call.id.clone(),
+                    name: "compact_context".into(),
+                    outcome: "ok",
+                    result_id: None,
+                    text: format!(
+                        "Compacted {} entries into {} (state) and {} (resume): Tier 2 {} -> {} tokens.",
+                        report.removed_ids.len(),
+                        report.state_id,
+                        report.resume_id,
+                        super::budget::thousands(report.tokens_before),
+                        super::budget::thousands(report.tokens_after)
+                    ),
+                    purge: None,
+                    compact: Some(report),
+                })
+            }
+            Obtained::Invalid(violations) => {
+                let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
+                self.refused(
+                    call,
+                    op,
+                    "failed",
+                    format!(
+                        "compact_context failed, nothing compacted: the compaction model answered with an invalid CompactedState twice ({})",
+                        listed.join("; ")
+                    ),
+                )
+            }
+        }
+    }
+
+    /// Answers a framework call that did nothing with why, so the model can react.
+    fn refused(
+        &self,
+        call: &Entry,
+        op: &str,
+        outcome: &'static str,
+        text: String,
+    ) -> Result<FrameworkRun> {
+        let appended = self.write(|state| {
+            let mut entry = self.new_entry(state, Kind::ToolResult, 0, text.clone(), op);
+            entry.call = Some(call.id.clone());
+            entry.source = Some("framework".into());
+            entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
+            Ok((
+                vec![Event::Append {
+                    at: now(),
+                    entries: vec![entry.clone()],
+                }],
+                entry,
+            ))
+        })?;
+        Ok(FrameworkRun {
+            id: call.id.clone(),
+            name: call.name.clone().unwrap_or_default(),
+            outcome,
+            result_id: Some(appended.id),
+            text,
+            purge: None,
+            compact: None,
+        })
+    }
+}
+
+fn now() -> String {
+    crate::clock::format_rfc3339(crate::clock::now_ms())
+}

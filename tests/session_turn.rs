@@ -1,0 +1,526 @@
+//! `brief session turn` (issue 12) against a scripted loopback model in both wire formats:
+//! a whole multi-turn run (text, an ordinary tool call answered from the shell, a purge,
+//! a compaction retried once) stays cache-aligned between turns except at the purge and
+//! the compaction; the gate blocks and resumes; faults append nothing; an interrupted turn
+//! is finished by running it again.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::loopback::model::{answer, cut, malformed, say};
+use crate::loopback::{Reply, Server};
+use crate::session::{new_session, ok};
+
+fn turn(root: &Path, server: &Server, provider: &str, extra: &[&str]) -> Output {
+    let base = if provider == "openai" {
+        format!("{}/v1", server.url())
+    } else {
+        server.url()
+    };
+    turn_at(root, &base, provider, extra, None)
+}
+
+fn turn_at(root: &Path, base: &str, provider: &str, extra: &[&str], fault: Option<&str>) -> Output {
+    let mut cmd = brief();
+    cmd.current_dir(root)
+        .env("XDG_STATE_HOME", root.join("state"))
+        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .env("BRIEF_RETRY_BASE_MS", "1")
+        .args(["session", "turn", "s", "--provider", provider])
+        .args(["--model", "test-model", "--base-url", base])
+        .args(extra);
+    if let Some(point) = fault {
+        cmd.env("BRIEF_FAULT_INJECT", point);
+    }
+    cmd.output().unwrap()
+}
+
+fn entries(root: &Path) -> Vec<Value> {
+    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    log["entries"].as_array().unwrap().clone()
+}
+
+fn ledger(root: &Path) -> Vec<Value> {
+    std::fs::read_to_string(root.join("ledger.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn valid_state() -> String {
+    json!({
+        "project_summary": "Booking a follow-up for Ada.",
+        "established_context": ["10:30 on 2026-12-01 is free"],
+        "key_decisions": ["book 10:30"],
+        "completed_tasks": ["booked 10:30"],
+        "current_tasks": ["confirm by email"],
+        "blockers": [],
+        "affected_files": []
+    })
+    .to_string()
+}
+
+/// What a step printed, for the snapshot: the command, stdout, stderr.
+fn step(transcript: &mut String, what: &str, out: &Output) {
+    transcript.push_str(&format!(
+        "$ {what}\n[exit {}]\n{}{}\n",
+        out.status.code().unwrap_or(-1),
+        stdout(out),
+        stderr(out)
+            .lines()
+            .map(|l| format!("stderr: {l}\n"))
+            .collect::<String>()
+    ));
+}
+
+fn write_bodies(dir: &Path, bodies: &[Value]) -> Vec<String> {
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let name = format!("wake{i}.json");
+            std::fs::write(dir.join(&name), serde_json::to_string(body).unwrap()).unwrap();
+            name
+        })
+        .collect()
+}
+
+#[test]
+fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
+    for provider in ["openai", "anthropic"] {
+        let ws = crate::common::workspace("clinic");
+        let root = ws.path();
+        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        let server = Server::start(vec![
+            say(provider, "Which day suits you?"),
+            answer(
+                provider,
+                Some("Checking."),
+                &[("find_slot", json!({"day": "2026-12-01"}))],
+            ),
+            say(provider, "10:30 is free. Shall I book it?"),
+            answer(
+                provider,
+                None,
+                &[(
+                    "purge",
+                    json!({"ids": ["msg_1", "msg_2"], "summary": "Ada wants a follow-up."}),
+                )],
+            ),
+            say(provider, "Booked for 10:30."),
+            answer(
+                provider,
+                None,
+                &[(
+                    "compact_context",
+                    json!({"resume_instruction": "Confirm the booking by email."}),
+                )],
+            ),
+            say(provider, r#"{"project_summary": 5}"#),
+            say(provider, &valid_state()),
+            say(provider, "I will confirm by email."),
+        ]);
+        let mut transcript = String::new();
+        let out = turn(
+            root,
+            &server,
+            provider,
+            &["--user", "Book Ada a follow-up."],
+        );
+        step(&mut transcript, "turn --user 'Book Ada a follow-up.'", &out);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stdout(&out), "Which day suits you?\n");
+
+        let out = turn(
+            root,
+            &server,
+            provider,
+            &["--user", "Tuesday 1 December.", "--json"],
+        );
+        step(
+            &mut transcript,
+            "turn --user 'Tuesday 1 December.' --json",
+            &out,
+        );
+        let report = json(&out);
+        assert_eq!(report["status"], "ok");
+        assert_eq!(report["appended_ids"], json!(["msg_4", "tool_call_5"]));
+        let call = &report["tool_calls"][0];
+        assert_eq!(call["id"], "tool_call_5");
+        assert_eq!(call["name"], "find_slot");
+        assert_eq!(call["arguments"], json!({"day": "2026-12-01"}));
+        assert!(call["call_id"].as_str().unwrap().ends_with("_0x"));
+
+        // A turn with the call unanswered is refused; the shell answers it.
+        let refused = turn(root, &server, provider, &[]);
+        assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+        assert!(stderr(&refused).contains("tool_call_5"));
+        let out = run_in(
+            root,
+            &[
+                "session",
+                "append",
+                "s",
+                "--tool-result",
+                "tool_call_5",
+                "--text",
+                "10:30 is free",
+            ],
+        );
+        step(
+            &mut transcript,
+            "session append --tool-result tool_call_5 --text '10:30 is free'",
+            &out,
+        );
+
+        let out = turn(root, &server, provider, &[]);
+        step(&mut transcript, "turn", &out);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+        let out = turn(
+            root,
+            &server,
+            provider,
+            &["--user", "Yes, book it.", "--json"],
+        );
+        step(&mut transcript, "turn --user 'Yes, book it.' --json", &out);
+        let report = json(&out);
+        let run = &report["framework"][0];
+        assert_eq!(run["name"], "purge");
+        assert_eq!(run["outcome"], "ok");
+        assert_eq!(run["purge"]["removed_ids"], json!(["msg_1", "msg_2"]));
+        assert_eq!(report["tool_calls"], json!([]));
+        let shown = ok(root, &["session", "show", "s", "msg_1"]);
+        assert!(shown.contains("purged"), "{shown}");
+
+        let out = turn(root, &server, provider, &[]);
+        step(&mut transcript, "turn", &out);
+        let out = turn(root, &server, provider, &["--user", "Thanks, that is all."]);
+        step(&mut transcript, "turn --user 'Thanks, that is all.'", &out);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("invalid CompactedState"),
+            "{}",
+            stderr(&out)
+        );
+        let live: Vec<Value> = entries(root)
+            .into_iter()
+            .filter(|e| e["state"] == "live")
+            .collect();
+        assert_eq!(live.len(), 2, "{live:?}");
+        assert_eq!(live[0]["kind"], "state");
+        assert_eq!(live[1]["kind"], "resume");
+
+        let out = turn(root, &server, provider, &[]);
+        step(&mut transcript, "turn", &out);
+        assert_eq!(stdout(&out), "I will confirm by email.\n");
+
+        // The bodies the model received for the turns (not the two compaction calls).
+        let requests = server.requests();
+        assert_eq!(requests.len(), 9);
+        let bodies: Vec<Value> = requests
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| ![6, 7].contains(i))
+            .map(|(_, r)| r.json())
+            .collect();
+        assert_eq!(bodies[0]["stream"], true);
+        if provider == "openai" {
+            assert_eq!(
+                bodies[2]["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|m| m["role"] == "tool")
+                    .count(),
+                1
+            );
+        }
+        let names = write_bodies(root, &bodies);
+        let mut args = vec!["align", "--json", "--volatile-tail", "1"];
+        args.extend(names.iter().map(String::as_str));
+        let report = json(&run_in(root, &args));
+        let drifted: Vec<usize> = report["wakes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w["drifted_parts"].as_array().is_some_and(|d| !d.is_empty()))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(
+            drifted,
+            [4, 6],
+            "{provider}: only the purge and the compaction drift"
+        );
+        step(
+            &mut transcript,
+            "align --volatile-tail 1 wake0.json … wake6.json",
+            &run_in(root, &{
+                let mut a = vec!["align", "--volatile-tail", "1"];
+                a.extend(names.iter().map(String::as_str));
+                a
+            }),
+        );
+
+        // Every call is in the ledger: seven turns, two compaction calls.
+        let rows = ledger(root);
+        let commands: Vec<&str> = rows
+            .iter()
+            .map(|r| r["command"].as_str().unwrap())
+            .collect();
+        assert_eq!(commands.iter().filter(|c| **c == "session").count(), 7);
+        assert_eq!(commands.iter().filter(|c| **c == "compact").count(), 2);
+        let key = std::fs::canonicalize(root.join("s"))
+            .unwrap()
+            .display()
+            .to_string();
+        for row in rows.iter().filter(|r| r["command"] == "session") {
+            assert_eq!(row["session"], key.as_str());
+            assert_eq!(row["cached_input_tokens"], 768);
+        }
+        let transcript = transcript.replace(&server.url(), "http://127.0.0.1:PORT");
+        insta::assert_snapshot!(format!("turn_run_{provider}"), transcript);
+    }
+}
+
+fn small_session(root: &Path) -> PathBuf {
+    let dir = new_session(
+        root,
+        &[
+            "--framework-tools",
+            "--context-limit",
+            "6000",
+            "--reserve",
+            "100",
+            "--overhead",
+            "0",
+            "--margin",
+            "0",
+        ],
+    );
+    let filler = "The waiting room plant needs water on Mondays. ".repeat(400);
+    ok(root, &["session", "append", "s", "--user", &filler]);
+    dir
+}
+
+#[test]
+fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
+    for provider in ["openai", "anthropic"] {
+        let ws = crate::common::workspace("clinic");
+        let root = ws.path();
+        small_session(root);
+        let server = Server::start(vec![say(provider, "Noted.")]);
+        let out = turn(
+            root,
+            &server,
+            provider,
+            &["--user", "Is Tuesday free?", "--max-tokens", "2000"],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let blocked = json(&out);
+        assert_eq!(blocked["status"], "context_budget_exceeded");
+        assert_eq!(blocked["estimated_result_tokens"], 2000);
+        assert_eq!(blocked["required_action"], "purge_or_compact");
+        let op = blocked["pending_operation_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let keys: Vec<&String> = blocked.as_object().unwrap().keys().collect();
+        assert_eq!(keys[0], "status");
+        assert_eq!(entries(root).len(), 1, "nothing appended while blocked");
+        assert!(server.requests().is_empty());
+        let again = turn(root, &server, provider, &["--resume", &op]);
+        assert_eq!(
+            again.status.code(),
+            Some(1),
+            "still blocked: {}",
+            stderr(&again)
+        );
+        ok(
+            root,
+            &[
+                "session",
+                "purge",
+                "s",
+                "--ids",
+                "msg_1",
+                "--summary",
+                "Small talk.",
+            ],
+        );
+        let out = turn(root, &server, provider, &["--resume", &op, "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report = json(&out);
+        assert_eq!(report["operation_id"], op.as_str());
+        let user_id = report["user_id"].as_str().unwrap();
+        let shown = ok(root, &["session", "show", "s", user_id]);
+        assert!(shown.contains("Is Tuesday free?"), "{shown}");
+        assert!(
+            server.requests()[0]
+                .json()
+                .to_string()
+                .contains("Is Tuesday free?")
+        );
+        assert!(!root.join("s").join(format!("turn-{op}.json")).exists());
+    }
+}
+
+#[test]
+fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
+    for provider in ["openai", "anthropic"] {
+        for (what, reply) in [
+            (
+                "refused",
+                Reply::status(
+                    400,
+                    &[],
+                    "application/json",
+                    r#"{"error":{"type":"invalid_request_error","message":"bad"}}"#,
+                ),
+            ),
+            ("cut", cut(provider)),
+            ("malformed", malformed(provider)),
+        ] {
+            let ws = crate::common::workspace("clinic");
+            let root = ws.path();
+            new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+            let server = Server::start(vec![reply]);
+            let out = turn(root, &server, provider, &["--user", "Is Tuesday free?"]);
+            assert_eq!(
+                out.status.code(),
+                Some(3),
+                "{provider} {what}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).contains("nothing was appended"),
+                "{}",
+                stderr(&out)
+            );
+            assert!(entries(root).is_empty(), "{provider} {what}");
+            let files: Vec<String> = std::fs::read_dir(root.join("s"))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert!(!files.iter().any(|f| f.starts_with("turn-")), "{files:?}");
+            let rows = ledger(root);
+            assert_eq!(rows.len(), 1);
+            assert_ne!(rows[0]["status"], "ok", "{provider} {what}: {}", rows[0]);
+        }
+    }
+}
+
+#[test]
+fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again() {
+    for provider in ["openai", "anthropic"] {
+        for point in ["session-turn-after-journal", "session-turn-after-answer"] {
+            let ws = crate::common::workspace("clinic");
+            let root = ws.path();
+            new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+            ok(root, &["session", "append", "s", "--user", "Hello."]);
+            let server = Server::start(vec![answer(
+                provider,
+                Some("Tidying up."),
+                &[
+                    ("purge", json!({"ids": ["msg_1"], "summary": "Greeting."})),
+                    ("find_slot", json!({"day": "2026-12-02"})),
+                ],
+            )]);
+            let base = if provider == "openai" {
+                format!("{}/v1", server.url())
+            } else {
+                server.url()
+            };
+            let out = turn_at(root, &base, provider, &["--user", "Any slot?"], Some(point));
+            assert_eq!(
+                out.status.code(),
+                None,
+                "{point}: aborted: {}",
+                stderr(&out)
+            );
+            // Running it again calls no model: the server has no more answers.
+            let out = turn_at(
+                root,
+                &base,
+                provider,
+                &["--user", "Any slot?", "--json"],
+                None,
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{provider} {point}: {}",
+                stderr(&out)
+            );
+            let report = json(&out);
+            assert_eq!(report["finished_interrupted"], true);
+            assert_eq!(report["tool_calls"][0]["name"], "find_slot");
+            assert_eq!(report["framework"][0]["outcome"], "ok");
+            let kinds: Vec<String> = entries(root)
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{}:{}",
+                        e["kind"].as_str().unwrap(),
+                        e["state"].as_str().unwrap()
+                    )
+                })
+                .collect();
+            assert_eq!(
+                kinds,
+                [
+                    "user:purged",
+                    "user:live",
+                    "assistant:live",
+                    "tool_call:live",
+                    "tool_call:live",
+                    "summary:live",
+                    "tool_result:live"
+                ],
+                "{provider} {point}"
+            );
+            assert_eq!(server.requests().len(), 1);
+            assert_eq!(ledger(root).len(), 1);
+        }
+    }
+}
+
+#[test]
+fn two_invalid_states_in_a_turn_leave_memory_as_it_was_and_tell_the_model() {
+    for provider in ["openai", "anthropic"] {
+        let ws = crate::common::workspace("clinic");
+        let root = ws.path();
+        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+        let server = Server::start(vec![
+            answer(
+                provider,
+                None,
+                &[("compact_context", json!({"resume_instruction": "Go on."}))],
+            ),
+            say(provider, "not json"),
+            say(provider, r#"{"project_summary": "x"}"#),
+        ]);
+        let out = turn(root, &server, provider, &["--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report = json(&out);
+        let run = &report["framework"][0];
+        assert_eq!(run["outcome"], "failed");
+        assert!(run["text"].as_str().unwrap().contains("nothing compacted"));
+        let states: Vec<&str> = vec!["live"; 3];
+        let listed = entries(root);
+        assert_eq!(
+            listed
+                .iter()
+                .map(|e| e["state"].as_str().unwrap())
+                .collect::<Vec<_>>(),
+            states
+        );
+        assert_eq!(listed[2]["kind"], "tool_result");
+    }
+}
