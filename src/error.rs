@@ -148,6 +148,9 @@ pub struct Error {
     pub hint: Option<String>,
     /// For a failed model call: why it failed, as the ledger records it.
     pub provider_failure: Option<ProviderFailure>,
+    /// For a failed model call: the HTTP requests it made, retries included (0: none known).
+    /// A `u16` keeps the error small; no call retries that often.
+    pub attempts: u16,
     /// Set when the command already wrote this error into its own `--json` report, so the
     /// CLI does not print a second JSON document.
     pub reported: bool,
@@ -165,6 +168,7 @@ impl Error {
             details: Vec::new(),
             hint: None,
             provider_failure: None,
+            attempts: 0,
             reported: false,
             source: None,
         }

@@ -154,7 +154,8 @@ fn json_reports_the_documented_fields_in_order() {
             "tokens_before",
             "tokens_after",
             "dropped",
-            "introduced"
+            "introduced",
+            "changed"
         ]
     );
     assert_eq!(report["status"], "flagged");
@@ -260,7 +261,9 @@ fn a_successful_call_is_recorded_in_the_ledger_with_its_usage() {
     let ledger = fs::read_to_string(ws.path().join("state/briefkit/usage.jsonl")).unwrap();
     let line: serde_json::Value = serde_json::from_str(ledger.trim()).unwrap();
     assert_eq!(line["status"], "ok");
-    assert_eq!(line["brief"], "clinic");
+    assert_eq!(line["brief"], "compressor");
+    assert_eq!(line["target_brief"], "clinic");
+    assert_eq!(line["item"], "booking");
     assert_eq!(line["prefix_hash"].as_str().unwrap().len(), 64);
     assert!(line["input_tokens"].as_u64().is_some());
 }

@@ -410,6 +410,38 @@ const CASES: &[Case] = &[
         "The warranty team inspects faulty items over $250 and replies within 3 business days; don't promise a replacement before then.",
     ),
     quiet(
+        "regression: a condition carried as a phrase (if the customer wants an exchange → for an exchange)",
+        "If the customer wants an exchange, check that the new size is in stock before you promise it.",
+        "For an exchange, check that the new size is in stock before promising it.",
+    ),
+    quiet(
+        "if reworded as when",
+        "If the carrier shows no movement, escalate the case.",
+        "When the carrier shows no movement, escalate the case.",
+    ),
+    flag(
+        "a condition dropped while a phrase keeps only its subject",
+        "If the order is late, offer a voucher.",
+        "Offer a voucher for the order.",
+        Condition,
+    ),
+    quiet(
+        "regression: a negation reworded into a prefix (not resolved → unresolved)",
+        "Keep the errors that are not resolved.",
+        "Keep unresolved errors.",
+    ),
+    flag(
+        "a negation dropped, not reworded",
+        "Report every error that is not resolved.",
+        "Report every error that is resolved.",
+        Negation,
+    ),
+    quiet(
+        "regression: alone reworded as only",
+        "Answer with the rewritten section alone.",
+        "Answer with the rewritten section only.",
+    ),
+    quiet(
         "bundled brief: escalation",
         "Never argue with a customer about whether an escalation is needed.",
         "Don't ever argue with customers about whether escalation is needed.",

@@ -11,11 +11,13 @@ mod ccr_cli;
 mod ccr_store;
 mod compose;
 mod compress;
+mod compress_batch;
 mod contract;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod guard_bundled;
 mod guard_changes;
 mod guard_cli;
 mod guard_props;

@@ -61,7 +61,7 @@ pub fn ask(
                 proposal.guard = guard::check(item.body(), &body);
                 proposal.body = body;
                 proposals::replace(&brief.dir, &proposal)?;
-                let (_, summary) = crate::cli::commands::compress::status(item, &proposal);
+                let (_, summary) = crate::compress::status(item, &proposal);
                 show_proposal(ui, item, &proposal, &summary)?;
             }
             "" | "l" | "later" => {

@@ -8,6 +8,7 @@
 pub mod args;
 pub mod commands;
 pub mod interactive;
+pub mod interrupt;
 pub mod output;
 pub mod review;
 pub mod shared_args;

@@ -105,12 +105,7 @@ fn fold(ui: &Ui, lines: usize) -> String {
 
 /// `42 → 30 tokens (−28.6%)`
 pub fn token_change(before: usize, after: usize) -> String {
-    if before == 0 {
-        return format!("{before} → {after} tokens");
-    }
-    let change = (after as f64 - before as f64) / before as f64 * 100.0;
-    let sign = if change < 0.0 { "−" } else { "+" };
-    format!("{before} → {after} tokens ({sign}{:.1}%)", change.abs())
+    crate::compress::token_change(before, after)
 }
 
 /// The review screen on stdout: tokens before → after, guard findings, the word diff.

@@ -6,16 +6,20 @@
 //! built: its text can never reach a model, not even as context. Only the one item's body
 //! is ever sent.
 
+mod compressor;
+mod estimate;
+mod proposal;
 mod sanitize;
 
 use std::path::Path;
 
+pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
+pub use estimate::{Estimate, Prices, estimate, prices};
+pub use proposal::{CallSettings, build, status, token_change};
 pub use sanitize::{one_line, sanitize, strip_controls};
 
-use crate::brief::{Brief, Item, ItemType, Manifest, Policy, parse_markdown};
-use crate::error::{Error, Result};
-use crate::prompt::compose::{self, ComposeOptions};
-use crate::prompt::wire::{Message, Prompt, Role};
+use crate::brief::{Brief, Item, ItemType, Policy};
+use crate::error::Error;
 
 /// Why `item` may not be sent to a model, as an input error (exit 2) naming the policy;
 /// `None` when it may.
@@ -46,112 +50,24 @@ pub fn refusal(item: &Item, brief_dir: &Path) -> Option<Error> {
     )
 }
 
-const MANIFEST: &str = include_str!("../../briefs/compressor/brief.yaml");
-const ITEMS: [(&str, &str); 4] = [
-    (
-        "role",
-        include_str!("../../briefs/compressor/items/role.md"),
-    ),
-    (
-        "keep",
-        include_str!("../../briefs/compressor/items/keep.md"),
-    ),
-    (
-        "remove",
-        include_str!("../../briefs/compressor/items/remove.md"),
-    ),
-    (
-        "answer",
-        include_str!("../../briefs/compressor/items/answer.md"),
-    ),
-];
-
-/// The built-in compressor brief, composed.
-#[derive(Debug, Clone)]
-pub struct Compressor {
-    /// The system prompt.
-    pub system: String,
-    /// Prefix hash of the composed compressor brief (full hex), recorded in proposals.
-    pub hash: String,
-}
-
-/// The compressor brief embedded in the binary (`briefs/compressor/`), loaded and
-/// composed like any brief.
-pub fn compressor() -> Result<Compressor> {
-    let dir = Path::new("briefs/compressor");
-    let manifest: Manifest = serde_yaml::from_str(MANIFEST)
-        .map_err(|e| Error::input(format!("built-in compressor brief: {e}")))?;
-    let mut problems = Vec::new();
-    let mut items = Vec::new();
-    for id in &manifest.items {
-        let (_, text) = ITEMS.iter().find(|(name, _)| name == id).ok_or_else(|| {
-            Error::input(format!(
-                "built-in compressor brief: item `{id}` is not embedded"
-            ))
-        })?;
-        let path = dir.join("items").join(format!("{id}.md"));
-        items.extend(parse_markdown(
-            id,
-            &path,
-            (*text).to_string(),
-            &mut problems,
-        ));
+/// The brief's items split into those a model may be asked about (in manifest order) and
+/// the refused ones with why, for `compress --all`.
+pub fn eligible(brief: &Brief) -> (Vec<&Item>, Vec<(&Item, Error)>) {
+    let mut eligible = Vec::new();
+    let mut refused = Vec::new();
+    for item in &brief.items {
+        match refusal(item, &brief.dir) {
+            None => eligible.push(item),
+            Some(err) => refused.push((item, err)),
+        }
     }
-    if let Some(problem) = problems.first() {
-        return Err(Error::input(format!(
-            "built-in compressor brief: {problem}"
-        )));
-    }
-    let brief = Brief {
-        dir: dir.to_path_buf(),
-        manifest,
-        items,
-        warnings: Vec::new(),
-        static_placeholders: Vec::new(),
-    };
-    let prefix = compose::prefix(&brief, ComposeOptions::default());
-    Ok(Compressor {
-        system: prefix.static_system,
-        hash: prefix.hashes.prefix,
-    })
-}
-
-/// The request for a shorter body of `item`: the compressor brief as system prompt, the
-/// item's body (and nothing else of the brief) as the one user message.
-pub fn prompt(compressor: &Compressor, item: &Item) -> Prompt {
-    let content = format!(
-        "Shorten this section (a `{}` item of an agent's system prompt). Answer with the shortened section only.\n\n{}",
-        item.kind,
-        item.body()
-    );
-    Prompt {
-        static_system: compressor.system.clone(),
-        volatile_system: None,
-        tools: Vec::new(),
-        messages: vec![Message {
-            role: Role::User,
-            content,
-        }],
-    }
+    (eligible, refused)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_embedded_compressor_is_the_compressor_brief_on_disk() {
-        let on_disk = Brief::load(Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/briefs/compressor"
-        )))
-        .unwrap();
-        let embedded = compressor().unwrap();
-        let prefix = compose::prefix(&on_disk, ComposeOptions::default());
-        assert_eq!(embedded.system, prefix.static_system);
-        assert_eq!(embedded.hash, prefix.hashes.prefix);
-        assert!(embedded.system.contains("every URL"));
-    }
+    use crate::brief::parse_markdown;
 
     #[test]
     fn only_reviewable_items_may_be_sent() {

@@ -7,7 +7,8 @@
 //! sentence therefore costs at most `CAP` steps per word: linear in the texts. Ties go to
 //! the candidate nearest that position, then to the earlier one: deterministic.
 
-use std::collections::HashMap;
+use super::hash::FxMap;
+use super::vocab::Id;
 
 /// At most this many candidate sentences per word.
 const CAP: usize = 16;
@@ -20,11 +21,15 @@ pub type Match = Option<(usize, bool)>;
 /// For each sentence of `from` (its distinct content stems), the best sentence of `to`,
 /// or `None` when no sentence of `to` shares at least half of the smaller one's words
 /// (and two words, unless one sentence has only one or two).
-pub fn best(from: &[Vec<String>], to: &[Vec<String>]) -> Vec<Match> {
-    let mut index: HashMap<&str, Vec<u32>> = HashMap::new();
+pub fn best(from: &[Vec<Id>], to: &[Vec<Id>]) -> Vec<Match> {
+    let index = Postings::new(to);
+    // Sentences with exactly the same words: an unchanged sentence finds its copy without
+    // scoring (a copy shares every word and has none of its own, so it would win anyway;
+    // among several, the nearest, as below).
+    let mut copies: FxMap<&[Id], Vec<u32>> = FxMap::default();
     for (i, words) in to.iter().enumerate() {
-        for word in words {
-            index.entry(word.as_str()).or_default().push(i as u32);
+        if !words.is_empty() {
+            copies.entry(words.as_slice()).or_default().push(i as u32);
         }
     }
     let mut score = vec![0u32; to.len()];
@@ -36,12 +41,25 @@ pub fn best(from: &[Vec<String>], to: &[Vec<String>]) -> Vec<Match> {
         } else {
             f * to.len().saturating_sub(1) / (from.len() - 1)
         };
+        if let Some(same) = copies.get(words.as_slice()) {
+            let at = same.partition_point(|&p| (p as usize) < expected);
+            let nearest = [at.checked_sub(1), Some(at)]
+                .into_iter()
+                .flatten()
+                .filter_map(|k| same.get(k))
+                .min_by_key(|&&p| ((p as usize).abs_diff(expected), p))
+                .copied()
+                .unwrap_or(same[0]);
+            out.push(Some((nearest as usize, words.len() >= 3)));
+            continue;
+        }
         for word in words {
-            let Some(postings) = index.get(word.as_str()) else {
+            let postings = index.get(*word);
+            if postings.is_empty() {
                 continue;
-            };
+            }
             let near = if postings.len() <= CAP {
-                postings.as_slice()
+                postings
             } else {
                 let at = postings.partition_point(|&p| (p as usize) < expected);
                 let lo = at.saturating_sub(CAP / 2).min(postings.len() - CAP);
@@ -102,11 +120,11 @@ pub fn best(from: &[Vec<String>], to: &[Vec<String>]) -> Vec<Match> {
 pub fn groups(
     best: &[Match],
     back: &[Match],
-    mine: &[Vec<String>],
-    theirs: &[Vec<String>],
+    mine: &[Vec<Id>],
+    theirs: &[Vec<Id>],
 ) -> Vec<Vec<usize>> {
     // Whether `words` share with `other` a word that `rival` does not have.
-    let adds = |words: &[String], other: &[String], rival: &[String]| {
+    let adds = |words: &[Id], other: &[Id], rival: &[Id]| {
         words
             .iter()
             .any(|w| other.binary_search(w).is_ok() && rival.binary_search(w).is_err())
@@ -136,13 +154,58 @@ pub fn groups(
     groups
 }
 
+/// For each word id, the sentences (in order) that have it: one flat array, so building
+/// it is two passes over the words with no map.
+struct Postings {
+    starts: Vec<u32>,
+    sentences: Vec<u32>,
+}
+
+impl Postings {
+    fn new(to: &[Vec<Id>]) -> Self {
+        let len = to.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+        let mut starts = vec![0u32; len + 1];
+        for &w in to.iter().flatten() {
+            starts[w as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut fill = starts.clone();
+        let mut sentences = vec![0u32; starts[len] as usize];
+        for (i, words) in to.iter().enumerate() {
+            for &w in words {
+                sentences[fill[w as usize] as usize] = i as u32;
+                fill[w as usize] += 1;
+            }
+        }
+        Postings { starts, sentences }
+    }
+
+    fn get(&self, word: Id) -> &[u32] {
+        let w = word as usize;
+        if w + 1 >= self.starts.len() {
+            return &[];
+        }
+        &self.sentences[self.starts[w] as usize..self.starts[w + 1] as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn s(words: &[&str]) -> Vec<String> {
-        let mut v: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    fn s(words: &[&str]) -> Vec<Id> {
+        let mut v: Vec<Id> = words
+            .iter()
+            .map(|w| {
+                w.bytes()
+                    .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b.into()))
+                    % 1000
+            })
+            .collect();
         v.sort();
+        v.dedup();
         v
     }
 
@@ -166,7 +229,7 @@ mod tests {
 
     #[test]
     fn repeated_text_aligns_to_the_copy_at_the_same_place() {
-        let a: Vec<Vec<String>> = (0..100).map(|_| s(&["same", "words"])).collect();
+        let a: Vec<Vec<Id>> = (0..100).map(|_| s(&["same", "words"])).collect();
         let got = best(&a, &a);
         assert!(
             got.iter()

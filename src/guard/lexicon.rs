@@ -26,6 +26,9 @@ pub struct Language {
     pub negation: &'static [&'static str],
     /// Words after which `not` belongs to something else (`not only`).
     pub not_negation: &'static [&'static str],
+    /// Prefixes that negate a word (`unresolved` = `not resolved`): a negation reworded
+    /// into such a word is not lost.
+    pub negative_prefixes: &'static [&'static str],
     pub obligation: &'static [&'static str],
     pub recommendation: &'static [&'static str],
     pub permission: &'static [&'static str],
@@ -34,9 +37,16 @@ pub struct Language {
     /// Words skipped between a modal and the verb it governs.
     pub modal_skip: &'static [&'static str],
     pub exclusivity: &'static [&'static str],
+    /// Words that may stand for `only` in a rewording (`the section alone`) but whose loss
+    /// is not reported: too often they are mere emphasis.
+    pub exclusivity_weak: &'static [&'static str],
     pub exception: &'static [&'static str],
     pub condition: &'static [&'static str],
     pub until: &'static [&'static str],
+    /// Words that can carry a condition as a phrase (`if the customer wants an exchange`
+    /// → `for an exchange`): a lost condition whose clause reappears after one of these
+    /// in the aligned sentence is rewording, not a lost condition.
+    pub condition_carriers: &'static [&'static str],
     /// Verbs after which `if` means "whether" (`ask if`), not a condition.
     pub whether_verbs: &'static [&'static str],
     pub universal: &'static [&'static str],
@@ -153,6 +163,7 @@ pub const ENGLISH: Language = Language {
         "under no circumstances",
     ],
     not_negation: &["only", "just", "merely", "least"],
+    negative_prefixes: &["un", "non", "in", "im", "il", "ir", "dis"],
     obligation: &[
         "must",
         "shall",
@@ -200,6 +211,7 @@ pub const ENGLISH: Language = Language {
         "no one but",
         "none but",
     ],
+    exclusivity_weak: &["alone", "just", "merely", "purely", "sole"],
     exception: &[
         "unless",
         "except",
@@ -224,6 +236,9 @@ pub const ENGLISH: Language = Language {
         "whenever",
     ],
     until: &["until", "till", "up until"],
+    condition_carriers: &[
+        "for", "with", "on", "upon", "when", "whenever", "once", "where", "during", "after",
+    ],
     whether_verbs: &[
         "ask",
         "asks",

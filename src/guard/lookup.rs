@@ -1,9 +1,10 @@
-//! The word lists of a [`Language`] compiled for lookup: one hash lookup per token
-//! instead of a scan of every list, so reading a text stays linear with a small constant.
+//! The word lists of a [`Language`] compiled for lookup: every listed word maps to one
+//! [`Info`] record (its flags and the phrases it starts or ends), so a token costs one
+//! hash lookup per distinct word of a check instead of a scan of every list.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
+use super::hash::FxMap;
 use super::lexicon::{FOREIGN, LANGUAGES, Language};
 
 /// What a constraint word or phrase marks.
@@ -15,6 +16,8 @@ pub enum Mark {
     Permission,
     Optional,
     Only,
+    /// A word that may stand for `only` (`alone`) but is not required to survive.
+    OnlyWeak,
     OnlyIf,
     Exception,
     Condition,
@@ -29,37 +32,106 @@ pub struct Phrase<T> {
     pub what: T,
 }
 
+/// Flags of a word in one language (bits of [`Info::flags`]).
+pub const FUNCTION: u16 = 1;
+pub const STOP: u16 = 1 << 1;
+pub const VERB: u16 = 1 << 2;
+pub const MODAL_SKIP: u16 = 1 << 3;
+pub const WHETHER: u16 = 1 << 4;
+pub const NOT_NEGATION: u16 = 1 << 5;
+pub const BOUND_SKIP: u16 = 1 << 6;
+/// A one-word bound or constraint word: not content, not a noun.
+pub const BOUND_WORD: u16 = 1 << 7;
+/// A frequent word of a language without a table.
+pub const FOREIGN_WORD: u16 = 1 << 8;
+/// Carries content: none of the above kinds of word, and starts with a letter or digit.
+pub const CONTENT: u16 = 1 << 9;
+/// Can carry a condition as a phrase (`for an exchange`).
+pub const CARRIER: u16 = 1 << 10;
+
+/// No phrase list / no number.
+pub const NONE: u32 = u32::MAX;
+
+/// What one word is in one language.
+#[derive(Debug, Clone, Copy)]
+pub struct Info {
+    pub flags: u16,
+    /// The value of a number word, or [`NONE`].
+    pub number: u32,
+    /// Indices into [`Lookup::marks`], [`Lookup::before`], [`Lookup::after`], or [`NONE`].
+    pub marks: u32,
+    pub before: u32,
+    pub after: u32,
+}
+
+impl Default for Info {
+    fn default() -> Self {
+        Info {
+            flags: 0,
+            number: NONE,
+            marks: NONE,
+            before: NONE,
+            after: NONE,
+        }
+    }
+}
+
+impl Info {
+    pub fn has(&self, flag: u16) -> bool {
+        self.flags & flag != 0
+    }
+}
+
 pub struct Lookup {
-    pub function: HashSet<&'static str>,
-    pub stop: HashSet<&'static str>,
-    pub verbs: HashSet<&'static str>,
-    pub modal_skip: HashSet<&'static str>,
-    pub whether: HashSet<&'static str>,
-    pub not_negation: HashSet<&'static str>,
-    pub bound_skip: HashSet<&'static str>,
-    pub numbers: HashMap<&'static str, u32>,
-    /// Constraint phrases by first word, longest first.
-    pub marks: HashMap<&'static str, Vec<Phrase<Mark>>>,
-    /// Bounds before a number, by last word, longest first: (upper, soft).
-    pub before: HashMap<&'static str, Vec<Phrase<(bool, bool)>>>,
-    /// Bounds after a number, by first word, longest first: upper.
-    pub after: HashMap<&'static str, Vec<Phrase<bool>>>,
-    /// One-word bounds and constraint words: not content, not a noun.
-    pub bound_words: HashSet<&'static str>,
+    words: FxMap<&'static str, Info>,
+    pub negative_prefixes: &'static [&'static str],
+    /// Constraint phrases starting with one word, longest first.
+    pub marks: Vec<Vec<Phrase<Mark>>>,
+    /// Bounds before a number ending with one word, longest first: (upper, soft).
+    pub before: Vec<Vec<Phrase<(bool, bool)>>>,
+    /// Bounds after a number starting with one word, longest first: upper.
+    pub after: Vec<Vec<Phrase<bool>>>,
+}
+
+/// Adds `phrase` to the list of `lists` that `slot` (an [`Info`] field) points at,
+/// creating it on first use.
+fn push<T>(lists: &mut Vec<Vec<Phrase<T>>>, slot: &mut u32, phrase: Phrase<T>) {
+    if *slot == NONE {
+        *slot = lists.len() as u32;
+        lists.push(Vec::new());
+    }
+    lists[*slot as usize].push(phrase);
 }
 
 impl Lookup {
     fn new(lang: &'static Language) -> Self {
-        let set = |list: &[&'static str]| list.iter().copied().collect::<HashSet<_>>();
-        let mut marks: HashMap<&'static str, Vec<Phrase<Mark>>> = HashMap::new();
-        let mut bound_words = HashSet::new();
-        let lists: [(&[&'static str], Mark); 12] = [
+        let mut words: FxMap<&'static str, Info> = FxMap::default();
+        let mut flag = |list: &[&'static str], f: u16| {
+            for w in list {
+                words.entry(w).or_default().flags |= f;
+            }
+        };
+        flag(lang.function_words, FUNCTION);
+        flag(lang.stop_words, STOP);
+        flag(lang.verbs, VERB);
+        flag(lang.modal_skip, MODAL_SKIP);
+        flag(lang.whether_verbs, WHETHER);
+        flag(lang.not_negation, NOT_NEGATION);
+        flag(lang.bound_skip, BOUND_SKIP);
+        flag(FOREIGN, FOREIGN_WORD);
+        flag(lang.condition_carriers, CARRIER);
+        for &(w, n) in lang.numbers {
+            words.entry(w).or_default().number = n;
+        }
+        let (mut marks, mut before, mut after) = (Vec::new(), Vec::new(), Vec::new());
+        let lists: [(&[&'static str], Mark); 13] = [
             (lang.negation, Mark::Negation),
             (lang.obligation, Mark::Obligation),
             (lang.recommendation, Mark::Recommendation),
             (lang.permission, Mark::Permission),
             (lang.optional, Mark::Optional),
             (lang.exclusivity, Mark::Only),
+            (lang.exclusivity_weak, Mark::OnlyWeak),
             (&["only if"], Mark::OnlyIf),
             (lang.exception, Mark::Exception),
             (lang.condition, Mark::Condition),
@@ -67,100 +139,100 @@ impl Lookup {
             (lang.universal, Mark::Universal),
             (lang.partial, Mark::Partial),
         ];
+        let split = |phrase: &'static str| phrase.split(' ').collect::<Vec<&'static str>>();
         for (list, what) in lists {
             for phrase in list {
-                let words: Vec<&str> = phrase.split(' ').collect();
-                if words.len() == 1 {
-                    bound_words.insert(words[0]);
+                let w = split(phrase);
+                let info = words.entry(w[0]).or_default();
+                if w.len() == 1 {
+                    info.flags |= BOUND_WORD;
                 }
-                marks
-                    .entry(words[0])
-                    .or_default()
-                    .push(Phrase { words, what });
+                push(&mut marks, &mut info.marks, Phrase { words: w, what });
             }
         }
-        let mut before: HashMap<&'static str, Vec<Phrase<(bool, bool)>>> = HashMap::new();
-        let soft = set(lang.bound_soft);
         for (list, upper) in [(lang.bound_max, true), (lang.bound_min, false)] {
             for phrase in list {
-                let words: Vec<&str> = phrase.split(' ').collect();
-                if words.len() == 1 {
-                    bound_words.insert(words[0]);
+                let w = split(phrase);
+                let what = (upper, lang.bound_soft.contains(phrase));
+                let info = words.entry(w[w.len() - 1]).or_default();
+                if w.len() == 1 {
+                    info.flags |= BOUND_WORD;
                 }
-                let last = words[words.len() - 1];
-                let what = (upper, soft.contains(phrase));
-                before.entry(last).or_default().push(Phrase { words, what });
+                push(&mut before, &mut info.before, Phrase { words: w, what });
             }
         }
-        let mut after: HashMap<&'static str, Vec<Phrase<bool>>> = HashMap::new();
         for (list, upper) in [(lang.post_max, true), (lang.post_min, false)] {
             for phrase in list {
-                let words: Vec<&str> = phrase.split(' ').collect();
-                if words.len() == 1 {
-                    bound_words.insert(words[0]);
+                let w = split(phrase);
+                let info = words.entry(w[0]).or_default();
+                if w.len() == 1 {
+                    info.flags |= BOUND_WORD;
                 }
-                after
-                    .entry(words[0])
-                    .or_default()
-                    .push(Phrase { words, what: upper });
+                push(
+                    &mut after,
+                    &mut info.after,
+                    Phrase {
+                        words: w,
+                        what: upper,
+                    },
+                );
             }
         }
-        for map in marks.values_mut() {
-            map.sort_by_key(|p| std::cmp::Reverse(p.words.len()));
+        for list in &mut marks {
+            list.sort_by_key(|p: &Phrase<Mark>| std::cmp::Reverse(p.words.len()));
         }
-        for map in before.values_mut() {
-            map.sort_by_key(|p| std::cmp::Reverse(p.words.len()));
+        for list in &mut before {
+            list.sort_by_key(|p: &Phrase<(bool, bool)>| std::cmp::Reverse(p.words.len()));
         }
-        for map in after.values_mut() {
-            map.sort_by_key(|p| std::cmp::Reverse(p.words.len()));
+        for list in &mut after {
+            list.sort_by_key(|p: &Phrase<bool>| std::cmp::Reverse(p.words.len()));
         }
         Lookup {
-            function: set(lang.function_words),
-            stop: set(lang.stop_words),
-            verbs: set(lang.verbs),
-            modal_skip: set(lang.modal_skip),
-            whether: set(lang.whether_verbs),
-            not_negation: set(lang.not_negation),
-            bound_skip: set(lang.bound_skip),
-            numbers: lang.numbers.iter().copied().collect(),
+            words,
+            negative_prefixes: lang.negative_prefixes,
             marks,
             before,
             after,
-            bound_words,
         }
     }
 
-    /// Whether a word carries content: not a stop word, verb, constraint or bound word.
-    pub fn is_content(&self, word: &str) -> bool {
-        !self.stop.contains(word)
-            && !self.verbs.contains(word)
-            && !self.bound_words.contains(word)
+    /// What `word` (lowercased) is in this language; [`CONTENT`] is set for a word of
+    /// none of the non-content kinds that starts with a letter or digit.
+    pub fn info(&self, word: &str) -> Info {
+        let mut info = self.words.get(word).copied().unwrap_or_default();
+        if info.flags & (STOP | VERB | BOUND_WORD) == 0
             && word.chars().next().is_some_and(char::is_alphanumeric)
+        {
+            info.flags |= CONTENT;
+        }
+        info
     }
 }
 
 static COMPILED: LazyLock<Vec<Lookup>> =
     LazyLock::new(|| LANGUAGES.iter().map(|l| Lookup::new(l)).collect());
 
-/// The language a text is written in, from its words: the tabled language whose function
-/// words it uses most, unless it uses more frequent words of an untabled language
-/// ([`FOREIGN`]); a text with neither (a short rule) is read as the first table's.
-/// `None` for text in a language without a table.
-pub fn detect(text: &str) -> Option<&'static Lookup> {
-    /// Enough words to tell; a sample keeps detection cheap on a long text.
-    const SAMPLE: usize = 4000;
-    let compiled = &*COMPILED;
+/// Every tabled language, compiled, in [`LANGUAGES`] order.
+pub fn compiled() -> &'static [Lookup] {
+    &COMPILED
+}
+
+/// The language a text is written in, from its distinct words and how often each occurs:
+/// the tabled language whose function words it uses most, unless it uses more frequent
+/// words of an untabled language ([`FOREIGN`]); a text with neither (a short rule) is read
+/// as the first table's. `None` for text in a language without a table.
+pub fn detect<'w>(words: impl Iterator<Item = (&'w str, usize)>) -> Option<&'static Lookup> {
+    let compiled = compiled();
     let mut hits = vec![0usize; compiled.len()];
     let mut foreign = 0usize;
-    for word in super::words::words(text).take(SAMPLE) {
-        let word = word.to_lowercase();
-        let word = word.as_str();
-        if FOREIGN.contains(&word) {
-            foreign += 1;
-        }
+    for (word, n) in words {
         for (i, lookup) in compiled.iter().enumerate() {
-            if lookup.function.contains(word) {
-                hits[i] += 1;
+            let info = lookup.info(word);
+            if info.has(FUNCTION) {
+                hits[i] += n;
+            }
+            if i == 0 && info.has(FOREIGN_WORD) {
+                foreign += n;
             }
         }
     }
@@ -169,15 +241,4 @@ pub fn detect(text: &str) -> Option<&'static Lookup> {
         .enumerate()
         .max_by_key(|(i, n)| (**n, usize::MAX - i))?;
     (n >= foreign && (n > 0 || foreign == 0)).then(|| &compiled[best])
-}
-
-/// Whether a sentence is in the text's language: one using more frequent words of an
-/// untabled language than of this one (a quoted reply, say) is not.
-pub fn sentence_fits<'w>(lookup: &Lookup, words: impl Iterator<Item = &'w str>) -> bool {
-    let (mut own, mut foreign) = (0, 0);
-    for w in words {
-        own += usize::from(lookup.function.contains(w));
-        foreign += usize::from(FOREIGN.contains(&w));
-    }
-    foreign <= own
 }

@@ -13,20 +13,24 @@
 //! rewrite contains it at least once anywhere, compared in canonical form (see [`Kind`]).
 
 mod align;
+mod bind;
 mod canon;
 mod changes;
 mod code;
 mod extract;
+mod hash;
 pub mod lexicon;
 mod lookup;
+mod marks;
 mod matching;
 mod numbers;
 mod patterns;
 mod reading;
 mod search;
+mod vocab;
 mod words;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 pub use changes::{Change, ChangeKind};
 
@@ -254,13 +258,18 @@ pub fn check(original: &str, proposal: &str) -> Report {
     let proposal_facts = extract::extract(proposal);
     let dropped = matching::missing(&original_facts, &proposal_facts, proposal);
     let introduced = matching::missing(&proposal_facts, &original_facts, original);
-    let changed = second_layer(
-        original,
-        proposal,
-        &original_facts,
-        &proposal_facts,
-        &dropped,
-    );
+    // A text is identical to itself: nothing can have moved or flipped.
+    let changed = if original == proposal {
+        Vec::new()
+    } else {
+        second_layer(
+            original,
+            proposal,
+            &original_facts,
+            &proposal_facts,
+            &dropped,
+        )
+    };
     let mut counts = BTreeMap::new();
     for fact in &original_facts.facts {
         *counts.entry(fact.kind).or_default() += 1;
@@ -282,20 +291,37 @@ fn second_layer(
     proposal_facts: &extract::Extracted,
     dropped: &[Fact],
 ) -> Vec<Change> {
-    let language = lookup::detect(&original_facts.view);
-    let o = reading::read(original, original_facts, language);
-    let p = reading::read(proposal, proposal_facts, language);
-    let dropped: HashSet<String> = dropped
+    /// Enough words to tell the language; a sample keeps detection cheap on a long text.
+    const SAMPLE: usize = 4000;
+    let mut vocab = vocab::Vocab::default();
+    let mut o = reading::tokenize(original_facts, &mut vocab);
+    let sample = o
+        .tokens
+        .tokens
         .iter()
-        .map(|f| {
+        .filter_map(words::Token::id)
+        .take(SAMPLE);
+    let language = lookup::detect(vocab.counts(sample).into_iter());
+    let mut p = reading::tokenize(proposal_facts, &mut vocab);
+    vocab.finish(language);
+    if language.is_some() {
+        reading::number_words(&mut o, &mut vocab);
+        reading::number_words(&mut p, &mut vocab);
+        vocab.finish(language);
+    }
+    let dropped: hash::FxSet<vocab::Id> = dropped
+        .iter()
+        .filter_map(|f| {
             let prefix = if f.kind.class() == Class::Price {
                 '$'
             } else {
                 '#'
             };
-            format!("{prefix}{}", f.canonical)
+            vocab.get(&format!("{prefix}{}", f.canonical))
         })
         .collect();
+    let o = reading::read(original, o, &vocab, language);
+    let p = reading::read(proposal, p, &vocab, language);
     changes::compare(&o, &p, &dropped)
 }
 

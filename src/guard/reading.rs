@@ -1,10 +1,14 @@
 //! One text as the second layer reads it: sentences, the numeric values in them with what
-//! each is bound to (unit, bound, counted noun, subject), and the constraint words of each
-//! sentence (negation, modality, exclusivity, exceptions and conditions, absolutes).
+//! each is bound to (unit, bound, counted noun, subject: see `bind.rs`), and the
+//! constraint words of each sentence (negation, modality, exclusivity, exceptions and
+//! conditions, absolutes: see `marks.rs`).
 
+use super::bind;
 use super::extract::Extracted;
 use super::lookup::{self, Lookup, Mark};
-use super::words::{self, Sentence, Tok, Token};
+use super::marks;
+use super::vocab::{Id, Vocab};
+use super::words::{Sentence, Tok, Token, Tokens};
 use super::{Class, Kind};
 
 /// A value's unit: dimension and magnitude (`MB` = bytes × 10⁶), and how it was written.
@@ -26,22 +30,29 @@ pub struct Bound {
     pub end: usize,
 }
 
+/// How a value compares across texts: its canonical form interned (`#15%`, `$USD 500`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub id: Id,
+    pub price: bool,
+    pub percent: bool,
+    /// Spelled as a word (`five`): not a fact of the first layer.
+    pub word: bool,
+}
+
 #[derive(Debug, Clone)]
 pub struct Value {
-    /// Compared across texts: class and canonical form (`#15%`, `$USD 500`).
-    pub key: String,
+    pub key: Key,
     pub start: usize,
     pub end: usize,
     pub sentence: usize,
-    /// Spelled as a word (`five`): not a fact of the first layer.
-    pub word: bool,
     pub unit: Option<Unit>,
     pub bound: Option<Bound>,
     /// Stems of the counted noun phrase (`3 free bags` → free, bag).
-    pub noun: Vec<String>,
+    pub noun: Vec<Id>,
     pub noun_end: usize,
     /// Stems of the words naming whose value it is (`gold members get 3` → gold, member).
-    pub subject: Vec<String>,
+    pub subject: Vec<Id>,
     pub subject_start: usize,
 }
 
@@ -50,7 +61,7 @@ pub struct Value {
 pub struct Modal {
     pub mark: Mark,
     pub negated: bool,
-    pub verb: Option<String>,
+    pub verb: Option<Id>,
     pub at: usize,
 }
 
@@ -58,10 +69,20 @@ pub struct Modal {
 #[derive(Debug, Clone, Default)]
 pub struct Constraints {
     pub negation: Vec<usize>,
+    /// Content stems right after the first negation (`not resolved` → resolv).
+    pub negated: Vec<Id>,
+    /// Stems of words negated by a prefix, without it (`unresolved` → resolv).
+    pub affixed: Vec<Id>,
     pub modals: Vec<Modal>,
     pub only: Vec<usize>,
+    pub only_weak: Vec<usize>,
     pub exception: Vec<usize>,
     pub condition: Vec<usize>,
+    /// Content stems of the first condition's clause, in order (`if the customer wants
+    /// an exchange` → customer, want, exchange).
+    pub clause: Vec<Id>,
+    /// Content stems right after a word that can carry a condition (`for an exchange`).
+    pub carried: Vec<Id>,
     pub until: Vec<usize>,
     pub universal: Vec<usize>,
     pub partial: Vec<usize>,
@@ -71,353 +92,151 @@ pub struct Reading<'t> {
     pub text: &'t str,
     pub sentences: Vec<Sentence>,
     pub values: Vec<Value>,
-    /// Per sentence: distinct content stems and value keys, for alignment.
-    pub content: Vec<Vec<String>>,
+    /// Per sentence: distinct content stems and value keys (sorted), for alignment.
+    pub content: Vec<Vec<Id>>,
     /// Per sentence: constraint words, when the sentence is in a tabled language.
     pub constraints: Vec<Option<Constraints>>,
+}
+
+/// What [`read`] needs of one text: its tokens and the key of each value token.
+pub struct Prepared {
+    pub tokens: Tokens,
+    pub keys: Vec<Key>,
 }
 
 fn is_value(kind: Kind) -> bool {
     matches!(kind, Kind::Number | Kind::Price | Kind::Date | Kind::Time)
 }
 
-pub fn read<'t>(
-    text: &'t str,
-    extracted: &Extracted<'_>,
-    lang: Option<&'static Lookup>,
-) -> Reading<'t> {
+/// Tokenizes one text (its prose view) into `vocab`, values as single tokens.
+pub fn tokenize<'t>(extracted: &'t Extracted<'_>, vocab: &mut Vocab<'t>) -> Prepared {
     let found: Vec<_> = extracted
         .occurrences
         .iter()
         .filter(|f| is_value(f.kind))
         .collect();
     let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.start, f.end)).collect();
-    let (mut tokens, sentences) = words::tokenize(&extracted.view, &spans);
-    let mut keys: Vec<(String, bool)> = found
+    let tokens = super::words::tokenize(&extracted.view, &spans, vocab);
+    let mut buf = String::new();
+    let keys = found
         .iter()
         .map(|f| {
-            let prefix = if f.kind.class() == Class::Price {
-                '$'
-            } else {
-                '#'
-            };
-            (format!("{prefix}{}", f.canonical), false)
+            let price = f.kind.class() == Class::Price;
+            buf.clear();
+            buf.push(if price { '$' } else { '#' });
+            buf.push_str(&f.canonical);
+            Key {
+                id: vocab.intern_str(&buf),
+                price,
+                percent: f.canonical.ends_with('%'),
+                word: false,
+            }
         })
         .collect();
-    if let Some(lk) = lang {
-        number_words(&mut tokens, &mut keys, lk);
+    Prepared { tokens, keys }
+}
+
+/// Number words become values: `five` → `#5`, `five percent` → `#5%`. Token count and
+/// order stay as they are: sentences refer to tokens by index. Needs `vocab` finished.
+pub fn number_words(prepared: &mut Prepared, vocab: &mut Vocab) {
+    let tokens = &mut prepared.tokens.tokens;
+    for i in 0..tokens.len() {
+        let Tok::Word(w) = tokens[i].tok else {
+            continue;
+        };
+        let n = vocab.info(w).number;
+        if n == lookup::NONE {
+            continue;
+        }
+        let percent = tokens
+            .get(i + 1)
+            .and_then(Token::id)
+            .is_some_and(|next| vocab.word(next) == "percent");
+        if percent {
+            tokens[i].end = tokens[i + 1].end;
+        }
+        let key = format!("#{n}{}", if percent { "%" } else { "" });
+        tokens[i].tok = Tok::Num(prepared.keys.len());
+        prepared.keys.push(Key {
+            id: vocab.intern_str(&key),
+            price: false,
+            percent,
+            word: true,
+        });
     }
+}
+
+pub fn read<'t>(
+    text: &'t str,
+    prepared: Prepared,
+    vocab: &Vocab,
+    lang: Option<&'static Lookup>,
+) -> Reading<'t> {
+    let Prepared { tokens, keys } = prepared;
+    let Tokens { tokens, sentences } = tokens;
     let mut reading = Reading {
         text,
-        sentences,
         values: Vec::new(),
-        content: Vec::new(),
-        constraints: Vec::new(),
+        content: Vec::with_capacity(sentences.len()),
+        constraints: Vec::with_capacity(sentences.len()),
+        sentences,
     };
+    let mut consumed = Vec::new();
     for (index, sentence) in reading.sentences.iter().enumerate() {
         let toks = &tokens[sentence.tokens.clone()];
-        let fits = lang.filter(|lk| lookup::sentence_fits(lk, toks.iter().filter_map(Token::word)));
-        let mut consumed = vec![false; toks.len()];
+        let fits = lang.filter(|_| sentence_fits(vocab, toks));
+        consumed.clear();
+        consumed.resize(toks.len(), false);
         let first_value = reading.values.len();
         for (i, t) in toks.iter().enumerate() {
             if let Tok::Num(n) = t.tok {
-                let value = bind(
+                let at = bind::At {
                     toks,
                     i,
-                    &keys[n],
-                    index,
+                    sentence: index,
+                    text,
+                    vocab,
+                };
+                let value = bind::bind(
+                    &at,
+                    keys[n],
                     fits,
                     &mut consumed,
-                    text,
                     &reading.values[first_value..],
                 );
                 reading.values.push(value);
             }
         }
-        let mut content: Vec<String> = toks
+        let mut content: Vec<Id> = toks
             .iter()
-            .filter_map(|t| match &t.tok {
+            .filter_map(|t| match t.tok {
                 // Constraint and bound words count here: `before` and `after` tell two
                 // otherwise identical sentences apart.
-                Tok::Word(w) if lang.is_none_or(|lk| !lk.stop.contains(w.as_str())) => {
-                    Some(words::stem(w))
+                Tok::Word(w) if lang.is_none() || !vocab.info(w).has(lookup::STOP) => {
+                    Some(vocab.stem(w))
                 }
-                Tok::Num(n) => Some(keys[*n].0.clone()),
+                Tok::Num(n) => Some(keys[n].id),
                 _ => None,
             })
             .collect();
-        content.sort();
+        content.sort_unstable();
         content.dedup();
         reading.content.push(content);
         reading
             .constraints
-            .push(fits.map(|lk| constraints(toks, &consumed, lk)));
+            .push(fits.map(|lk| marks::constraints(toks, &consumed, vocab, lk)));
     }
     reading
 }
 
-/// Number words become values: `five` → `#5`, `five percent` → `#5%`. Token count and
-/// order stay as they are: sentences refer to tokens by index.
-fn number_words(tokens: &mut [Token], keys: &mut Vec<(String, bool)>, lk: &Lookup) {
-    for i in 0..tokens.len() {
-        let Tok::Word(w) = &tokens[i].tok else {
-            continue;
-        };
-        let Some(&n) = lk.numbers.get(w.as_str()) else {
-            continue;
-        };
-        let mut key = format!("#{n}");
-        if let Some(next) = tokens.get(i + 1)
-            && next.word() == Some("percent")
-        {
-            key.push('%');
-            tokens[i].end = next.end;
-        }
-        tokens[i].tok = Tok::Num(keys.len());
-        keys.push((key, true));
+/// Whether a sentence is in the text's language: one using more frequent words of an
+/// untabled language than of this one (a quoted reply, say) is not.
+fn sentence_fits(vocab: &Vocab, toks: &[Token]) -> bool {
+    let (mut own, mut foreign) = (0, 0);
+    for w in toks.iter().filter_map(Token::id) {
+        let info = vocab.info(w);
+        own += usize::from(info.has(lookup::FUNCTION));
+        foreign += usize::from(info.has(lookup::FOREIGN_WORD));
     }
-}
-
-/// The bindings of the value at `toks[i]`.
-#[allow(clippy::too_many_arguments)]
-fn bind(
-    toks: &[Token],
-    i: usize,
-    key: &(String, bool),
-    sentence: usize,
-    lang: Option<&Lookup>,
-    consumed: &mut [bool],
-    text: &str,
-    earlier: &[Value],
-) -> Value {
-    let t = &toks[i];
-    let mut value = Value {
-        key: key.0.clone(),
-        start: t.start,
-        end: t.end,
-        sentence,
-        word: key.1,
-        unit: None,
-        bound: None,
-        noun: Vec::new(),
-        noun_end: t.end,
-        subject: Vec::new(),
-        subject_start: t.start,
-    };
-    // A unit written onto the number (`10MB`, `24h`), else the next word (`10 MB`).
-    let written = &text[t.start..t.end];
-    let suffix = written.trim_start_matches(|c: char| !c.is_alphabetic());
-    let attached = !key.0.starts_with('$') && !suffix.is_empty() && !key.1;
-    if attached && let Some((dimension, magnitude)) = super::lexicon::unit(suffix) {
-        value.unit = Some(Unit {
-            dimension,
-            magnitude,
-            text: suffix.to_string(),
-        });
-    }
-    let mut j = i + 1;
-    if value.unit.is_none()
-        && !key.0.ends_with('%')
-        && !key.0.starts_with('$')
-        && let Some(next) = toks.get(j)
-        && let Tok::Word(_) = next.tok
-    {
-        let raw = &text[next.start..next.end];
-        if let Some((dimension, magnitude)) = super::lexicon::unit(raw) {
-            value.unit = Some(Unit {
-                dimension,
-                magnitude,
-                text: raw.to_string(),
-            });
-            value.noun_end = next.end;
-            j += 1;
-        }
-    }
-    let Some(lk) = lang else { return value };
-    // The counted noun: up to two content words right after the value.
-    if value.unit.is_none() && key.0.starts_with('#') && !key.0.ends_with('%') {
-        while let Some(Tok::Word(w)) = toks.get(j).map(|t| &t.tok) {
-            if !lk.is_content(w) || value.noun.len() == 2 {
-                break;
-            }
-            value.noun.push(words::stem(w));
-            value.noun_end = toks[j].end;
-            j += 1;
-        }
-    }
-    // A bound after the value and its noun (`5 or fewer`, `18+`, `5 passengers max`).
-    if let Some(Tok::Word(w)) = toks.get(j).map(|t| &t.tok)
-        && let Some(phrases) = lk.after.get(w.as_str())
-        && let Some(p) = phrases.iter().find(|p| matches_at(toks, j, &p.words))
-    {
-        let end = toks[j + p.words.len() - 1].end;
-        value.bound = Some(Bound {
-            upper: p.what,
-            soft: false,
-            at: toks[j].start,
-            end,
-        });
-        consumed[j..j + p.words.len()].fill(true);
-    }
-    // A bound before it, over skippable words (`at most a 15%`, `more than 3`).
-    let mut k = i;
-    while k > 0
-        && toks[k - 1]
-            .word()
-            .is_some_and(|w| lk.bound_skip.contains(w))
-    {
-        k -= 1;
-    }
-    if value.bound.is_none()
-        && k > 0
-        && let Some(w) = toks[k - 1].word()
-        && let Some(phrases) = lk.before.get(w)
-        && let Some(p) = phrases
-            .iter()
-            .find(|p| k >= p.words.len() && matches_at(toks, k - p.words.len(), &p.words))
-    {
-        let from = k - p.words.len();
-        let (upper, soft) = p.what;
-        value.bound = Some(Bound {
-            upper,
-            soft,
-            at: toks[from].start,
-            end: toks[k - 1].end,
-        });
-        consumed[from..k].fill(true);
-        k = from;
-    }
-    // A bound shared by coordination: `at most 5 travellers and 3 bags`.
-    if value.bound.is_none()
-        && let Some(prev) = earlier.last()
-        && prev.bound.is_some()
-        && k > 0
-        && (toks[k - 1].word().is_some_and(|w| w == "and" || w == "or")
-            || toks[k - 1].tok == Tok::Mark(','))
-        && toks[k - 1].start >= prev.noun_end
-        && toks[k - 1].start - prev.noun_end <= 2
-    {
-        value.bound = prev.bound;
-    }
-    // The subject: content words since the clause or the previous value's noun began.
-    let floor = earlier.last().map_or(0, |p| p.noun_end);
-    let mut subject = Vec::new();
-    let mut s = k;
-    while s > 0 {
-        let t = &toks[s - 1];
-        if t.start < floor || matches!(t.tok, Tok::Mark(';' | ':' | '(' | ')')) {
-            break;
-        }
-        if let Tok::Word(w) = &t.tok
-            && lk.is_content(w)
-        {
-            subject.push(words::stem(w));
-            value.subject_start = t.start;
-        }
-        if subject.len() == 3 {
-            break;
-        }
-        s -= 1;
-    }
-    subject.reverse();
-    value.subject = subject;
-    value
-}
-
-fn matches_at(toks: &[Token], at: usize, words: &[&str]) -> bool {
-    words
-        .iter()
-        .enumerate()
-        .all(|(n, w)| toks.get(at + n).and_then(Token::word) == Some(*w))
-}
-
-/// The constraint words of one sentence's tokens; tokens of bound phrases are skipped
-/// (`no more than` is a bound, not a negation).
-fn constraints(toks: &[Token], consumed: &[bool], lk: &Lookup) -> Constraints {
-    let mut c = Constraints::default();
-    let mut i = 0;
-    while i < toks.len() {
-        let Some(w) = toks[i].word().filter(|_| !consumed[i]) else {
-            i += 1;
-            continue;
-        };
-        let at = toks[i].start;
-        let found = lk
-            .marks
-            .get(w)
-            .and_then(|ps| ps.iter().find(|p| matches_at(toks, i, &p.words)));
-        let Some(phrase) = found else {
-            // `nonrefundable`, `non-returnable`: a negation inside a word.
-            if w.len() > 6 && w.starts_with("non") && !w.starts_with("none") {
-                c.negation.push(at);
-            }
-            i += 1;
-            continue;
-        };
-        let len = phrase.words.len();
-        match phrase.what {
-            Mark::Negation => {
-                let next = toks.get(i + 1).and_then(Token::word);
-                if len == 1 && next.is_some_and(|n| lk.not_negation.contains(n)) {
-                    i += 2;
-                    continue;
-                }
-                c.negation.push(at);
-            }
-            Mark::Obligation | Mark::Recommendation | Mark::Permission | Mark::Optional => {
-                // `May 5` is a date, not a permission.
-                if !matches!(toks.get(i + len).map(|t| &t.tok), Some(Tok::Num(_))) {
-                    c.modals.push(modal(toks, i, len, phrase.what, lk));
-                }
-            }
-            Mark::Only => c.only.push(at),
-            Mark::OnlyIf => {
-                c.only.push(at);
-                c.condition.push(at);
-            }
-            Mark::Exception => c.exception.push(at),
-            Mark::Condition => {
-                let before = i.checked_sub(1).and_then(|b| toks[b].word());
-                if !before.is_some_and(|b| lk.whether.contains(b)) {
-                    c.condition.push(at);
-                }
-            }
-            Mark::Until => c.until.push(at),
-            Mark::Universal => {
-                // `at all` is emphasis, not a quantifier.
-                if !(w == "all" && i > 0 && toks[i - 1].word() == Some("at")) {
-                    c.universal.push(at);
-                }
-            }
-            Mark::Partial => c.partial.push(at),
-        }
-        i += len;
-    }
-    c
-}
-
-/// A modal at `toks[i..i + len]`: negated by a `not`/`never` right before or after it,
-/// governing the first word after it that is not skippable.
-fn modal(toks: &[Token], i: usize, len: usize, mark: Mark, lk: &Lookup) -> Modal {
-    let negator = |t: Option<&Token>| {
-        t.and_then(Token::word)
-            .is_some_and(|w| matches!(w, "not" | "never" | "no"))
-    };
-    let negated = mark != Mark::Optional
-        && (negator(toks.get(i + len))
-            || negator(toks.get(i + len + 1))
-            || (i > 0 && negator(toks.get(i - 1)))
-            || (i > 1 && negator(toks.get(i - 2))));
-    let verb = toks[i + len..]
-        .iter()
-        .take(4)
-        .filter_map(Token::word)
-        .find(|w| !lk.modal_skip.contains(w))
-        .map(words::stem);
-    Modal {
-        mark,
-        negated,
-        verb,
-        at: toks[i].start,
-    }
+    foreign <= own
 }

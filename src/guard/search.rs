@@ -9,7 +9,7 @@
 //! marked fact is a substring of the marked text"; then one hand-built Aho-Corasick
 //! automaton finds which marked facts occur, visiting each dictionary entry once.
 
-use std::collections::HashMap;
+use super::hash::FxMap;
 
 /// Where a line's content starts, after its indentation and quote markers.
 const CONTENT: u8 = 0xFE;
@@ -104,7 +104,9 @@ pub fn occurring(patterns: &[Vec<u8>], text: &[u8]) -> Vec<bool> {
 /// dictionary links to the nearest proper suffix that ends a pattern.
 #[derive(Default)]
 struct Trie {
-    edges: HashMap<(u32, u8), u32>,
+    edges: FxMap<(u32, u8), u32>,
+    /// The root's edges as a table: most steps of a scan start there.
+    root: Vec<u32>,
     fail: Vec<u32>,
     dict: Vec<u32>,
     terminal: Vec<bool>,
@@ -144,6 +146,9 @@ impl Trie {
         if self.terminal.is_empty() {
             self.node();
         }
+        self.root = (0..=255u8)
+            .map(|b| self.edges.get(&(0, b)).copied().unwrap_or(0))
+            .collect();
         let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new(); self.terminal.len()];
         for (&(from, b), &to) in &self.edges {
             children[from as usize].push((b, to));
@@ -169,11 +174,11 @@ impl Trie {
 
     fn step(&self, mut state: u32, b: u8) -> u32 {
         loop {
+            if state == 0 {
+                return self.root[b as usize];
+            }
             if let Some(&next) = self.edges.get(&(state, b)) {
                 return next;
-            }
-            if state == 0 {
-                return 0;
             }
             state = self.fail[state as usize];
         }

@@ -1,21 +1,25 @@
-//! Tokens and sentences for the second layer: the words of a text (lowercased, with
-//! contractions split so `can't` reads as `can not`), its numeric values as single tokens,
-//! and the sentences constraints are compared in.
+//! Tokens and sentences for the second layer: the words of a text (lowercased and
+//! interned, with contractions split so `can't` reads as `can not`), its numeric values as
+//! single tokens, and the sentences constraints are compared in.
 //!
 //! The text read here has code, URLs, e-mail addresses and placeholders blanked (same
 //! offsets as the original), so a `not` inside a code block is never a negation.
 
-#[derive(Debug, Clone, PartialEq)]
+use std::borrow::Cow;
+
+use super::vocab::{Id, Vocab};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Tok {
-    /// A lowercased word (or a symbol such as `<=`, `+`).
-    Word(String),
-    /// The numeric value at this index of the text's [`super::bindings::Value`] list.
+    /// A lowercased word (or a symbol such as `<=`, `+`), by its id in the check's vocab.
+    Word(Id),
+    /// The numeric value at this index of the text's value keys.
     Num(usize),
     /// Clause punctuation inside a sentence: `;`, `:`, `,`, `(`, `)`.
     Mark(char),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Token {
     pub tok: Tok,
     pub start: usize,
@@ -23,8 +27,8 @@ pub struct Token {
 }
 
 impl Token {
-    pub fn word(&self) -> Option<&str> {
-        match &self.tok {
+    pub fn id(&self) -> Option<Id> {
+        match self.tok {
             Tok::Word(w) => Some(w),
             _ => None,
         }
@@ -42,34 +46,39 @@ pub struct Sentence {
 /// A numeric span given to the tokenizer: (start, end) in bytes, sorted, not overlapping.
 pub type Span = (usize, usize);
 
-/// Splits `text` into tokens and sentences. `numbers` are the spans already known to be
-/// values (from the first layer), each one `Tok::Num` token; number words stay words.
-pub fn tokenize(text: &str, numbers: &[Span]) -> (Vec<Token>, Vec<Sentence>) {
-    let mut tokens = Vec::new();
-    let mut sentences = Vec::new();
+/// The tokens of one text and its sentences.
+pub struct Tokens {
+    pub tokens: Vec<Token>,
+    pub sentences: Vec<Sentence>,
+}
+
+/// Splits `text` into tokens and sentences, interning words in `vocab`. `numbers` are the
+/// spans already known to be values (from the first layer), each one `Tok::Num` token;
+/// number words stay words.
+pub fn tokenize<'t>(text: &'t str, numbers: &[Span], vocab: &mut Vocab<'t>) -> Tokens {
+    let mut out = Tokens {
+        tokens: Vec::with_capacity(text.len() / 5),
+        sentences: Vec::new(),
+    };
     let bytes = text.as_bytes();
     let mut next_num = 0;
-    let mut sentence_start_tok = 0;
-    let mut sentence_start = None::<usize>;
+    let mut first_tok = 0;
     let mut at = 0;
-    let mut close = |tokens: &Vec<Token>, start_tok: &mut usize, start: &mut Option<usize>| {
-        if tokens.len() > *start_tok {
-            let first = tokens[*start_tok].start;
-            let last = tokens[tokens.len() - 1].end;
-            sentences.push(Sentence {
-                tokens: *start_tok..tokens.len(),
-                start: start.unwrap_or(first).min(first),
-                end: last,
+    let close = |out: &mut Tokens, first_tok: &mut usize| {
+        if out.tokens.len() > *first_tok {
+            out.sentences.push(Sentence {
+                tokens: *first_tok..out.tokens.len(),
+                start: out.tokens[*first_tok].start,
+                end: out.tokens[out.tokens.len() - 1].end,
             });
         }
-        *start_tok = tokens.len();
-        *start = None;
+        *first_tok = out.tokens.len();
     };
     while at < text.len() {
         if next_num < numbers.len() && numbers[next_num].0 <= at {
             let (start, end) = numbers[next_num];
             if start >= at || end > at {
-                tokens.push(Token {
+                out.tokens.push(Token {
                     tok: Tok::Num(next_num),
                     start,
                     end,
@@ -79,42 +88,30 @@ pub fn tokenize(text: &str, numbers: &[Span]) -> (Vec<Token>, Vec<Sentence>) {
             next_num += 1;
             continue;
         }
-        let limit = numbers.get(next_num).map_or(text.len(), |n| n.0);
-        let c = text[at..].chars().next().unwrap_or(' ');
-        let len = c.len_utf8();
+        let b = bytes[at];
+        let (c, len) = if b.is_ascii() {
+            (b as char, 1)
+        } else {
+            let c = text[at..].chars().next().unwrap_or(' ');
+            (c, c.len_utf8())
+        };
         if c.is_alphabetic() {
-            let mut end = at;
-            for (i, ch) in text[at..limit].char_indices() {
-                let apostrophe = (ch == '\'' || ch == '’')
-                    && text[at + i + ch.len_utf8()..]
-                        .chars()
-                        .next()
-                        .is_some_and(char::is_alphabetic);
-                if ch.is_alphanumeric() || apostrophe {
-                    end = at + i + ch.len_utf8();
-                } else {
-                    break;
-                }
-            }
-            let raw = text[at..end].to_lowercase().replace('’', "'");
-            for word in split_contraction(&raw) {
-                tokens.push(Token {
-                    tok: Tok::Word(word),
-                    start: at,
-                    end,
-                });
-            }
+            let limit = numbers.get(next_num).map_or(text.len(), |n| n.0);
+            let end = word_end(text, at, limit);
+            push_word(&mut out.tokens, vocab, &text[at..end], at, end);
             at = end;
             continue;
         }
         match c {
             '.' | '!' | '?' => {
-                let after = text[at + 1..].chars().next();
-                if after.is_none_or(|a| a.is_whitespace() || a == '*' || a == '"' || a == ')') {
-                    close(&tokens, &mut sentence_start_tok, &mut sentence_start);
+                let after = bytes.get(at + 1).copied();
+                if after
+                    .is_none_or(|a| a.is_ascii_whitespace() || a == b'*' || a == b'"' || a == b')')
+                {
+                    close(&mut out, &mut first_tok);
                 }
             }
-            ';' | ':' | ',' | '(' | ')' => tokens.push(Token {
+            ';' | ':' | ',' | '(' | ')' => out.tokens.push(Token {
                 tok: Tok::Mark(c),
                 start: at,
                 end: at + 1,
@@ -122,30 +119,86 @@ pub fn tokenize(text: &str, numbers: &[Span]) -> (Vec<Token>, Vec<Sentence>) {
             '<' | '>' | '≤' | '≥' | '+' => {
                 let eq = bytes.get(at + 1) == Some(&b'=') && c.is_ascii();
                 let end = at + len + usize::from(eq);
-                tokens.push(Token {
-                    tok: Tok::Word(text[at..end].to_string()),
+                let id = vocab.intern(Cow::Borrowed(&text[at..end]));
+                out.tokens.push(Token {
+                    tok: Tok::Word(id),
                     start: at,
                     end,
                 });
                 at = end;
                 continue;
             }
-            '\n' if hard_break(text, at + 1) => {
-                close(&tokens, &mut sentence_start_tok, &mut sentence_start);
-            }
+            '\n' if hard_break(text, at + 1) => close(&mut out, &mut first_tok),
             _ => {}
         }
         at += len;
     }
-    close(&tokens, &mut sentence_start_tok, &mut sentence_start);
-    (tokens, sentences)
+    close(&mut out, &mut first_tok);
+    out
+}
+
+/// Where the word starting at `at` ends: letters, digits, and apostrophes between letters.
+fn word_end(text: &str, at: usize, limit: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut end = at;
+    while end < limit {
+        let b = bytes[end];
+        if b.is_ascii_alphanumeric() {
+            end += 1;
+            continue;
+        }
+        let Some(ch) = text[end..limit].chars().next() else {
+            break;
+        };
+        let next = end + ch.len_utf8();
+        let apostrophe = (ch == '\'' || ch == '’')
+            && text[next..].chars().next().is_some_and(char::is_alphabetic);
+        if ch.is_alphanumeric() || apostrophe {
+            end = next;
+        } else {
+            break;
+        }
+    }
+    end
+}
+
+/// Pushes the tokens of one word, a contraction as two (`can't` → `can`, `not`).
+fn push_word<'t>(
+    tokens: &mut Vec<Token>,
+    vocab: &mut Vocab<'t>,
+    raw: &'t str,
+    start: usize,
+    end: usize,
+) {
+    let mut push = |id| {
+        tokens.push(Token {
+            tok: Tok::Word(id),
+            start,
+            end,
+        })
+    };
+    let id = vocab.intern_raw(raw);
+    let word = vocab.word(id);
+    // Only a word with an apostrophe (or `cannot`) is a contraction.
+    if !word.contains('\'') && word != "cannot" {
+        push(id);
+        return;
+    }
+    let (base, not) = split_contraction(word);
+    let base = base.to_string();
+    let base = vocab.intern_str(&base);
+    push(base);
+    if not {
+        let not = vocab.intern(Cow::Borrowed("not"));
+        push(not);
+    }
 }
 
 /// Whether the line starting at `at` begins a new block: blank, a list item, a heading, a
 /// quote, a table row, a fence.
 fn hard_break(text: &str, at: usize) -> bool {
     let line = &text[at.min(text.len())..];
-    let line = line.split('\n').next().unwrap_or("");
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
     let t = line.trim_start();
     if t.is_empty() {
         return true;
@@ -158,10 +211,10 @@ fn hard_break(text: &str, at: usize) -> bool {
     digits > 0 && matches!(b.get(digits), Some(b'.' | b')'))
 }
 
-/// `can't` → `can not`, `don't` → `do not`, `cannot` → `can not`, `it's` → `it`.
-fn split_contraction(word: &str) -> Vec<String> {
+/// `can't` → (`can`, not), `don't` → (`do`, not), `cannot` → (`can`, not), `it's` → `it`.
+fn split_contraction(word: &str) -> (&str, bool) {
     if word == "cannot" {
-        return vec!["can".into(), "not".into()];
+        return ("can", true);
     }
     if let Some(base) = word.strip_suffix("n't") {
         let base = match base {
@@ -171,43 +224,14 @@ fn split_contraction(word: &str) -> Vec<String> {
             "ai" => "is",
             other => other,
         };
-        return vec![base.to_string(), "not".into()];
+        return (base, true);
     }
     for suffix in ["'s", "'re", "'ll", "'ve", "'d", "'m"] {
         if let Some(base) = word.strip_suffix(suffix) {
-            return vec![base.to_string()];
+            return (base, false);
         }
     }
-    vec![word.to_string()]
-}
-
-/// The lowercased words of a text, cheaply (for language detection).
-pub fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphabetic())
-        .filter(|w| !w.is_empty())
-}
-
-/// A crude English stem, only ever compared with another stem: `refunds` = `refund`,
-/// `verified` = `verify` = `verifies`, `shared` = `share` = `sharing`.
-pub fn stem(word: &str) -> String {
-    let w = word;
-    if w.chars().count() <= 3 {
-        return w.to_string();
-    }
-    for (suffix, with) in [("ies", "y"), ("ied", "y"), ("ying", "y")] {
-        if let Some(base) = w.strip_suffix(suffix) {
-            return format!("{base}{with}");
-        }
-    }
-    for suffix in ["ing", "ed", "es", "s", "e"] {
-        if let Some(base) = w.strip_suffix(suffix)
-            && base.chars().count() >= 3
-            && !(suffix == "s" && base.ends_with('s'))
-        {
-            return base.trim_end_matches('e').to_string();
-        }
-    }
-    w.to_string()
+    (word, false)
 }
 
 #[cfg(test)]
@@ -215,21 +239,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stems_agree_across_inflections() {
-        assert_eq!(stem("verified"), stem("verify"));
-        assert_eq!(stem("verifies"), stem("verify"));
-        assert_eq!(stem("shared"), stem("share"));
-        assert_eq!(stem("sharing"), stem("share"));
-        assert_eq!(stem("refunds"), stem("refund"));
-        assert_eq!(stem("bags"), stem("bag"));
-        assert_eq!(stem("class"), "class");
+    fn contractions_split_into_their_negation() {
+        assert_eq!(split_contraction("can't"), ("can", true));
+        assert_eq!(split_contraction("don't"), ("do", true));
+        assert_eq!(split_contraction("won't"), ("will", true));
+        assert_eq!(split_contraction("cannot"), ("can", true));
+        assert_eq!(split_contraction("it's"), ("it", false));
     }
 
     #[test]
-    fn contractions_split_into_their_negation() {
-        assert_eq!(split_contraction("can't"), ["can", "not"]);
-        assert_eq!(split_contraction("don't"), ["do", "not"]);
-        assert_eq!(split_contraction("won't"), ["will", "not"]);
-        assert_eq!(split_contraction("cannot"), ["can", "not"]);
+    fn sentences_end_at_stops_and_block_breaks() {
+        let mut v = Vocab::default();
+        let t = tokenize("Do not share. Reply now\n- item one", &[], &mut v);
+        assert_eq!(t.sentences.len(), 3);
+        let words: Vec<&str> = t
+            .tokens
+            .iter()
+            .filter_map(|t| t.id())
+            .map(|i| v.word(i))
+            .collect();
+        assert_eq!(words, ["do", "not", "share", "reply", "now", "item", "one"]);
     }
 }

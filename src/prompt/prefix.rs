@@ -310,6 +310,11 @@ fn framed(tools_text: &str, system_text: &str) -> String {
     format!("{{\"tools\":{tools_text},\"system\":{system_text}}}")
 }
 
+/// OpenAI's `prompt_cache_key` for a prefix: the same for every request that shares it.
+pub fn cache_key(prefix_hash: &str) -> String {
+    format!("brief-{}", &prefix_hash[..prefix_hash.len().min(32)])
+}
+
 #[cfg(test)]
 #[path = "prefix_tests.rs"]
 mod tests;

@@ -314,13 +314,15 @@ impl Provider {
         } else {
             Vec::new()
         };
-        Error::provider(transport::scrub(&message, settings))
+        let mut error = Error::provider(transport::scrub(&message, settings))
             .with_provider_failure(failure.class)
             .with_details(details)
             .with_hint(transport::scrub(
                 &transport::hint(settings, failure),
                 settings,
-            ))
+            ));
+        error.attempts = u16::try_from(requests).unwrap_or(u16::MAX);
+        error
     }
 }
 

@@ -31,6 +31,20 @@ pub struct CallUsage {
     pub output_tokens: u64,
 }
 
+/// How the model call that produced a proposal was made, beside its provider and model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSettings {
+    /// `null` when the model's default was left.
+    pub temperature: Option<f64>,
+    /// The answer's length cap.
+    pub max_tokens: u32,
+    /// `bundled`, or the compressor brief's directory as given with `--compressor`.
+    pub compressor: String,
+    /// The compressor brief's manifest name.
+    pub compressor_name: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Proposal {
@@ -47,6 +61,9 @@ pub struct Proposal {
     pub model: String,
     /// Prefix hash of the compressor brief that asked for the proposal.
     pub compressor: String,
+    /// The call's settings (absent in proposals saved before they were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<CallSettings>,
     pub usage: CallUsage,
     pub tokens_before: usize,
     pub tokens_after: usize,
@@ -260,6 +277,7 @@ mod tests {
             provider: "openai".to_string(),
             model: "test-model".to_string(),
             compressor: "ab".repeat(32),
+            settings: None,
             usage: CallUsage {
                 input_tokens: 120,
                 cached_input_tokens: 0,

@@ -37,17 +37,20 @@ pub struct Entry {
     pub provider: String,
     /// The model asked for, as the brief or `--model` names it.
     pub model: String,
-    /// The brief's manifest name.
+    /// The manifest name of the brief whose prefix was sent: the brief itself (`probe`), or
+    /// the compressor brief for `compress` (whose target is in `target_brief`).
     #[serde(default)]
     pub brief: Option<String>,
-    /// The brief's directory, absolute, so `brief usage` can find its `pricing` later.
+    /// That brief's directory, absolute, so `brief usage` can find its `pricing` later
+    /// (`null` for the compressor built into the binary).
     #[serde(default)]
     pub brief_dir: Option<String>,
-    /// The item a per-item call was about (`compress`).
+    /// The item a per-item call was about (`compress`: the item of `target_brief`).
     #[serde(default)]
     pub item: Option<String>,
-    /// The sha256 of the brief's stable prefix (tools + static system), as `brief compose
-    /// --stats` prints it.
+    /// The sha256 of the stable prefix sent (tools + static system), as `brief compose
+    /// --stats` prints it: for `compress`, the compressor's, so `usage --by prefix` never
+    /// counts compress calls as the target brief's own traffic.
     #[serde(default)]
     pub prefix_hash: Option<String>,
     /// All input tokens, cached and cache-written ones included.
@@ -83,6 +86,19 @@ pub struct Entry {
     /// compare with (the session's first call, or a body that is not a chat request).
     #[serde(default)]
     pub drifted_parts: Option<Vec<String>>,
+    /// For `compress`: the manifest name of the brief whose item was compressed.
+    #[serde(default)]
+    pub target_brief: Option<String>,
+    /// For `compress`: that brief's directory, absolute.
+    #[serde(default)]
+    pub target_brief_dir: Option<String>,
+}
+
+/// The `status` of a call the operator interrupted.
+pub const CANCELLED: &str = "cancelled";
+
+fn absolute(dir: &Path) -> Option<String> {
+    fs::canonicalize(dir).ok().map(|d| d.display().to_string())
 }
 
 fn one() -> u32 {
@@ -111,13 +127,40 @@ impl Entry {
             error: None,
             session: None,
             drifted_parts: None,
+            target_brief: None,
+            target_brief_dir: None,
         }
+    }
+
+    /// This call was made for the brief named `name` in `dir` (its directory as the user
+    /// gave it; stored absolute when it exists).
+    pub fn for_brief(mut self, name: &str, dir: Option<&Path>, prefix_hash: &str) -> Entry {
+        self.brief = Some(name.to_string());
+        self.brief_dir = dir.and_then(absolute);
+        self.prefix_hash = Some(prefix_hash.to_string());
+        self
+    }
+
+    /// This call was about `item` of the brief named `name` in `dir` (`compress`).
+    pub fn targeting(mut self, name: &str, dir: &Path, item: &str) -> Entry {
+        self.target_brief = Some(name.to_string());
+        self.target_brief_dir = absolute(dir);
+        self.item = Some(item.to_string());
+        self
     }
 
     /// Marks the call failed with an error class and message; key-like text is redacted.
     pub fn failed(mut self, status: &str, message: &str) -> Entry {
         self.status = status.to_string();
         self.error = Some(crate::provider::redact::redact(message));
+        self
+    }
+
+    /// A call stopped by the operator (Ctrl-C) before it answered.
+    pub fn cancelled(mut self, latency: std::time::Duration) -> Entry {
+        self.latency_ms = latency.as_millis() as u64;
+        self.status = CANCELLED.to_string();
+        self.error = Some("interrupted (Ctrl-C) before the answer was complete".to_string());
         self
     }
 
@@ -141,6 +184,7 @@ impl Entry {
             }
             Err(err) => {
                 let class = err.provider_failure.unwrap_or(ProviderFailure::Other);
+                self.attempts = u32::from(err.attempts.max(1));
                 self.failed(&class.status(), &err.message)
             }
         }

@@ -31,7 +31,11 @@ impl PriceResolver {
     }
 
     fn brief_pricing(&mut self, entry: &Entry) -> Option<Pricing> {
-        let dir = entry.brief_dir.as_ref()?;
+        // A compress call made with the bundled compressor is priced like its target's.
+        let dir = entry
+            .brief_dir
+            .as_ref()
+            .or(entry.target_brief_dir.as_ref())?;
         let manifest = self
             .manifests
             .entry(dir.clone())

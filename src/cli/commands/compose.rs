@@ -12,7 +12,7 @@ use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, Composed, PrefixHashes, compose, tools_json};
-use crate::prompt::prefix::{Wire, as_sent};
+use crate::prompt::prefix::{Wire, as_sent, cache_key};
 use crate::tokens;
 
 /// Compose a brief into its system prompt or a provider request body
@@ -222,9 +222,4 @@ fn report<'a>(
         unused_vars: &composed.unused_vars,
         body: text,
     }
-}
-
-/// OpenAI's `prompt_cache_key`: the same for every request that shares the prefix.
-pub fn cache_key(prefix_hash: &str) -> String {
-    format!("brief-{}", &prefix_hash[..prefix_hash.len().min(32)])
 }

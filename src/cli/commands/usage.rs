@@ -2,12 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::cache::ledger::prices::PriceResolver;
 use crate::cache::ledger::summary::{Group, GroupBy, Totals, summarise};
 use crate::cache::ledger::{self, Entry};
-use crate::cli::output::Outcome;
+use crate::ccr::thousands;
+use crate::cli::output::{self, Outcome};
 use crate::cli::ui::{Tone, Ui};
 use crate::clock;
 use crate::error::{Error, Result};
@@ -113,23 +114,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         groups: &groups,
     };
     if args.json {
-        let mut value = report.json();
-        if let Value::Object(map) = &mut value {
-            map.insert(
-                "status".into(),
-                json!(if warnings.is_empty() { "ok" } else { "warning" }),
-            );
-            map.insert(
-                "warnings".into(),
-                json!(
-                    warnings
-                        .iter()
-                        .map(|w| json!({"line": w.line, "torn": w.torn, "message": w.message}))
-                        .collect::<Vec<_>>()
-                ),
-            );
-        }
-        ui.json(&value)?;
+        let status = if warnings.is_empty() { "ok" } else { "warning" };
+        output::json(ui, status, &report.summary(), &report.json(&warnings))?;
     } else {
         ui.out(&report.human(ui))?;
     }
@@ -149,54 +135,96 @@ fn round(value: f64, places: i32) -> f64 {
     (value * scale).round() / scale
 }
 
-fn totals_json(t: &Totals) -> serde_json::Map<String, Value> {
-    let priced = t.priced_calls > 0;
-    let mut map = serde_json::Map::new();
-    for (key, value) in [
-        ("calls", json!(t.calls)),
-        ("failed", json!(t.failed)),
-        ("input_tokens", json!(t.input_tokens)),
-        ("cached_input_tokens", json!(t.cached_input_tokens)),
-        ("cache_write_tokens", json!(t.cache_write_tokens)),
-        ("output_tokens", json!(t.output_tokens)),
-        ("cached_share", json!(t.cached_share().map(|s| round(s, 4)))),
-        (
-            "calls_without_cache_field",
-            json!(t.calls_without_cache_field),
-        ),
-        ("calls_with_usage", json!(t.calls_with_usage)),
-        ("priced_calls", json!(t.priced_calls)),
-        ("cost", json!(priced.then(|| round(t.cost, 6)))),
-        ("savings", json!(priced.then(|| round(t.savings(), 6)))),
-        ("first_seen", json!(t.first_seen)),
-        ("last_seen", json!(t.last_seen)),
-        ("drift_compared", json!(t.drift_compared)),
-        ("drifted", json!(t.drifted)),
-        (
-            "drifted_parts",
-            Value::Object(
-                t.drifted_parts
-                    .iter()
-                    .map(|(part, n)| (part.clone(), json!(n)))
-                    .collect(),
-            ),
-        ),
-    ] {
-        map.insert(key.into(), value);
-    }
-    map
+/// One row of figures, for the whole ledger or one group.
+#[derive(Serialize)]
+struct TotalsJson<'a> {
+    calls: u64,
+    failed: u64,
+    input_tokens: u64,
+    cached_input_tokens: u64,
+    cache_write_tokens: u64,
+    output_tokens: u64,
+    cached_share: Option<f64>,
+    calls_without_cache_field: u64,
+    calls_with_usage: u64,
+    priced_calls: u64,
+    cost: Option<f64>,
+    savings: Option<f64>,
+    first_seen: Option<&'a str>,
+    last_seen: Option<&'a str>,
+    drift_compared: u64,
+    drifted: u64,
+    drifted_parts: Counts<'a>,
 }
 
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
+impl<'a> TotalsJson<'a> {
+    fn new(t: &'a Totals) -> Self {
+        let priced = t.priced_calls > 0;
+        TotalsJson {
+            calls: t.calls,
+            failed: t.failed,
+            input_tokens: t.input_tokens,
+            cached_input_tokens: t.cached_input_tokens,
+            cache_write_tokens: t.cache_write_tokens,
+            output_tokens: t.output_tokens,
+            cached_share: t.cached_share().map(|s| round(s, 4)),
+            calls_without_cache_field: t.calls_without_cache_field,
+            calls_with_usage: t.calls_with_usage,
+            priced_calls: t.priced_calls,
+            cost: priced.then(|| round(t.cost, 6)),
+            savings: priced.then(|| round(t.savings(), 6)),
+            first_seen: t.first_seen.as_deref(),
+            last_seen: t.last_seen.as_deref(),
+            drift_compared: t.drift_compared,
+            drifted: t.drifted,
+            drifted_parts: Counts(&t.drifted_parts),
         }
-        out.push(c);
     }
-    out
+}
+
+/// `(name, count)` pairs as a JSON object, in their order.
+struct Counts<'a>(&'a [(String, u64)]);
+
+impl Serialize for Counts<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, n) in self.0 {
+            map.serialize_entry(name, n)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct GroupJson<'a> {
+    key: &'a str,
+    /// Prefix groups only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    briefs: Option<&'a [String]>,
+    #[serde(flatten)]
+    totals: TotalsJson<'a>,
+}
+
+#[derive(Serialize)]
+struct WarningJson<'a> {
+    line: usize,
+    torn: bool,
+    message: &'a str,
+}
+
+/// `usage --json`, after `status` and `summary`.
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    ledger: String,
+    since: Option<&'a str>,
+    by: &'static str,
+    total: TotalsJson<'a>,
+    groups: Vec<GroupJson<'a>>,
+    warnings: Vec<WarningJson<'a>>,
 }
 
 fn share(t: &Totals) -> String {
@@ -211,7 +239,7 @@ fn minute(time: Option<&String>) -> String {
     })
 }
 
-impl Report<'_> {
+impl<'a> Report<'a> {
     fn summary(&self) -> String {
         let t = self.total;
         let mut text = format!("{} call{}", t.calls, if t.calls == 1 { "" } else { "s" });
@@ -230,29 +258,30 @@ impl Report<'_> {
         text
     }
 
-    fn json(&self) -> Value {
-        let groups: Vec<Value> = self
-            .groups
-            .iter()
-            .map(|g| {
-                let mut map = serde_json::Map::new();
-                map.insert("key".into(), json!(g.key));
-                if self.by == GroupBy::Prefix {
-                    map.insert("briefs".into(), json!(g.briefs));
-                }
-                map.extend(totals_json(&g.totals));
-                Value::Object(map)
-            })
-            .collect();
-        json!({
-            "status": "ok",
-            "summary": self.summary(),
-            "ledger": self.path.display().to_string(),
-            "since": self.since,
-            "by": self.by.as_str(),
-            "total": Value::Object(totals_json(self.total)),
-            "groups": groups,
-        })
+    fn json(&self, warnings: &'a [ledger::Warning]) -> ReportJson<'a> {
+        ReportJson {
+            ledger: self.path.display().to_string(),
+            since: self.since,
+            by: self.by.as_str(),
+            total: TotalsJson::new(self.total),
+            groups: self
+                .groups
+                .iter()
+                .map(|g| GroupJson {
+                    key: &g.key,
+                    briefs: (self.by == GroupBy::Prefix).then_some(g.briefs.as_slice()),
+                    totals: TotalsJson::new(&g.totals),
+                })
+                .collect(),
+            warnings: warnings
+                .iter()
+                .map(|w| WarningJson {
+                    line: w.line,
+                    torn: w.torn,
+                    message: &w.message,
+                })
+                .collect(),
+        }
     }
 
     fn human(&self, ui: &Ui) -> String {
@@ -386,18 +415,5 @@ impl Report<'_> {
             out.push('\n');
         }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::thousands;
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

@@ -6,6 +6,8 @@
 
 use crate::cache::facts::Facts;
 
+pub mod run;
+
 /// What one call's answer said about its input, normalised (see `crate::cache::ledger::Entry`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Observed {

@@ -1,0 +1,129 @@
+//! `brief compress --estimate`: the tokens each call would send and receive and what it
+//! would cost, from the exact prompt that would be sent. No call, no ledger line.
+
+use serde_json::{Value, json};
+
+use super::Args;
+use crate::brief::{Brief, Item};
+use crate::cli::output::Outcome;
+use crate::cli::review::object;
+use crate::cli::table::{Align, Table};
+use crate::cli::ui::Ui;
+use crate::compress::{self, Compressor, Estimate};
+use crate::error::{Error, Result};
+use crate::provider::ProviderKind;
+
+pub(super) fn run(
+    args: &Args,
+    ui: &Ui,
+    brief: &Brief,
+    targets: &[&Item],
+    compressor: &Compressor,
+) -> Result<Outcome> {
+    for (flag, price) in [
+        ("--price-input", args.price_input),
+        ("--price-output", args.price_output),
+    ] {
+        if price.is_some_and(|p| !(p.is_finite() && p >= 0.0)) {
+            return Err(Error::input(format!(
+                "{flag} must be a price of zero or more"
+            )));
+        }
+    }
+    // No key is needed to count: the provider and model come from the flags and the brief.
+    let from_brief = brief.manifest.model.as_ref();
+    let kind = args
+        .provider
+        .provider
+        .or(from_brief.map(|m| m.kind()))
+        .unwrap_or(ProviderKind::OpenAi);
+    let model = args.provider.model.clone().or(from_brief
+        .filter(|m| m.kind() == kind)
+        .map(|m| m.name.clone()));
+    let prices = compress::prices(
+        brief,
+        model.as_deref().unwrap_or_default(),
+        args.price_input,
+        args.price_output,
+    );
+    let estimates: Vec<Estimate> = targets
+        .iter()
+        .map(|item| compress::estimate(brief, item, compressor, prices))
+        .collect();
+    let input: usize = estimates.iter().map(|e| e.input_tokens).sum();
+    let output: usize = estimates.iter().map(|e| e.output_tokens).sum();
+    let cost = prices.map(|_| {
+        let sum = estimates.iter().filter_map(|e| e.cost).sum::<f64>();
+        (sum * 1e6).round() / 1e6
+    });
+    let calls = estimates.len();
+    let mut summary = format!(
+        "{calls} call{} would send {input} input tokens and receive at most {output}",
+        if calls == 1 { "" } else { "s" }
+    );
+    match cost {
+        Some(cost) => summary.push_str(&format!(", about {} in all", money(cost))),
+        None => summary.push_str(
+            "; no price known (set `pricing` in brief.yaml or pass --price-input and --price-output)",
+        ),
+    }
+    summary.push_str("; nothing was sent");
+    // With --all, the items that would not be sent are named too.
+    let refused: Vec<&str> = if args.all {
+        compress::eligible(brief)
+            .1
+            .iter()
+            .map(|(item, _)| item.id.as_str())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if args.json {
+        let fields = vec![
+            ("provider", Value::from(kind.as_str())),
+            ("model", json!(model)),
+            ("compressor", Value::from(compressor.source.clone())),
+            ("estimates", json!(estimates)),
+            ("calls", json!(calls)),
+            ("input_tokens", json!(input)),
+            ("output_tokens", json!(output)),
+            ("cost", json!(cost)),
+            ("refused", json!(refused)),
+        ];
+        ui.json(&object("estimate", &summary, fields))?;
+        return Ok(Outcome::Ok);
+    }
+    let mut table = Table::new(&[Align::Left, Align::Right, Align::Right, Align::Right]).header([
+        "ITEM",
+        "INPUT",
+        "OUTPUT (AT MOST)",
+        "COST",
+    ]);
+    for e in &estimates {
+        table.row([
+            e.item.clone(),
+            e.input_tokens.to_string(),
+            e.output_tokens.to_string(),
+            e.cost.map_or("-".to_string(), money),
+        ]);
+    }
+    table.row([
+        "total".to_string(),
+        input.to_string(),
+        output.to_string(),
+        cost.map_or("-".to_string(), money),
+    ]);
+    ui.out(&table.render())?;
+    if !refused.is_empty() {
+        ui.info(&format!(
+            "not sent (refused by policy): {}",
+            refused.join(", ")
+        ));
+    }
+    ui.info(&summary);
+    Ok(Outcome::Ok)
+}
+
+fn money(value: f64) -> String {
+    format!("{value:.4}")
+}

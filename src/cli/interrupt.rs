@@ -1,0 +1,73 @@
+//! Ctrl-C during a model call: the call runs on a worker thread while this thread waits,
+//! draws the spinner and watches for SIGINT, so an interrupted call can still be recorded
+//! in the ledger (as `cancelled`) before the process exits. Not a subcommand.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::cli::ui::Ui;
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// The exit code of a process stopped by SIGINT, as shells report it.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// The call was interrupted by the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupted;
+
+/// Runs `work` on a worker thread and waits for it, with a spinner on stderr when stderr is
+/// a terminal. SIGINT during the wait returns `Err(Interrupted)` at once (the worker is left
+/// to die with the process); SIGINT's default action is restored afterwards.
+pub fn run<T: Send + 'static>(
+    ui: &Ui,
+    label: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Interrupted> {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    let previous = unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        )
+    };
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(work());
+    });
+    let spin = ui.stderr_is_terminal() && !ui.quiet();
+    let term = console::Term::stderr();
+    let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    let mut frame = 0;
+    let outcome = loop {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break Err(Interrupted);
+        }
+        if spin {
+            let _ = term.write_str(&format!("\r{} {label}…", frames[frame % frames.len()]));
+            frame += 1;
+        }
+        match receive.recv_timeout(Duration::from_millis(80)) {
+            Ok(value) => break Ok(value),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // The worker panicked; its message is already on stderr.
+                std::process::exit(i32::from(crate::error::ErrorKind::Internal.exit_code()))
+            }
+        }
+    };
+    if spin {
+        let _ = term.clear_line();
+    }
+    // SAFETY: restores the disposition `signal` returned above.
+    unsafe {
+        libc::signal(libc::SIGINT, previous);
+    }
+    outcome
+}

@@ -1,0 +1,77 @@
+//! `compress --estimate`: what a compress call would send and cost, without calling. The
+//! input is counted from the exact prompt that would be sent; the output is bounded by the
+//! item's own size, since a shorter body never needs more tokens than the original.
+
+use serde::Serialize;
+
+use super::Compressor;
+use crate::brief::{Brief, Item};
+use crate::tokens;
+
+/// One call's estimate.
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimate {
+    pub item: String,
+    /// Tokens of the request: the compressor's system prompt and the item's message,
+    /// counted with the brief's tokenizer (the provider's own count differs a little).
+    pub input_tokens: usize,
+    /// At most this many answer tokens: the item's current size.
+    pub output_tokens: usize,
+    /// Estimated cost of the call in the pricing's currency; `null` when no price is known.
+    pub cost: Option<f64>,
+}
+
+/// Prices per million tokens for an estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// The prices a compress call to `model` is estimated with: the flags, else the brief's
+/// `pricing` when the call goes to the brief's own model (its prices are for that model).
+pub fn prices(
+    brief: &Brief,
+    model: &str,
+    input: Option<f64>,
+    output: Option<f64>,
+) -> Option<Prices> {
+    let own = brief.manifest.pricing.as_ref().filter(|_| {
+        brief
+            .manifest
+            .model
+            .as_ref()
+            .is_none_or(|m| m.name == model)
+    });
+    let input = input.or(own.map(|p| p.input_per_mtok))?;
+    let output = output
+        .or(own.and_then(|p| p.output_per_mtok))
+        .unwrap_or(input);
+    Some(Prices { input, output })
+}
+
+/// The estimate of compressing `item` with `compressor`.
+pub fn estimate(
+    brief: &Brief,
+    item: &Item,
+    compressor: &Compressor,
+    prices: Option<Prices>,
+) -> Estimate {
+    let encoding = brief.manifest.tokenizer;
+    let prompt = super::prompt(compressor, item);
+    let input_tokens = tokens::count(encoding, &prompt.static_system)
+        + prompt
+            .messages
+            .iter()
+            .map(|m| tokens::count(encoding, &m.content))
+            .sum::<usize>();
+    let output_tokens = tokens::count(encoding, item.body());
+    let cost = prices
+        .map(|p| (input_tokens as f64 * p.input + output_tokens as f64 * p.output) / 1_000_000.0);
+    Estimate {
+        item: item.id.clone(),
+        input_tokens,
+        output_tokens,
+        cost,
+    }
+}

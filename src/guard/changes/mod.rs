@@ -1,0 +1,263 @@
+//! The second layer's comparison: values whose binding moved and constraints that flipped
+//! or were lost, sentence by aligned sentence.
+//!
+//! A value is compared with the same value in the aligned sentences of the proposal: its
+//! unit and magnitude, the bound on it, the noun it counts and, where two values of one
+//! sentence have different subjects, whose it is. Constraints are compared by presence in
+//! the aligned sentences, so a merged or split sentence still finds its words. A lost
+//! negation together with a reversed bound or exception (`never more than` ↔ `at most`,
+//! `unless` ↔ `if … not`) is one rewording, not two changes.
+
+mod constraints;
+mod values;
+
+use serde::{Deserialize, Serialize};
+
+use super::align;
+use super::hash::FxSet;
+use super::reading::{Constraints, Reading, Value};
+use super::vocab::Id;
+
+/// What changed. Serialised in lowercase (`bound`, `negation`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// Another value took this value's place; the original value survives elsewhere.
+    Value,
+    /// Same number, another unit or magnitude (`10 MB` → `10 GB`).
+    Unit,
+    /// The comparison bounding the value reversed, was lost or was added.
+    Bound,
+    /// Same number, counting something else.
+    Noun,
+    /// Same number, belonging to another subject (`gold` ↔ `silver`).
+    Subject,
+    Negation,
+    Modality,
+    Exclusivity,
+    /// An exception or condition (`unless`, `except`, `if`, `until`) lost, added or
+    /// turned into the other.
+    Condition,
+    /// `always` became `usually`, or the reverse.
+    Absolute,
+}
+
+impl ChangeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeKind::Value => "value",
+            ChangeKind::Unit => "unit",
+            ChangeKind::Bound => "bound",
+            ChangeKind::Noun => "noun",
+            ChangeKind::Subject => "subject",
+            ChangeKind::Negation => "negation",
+            ChangeKind::Modality => "modality",
+            ChangeKind::Exclusivity => "exclusivity",
+            ChangeKind::Condition => "condition",
+            ChangeKind::Absolute => "absolute",
+        }
+    }
+}
+
+/// One change: what it is, the original and proposal wording (the bound phrase of a
+/// value, or the whole sentence of a constraint), and where each is (1-based line and
+/// column in characters).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub original: String,
+    pub proposal: String,
+    pub line: usize,
+    pub column: usize,
+    pub proposal_line: usize,
+    pub proposal_column: usize,
+    /// What changed, in words (`` `must` became `may` ``).
+    #[serde(default)]
+    pub message: String,
+}
+
+/// At most this many values of one sentence group are compared with each value.
+const LIMIT: usize = 64;
+
+/// A change before positions are resolved.
+struct Found {
+    kind: ChangeKind,
+    message: String,
+    original: (usize, usize, usize),
+    proposal: (usize, usize, usize),
+    /// Sentences (original, proposal) and whether the change reverses a direction.
+    pair: (usize, usize),
+    flip: bool,
+    gone: bool,
+}
+
+/// Every change between the original `o` and the proposal `p`; `dropped` are the keys of
+/// values the first layer reports as dropped (not reported again).
+pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
+    let best_p = align::best(&o.content, &p.content);
+    let best_o = align::best(&p.content, &o.content);
+    let group_p = align::groups(&best_p, &best_o, &o.content, &p.content);
+    let group_o = align::groups(&best_o, &best_p, &p.content, &o.content);
+    let o_vals = by_sentence(o);
+    let p_vals = by_sentence(p);
+    // A sentence is compared only when it is linked (its group); it is compared with
+    // everything that chose it as well, so a merged or split sentence finds its words.
+    let wide_p = widen(&group_p, &best_o, o.sentences.len());
+    let wide_o = widen(&group_o, &best_p, p.sentences.len());
+    let mut found = Vec::new();
+    for (s, group) in wide_p.iter().enumerate() {
+        if group_p[s].is_empty() {
+            continue;
+        }
+        let mut keys: FxSet<Id> = o.values[o_vals[s].clone()]
+            .iter()
+            .map(|v| v.key.id)
+            .collect();
+        for &g in group {
+            for &b in &wide_o[g] {
+                keys.extend(o.values[o_vals[b].clone()].iter().map(|v| v.key.id));
+            }
+        }
+        let theirs: Vec<&Value> = group
+            .iter()
+            .flat_map(|&g| &p.values[p_vals[g].clone()])
+            .collect();
+        let mine = &o.values[o_vals[s].clone()];
+        for v in mine {
+            values::values(o, p, v, mine, &theirs, &keys, dropped, &mut found);
+        }
+        if let Some(c) = &o.constraints[s] {
+            let others: Vec<(usize, &Constraints)> = group
+                .iter()
+                .filter_map(|&g| p.constraints[g].as_ref().map(|c| (g, c)))
+                .collect();
+            if !others.is_empty() {
+                constraints::lost(o, p, s, group_p[s][0], c, &others, &mut found);
+            }
+        }
+    }
+    for (q, group) in wide_o.iter().enumerate() {
+        let (Some(c), false) = (&p.constraints[q], group_o[q].is_empty()) else {
+            continue;
+        };
+        let others: Vec<&Constraints> = group
+            .iter()
+            .filter_map(|&g| o.constraints[g].as_ref())
+            .collect();
+        if !others.is_empty() {
+            constraints::gained(o, p, q, group_o[q][0], c, &others, &mut found);
+        }
+    }
+    cancel_double_flips(&mut found);
+    let (o_lines, p_lines) = (Lines::new(o.text), Lines::new(p.text));
+    let mut out: Vec<Change> = found
+        .into_iter()
+        .filter(|f| !f.gone)
+        .map(|f| {
+            let (line, column) = o_lines.at(o.text, f.original.0);
+            let (proposal_line, proposal_column) = p_lines.at(p.text, f.proposal.0);
+            Change {
+                kind: f.kind,
+                original: squash(&o.text[f.original.1..f.original.2]),
+                proposal: squash(&p.text[f.proposal.1..f.proposal.2]),
+                line,
+                column,
+                proposal_line,
+                proposal_column,
+                message: f.message,
+            }
+        })
+        .collect();
+    out.sort_by_key(|c| (c.line, c.column, c.kind));
+    out.dedup_by(|a, b| a.kind == b.kind && a.line == b.line && a.column == b.column);
+    out
+}
+
+/// Each linked group plus the sentences on the other side that chose this one, whether
+/// linked or not (each sentence is added once: linear).
+fn widen(groups: &[Vec<usize>], back: &[align::Match], len: usize) -> Vec<Vec<usize>> {
+    let linked: FxSet<(usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(mine, g)| g.iter().map(move |&other| (mine, other)))
+        .collect();
+    let mut wide = groups.to_vec();
+    wide.resize(len, Vec::new());
+    for (other, b) in back.iter().enumerate() {
+        if let Some((mine, _)) = *b
+            && !linked.contains(&(mine, other))
+        {
+            wide[mine].push(other);
+        }
+    }
+    wide
+}
+
+/// The value index range of each sentence (values are in text order).
+fn by_sentence(r: &Reading) -> Vec<std::ops::Range<usize>> {
+    let mut out = vec![0..0; r.sentences.len()];
+    let mut i = 0;
+    for (s, range) in out.iter_mut().enumerate() {
+        let start = i;
+        while i < r.values.len() && r.values[i].sentence == s {
+            i += 1;
+        }
+        *range = start..i;
+    }
+    out
+}
+
+/// A negation lost or added together with a reversed bound or exception in the same
+/// sentence is one rewording (`never more than 15%` = `capped at 15%`): both go.
+fn cancel_double_flips(found: &mut [Found]) {
+    let mut by_original: super::hash::FxMap<usize, Vec<usize>> = Default::default();
+    let mut by_proposal: super::hash::FxMap<usize, Vec<usize>> = Default::default();
+    for (i, f) in found.iter().enumerate().rev() {
+        if f.flip {
+            by_original.entry(f.pair.0).or_default().push(i);
+            by_proposal.entry(f.pair.1).or_default().push(i);
+        }
+    }
+    for n in 0..found.len() {
+        if found[n].kind != ChangeKind::Negation {
+            continue;
+        }
+        let (s, q) = found[n].pair;
+        let take = |list: Option<&mut Vec<usize>>| {
+            let list = list?;
+            while let Some(i) = list.pop() {
+                if !found[i].gone {
+                    return Some(i);
+                }
+            }
+            None
+        };
+        let flip = take(by_original.get_mut(&s)).or_else(|| take(by_proposal.get_mut(&q)));
+        if let Some(f) = flip {
+            found[f].gone = true;
+            found[n].gone = true;
+        }
+    }
+}
+
+/// Whitespace runs as one space: a sentence may span lines.
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Line starts of a text, for 1-based line and character column of a byte offset.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines(starts)
+    }
+
+    fn at(&self, text: &str, offset: usize) -> (usize, usize) {
+        let line = self.0.partition_point(|&s| s <= offset);
+        let start = self.0[line - 1];
+        (line, text[start..offset].chars().count() + 1)
+    }
+}

@@ -1,0 +1,175 @@
+//! Values compared across aligned sentences: another value in its place, or the same
+//! value with another unit, bound, counted noun or subject.
+
+use super::super::hash::FxSet;
+use super::super::reading::{Reading, Value};
+use super::super::vocab::Id;
+use super::{ChangeKind, Found, LIMIT, squash};
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn values(
+    o: &Reading,
+    p: &Reading,
+    v: &Value,
+    mine: &[Value],
+    theirs: &[&Value],
+    keys: &FxSet<Id>,
+    dropped: &FxSet<Id>,
+    out: &mut Vec<Found>,
+) {
+    // Bounded, so a sentence of a thousand values stays linear.
+    let theirs = &theirs[..theirs.len().min(LIMIT)];
+    let same: Vec<&&Value> = theirs.iter().filter(|c| c.key.id == v.key.id).collect();
+    if same.iter().any(|c| differ(v, c, mine).is_none()) {
+        return;
+    }
+    if same.is_empty() && !v.key.word && dropped.contains(&v.key.id) {
+        // Gone from the whole proposal: the first layer reports it as dropped.
+        return;
+    }
+    let replacement = theirs.iter().find(|r| {
+        !keys.contains(&r.key.id) && r.key.price == v.key.price && differ_binding(v, r).is_none()
+    });
+    if let Some(r) = replacement
+        && (same.is_empty() || v.bound.is_some() || v.unit.is_some())
+    {
+        let what = format!(
+            "`{}` became `{}`",
+            squash(&o.text[v.start..v.end]),
+            squash(&p.text[r.start..r.end])
+        );
+        out.push(value_change(o, p, v, r, ChangeKind::Value, what, false));
+        return;
+    }
+    if same.is_empty() {
+        // Moved out of the aligned sentences (a split sentence): nothing to compare.
+        return;
+    }
+    let c = same[0];
+    if let Some((kind, message, flip)) = differ(v, c, mine) {
+        out.push(value_change(o, p, v, c, kind, message, flip));
+    }
+}
+
+/// How `c` (the same value in the proposal) is bound differently from `v`, if it is.
+fn differ(v: &Value, c: &Value, mine: &[Value]) -> Option<(ChangeKind, String, bool)> {
+    if let Some(d) = differ_binding(v, c) {
+        return Some(d);
+    }
+    if !v.subject.is_empty() {
+        let others: FxSet<Id> = mine
+            .iter()
+            .take(LIMIT)
+            .filter(|m| m.key != v.key)
+            .flat_map(|m| m.subject.iter().copied())
+            .filter(|w| !v.subject.contains(w))
+            .collect();
+        if c.subject
+            .iter()
+            .any(|w| !v.subject.contains(w) && others.contains(w))
+        {
+            return Some((ChangeKind::Subject, String::new(), false));
+        }
+    }
+    None
+}
+
+fn differ_binding(v: &Value, c: &Value) -> Option<(ChangeKind, String, bool)> {
+    if let (Some(a), Some(b)) = (&v.unit, &c.unit)
+        && (a.dimension != b.dimension || a.magnitude != b.magnitude)
+    {
+        return Some((
+            ChangeKind::Unit,
+            format!("unit `{}` became `{}`", a.text, b.text),
+            false,
+        ));
+    }
+    let side = |upper: bool| {
+        if upper {
+            "an upper bound"
+        } else {
+            "a lower bound"
+        }
+    };
+    match (v.bound, c.bound) {
+        (Some(a), Some(b)) if a.upper != b.upper => {
+            return Some((
+                ChangeKind::Bound,
+                format!("{} became {}", side(a.upper), side(b.upper)),
+                true,
+            ));
+        }
+        (Some(a), None) if !a.soft => {
+            return Some((
+                ChangeKind::Bound,
+                format!("{} was lost", side(a.upper)),
+                false,
+            ));
+        }
+        (None, Some(b)) if !b.soft => {
+            return Some((
+                ChangeKind::Bound,
+                format!("{} was added", side(b.upper)),
+                false,
+            ));
+        }
+        _ => {}
+    }
+    if !v.noun.is_empty() && !c.noun.is_empty() && !v.noun.iter().any(|w| c.noun.contains(w)) {
+        return Some((
+            ChangeKind::Noun,
+            "the value counts something else".into(),
+            false,
+        ));
+    }
+    None
+}
+
+fn phrase(v: &Value, subject: bool) -> (usize, usize, usize) {
+    let mut start = v.start;
+    let mut end = v.noun_end.max(v.end);
+    if let Some(b) = v.bound {
+        start = start.min(b.at);
+        end = end.max(b.end);
+    }
+    if subject {
+        start = start.min(v.subject_start);
+    }
+    (start, start, end)
+}
+
+fn value_change(
+    o: &Reading,
+    p: &Reading,
+    v: &Value,
+    c: &Value,
+    kind: ChangeKind,
+    what: String,
+    flip: bool,
+) -> Found {
+    let subject = kind == ChangeKind::Subject;
+    let (a, b) = (phrase(v, subject), phrase(c, subject));
+    let message = if subject {
+        let whose = |r: &Reading, x: &Value| {
+            let end = x.bound.map_or(x.start, |b| b.at.min(x.start));
+            squash(&r.text[x.subject_start.min(end)..end])
+        };
+        format!(
+            "`{}` moved from `{}` to `{}`",
+            squash(&o.text[v.start..v.end]),
+            whose(o, v),
+            whose(p, c)
+        )
+    } else {
+        what
+    };
+    Found {
+        kind,
+        message,
+        original: a,
+        proposal: b,
+        pair: (v.sentence, c.sentence),
+        flip,
+        gone: false,
+    }
+}
