@@ -17,6 +17,7 @@ mod contract;
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod guard_accept;
 mod guard_bundled;
 mod guard_changes;
 mod guard_cli;
@@ -52,3 +53,4 @@ mod stats_cache;
 mod stats_compact_init;
 mod usage;
 mod versions;
+mod versions_git;

@@ -14,6 +14,11 @@ use crate::error::{Error, Result};
 /// this big is almost certainly a mistake.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
+/// An item over [`MAX_FILE_BYTES`] that `history`, `show`, `diff`, `restore` and `record`
+/// still read: room below the version-file limit (`store::history::MAX_VERSION_BYTES`) for
+/// a version's front matter, so that whatever `record` versions stays readable.
+pub const MAX_VERSIONED_ITEM_BYTES: u64 = 63 * 1024 * 1024;
+
 /// The manifest may hold 100,000 item ids of up to 64 characters each in its list.
 pub const MAX_MANIFEST_BYTES: u64 = 8 * 1024 * 1024;
 
@@ -145,7 +150,7 @@ impl Brief {
                 continue;
             }
             let max = if roomy_item == Some(id.as_str()) {
-                crate::store::history::MAX_VERSION_BYTES
+                MAX_VERSIONED_ITEM_BYTES
             } else {
                 MAX_FILE_BYTES
             };

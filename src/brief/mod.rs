@@ -1,6 +1,5 @@
 //! A brief on disk: the manifest, its items, and the validation that guards both.
 
-pub mod check;
 pub mod import;
 mod item;
 mod load;
@@ -13,7 +12,9 @@ pub mod yaml;
 
 pub use item::parse_markdown;
 pub use item::{Item, fill_placeholders, placeholders, unescape_braces};
-pub use load::{Brief, MANIFEST, MAX_FILE_BYTES, MAX_LOCK_BYTES, MAX_MANIFEST_BYTES};
+pub use load::{
+    Brief, MANIFEST, MAX_FILE_BYTES, MAX_LOCK_BYTES, MAX_MANIFEST_BYTES, MAX_VERSIONED_ITEM_BYTES,
+};
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
 pub use problem::{LineIndex, Problem, Severity, line_col};

@@ -97,11 +97,11 @@ pub fn from_dir(dir: &Path) -> Result<Compressor> {
         err
     };
     let brief = Brief::load(dir).map_err(context)?;
-    let report = crate::brief::check::check(&brief).map_err(context)?;
+    let report = crate::prompt::check::check(&brief).map_err(context)?;
     let errors: Vec<String> = report
         .findings
         .iter()
-        .filter(|f| f.level == crate::brief::check::Level::Error)
+        .filter(|f| f.level == crate::prompt::check::Level::Error)
         .map(|f| format!("{}: {}", f.file.display(), f.message))
         .collect();
     if !errors.is_empty() {

@@ -1,9 +1,9 @@
 //! Bindings: what a numeric value in a sentence is bound to — its unit, the comparison
 //! bounding it, the noun it counts and the subject it belongs to.
 
-use super::lexicon;
 use super::lookup::{BOUND_SKIP, CONTENT, Lookup, NONE};
 use super::reading::{Bound, Key, Unit, Value};
+use super::units;
 use super::vocab::{Id, Vocab};
 use super::words::{Tok, Token};
 
@@ -40,7 +40,7 @@ pub fn matches_at(toks: &[Token], vocab: &Vocab, at: usize, words: &[&str]) -> b
 }
 
 fn unit_of(raw: &str) -> Option<Unit> {
-    lexicon::unit(raw).map(|(dimension, magnitude)| Unit {
+    units::unit(raw).map(|(dimension, magnitude)| Unit {
         dimension,
         magnitude,
         text: raw.to_string(),

@@ -27,6 +27,7 @@ mod numbers;
 mod patterns;
 mod reading;
 mod search;
+mod units;
 mod vocab;
 mod words;
 

@@ -2,6 +2,7 @@
 //! that is sent, and the stable prefix gets its one identity.
 
 pub mod canonical;
+pub mod check;
 pub mod compose;
 pub mod measure;
 pub mod prefix;

@@ -310,6 +310,42 @@ fn framed(tools_text: &str, system_text: &str) -> String {
     format!("{{\"tools\":{tools_text},\"system\":{system_text}}}")
 }
 
+/// The stable prefix's identity in one wire format, as `prompt::prefix` defines it: hashes
+/// (full sha256 hex) and sizes of what is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrefixHashes {
+    /// The wire format the bytes were taken in.
+    pub wire: Wire,
+    /// Over the stable tools as sent.
+    pub tools: String,
+    /// Over the stable system part as sent (the static system block or message).
+    pub system: String,
+    /// The stable prefix hash: over `{"tools":…,"system":…}` as sent.
+    pub prefix: String,
+    pub tools_bytes: usize,
+    pub system_bytes: usize,
+    bytes: usize,
+}
+
+impl PrefixHashes {
+    pub fn of(stable: &StablePrefix) -> PrefixHashes {
+        PrefixHashes {
+            wire: stable.wire,
+            tools: stable.tools_hash.clone(),
+            system: stable.system_hash.clone(),
+            prefix: stable.hash.clone(),
+            tools_bytes: stable.tools_text.len(),
+            system_bytes: stable.system_text.len(),
+            bytes: stable.bytes(),
+        }
+    }
+
+    /// Size of the stable prefix text in bytes.
+    pub fn prefix_bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// OpenAI's `prompt_cache_key` for a prefix: the same for every request that shares it.
 pub fn cache_key(prefix_hash: &str) -> String {
     format!("brief-{}", &prefix_hash[..prefix_hash.len().min(32)])

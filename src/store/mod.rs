@@ -1,6 +1,7 @@
 //! Everything the toolkit writes inside a brief, written so that a crash loses nothing.
 
 mod atomic;
+pub mod git;
 pub mod history;
 pub mod proposals;
 pub mod safe;

@@ -141,8 +141,15 @@ impl Locked {
     /// nothing.
     fn record_current(&mut self, why: &str, written: &mut Vec<(u32, Action)>) -> Result<()> {
         let body = self.item.body().to_string();
-        let (action, note) = match body_state(&self.history, &body) {
+        let state = body_state(&self.history, &body);
+        let edited_since_commit =
+            state == BodyState::Unversioned && self.import_committed(written)?;
+        let (action, note) = match state {
             BodyState::Current => return Ok(()),
+            BodyState::Unversioned if edited_since_commit => (
+                Action::Record,
+                Some(format!("the body as edited by hand, recorded before {why}")),
+            ),
             BodyState::Unversioned => (Action::Import, None),
             BodyState::Interrupted | BodyState::Edited => (
                 Action::Record,
@@ -159,6 +166,30 @@ impl Locked {
         )?);
         fault_point("after-record");
         Ok(())
+    }
+
+    /// For an item with no history: when git has committed a different body for its file,
+    /// that body becomes version 1 (`import`), so the text a hand edit replaced is kept.
+    /// True when it did.
+    fn import_committed(&mut self, written: &mut Vec<(u32, Action)>) -> Result<bool> {
+        if !self.history.versions.is_empty() {
+            return Ok(false);
+        }
+        let Some(committed) = super::git::committed_body(&self.item.id, &self.item.path) else {
+            return Ok(false);
+        };
+        if committed == self.item.body() {
+            return Ok(false);
+        }
+        written.push(self.append(
+            NewVersion {
+                action: Some(Action::Import),
+                note: Some("the body git has committed (HEAD), before a hand edit".to_string()),
+                ..NewVersion::default()
+            },
+            &committed,
+        )?);
+        Ok(true)
     }
 
     fn write_body(&self, body: &str) -> Result<()> {
@@ -233,6 +264,11 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     }
     if sha256_hex(body.as_bytes()) != proposal.base_sha256 {
         return Err(stale(brief_dir, &locked.item, &proposal));
+    }
+    // Nothing to accept: no version, no body write; the proposal is used up.
+    if proposal.body == body {
+        proposals::remove(brief_dir, id)?;
+        return Ok(locked.change(Status::Unchanged, Vec::new(), false));
     }
     // The guard runs again: a proposal file is plain text, and its stored report could
     // have been edited.
@@ -363,12 +399,14 @@ pub fn record(brief_dir: &Path, item_id: &str, note: Option<String>) -> Result<C
     if body_state(&locked.history, &body) == BodyState::Current {
         return Ok(locked.change(Status::Unchanged, Vec::new(), false));
     }
+    let mut written = Vec::new();
+    locked.import_committed(&mut written)?;
     let new = NewVersion {
         action: Some(Action::Record),
         note,
         ..NewVersion::default()
     };
-    let written = vec![locked.append(new, &body)?];
+    written.push(locked.append(new, &body)?);
     Ok(locked.change(Status::Applied, written, false))
 }
 

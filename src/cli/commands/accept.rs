@@ -14,7 +14,9 @@ use crate::store::transaction::{self, Status};
 
 /// Accept a pending proposal: version the current body, then replace it
 ///
-/// On the first accept of an item its current body becomes version 1. The accepted body
+/// On the first accept of an item its current body becomes version 1 (when the brief is in
+/// a git work tree and git's committed body differs, that one is version 1 and the current
+/// body version 2). A proposal identical to the body writes nothing. The accepted body
 /// becomes the next version, then the item file's body (its front matter is kept). Refused
 /// with exit 4 when the item changed since the proposal was made, and with exit 1 when the
 /// guard found dropped or changed facts, unless --allow-flags (on a terminal: a second
@@ -70,6 +72,13 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let change = transaction::accept(&brief.dir, &args.id, allow_flags)?;
     let version = change.current.unwrap_or_default();
     let (status, summary) = match change.status {
+        Status::Unchanged => (
+            "unchanged",
+            format!(
+                "proposal {} is identical to the body of `{}`: nothing written (the proposal is removed)",
+                args.id, change.item
+            ),
+        ),
         Status::Completed => (
             "completed",
             format!(

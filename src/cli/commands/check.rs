@@ -1,4 +1,4 @@
-//! `brief check`: the CI gate. Arguments, one call to `brief::check`, and the three
+//! `brief check`: the CI gate. Arguments, one call to `prompt::check`, and the three
 //! renderings of its reports (human, JSON, GitHub annotations).
 
 use std::path::PathBuf;
@@ -7,10 +7,10 @@ use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::brief::Problem;
-use crate::brief::check::{Checked, Finding, Level, Report, check_paths};
 use crate::cli::output::{self, AnnotationLevel, Outcome, annotation, error_annotations};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Location, Result};
+use crate::prompt::check::{Checked, Finding, Level, Report, check_paths};
 
 /// Check briefs for CI: rules unchanged since `brief lock`, no placeholder or volatile
 /// content in the cacheable prefix, within the token budget

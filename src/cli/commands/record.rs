@@ -10,7 +10,9 @@ use crate::store::transaction::{self, Status};
 
 /// Record the item's current body as a new version (after editing it by hand)
 ///
-/// Nothing is written when the body already is the latest version.
+/// Nothing is written when the body already is the latest version. On an item with no
+/// history in a git work tree, the body git has committed for the file (when it differs)
+/// is recorded first, as version 1 (`import`), so the text before the hand edit is kept.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The brief directory
@@ -35,6 +37,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             format!(
                 "`{}` is unchanged since version {current}: nothing written",
                 change.item
+            ),
+        ),
+        _ if change.versions.len() > 1 => (
+            "recorded",
+            format!(
+                "recorded `{}` as version {current} (wrote {}: the body git has committed came first)",
+                change.item,
+                crate::cli::review::versions_written(&change)
             ),
         ),
         _ => (

@@ -1,6 +1,9 @@
 //! What `brief check` holds a brief to, as data: rules byte-for-byte equal to the lock, no
 //! placeholder or volatile-looking content in the cacheable prefix, the token budget, and
 //! whether the prefix (and with it the provider's cache) changed since the lock.
+//!
+//! It composes the brief, so it lives here, above the brief's format, loader and lock
+//! (`crate::brief`), which never depend on composition.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

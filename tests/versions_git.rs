@@ -1,0 +1,144 @@
+//! No body is ever lost: `record` and the first `accept` on an item with no history keep
+//! the body git has committed for the file as version 1, and an identical proposal is
+//! accepted without writing anything.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::store::{body, content_tree, write_proposal};
+use crate::common::{brief, json, stderr, workspace};
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The clinic brief, committed, with `booking` then edited by hand.
+fn committed_then_edited() -> (tempfile::TempDir, String, String) {
+    let ws = workspace("clinic");
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-q", "-m", "brief"]);
+    let file = ws.path().join("clinic/items/booking.md");
+    let committed = body(&file);
+    let raw = fs::read_to_string(&file).unwrap();
+    let edited_body = format!("{committed}\nBring your insurance card.\n");
+    fs::write(&file, raw.replace(&committed, &edited_body)).unwrap();
+    (ws, committed, edited_body)
+}
+
+fn show(root: &Path, version: &str) -> String {
+    let out = brief()
+        .current_dir(root)
+        .args(["show", "clinic", "booking", "--version", version])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn record_after_a_hand_edit_keeps_the_committed_body_as_version_1() {
+    let (ws, committed, edited) = committed_then_edited();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["record", "clinic", "booking", "-m", "insurance", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["status"], "recorded");
+    assert_eq!(report["version"], 2);
+    assert_eq!(report["written"][0]["action"], "import");
+    assert_eq!(report["written"][1]["action"], "record");
+    assert_eq!(show(ws.path(), "1").trim_end(), committed.trim_end());
+    assert_eq!(show(ws.path(), "2").trim_end(), edited.trim_end());
+}
+
+#[test]
+fn the_first_accept_after_a_hand_edit_keeps_the_committed_body_too() {
+    let (ws, committed, edited) = committed_then_edited();
+    let dir = ws.path().join("clinic");
+    let id = write_proposal(&dir, "booking", "Booking: 45 minutes, €80.\n", &[], 1);
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["accept", "clinic", &id, "--allow-flags", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    let actions: Vec<&str> = report["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["import", "record", "compress"]);
+    assert_eq!(show(ws.path(), "1").trim_end(), committed.trim_end());
+    assert_eq!(show(ws.path(), "2").trim_end(), edited.trim_end());
+}
+
+#[test]
+fn an_unedited_or_untracked_item_starts_its_history_with_its_own_body() {
+    // Committed and unchanged: git's body is the body; one version.
+    let ws = workspace("clinic");
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-q", "-m", "brief"]);
+    let dir = ws.path().join("clinic");
+    let id = write_proposal(&dir, "booking", "Booking: 45 minutes, €80.\n", &[], 1);
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["accept", "clinic", &id, "--allow-flags", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["written"][0]["action"], "import");
+    assert_eq!(json(&out)["written"].as_array().unwrap().len(), 2);
+    // Not in a git work tree: record writes the one version it always did.
+    let ws = workspace("clinic");
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["record", "clinic", "booking", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["written"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn accepting_a_proposal_identical_to_the_body_writes_nothing() {
+    let ws = workspace("clinic");
+    let dir = ws.path().join("clinic");
+    let current = body(&dir.join("items/booking.md"));
+    let id = write_proposal(&dir, "booking", &current, &[], 1);
+    let mut tree = content_tree(ws.path());
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["accept", "clinic", &id, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["status"], "unchanged");
+    assert_eq!(report["written"].as_array().unwrap().len(), 0);
+    assert_eq!(report["body_written"], false);
+    assert!(!dir.join("history").exists(), "no version was written");
+    // The only change: the proposal is used up.
+    tree.retain(|(path, _)| !path.to_string_lossy().contains("proposals"));
+    let mut after = content_tree(ws.path());
+    after.retain(|(path, _)| !path.to_string_lossy().contains("proposals"));
+    assert_eq!(after, tree);
+}
