@@ -35,8 +35,8 @@ model=$!
 trap 'kill $model' EXIT
 for _ in $(seq 1 50); do [ -s model.url ] && break; sleep 0.1; done
 url="$(head -1 model.url)"
-export BRIEF_LEDGER="$work/ledger.jsonl"
-rm -f "$BRIEF_LEDGER"
+export BRIEF_LEDGER="$work/ledger.jsonl" BRIEF_CCR_PATH="$work/ccr.sqlite"
+rm -f "$BRIEF_LEDGER" "$BRIEF_CCR_PATH"
 
 # Prints a command as typed: arguments with spaces or quotes in single quotes.
 show() {

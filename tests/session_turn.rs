@@ -334,6 +334,8 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
         assert_eq!(keys[0], "status");
         assert_eq!(entries(root).len(), 1, "nothing appended while blocked");
         assert!(server.requests().is_empty());
+        let unknown = turn(root, &server, provider, &["--resume", "op_99"]);
+        assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
         let again = turn(root, &server, provider, &["--resume", &op]);
         assert_eq!(
             again.status.code(),
@@ -523,4 +525,84 @@ fn two_invalid_states_in_a_turn_leave_memory_as_it_was_and_tell_the_model() {
         );
         assert_eq!(listed[2]["kind"], "tool_result");
     }
+}
+
+#[test]
+fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    let store = root.join("ccr.sqlite");
+    new_session(root, &["--framework-tools"]);
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--user",
+            "Invoice INV-7731 is unpaid.",
+        ],
+    );
+    ok(
+        root,
+        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
+    );
+    let with_store = |args: &[&str]| {
+        brief()
+            .current_dir(root)
+            .env("BRIEF_CCR_PATH", &store)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let purged = json(&with_store(&[
+        "session",
+        "purge",
+        "s",
+        "--ids",
+        "msg_1",
+        "--summary",
+        "An unpaid invoice.",
+        "--json",
+    ]));
+    let hash = purged["ccr"].as_str().expect("a CCR hash").to_string();
+    let got = json(&with_store(&["ccr", "get", &hash, "--json"]));
+    assert_eq!(got["strategy"], "session_purge");
+    assert!(
+        got["original"]
+            .as_str()
+            .unwrap()
+            .contains("[msg_1] User: Invoice INV-7731"),
+        "{got}"
+    );
+    let log = std::fs::read_to_string(root.join("s").join("log.jsonl")).unwrap();
+    assert!(log.contains(&format!(r#""ccr":"{hash}""#)), "{log}");
+
+    let server = Server::start(vec![say("openai", &valid_state())]);
+    let base = format!("{}/v1", server.url());
+    let compacted = with_store(&[
+        "session",
+        "compact",
+        "s",
+        "--resume",
+        "Go on.",
+        "--json",
+        "--provider",
+        "openai",
+        "--model",
+        "test-model",
+        "--base-url",
+        &base,
+        "--ledger",
+        "ledger.jsonl",
+    ]);
+    assert_eq!(compacted.status.code(), Some(0), "{}", stderr(&compacted));
+    let hash = json(&compacted)["ccr"].as_str().unwrap().to_string();
+    let got = json(&with_store(&["ccr", "get", &hash, "--json"]));
+    assert_eq!(got["strategy"], "session_compact");
+    let original = got["original"].as_str().unwrap();
+    assert!(
+        original.contains("[msg_2] User: Book Ada") && original.contains("[msg_3] Summary"),
+        "{original}"
+    );
 }

@@ -146,6 +146,8 @@ pub struct CompactReport {
     pub forgotten: Value,
     /// All of Tier 2 changed: the cache is rewritten from the first entry.
     pub tokens_rewritten: u64,
+    /// The CCR hash the old Tier 2 is also kept under (`brief ccr get`).
+    pub ccr: Option<String>,
 }
 
 impl CompactReport {
@@ -175,6 +177,7 @@ impl CompactReport {
             "forgotten": self.forgotten,
             "removed_ids": self.removed_ids,
             "tokens_rewritten": self.tokens_rewritten,
+            "ccr": self.ccr,
         })
     }
 }
@@ -317,13 +320,18 @@ impl Session {
                 removed_ids: live.clone(),
                 forgotten: crate::guard::to_json(&guard)["dropped"].clone(),
                 tokens_rewritten: after,
+                ccr: self.keep_originals(
+                    crate::ccr::Strategy::SessionCompact,
+                    &old,
+                    &state_entry.text,
+                ),
             };
             let event = Event::Compact {
                 at: crate::clock::format_rfc3339(crate::clock::now_ms()),
                 ids: live,
                 state: state_entry,
                 resume: resume_entry,
-                ccr: None,
+                ccr: report.ccr.clone(),
             };
             Ok((vec![event], report))
         })

@@ -270,12 +270,12 @@ impl Locked {
                 .map_err(|e| Error::input(format!("cannot encode a session event: {e}")))?;
             bytes.push(b'\n');
         }
-        crate::session::fault::hit("before-append");
+        crate::store::transaction::fault_point("session-before-append");
         let mut file = OpenOptions::new()
             .append(true)
             .open(path)
             .map_err(|e| Error::io(path, &e))?;
-        if crate::session::fault::active("torn-append") {
+        if crate::store::transaction::fault_active("session-torn-append") {
             let half = bytes.len() / 2;
             let _ = file.write_all(&bytes[..half]);
             let _ = file.sync_all();
@@ -284,7 +284,7 @@ impl Locked {
         file.write_all(&bytes)
             .and_then(|()| file.sync_data())
             .map_err(|e| Error::io(path, &e))?;
-        crate::session::fault::hit("after-append");
+        crate::store::transaction::fault_point("session-after-append");
         file.seek(SeekFrom::End(0)).map_err(|e| Error::io(path, &e))
     }
 }

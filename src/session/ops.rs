@@ -81,6 +81,8 @@ pub struct PurgeReport {
     pub tokens_rewritten: u64,
     pub tier2_tokens_before: u64,
     pub tier2_tokens_after: u64,
+    /// The CCR hash the removed entries are also kept under (`brief ccr get`).
+    pub ccr: Option<String>,
 }
 
 /// What the gate decided.
@@ -342,13 +344,20 @@ impl Session {
                 tokens_rewritten: after - before,
                 tier2_tokens_before: state.tier2_tokens,
                 tier2_tokens_after: after,
+                ccr: None,
             };
+            let mut report = report;
+            report.ccr = self.keep_originals(
+                crate::ccr::Strategy::SessionPurge,
+                &removed,
+                summary.unwrap_or_default(),
+            );
             let offset = u64::from(summary_entry.is_some());
             let event = Event::Purge {
                 at: now(),
                 ids: report.removed_ids.clone(),
                 summary: summary_entry,
-                ccr: None,
+                ccr: report.ccr.clone(),
             };
             let mut events = vec![event];
             let result = answering.map(|(call, op)| {

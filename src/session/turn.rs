@@ -139,13 +139,16 @@ impl Session {
         let settings = self.settings(&request.model)?;
         let (user, max_tokens, gate) = match &request.resume {
             Some(op) => {
-                let journal = Journal::read(&self.dir, op)?;
-                let user = journal.as_ref().and_then(|j| j.user.clone());
-                let max_tokens = journal
-                    .as_ref()
-                    .map(|j| j.max_tokens)
-                    .or(request.max_tokens)
-                    .unwrap_or_else(|| self.default_max_tokens());
+                // Only a turn the gate blocked can be retried as a turn: its journal holds
+                // the user message and the length cap it was gated with.
+                let journal = Journal::read(&self.dir, op)?.ok_or_else(|| {
+                    Error::input(format!(
+                        "{op} is not a turn the gate blocked in this session"
+                    ))
+                    .with_hint("operations checked with `brief session gate` resume there")
+                })?;
+                let user = journal.user.clone();
+                let max_tokens = journal.max_tokens;
                 let incoming = self.user_tokens(&state, user.as_deref());
                 let gate =
                     self.gate_with(GateRequest::Resume(op.clone()), &request.vars, incoming)?;
@@ -225,7 +228,7 @@ impl Session {
         };
         journal.answer = Some(Received::from(&answer));
         journal.write(&self.dir)?;
-        super::fault::hit("turn-after-journal");
+        crate::store::transaction::fault_point("session-turn-after-journal");
         self.finish(journal, false, &request.model, progress)
             .map(TurnOutcome::Done)
     }
@@ -282,7 +285,7 @@ impl Session {
             .any(|e| e.op.as_deref() == Some(op.as_str()) && e.kind != Kind::User);
         if !in_log {
             self.append_answer(&journal, &received)?;
-            super::fault::hit("turn-after-answer");
+            crate::store::transaction::fault_point("session-turn-after-answer");
         }
         let state = self.state()?;
         let mine: Vec<Entry> = state

@@ -65,19 +65,22 @@ pub struct Change {
     pub current: Option<u32>,
 }
 
-/// A switch for the crash tests: `BRIEF_FAULT_INJECT=<point>` aborts the process at that
-/// point (or pauses, for `pause-after-lock`). Compiled into debug builds only.
-fn fault_point(point: &str) {
-    #[cfg(debug_assertions)]
-    if std::env::var("BRIEF_FAULT_INJECT").is_ok_and(|v| v == point) {
+/// The crash tests' one switch (the store's and the session log's): whether
+/// `BRIEF_FAULT_INJECT` names this point. Always false in release builds.
+pub(crate) fn fault_active(point: &str) -> bool {
+    cfg!(debug_assertions) && std::env::var("BRIEF_FAULT_INJECT").is_ok_and(|v| v == point)
+}
+
+/// Aborts the process at `point` when the switch names it (or pauses, for `pause-…`
+/// points).
+pub(crate) fn fault_point(point: &str) {
+    if fault_active(point) {
         if point.starts_with("pause") {
             std::thread::sleep(std::time::Duration::from_millis(1500));
         } else {
             std::process::abort();
         }
     }
-    #[cfg(not(debug_assertions))]
-    let _ = point;
 }
 
 /// The brief and one of its Markdown items, read under the writer lock.

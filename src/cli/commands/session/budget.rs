@@ -173,6 +173,7 @@ pub fn purge(args: PurgeArgs, ui: &Ui) -> Result<Outcome> {
             "cache_break_after_tokens": r.cache_break_after_tokens,
             "tier2_tokens_before": r.tier2_tokens_before,
             "tier2_tokens_after": r.tier2_tokens_after,
+            "ccr": r.ccr,
         }))?;
     } else {
         ui.outln(&line)?;
@@ -182,6 +183,11 @@ pub fn purge(args: PurgeArgs, ui: &Ui) -> Result<Outcome> {
             thousands(r.tier2_tokens_after),
             thousands(r.cache_break_after_tokens)
         ))?;
+        if let Some(hash) = &r.ccr {
+            ui.outln(&format!(
+                "originals also kept in the CCR store: brief ccr get {hash}"
+            ))?;
+        }
     }
     Ok(Outcome::Ok)
 }

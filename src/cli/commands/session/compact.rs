@@ -80,6 +80,11 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
         "cache: all of Tier 2 changed; {} tokens written to the cache again",
         thousands(r.tokens_rewritten)
     ))?;
+    if let Some(hash) = &r.ccr {
+        ui.outln(&format!(
+            "old Tier 2 also kept in the CCR store: brief ccr get {hash}"
+        ))?;
+    }
     for fact in r.forgotten.as_array().into_iter().flatten() {
         let kind = fact["kind"].as_str().unwrap_or("fact");
         let text = fact["value"]
