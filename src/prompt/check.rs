@@ -138,7 +138,10 @@ pub fn check(brief: &Brief) -> Result<Report> {
             Level::Error,
             "budget",
             brief.manifest_path(),
-            format!("the brief is {tokens} tokens, over budget.max_brief_tokens ({limit})"),
+            format!(
+                "the brief is {tokens} tokens, over budget.max_brief_tokens ({limit}) by {} tokens",
+                (tokens as u64).saturating_sub(limit)
+            ),
         ));
     }
 
