@@ -290,3 +290,46 @@ fn other_v1_paths_pass_through_without_a_row_and_unknown_paths_are_404() {
     std::thread::sleep(Duration::from_millis(50));
     assert!(proxy.rows().is_empty());
 }
+
+#[test]
+fn drift_follows_the_order_requests_arrived_in_not_the_order_answers_ended() {
+    // The first call streams slowly; the second, with a changed system prompt, arrives
+    // while it runs and is answered at once. Its row is written first, yet it is the one
+    // that drifted from the first, not the other way round.
+    let upstream = Upstream::start(|request| {
+        if request.json()["stream"] == true {
+            let body = openai_stream("Slow answer.", Some("stop"), Some(OPENAI_USAGE), true);
+            Script::sse(&body, 5, Duration::from_millis(60), true)
+        } else {
+            Script::json(200, &json_answer())
+        }
+    });
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let send_as = |system: &'static str, stream: bool| {
+        let url = proxy.url.clone();
+        std::thread::spawn(move || {
+            send(
+                &url,
+                "POST",
+                "/v1/chat/completions",
+                &[("X-Brief-Session", "ordered")],
+                openai_body(system, stream).as_bytes(),
+            )
+            .0
+        })
+    };
+    let first = send_as("Be brief.", true);
+    for _ in 0..200 {
+        if !upstream.requests().is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = send_as("Be brief. Today is 2026-12-01.", false);
+    assert_eq!(second.join().unwrap(), 200);
+    assert_eq!(first.join().unwrap(), 200);
+    let rows = proxy.wait_rows(2);
+    assert_eq!(rows[0]["drifted_parts"][0], "system", "{rows:?}");
+    assert_eq!(rows[1]["drifted_parts"], Value::Null, "{rows:?}");
+    assert_ne!(rows[0]["prefix_hash"], rows[1]["prefix_hash"]);
+}

@@ -178,6 +178,38 @@ fn an_upstream_that_never_answers_times_out_with_a_502() {
 }
 
 #[test]
+fn an_upstream_that_goes_quiet_mid_stream_ends_the_clients_stream_at_the_timeout() {
+    let upstream = Upstream::start(|_| {
+        let full = openai_stream(&"word ".repeat(40), Some("stop"), Some(OPENAI_USAGE), true);
+        let mut script = Script::sse(&full[..full.len() / 3], 1, Duration::ZERO, false);
+        script.hang = Some(Duration::from_secs(30));
+        script
+    });
+    let proxy = Proxy::start(&upstream.url, &["--timeout", "300ms"]);
+    let mut stream = open(
+        &proxy.url,
+        "POST",
+        "/v1/chat/completions",
+        &[],
+        body(true).as_bytes(),
+    );
+    let mut raw = Vec::new();
+    // Ends at the proxy's idle timeout, long before the upstream's 30 s hang.
+    let _ = stream.read_to_end(&mut raw);
+    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    assert!(String::from_utf8_lossy(&raw[..at]).starts_with("HTTP/1.1 200"));
+    let (data, finished) = dechunk(&raw[at..]);
+    assert!(
+        !finished,
+        "a stream cut at the timeout must not look complete"
+    );
+    assert!(String::from_utf8_lossy(&data).contains("data: "));
+    let row = &proxy.wait_rows(1)[0];
+    assert_eq!(row["status"], "timeout", "{row}");
+    assert!(row["error"].as_str().unwrap().contains("300 ms"), "{row}");
+}
+
+#[test]
 fn a_body_over_the_limit_is_413_and_nothing_goes_upstream() {
     let upstream = Upstream::start(|_| Script::json(200, "{}"));
     let proxy = Proxy::start(&upstream.url, &[]);

@@ -79,7 +79,6 @@ struct App {
     client: upstream::Client,
     timeout: Duration,
     rows: writer::Rows,
-    sessions: Mutex<session::Sessions>,
     stats: Arc<Mutex<stats::Stats>>,
 }
 
@@ -143,7 +142,6 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         client,
         timeout: config.timeout,
         rows,
-        sessions: Mutex::new(session::Sessions::default()),
         stats: Arc::clone(&stats),
     });
     ready(local);

@@ -6,80 +6,25 @@
 //! body ends, breaks, times out or is dropped because the client went away, the guard
 //! writes the row with the matching status; dropping the body also drops the upstream
 //! response, which closes the upstream connection, so a client that leaves cancels the call.
-//! Parsing the request for the session and the drift check runs on a blocking thread
-//! beside the upstream call instead of in front of it; the row waits for it if need be.
+//! Parsing the request for the session and the drift check, and making and writing the
+//! row, happen on the ledger thread (`writer`), never in front of the answer's bytes.
 
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::{HeaderMap, Request, Response, StatusCode, header};
+use http::{Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use serde_json::Value;
 use tokio::time::Sleep;
 
 use crate::cache::ledger::Entry;
 
 use super::meter::{Meter, Wire};
-use super::session;
+use super::session::Pending;
 use super::{App, BoxError, ProxyBody, reply};
-
-/// What the row needs from the request, worked out off the request path.
-struct Meta {
-    model: String,
-    session: String,
-    analysis: session::Analysis,
-}
-
-/// The request's parts the row is worked out from; taken once.
-struct Inputs {
-    body: Bytes,
-    headers: HeaderMap,
-}
-
-struct Pending {
-    inputs: Mutex<Option<Inputs>>,
-    meta: OnceLock<Meta>,
-}
-
-impl Pending {
-    fn get(&self, app: &App) -> &Meta {
-        self.meta.get_or_init(|| {
-            let inputs = self.inputs.lock().ok().and_then(|mut i| i.take());
-            let Some(inputs) = inputs else {
-                return Meta {
-                    model: "unknown".into(),
-                    session: "unknown".into(),
-                    analysis: session::Analysis::default(),
-                };
-            };
-            let parsed: Option<Value> = serde_json::from_slice(&inputs.body).ok();
-            let model = parsed
-                .as_ref()
-                .and_then(|v| v.get("model"))
-                .and_then(Value::as_str)
-                .unwrap_or("unknown")
-                .to_string();
-            let session = session::key(&inputs.headers, &model);
-            let analysis = match &parsed {
-                Some(body) => app
-                    .sessions
-                    .lock()
-                    .map(|mut s| s.observe(&session, body))
-                    .unwrap_or_default(),
-                None => session::Analysis::default(),
-            };
-            Meta {
-                model,
-                session,
-                analysis,
-            }
-        })
-    }
-}
 
 /// How a call ended.
 enum Ending {
@@ -109,22 +54,15 @@ struct Call {
 }
 
 impl Call {
+    /// Settles how the call went from what is at hand, and hands the rest of the row (the
+    /// request's session and drift, worked out on the ledger thread) over: nothing here
+    /// waits, so the client's last byte goes out at once.
     fn end(&mut self, ending: Ending, meter: Option<&Meter>) {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
-        let meta = self.pending.get(&self.app);
-        let mut entry = Entry::new("proxy", self.wire.as_str(), &meta.model);
-        entry.session = Some(meta.session.clone());
-        entry.prefix_hash = meta.analysis.prefix_hash.clone();
-        entry.drifted_parts = meta.analysis.drifted_parts.clone();
-        entry.latency_ms = self.started.elapsed().as_millis() as u64;
-        if let Some(usage) = meter.and_then(Meter::usage) {
-            entry.input_tokens = Some(usage.input_tokens);
-            entry.cached_input_tokens = usage.cached_input_tokens;
-            entry.cache_write_tokens = usage.cache_write_tokens;
-            entry.output_tokens = Some(usage.output_tokens);
-        }
+        let latency_ms = self.started.elapsed().as_millis() as u64;
+        let usage = meter.and_then(Meter::usage).cloned();
         let complete = meter.is_some_and(Meter::complete);
         let failure: Option<(String, String)> = match ending {
             Ending::Failed { status, message } => Some((status.into(), message)),
@@ -161,12 +99,27 @@ impl Call {
             let error = meter.and_then(Meter::error)?;
             Some(("stream_error".into(), error.to_string()))
         });
-        if let Some((status, message)) = failure {
-            entry = entry.failed(&status, &message);
-        } else if let Some(why) = meter.and_then(Meter::blind) {
-            entry.error = Some(crate::provider::redact::redact(why));
-        }
-        self.app.rows.push(entry);
+        let blind = meter.and_then(Meter::blind).map(str::to_string);
+        let wire = self.wire;
+        self.app.rows.push(Arc::clone(&self.pending), move |meta| {
+            let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
+            entry.session = Some(meta.session.clone());
+            entry.prefix_hash = meta.analysis.prefix_hash.clone();
+            entry.drifted_parts = meta.analysis.drifted_parts.clone();
+            entry.latency_ms = latency_ms;
+            if let Some(usage) = usage {
+                entry.input_tokens = Some(usage.input_tokens);
+                entry.cached_input_tokens = usage.cached_input_tokens;
+                entry.cache_write_tokens = usage.cache_write_tokens;
+                entry.output_tokens = Some(usage.output_tokens);
+            }
+            if let Some((status, message)) = failure {
+                entry = entry.failed(&status, &message);
+            } else if let Some(why) = blind {
+                entry.error = Some(crate::provider::redact::redact(&why));
+            }
+            entry
+        });
     }
 }
 
@@ -186,19 +139,8 @@ pub async fn call(
 ) -> Response<ProxyBody> {
     let started = Instant::now();
     let (mut parts, _) = request.into_parts();
-    let pending = Arc::new(Pending {
-        inputs: Mutex::new(Some(Inputs {
-            body: body.clone(),
-            headers: parts.headers.clone(),
-        })),
-        meta: OnceLock::new(),
-    });
-    {
-        let (app, pending) = (Arc::clone(&app), Arc::clone(&pending));
-        tokio::task::spawn_blocking(move || {
-            pending.get(&app);
-        });
-    }
+    let pending = Arc::new(Pending::new(body.clone(), parts.headers.clone()));
+    app.rows.observe(Arc::clone(&pending));
     let mut call = Call {
         app: Arc::clone(&app),
         wire,

@@ -9,7 +9,9 @@
 //! logged or echoed.
 
 use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
+use bytes::Bytes;
 use http::HeaderMap;
 use serde_json::Value;
 
@@ -56,6 +58,63 @@ pub struct Analysis {
     pub prefix_hash: Option<String>,
     /// `None` when there was nothing to compare with.
     pub drifted_parts: Option<Vec<String>>,
+}
+
+/// What a call's ledger row needs from its request: worked out by the ledger thread, in
+/// the order the requests arrived (so a session's calls are compared in their own order),
+/// never on the path of the answer.
+pub struct Pending {
+    inputs: Mutex<Option<(Bytes, HeaderMap)>>,
+    meta: OnceLock<Meta>,
+}
+
+pub struct Meta {
+    pub model: String,
+    pub session: String,
+    pub analysis: Analysis,
+}
+
+impl Pending {
+    pub fn new(body: Bytes, headers: HeaderMap) -> Pending {
+        Pending {
+            inputs: Mutex::new(Some((body, headers))),
+            meta: OnceLock::new(),
+        }
+    }
+
+    pub fn is_resolved(&self) -> bool {
+        self.meta.get().is_some()
+    }
+
+    /// Parses the request once, and compares it with its session's previous one.
+    pub fn resolve(&self, sessions: &mut Sessions) -> &Meta {
+        self.meta.get_or_init(|| {
+            let inputs = self.inputs.lock().ok().and_then(|mut i| i.take());
+            let Some((body, headers)) = inputs else {
+                return Meta {
+                    model: "unknown".into(),
+                    session: "unknown".into(),
+                    analysis: Analysis::default(),
+                };
+            };
+            let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+            let model = parsed
+                .as_ref()
+                .and_then(|v| v.get("model"))
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string();
+            let session = key(&headers, &model);
+            let analysis = parsed
+                .map(|body| sessions.observe(&session, &body))
+                .unwrap_or_default();
+            Meta {
+                model,
+                session,
+                analysis,
+            }
+        })
+    }
 }
 
 /// The last request of every recent session.
