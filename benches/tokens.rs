@@ -45,7 +45,7 @@ fn run() -> io::Result<()> {
     let mut out = io::stdout().lock();
     let (path, text) = largest;
     writeln!(out, "file: {} ({} bytes)", path.display(), text.len())?;
-    for encoding in Encoding::ALL {
+    for &encoding in Encoding::ALL {
         let start = Instant::now();
         tokens::count(encoding, "x");
         let init = start.elapsed();
@@ -74,7 +74,7 @@ fn run() -> io::Result<()> {
         est_time * 1e3,
         text.len() as f64 / 1e6 / est_time
     )?;
-    for encoding in Encoding::ALL {
+    for &encoding in Encoding::ALL {
         let errors: Vec<f64> = files
             .iter()
             .filter(|(_, t)| !t.is_empty())

@@ -15,23 +15,32 @@ use std::str::FromStr;
 use crate::error::Error;
 
 /// A byte-pair encoding, named as in `brief.yaml` (`tokenizer: o200k_base`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+///
+/// `cl100k_base` exists only in builds with the `cl100k` cargo feature (on by default):
+/// leaving it out drops its vocabulary from the binary (see BENCHMARKS.md), and a brief that
+/// names it is then refused at load time with a hint, never counted with the wrong table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
     /// GPT-4o, GPT-4.1, o-series and later OpenAI models.
     O200kBase,
     /// GPT-4, GPT-3.5-turbo and OpenAI's text-embedding-3 models.
+    #[cfg(feature = "cl100k")]
     Cl100kBase,
 }
 
 impl Encoding {
-    /// Every supported encoding, in the order they are listed to users.
-    pub const ALL: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];
+    /// Every encoding this build supports, in the order they are listed to users.
+    #[cfg(feature = "cl100k")]
+    pub const ALL: &[Encoding] = &[Encoding::O200kBase, Encoding::Cl100kBase];
+    #[cfg(not(feature = "cl100k"))]
+    pub const ALL: &[Encoding] = &[Encoding::O200kBase];
 
     /// The name used in `brief.yaml` and in output.
     pub fn name(self) -> &'static str {
         match self {
             Encoding::O200kBase => "o200k_base",
+            #[cfg(feature = "cl100k")]
             Encoding::Cl100kBase => "cl100k_base",
         }
     }
@@ -47,13 +56,31 @@ impl FromStr for Encoding {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Encoding::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| {
-                Error::input(format!("unknown tokenizer `{s}`"))
-                    .with_hint("use `o200k_base` (GPT-4o and later) or `cl100k_base` (GPT-4)")
-            })
+        if let Some(&encoding) = Encoding::ALL.iter().find(|e| e.name() == s) {
+            return Ok(encoding);
+        }
+        if s == "cl100k_base" {
+            return Err(
+                Error::input("tokenizer `cl100k_base` is not in this build of brief").with_hint(
+                    "this binary was built without the `cl100k` feature: use `o200k_base`, \
+                     or a build with default features",
+                ),
+            );
+        }
+        Err(Error::input(format!("unknown tokenizer `{s}`"))
+            .with_hint("use `o200k_base` (GPT-4o and later) or `cl100k_base` (GPT-4)"))
+    }
+}
+
+/// Through [`FromStr`], so that a build without `cl100k` names the missing feature instead
+/// of listing the variants it has.
+impl<'de> serde::Deserialize<'de> for Encoding {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(|e: Error| {
+            let hint = e.hint.map(|h| format!(" ({h})")).unwrap_or_default();
+            serde::de::Error::custom(format!("{}{hint}", e.message))
+        })
     }
 }
 
@@ -67,6 +94,7 @@ pub fn count(encoding: Encoding, text: &str) -> usize {
     }
     let tokenizer = match encoding {
         Encoding::O200kBase => bpe_openai::o200k_base(),
+        #[cfg(feature = "cl100k")]
         Encoding::Cl100kBase => bpe_openai::cl100k_base(),
     };
     tokenizer.count(text)
@@ -201,17 +229,19 @@ mod tests {
                 o200k,
                 "o200k_base {text:?}"
             );
+            #[cfg(feature = "cl100k")]
             assert_eq!(
                 count(Encoding::Cl100kBase, text),
                 cl100k,
                 "cl100k_base {text:?}"
             );
+            let _ = cl100k;
         }
     }
 
     #[test]
     fn empty_text_is_zero_tokens() {
-        for encoding in Encoding::ALL {
+        for &encoding in Encoding::ALL {
             assert_eq!(count(encoding, ""), 0);
         }
         assert_eq!(estimate(""), 0);
@@ -219,7 +249,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_through_display_fromstr_and_serde() {
-        for encoding in Encoding::ALL {
+        for &encoding in Encoding::ALL {
             let name = encoding.to_string();
             assert_eq!(name.parse::<Encoding>().ok(), Some(encoding));
             let json = serde_json::to_string(&encoding).expect("serialises");
@@ -228,7 +258,23 @@ mod tests {
             assert_eq!(back, encoding);
         }
         assert_eq!(Encoding::O200kBase.to_string(), "o200k_base");
+        #[cfg(feature = "cl100k")]
         assert_eq!(Encoding::Cl100kBase.to_string(), "cl100k_base");
+    }
+
+    #[test]
+    fn a_build_without_cl100k_names_the_missing_feature() {
+        let parsed = "cl100k_base".parse::<Encoding>();
+        let from_yaml = serde_yaml::from_str::<Encoding>("cl100k_base");
+        if cfg!(feature = "cl100k") {
+            assert_eq!(parsed.ok().map(Encoding::name), Some("cl100k_base"));
+            assert!(from_yaml.is_ok());
+        } else {
+            let err = parsed.expect_err("not in this build");
+            assert!(err.hint.unwrap_or_default().contains("`cl100k` feature"));
+            let err = from_yaml.expect_err("not in this build").to_string();
+            assert!(err.contains("`cl100k` feature"), "{err}");
+        }
     }
 
     #[test]

@@ -123,8 +123,8 @@ pub struct WakeReport {
 
 pub(super) fn new(wake: usize, source: &str, d: &Digested, warnings: Vec<Warning>) -> WakeReport {
     let bytes = d.stable.bytes();
-    let tokens_est = crate::tokens::estimate(&d.stable.tools_text)
-        + crate::tokens::estimate(&d.stable.system_text);
+    // The parts were measured from the same texts: no second pass over the prefix.
+    let tokens_est = d.parts.tools.tokens_est + d.parts.system.tokens_est;
     let hash = d.stable.hash.clone();
     WakeReport {
         wake,

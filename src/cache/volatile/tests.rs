@@ -17,6 +17,20 @@ fn only(text: &str) -> Finding {
 }
 
 #[test]
+fn word_boundaries_are_ascii_so_a_value_after_a_cjk_letter_is_found() {
+    // The boundaries are ASCII so that the scan runs on the regex DFAs for non-ASCII text.
+    assert_eq!(kinds("时间戳1700000000"), vec![VolatileKind::UnixTime]);
+    assert_eq!(
+        kinds("请求 request_id=ab12cd34 完成"),
+        vec![VolatileKind::IdField]
+    );
+    assert_eq!(
+        kinds("naïve 2024-05-17T09:30:00Z—fin"),
+        vec![VolatileKind::Timestamp]
+    );
+}
+
+#[test]
 fn iso_timestamp_is_found_whole_with_position() {
     let text = "Intro line\nGenerated at 2025-11-03T08:15:42Z for you.";
     let finding = only(text);
