@@ -606,3 +606,53 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
         "{original}"
     );
 }
+
+#[test]
+fn an_answer_that_echoes_the_api_key_in_a_tool_call_is_never_appended() {
+    let key = "sk-test-SECRET123456";
+    for provider in ["openai", "anthropic"] {
+        let ws = crate::common::workspace("clinic");
+        let root = ws.path();
+        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        let server = Server::start(vec![answer(
+            provider,
+            None,
+            &[("find_slot", json!({"day": format!("2026-12-01 {key}")}))],
+        )]);
+        let base = if provider == "openai" {
+            format!("{}/v1", server.url())
+        } else {
+            server.url()
+        };
+        let var = if provider == "openai" {
+            "OPENAI_API_KEY"
+        } else {
+            "ANTHROPIC_API_KEY"
+        };
+        let out = brief()
+            .current_dir(root)
+            .env("XDG_STATE_HOME", root.join("state"))
+            .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+            .env(var, key)
+            .args([
+                "session",
+                "turn",
+                "s",
+                "--user",
+                "Any slot?",
+                "--provider",
+                provider,
+            ])
+            .args(["--model", "test-model", "--base-url", &base])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(entries(root).is_empty());
+        let everything: String = crate::common::snapshot_tree(root)
+            .into_iter()
+            .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
+            .collect();
+        assert!(!everything.contains(key), "{provider}: the key was written");
+        assert!(!stdout(&out).contains(key) && !stderr(&out).contains(key));
+    }
+}

@@ -49,6 +49,7 @@ mod session_crash;
 mod session_mcp;
 mod session_props;
 mod session_turn;
+mod static_vars;
 mod stats_cache;
 mod stats_compact_init;
 mod usage;

@@ -242,6 +242,18 @@ pub fn parse_markdown(
     raw: String,
     problems: &mut Vec<Problem>,
 ) -> Option<Item> {
+    parse_markdown_with(id, path, raw, &std::collections::BTreeMap::new(), problems)
+}
+
+/// [`parse_markdown`] for a brief whose manifest declares `vars`: a static item may use
+/// those names.
+pub fn parse_markdown_with(
+    id: &str,
+    path: &Path,
+    raw: String,
+    static_vars: &std::collections::BTreeMap<String, String>,
+    problems: &mut Vec<Problem>,
+) -> Option<Item> {
     let Some((yaml, body_offset, body_line)) = split_front_matter(&raw) else {
         problems.push(Problem::error(
             path,
@@ -291,21 +303,75 @@ pub fn parse_markdown(
             "an empty rule: a rule item needs a body (delete the item, or write the rule)",
         ));
     }
-    if item.tier == Tier::Static {
-        let lines = LineIndex::new(&item.raw);
-        for (name, range) in placeholders(item.body()) {
-            let (line, column) = lines.line_col(item.body_offset + range.start);
-            problems.push(Problem::error(
-                path,
-                line,
-                column,
-                format!(
-                    "placeholder `{{{{{name}}}}}` in a static item: the cacheable prefix must not change per turn; move it to a `context` item (tier: volatile)"
-                ),
-            ).with_code(STATIC_PLACEHOLDER));
-        }
+    if item.tier == Tier::Static
+        && let Some(problem) = static_placeholders(&item, static_vars)
+    {
+        problems.push(problem);
     }
     Some(item)
+}
+
+/// The placeholders of a static item that `vars:` gives no value, as one problem at the
+/// first of them (one item, one message, one hint), `None` when there are none.
+fn static_placeholders(
+    item: &Item,
+    static_vars: &std::collections::BTreeMap<String, String>,
+) -> Option<Problem> {
+    let found: Vec<(String, std::ops::Range<usize>)> = placeholders(item.body())
+        .into_iter()
+        .filter(|(name, _)| !static_vars.contains_key(name))
+        .collect();
+    let (_, first) = found.first()?;
+    let lines = LineIndex::new(&item.raw);
+    let (line, column) = lines.line_col(item.body_offset + first.start);
+    // Sets, not `contains` on a list: an item may hold tens of thousands of placeholders.
+    let mut seen_names = std::collections::HashSet::new();
+    let mut seen_lines = std::collections::HashSet::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut at: Vec<usize> = Vec::new();
+    for (name, range) in &found {
+        if seen_names.insert(name.as_str()) {
+            names.push(name);
+        }
+        let (line, _) = lines.line_col(item.body_offset + range.start);
+        if seen_lines.insert(line) {
+            at.push(line);
+        }
+    }
+    let listed = capped(names.iter().map(|n| format!("`{{{{{n}}}}}`")), names.len());
+    let at_lines = capped(at.iter().map(usize::to_string), at.len());
+    let noun = if found.len() == 1 {
+        "placeholder"
+    } else {
+        "placeholders"
+    };
+    let lines_word = if at.len() == 1 { "line" } else { "lines" };
+    Some(
+        Problem::error(
+            &item.path,
+            line,
+            column,
+            format!(
+                "{noun} {} in a static item ({lines_word} {}): the cacheable prefix must not change per turn; give {} a build-time value under `vars:` in brief.yaml, move {} to a `context` item (tier: volatile), or write `\\{{{{` for literal text",
+                listed,
+                at_lines,
+                if names.len() == 1 { "it" } else { "them" },
+                if names.len() == 1 { "it" } else { "them" },
+            ),
+        )
+        .with_code(STATIC_PLACEHOLDER),
+    )
+}
+
+/// The first few of `total` entries, comma-separated, and how many more there are: a
+/// message names what to fix without becoming a wall of text.
+fn capped(entries: impl Iterator<Item = String>, total: usize) -> String {
+    const SHOWN: usize = 8;
+    let mut text = entries.take(SHOWN).collect::<Vec<_>>().join(", ");
+    if total > SHOWN {
+        text.push_str(&format!(" and {} more", total - SHOWN));
+    }
+    text
 }
 
 /// Tool names as the providers accept them.
@@ -422,6 +488,26 @@ mod tests {
         parse_markdown("x", Path::new("x.md"), raw, &mut problems);
         assert_eq!(problems.len(), 1);
         assert_eq!((problems[0].line, problems[0].column), (5, 6));
+    }
+
+    #[test]
+    fn placeholders_of_one_item_are_one_problem_and_declared_vars_are_none() {
+        let raw = "---\ntype: instruction\n---\n{{a}} {{b}}\n{{a}} {{c}}\n".to_string();
+        let mut problems = Vec::new();
+        parse_markdown("x", Path::new("x.md"), raw.clone(), &mut problems);
+        assert_eq!(problems.len(), 1);
+        let message = &problems[0].message;
+        assert!(message.contains("`{{a}}`, `{{b}}`, `{{c}}`"), "{message}");
+        assert!(message.contains("lines 4, 5"), "{message}");
+        assert!(message.contains("vars:"), "{message}");
+        let vars = std::collections::BTreeMap::from([
+            ("a".to_string(), "1".to_string()),
+            ("b".to_string(), "2".to_string()),
+            ("c".to_string(), "3".to_string()),
+        ]);
+        let mut problems = Vec::new();
+        parse_markdown_with("x", Path::new("x.md"), raw, &vars, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
     }
 
     #[test]

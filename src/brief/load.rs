@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::item::{Item, parse_markdown, parse_tool};
+use super::item::{Item, parse_markdown_with, parse_tool};
 use super::manifest::Manifest;
 use super::problem::{LineIndex, Problem, into_error, line_col};
 use super::types::valid_id;
@@ -126,6 +126,8 @@ impl Brief {
             },
         };
         let canonical_dir = fs::canonicalize(&dir).map_err(|e| Error::io(&dir, &e))?;
+        let no_vars = std::collections::BTreeMap::new();
+        let static_vars = manifest.as_ref().map_or(&no_vars, |m| &m.vars);
 
         let mut seen = HashSet::with_capacity(ids.len());
         let mut mentions = Mentions::new(&manifest_text);
@@ -157,7 +159,7 @@ impl Brief {
             if let Some(item) = load_item(
                 &dir,
                 &canonical_dir,
-                (id, max),
+                (id, max, static_vars),
                 (&manifest_path, &mentions, mention),
                 &mut problems,
             ) {
@@ -281,7 +283,7 @@ fn floor_boundary(text: &str, mut offset: usize) -> usize {
 fn load_item(
     dir: &Path,
     canonical_dir: &Path,
-    (id, max): (&str, u64),
+    (id, max, static_vars): (&str, u64, &std::collections::BTreeMap<String, String>),
     mentioned_at: (&Path, &Mentions, usize),
     problems: &mut Vec<Problem>,
 ) -> Option<Item> {
@@ -341,7 +343,7 @@ fn load_item(
         ));
     }
     if path.extension().is_some_and(|e| e == "md") {
-        parse_markdown(id, &path, raw, problems)
+        parse_markdown_with(id, &path, raw, static_vars, problems)
     } else {
         parse_tool(id, &path, raw, problems)
     }

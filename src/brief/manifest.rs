@@ -23,6 +23,11 @@ pub struct Manifest {
     pub model: Option<ModelConfig>,
     #[serde(default)]
     pub pricing: Option<Pricing>,
+    /// Build-time values that static items may use as `{{name}}`: filled in when the brief
+    /// is composed, so they are part of the stable prefix (and its hash in the lock):
+    /// changing one is a prefix change that `brief check` reports until `brief lock`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub vars: std::collections::BTreeMap<String, String>,
 }
 
 fn default_tokenizer() -> Encoding {

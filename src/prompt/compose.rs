@@ -130,7 +130,15 @@ pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
 /// manifest order: a caller that already compacted every item (`stats`) does not pay
 /// for compacting and proving them again.
 pub fn prefix_of(brief: &Brief, static_texts: Vec<String>, unproven: Vec<String>) -> Prefix {
-    let static_system = join(static_texts.iter().map(|text| unescape_braces(text)));
+    // Static items may use the manifest's build-time `vars` (the loader refused any other
+    // placeholder there); filling them here makes their values part of the prefix hash.
+    let static_system = join(static_texts.iter().map(|text| {
+        if brief.manifest.vars.is_empty() {
+            unescape_braces(text)
+        } else {
+            fill_placeholders(text, &brief.manifest.vars).0
+        }
+    }));
     let tools: Vec<ToolDef> = brief
         .items
         .iter()
@@ -167,6 +175,17 @@ pub fn compose(
         hashes,
         mut unproven,
     } = prefix(brief, options);
+    // Volatile items see the build-time `vars` too; `--var` overrides them.
+    let given = vars;
+    let merged;
+    let vars = if brief.manifest.vars.is_empty() {
+        vars
+    } else {
+        let mut all = brief.manifest.vars.clone();
+        all.extend(vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+        merged = all;
+        &merged
+    };
     let mut missing = Vec::new();
     let mut used = std::collections::BTreeSet::new();
     let mut volatile_parts = Vec::new();
@@ -214,7 +233,7 @@ pub fn compose(
         .with_hint(format!("pass {}", flags.join(" "))));
     }
     let volatile = join(volatile_parts.into_iter());
-    let unused_vars = vars
+    let unused_vars = given
         .keys()
         .filter(|k| !used.contains(*k))
         .cloned()

@@ -97,7 +97,7 @@ pub struct Answer {
     /// The model as the server reported it (cleaned: keys redacted, escapes and control
     /// characters stripped, one line of at most 200 characters), else as requested.
     pub model: String,
-    /// The answer's text holds the API key (or another key from the environment), as sent
+    /// The answer's text or a tool call's arguments hold the API key (or another key from the environment), as sent
     /// or changed (case, percent-encoding, base64): it must not be saved as an ordinary
     /// answer.
     pub contains_key: bool,
@@ -284,8 +284,13 @@ impl Provider {
             Some(model) => transport::clean(&model, 200, &self.settings),
             None => self.settings.model.clone(),
         };
+        let redactor = transport::redactor(&self.settings);
+        let contains_key = redactor.finds_key(&collected.text)
+            || tool_calls
+                .iter()
+                .any(|c| redactor.finds_key(&c.arguments.to_string()));
         Ok(Answer {
-            contains_key: transport::redactor(&self.settings).finds_key(&collected.text),
+            contains_key,
             text: collected.text,
             finish_reason,
             complete,

@@ -226,6 +226,15 @@ impl Session {
                 );
             }
         };
+        if answer.contains_key {
+            // Never stored: Tier 2 is rendered into every later request and kept in the log.
+            Journal::remove(&self.dir, &journal.op)?;
+            return Err(Error::provider(format!(
+                "{}'s answer contains the API key (as sent, or changed: case, URL- or base64-encoding): nothing was appended",
+                answer.model
+            ))
+            .with_hint("the server echoed your key into the answer; revoke the key if it was not a local test server"));
+        }
         journal.answer = Some(Received::from(&answer));
         journal.write(&self.dir)?;
         crate::store::transaction::fault_point("session-turn-after-journal");

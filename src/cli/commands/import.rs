@@ -152,7 +152,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
     if plan.escaped_placeholders > 0 {
         ui.info(&format!(
-            "note: {} `{{{{…}}}}` placeholder{} written as literal text (`\\{{{{…}}}}`); move one into a `context` item to fill it per turn",
+            "note: {} `{{{{…}}}}` placeholder{} written as literal text (`\\{{{{…}}}}`); to fill one, drop its backslash and either give it a build-time value under `vars:` in brief.yaml or move it into a `context` item (filled per turn)",
             plan.escaped_placeholders,
             if plan.escaped_placeholders == 1 { " was" } else { "s were" }
         ));
