@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::brief::{Brief, ItemType, MANIFEST};
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Outcome};
 use crate::cli::ui::{Tone, Ui};
 use crate::compact::{compact_document, compact_markdown};
 use crate::error::{Error, Result};
@@ -66,16 +66,17 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
         safe::write_file(dir, path, compaction.text.as_bytes())?;
     }
     if args.json {
-        ui.json(&json!({
-            "status": if compaction.proven { "ok" } else { "unproven" },
-            "summary": format!("{} bytes → {} bytes", text.len(), compaction.text.len()),
-            "file": path,
-            "proven": compaction.proven,
-            "bytes_before": text.len(),
-            "bytes_after": compaction.text.len(),
-            "written": args.write && compaction.text != text,
-            "text": compaction.text,
-        }))?;
+        let summary = format!("{} bytes → {} bytes", text.len(), compaction.text.len());
+        let report = FileJson {
+            file: path,
+            proven: compaction.proven,
+            bytes_before: text.len(),
+            bytes_after: compaction.text.len(),
+            written: args.write && compaction.text != text,
+            text: &compaction.text,
+        };
+        let status = if compaction.proven { "ok" } else { "unproven" };
+        output::json(ui, status, &summary, &report)?;
     } else if args.write {
         ui.info(&format!(
             "{}: {} → {} bytes",
@@ -87,6 +88,37 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
         ui.out(&compaction.text)?;
     }
     Ok(Outcome::Ok)
+}
+
+/// `compact FILE --json`, after `status` and `summary`.
+#[derive(Serialize)]
+struct FileJson<'a> {
+    file: &'a Path,
+    proven: bool,
+    bytes_before: usize,
+    bytes_after: usize,
+    written: bool,
+    text: &'a str,
+}
+
+/// `compact BRIEF --json`, after `status` and `summary`.
+#[derive(Serialize)]
+struct BriefJson<'a> {
+    brief: &'a str,
+    items: Vec<ItemJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ItemJson<'a> {
+    id: &'a str,
+    bytes_before: usize,
+    bytes_after: usize,
+    tokens_before: usize,
+    tokens_after: usize,
+    proven: bool,
+    reason: Option<&'a str>,
+    kept: Option<&'static str>,
+    written: bool,
 }
 
 /// Whether a Markdown file's front matter says `type: rule`.
@@ -183,22 +215,25 @@ fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> 
         rows.len()
     );
     if args.json {
-        let items: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "id": r.id, "bytes_before": r.bytes.0, "bytes_after": r.bytes.1,
-                    "tokens_before": r.tokens.0, "tokens_after": r.tokens.1,
-                    "proven": r.proven, "reason": r.reason, "kept": r.kept, "written": r.written,
+        let report = BriefJson {
+            brief: &brief.manifest.name,
+            items: rows
+                .iter()
+                .map(|r| ItemJson {
+                    id: &r.id,
+                    bytes_before: r.bytes.0,
+                    bytes_after: r.bytes.1,
+                    tokens_before: r.tokens.0,
+                    tokens_after: r.tokens.1,
+                    proven: r.proven,
+                    reason: r.reason.as_deref(),
+                    kept: r.kept,
+                    written: r.written,
                 })
-            })
-            .collect();
-        ui.json(&json!({
-            "status": if unproven > 0 { "unproven" } else { "ok" },
-            "summary": summary,
-            "brief": brief.manifest.name,
-            "items": items,
-        }))?;
+                .collect(),
+        };
+        let status = if unproven > 0 { "unproven" } else { "ok" };
+        output::json(ui, status, &summary, &report)?;
         return Ok(Outcome::Ok);
     }
     ui.outln(&ui.paint(
