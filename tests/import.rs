@@ -186,3 +186,16 @@ fn the_human_report_lists_items_and_the_next_step_with_a_quoted_path() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_section_over_the_item_limit_is_refused_before_anything_is_written() {
+    // Regression: import wrote a 2 MB item that every other command then refused.
+    let line = "Sort each parcel by its postcode before the vans leave.\n";
+    let source = line.repeat(2 * 1024 * 1024 / line.len() + 1);
+    let (ws, out) = import(&source, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("limit"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(!ws.path().join("out").exists(), "import left files behind");
+}

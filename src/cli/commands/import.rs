@@ -264,7 +264,35 @@ fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
     );
     // The manifest last: until it exists the directory is not a brief.
     files.push((dir.join(MANIFEST), manifest.into_bytes()));
+    refuse_over_limits(&files)?;
     safe::write_files(dir, &files)
+}
+
+/// The loader refuses an item file over `MAX_FILE_BYTES` and a manifest over
+/// `MAX_MANIFEST_BYTES`; import must not write a brief that no other command would read.
+fn refuse_over_limits(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    for (path, bytes) in files {
+        let is_manifest = path.file_name().is_some_and(|n| n == MANIFEST);
+        let limit = if is_manifest {
+            crate::brief::MAX_MANIFEST_BYTES
+        } else {
+            crate::brief::MAX_FILE_BYTES
+        };
+        if bytes.len() as u64 > limit {
+            let hint = if is_manifest {
+                "split the prompt into fewer sections (a coarser --split); nothing was written"
+            } else {
+                "split the section with headings (or a finer --split h2/h3) so each item stays under the limit; nothing was written"
+            };
+            return Err(Error::input(format!(
+                "{}: would be {} bytes; the loader's limit is {limit}",
+                path.display(),
+                bytes.len()
+            ))
+            .with_hint(hint));
+        }
+    }
+    Ok(())
 }
 
 /// Loads what was written with the real loader and composes it, as a user would.
