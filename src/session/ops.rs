@@ -85,6 +85,42 @@ pub struct PurgeReport {
     pub ccr: Option<String>,
 }
 
+impl PurgeReport {
+    /// The one-line account of a purge, the same for the CLI and the MCP tool.
+    pub fn summary_line(&self) -> String {
+        use super::budget::thousands;
+        format!(
+            "purged {} ({} tokens){}; cache breaks at {}: {} tokens written to the cache again",
+            self.removed_ids.join(", "),
+            thousands(self.removed_tokens),
+            self.summary_id
+                .as_ref()
+                .map(|id| format!(", summary {id} ({} tokens)", thousands(self.summary_tokens)))
+                .unwrap_or_default(),
+            self.cache_break_at,
+            thousands(self.tokens_rewritten)
+        )
+    }
+
+    /// The `--json` document of `session purge`, which is also the MCP `purge` result:
+    /// `status` and `summary` first, then every field of the report.
+    pub fn reply(&self) -> serde_json::Value {
+        #[derive(Serialize)]
+        struct Reply<'a> {
+            status: &'static str,
+            summary: String,
+            #[serde(flatten)]
+            report: &'a PurgeReport,
+        }
+        serde_json::to_value(Reply {
+            status: "ok",
+            summary: self.summary_line(),
+            report: self,
+        })
+        .expect("a purge report serialises")
+    }
+}
+
 /// What the gate decided.
 #[derive(Debug, Clone, Serialize)]
 pub struct GateReport {
