@@ -23,6 +23,10 @@ pub struct Lock {
     pub tokenizer: String,
     /// Rule items by id.
     pub rules: BTreeMap<String, LockedRule>,
+    /// The manifest's static `vars:` by name, as locked: they are part of the prefix, so a
+    /// changed value shows by name in the lock's diff and in `check`'s prefix note.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, String>,
     pub prefix: LockedPrefix,
 }
 
@@ -71,6 +75,7 @@ impl Lock {
             version: 1,
             tokenizer: brief.manifest.tokenizer.to_string(),
             rules,
+            vars: brief.manifest.vars.clone(),
             prefix: LockedPrefix {
                 wire: hashes.wire,
                 hash: hashes.prefix.clone(),
