@@ -158,6 +158,7 @@ mod tests {
             version: 1,
             tokenizer: "o200k_base".into(),
             rules,
+            vars: BTreeMap::from([("plan".to_string(), "Pro: \"2\"".to_string())]),
             prefix: LockedPrefix {
                 wire: Wire::Anthropic,
                 hash: "h".into(),
@@ -171,5 +172,6 @@ mod tests {
         let back: Lock = serde_yaml::from_str(&yaml).unwrap();
         assert_eq!(back.rules["r"].text, text);
         assert_eq!(back.prefix.wire, Wire::Anthropic);
+        assert_eq!(back.vars, lock.vars);
     }
 }
