@@ -7,6 +7,7 @@ mod lockfile;
 mod lookup;
 mod manifest;
 mod problem;
+pub mod sample;
 mod types;
 pub mod yaml;
 
@@ -18,4 +19,5 @@ pub use load::{
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
 pub use problem::{LineIndex, Problem, Severity, line_col};
+pub use sample::{BodyFormat, SampleMessage};
 pub use types::{ItemType, Policy, Tier, valid_id};
