@@ -1,5 +1,6 @@
 //! A brief on disk: the manifest, its items, and the validation that guards both.
 
+mod embedded;
 pub mod import;
 mod item;
 mod load;
