@@ -28,6 +28,7 @@ mod cache;
 pub mod compact;
 pub mod config;
 pub mod envelope;
+mod framework;
 mod gate;
 pub mod journal;
 mod keep;
