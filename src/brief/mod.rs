@@ -8,6 +8,7 @@ mod lockfile;
 mod lookup;
 mod manifest;
 mod problem;
+pub mod sample;
 mod types;
 pub mod yaml;
 
@@ -19,4 +20,5 @@ pub use load::{
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
 pub use problem::{LineIndex, Problem, Severity, line_col};
+pub use sample::{BodyFormat, SampleMessage};
 pub use types::{ItemType, Policy, Tier, valid_id};

@@ -141,7 +141,7 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
         }
     }
     let prefix = prefix_of(brief, static_texts, unproven);
-    let mut prefix_tokens = tokens::count(encoding, &prefix.static_system);
+    let mut prefix_tokens = prefix.static_tokens(encoding);
     if !prefix.tools.is_empty() {
         prefix_tokens += tokens::count(encoding, &tools_json(&prefix.tools));
     }

@@ -140,6 +140,7 @@ pub fn prompt(compressor: &Compressor, item: &Item) -> Prompt {
     );
     Prompt {
         static_system: compressor.system.clone(),
+        examples: Vec::new(),
         volatile_system: None,
         tools: Vec::new(),
         messages: vec![Message {

@@ -82,6 +82,7 @@ pub fn request(system: &str, transcript: &str, retry: Option<(&str, &[Violation]
     }
     Prompt {
         static_system: system.to_string(),
+        examples: Vec::new(),
         volatile_system: None,
         tools: Vec::new(),
         messages,

@@ -105,7 +105,10 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
             .iter()
             .map(|f| {
                 (
-                    format!("{file}:{}:{}", f.line, f.column),
+                    match &f.in_message {
+                        Some(m) => format!("{file} {m}:{}:{}", f.line, f.column),
+                        None => format!("{file}:{}:{}", f.line, f.column),
+                    },
                     f.kind.name(),
                     shown(f),
                 )
@@ -119,7 +122,10 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
         .iter()
         .map(|c| {
             (
-                format!("{original}:{}:{}", c.line, c.column),
+                match &c.in_message {
+                    Some(m) => format!("{original} {m}:{}:{}", c.line, c.column),
+                    None => format!("{original}:{}:{}", c.line, c.column),
+                },
                 c.kind.name(),
                 format!(
                     "{}\n      was: {}\n      now: {}  ({proposal}:{}:{})",
