@@ -165,3 +165,35 @@ fn a_proposal_that_changes_a_role_or_the_count_is_refused() {
         );
     }
 }
+
+#[test]
+fn brief_guard_compares_two_sample_files_message_by_message() {
+    let ws = workspace();
+    let original = ws.path().join("b/items/example.md");
+    let shorter = ws.path().join("shorter.md");
+    fs::write(&shorter, EXAMPLE.replace(" and costs $40", "")).unwrap();
+    let out = run(
+        ws.path(),
+        &["guard", "b/items/example.md", "shorter.md", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["dropped"][0]["value"], "$40");
+    assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
+    let out = run(ws.path(), &["guard", "b/items/example.md", "shorter.md"]);
+    assert!(
+        stdout(&out).contains("b/items/example.md message 2 (assistant):1:"),
+        "{}",
+        stdout(&out)
+    );
+    let swapped = ws.path().join("swapped.md");
+    fs::write(&swapped, EXAMPLE.replace("role: assistant", "role: user")).unwrap();
+    let out = run(ws.path(), &["guard", "b/items/example.md", "swapped.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("changes the role of message 2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(original.exists());
+}

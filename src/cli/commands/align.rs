@@ -233,8 +233,13 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
     match (against, wake.drifted_parts.is_empty()) {
         (None, _) => out.push_str("  first wake: nothing to compare with\n"),
         (Some(against), true) => out.push_str(&format!(
-            "  {} against {against}: tools and system unchanged{}\n",
+            "  {} against {against}: {} unchanged{}\n",
             ui.paint("no drift", Tone::Good),
+            if p.examples.is_some() {
+                "tools, system and examples"
+            } else {
+                "tools and system"
+            },
             if wakes_only {
                 ""
             } else {

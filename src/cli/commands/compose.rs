@@ -182,7 +182,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ui.err_line(&format!("tools   {}  {} bytes", h.tools, h.tools_bytes));
         ui.err_line(&format!("system  {}  {} bytes", h.system, h.system_bytes));
         if let Some((hash, bytes)) = &h.examples {
-            ui.err_line(&format!("examples {hash}  {bytes} bytes"));
+            ui.err_line(&format!("examples  {hash}  {bytes} bytes"));
         }
     }
     Ok(Outcome::Ok)
