@@ -21,6 +21,7 @@ pub mod compress;
 pub mod error;
 pub mod guard;
 pub mod mcp;
+pub mod numbers;
 pub mod paths;
 pub mod prompt;
 pub mod provider;

@@ -46,6 +46,10 @@ const SHAPES: &[(&str, &str)] = &[
         "# Greeting\nHello {{customer}}, your parcel {{ parcel_id }} is on its way.\n\nWrite `{{literal}}` in code as is.\n",
     ),
     (
+        "sections with no blank line between them",
+        "---\nmodel: small\n---\n<!-- owner: depot -->\nYou sort parcels.\n# Rules\nNo guessing.\n## Late vans\nCall the hub.\n\n# Tone\nShort answers.\n",
+    ),
+    (
         "setext headings",
         "Role\n====\n\nYou sort parcels.\n\nRules\n-----\n\nNo guessing.\n",
     ),

@@ -389,3 +389,44 @@ fn bad_probe_arguments_exit_2_and_call_nothing() {
     assert!(server.requests().is_empty());
     assert!(!dir.path().join(".brief").exists());
 }
+
+/// On a terminal the operator sees each call as it ends; piped, stderr stays as it was.
+/// `script` (util-linux) gives the binary a real pseudo-terminal.
+#[test]
+fn probe_shows_each_call_on_a_terminal_only() {
+    let dir = workspace("clinic");
+    let usage = [
+        r#"{"prompt_tokens":1800,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":0}}"#,
+        r#"{"prompt_tokens":1800,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":1664}}"#,
+    ];
+    let server = Server::start(usage.iter().map(|u| openai_sse(Some(u))).collect());
+    let command = format!(
+        "{} probe clinic --provider openai --model gpt-4.1-mini --base-url {}/v1 {}",
+        env!("CARGO_BIN_EXE_brief"),
+        server.url(),
+        VISIT.join(" ")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env("NO_COLOR", "1")
+        .env_remove("BRIEF_LEDGER")
+        .output()
+        .expect("script(1) from util-linux runs the command on a pseudo-terminal");
+    let shown = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("call 1/2: 1,800 input tokens, 0 cached"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("call 2/2: 1,800 input tokens, 1,664 cached"),
+        "{shown}"
+    );
+
+    let server = Server::start(usage.iter().map(|u| openai_sse(Some(u))).collect());
+    let piped = probe(dir.path(), &server, "openai", "gpt-4.1-mini", &[]);
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert!(!stderr(&piped).contains("call 1/2"), "{}", stderr(&piped));
+}

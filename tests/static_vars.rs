@@ -80,6 +80,16 @@ fn static_items_use_build_time_vars_and_the_prefix_covers_their_values() {
     let check = run(ws.path(), &["check", "desk", "--json"]);
     let text = stdout(&check);
     assert!(text.contains("prefix-changed"), "{text}");
+    // The lock names the vars, so the note (and a diff of brief.lock) says which one moved.
+    assert!(
+        text.contains(r#"static vars changed: company (\"Acme\" → \"Acme Corp\")"#),
+        "{text}"
+    );
+    let lock = fs::read_to_string(ws.path().join("desk/brief.lock")).unwrap();
+    assert!(
+        lock.contains("vars:\n  company: Acme\n  team: billing\n"),
+        "{lock}"
+    );
 
     // A --var cannot change a static value: the prefix stays what the manifest says.
     let out = run(

@@ -156,6 +156,10 @@ fn the_bundled_shapes_count_the_same() {
             "  indented start\n\n- one\n- two\n\n```\ncode  here\n```\n".to_string(),
         ),
         ("rule", "/slash start and end.".to_string()),
+        (
+            "sample\nformat: messages",
+            "- role: user\n  content: Where is order 1042?\n- role: assistant\n  content: |\n    It left on 3 May.   \n\n\n    Track it.\n".to_string(),
+        ),
         ("instruction", "\n\n".to_string()),
         ("context", "Today: {{date}}.\n".to_string()),
         ("context", "Plan: {{plan}}".to_string()),

@@ -42,6 +42,8 @@ mod provider_failures;
 mod proxy;
 mod proxy_faults;
 mod review_batch;
+mod samples;
+mod samples_compress;
 mod session;
 mod session_compact;
 #[cfg(debug_assertions)]

@@ -94,11 +94,34 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
     sections.push((cursor..text.len(), pending_title, ItemType::Instruction));
 
     let mut ids = HashSet::new();
-    let mut items = Vec::new();
+    let mut items: Vec<PlannedItem> = Vec::new();
     let mut escaped_placeholders = 0;
+    let mut previous_end = None;
     for (range, title, kind) in sections {
         let slice = trim_blank_tail(&text[range.clone()]);
         if slice.trim().is_empty() {
+            continue;
+        }
+        // A section that follows the previous one with no blank line between them stays in
+        // that item: a brief joins items with a blank line, and the text must compose back.
+        let starts_blank = slice
+            .split('\n')
+            .next()
+            .is_some_and(|l| l.trim().is_empty());
+        let touches = previous_end == Some(range.start) && !starts_blank;
+        previous_end = Some(range.start + slice.len());
+        if touches && let Some(last) = items.last_mut() {
+            let what = title
+                .as_deref()
+                .map_or_else(|| "the text".to_string(), |t| format!("the section `{t}`"));
+            notes.push(format!(
+                "{what} at line {} follows item `{}` with no blank line between them, so it stays in that item (a brief joins items with a blank line)",
+                text[..range.start].matches('\n').count() + 1,
+                last.id
+            ));
+            let (more, escaped) = escape_placeholders(slice);
+            escaped_placeholders += escaped;
+            last.body.push_str(&more);
             continue;
         }
         let base = match (&title, kind) {
@@ -368,6 +391,19 @@ mod tests {
         assert_eq!(plan.escaped_placeholders, 1);
         assert!(plan.items[0].body.contains("\\{{name}}"));
         assert!(plan.items[0].body.contains("`{{code}}`"));
+        assert!(plan.exact);
+    }
+
+    #[test]
+    fn a_section_with_no_blank_line_before_it_stays_with_the_previous_item() {
+        let plan = plan(
+            "---\nmodel: x\n---\n# Hi\nthere {{who}}\n# Next\nmore\n\n# Last\nend\n",
+            Split::H1,
+        );
+        assert_eq!(ids(&plan), ["front-matter", "last"]);
+        assert_eq!(plan.items[0].kind, ItemType::Constant);
+        assert!(plan.items[0].body.ends_with("# Next\nmore\n"));
+        assert_eq!(plan.escaped_placeholders, 1);
         assert!(plan.exact);
     }
 

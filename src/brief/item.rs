@@ -7,6 +7,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::problem::{LineIndex, Problem, line_col};
+use super::sample::{BodyFormat, SampleMessage};
 use super::types::{ItemType, Policy, Tier};
 use super::yaml::YamlError;
 use crate::prompt::wire::ToolDef;
@@ -29,6 +30,8 @@ pub struct Item {
     pub body_line: usize,
     /// The tool definition, for tool items.
     pub tool: Option<ToolDef>,
+    /// The worked exchange of a `format: messages` sample (`None` for a Markdown body).
+    pub messages: Option<Vec<SampleMessage>>,
 }
 
 impl Item {
@@ -45,6 +48,11 @@ impl Item {
     pub fn is_tool(&self) -> bool {
         self.kind == ItemType::Tool
     }
+
+    /// The messages of a `format: messages` sample, `None` for a Markdown body.
+    pub fn messages(&self) -> Option<&[SampleMessage]> {
+        self.messages.as_deref()
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -58,6 +66,8 @@ struct FrontMatter {
     title: Option<String>,
     #[serde(default)]
     compress: Option<CompressSetting>,
+    #[serde(default)]
+    format: BodyFormat,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -279,6 +289,11 @@ pub fn parse_markdown_with(
         ));
         return None;
     }
+    // The `format:` line, where a misplaced `format: messages` is reported.
+    let format_line = yaml
+        .lines()
+        .position(|l| l.starts_with("format"))
+        .map_or(1, |i| i + 2);
     let tier = front.tier.unwrap_or(front.kind.default_tier());
     let compress_never = front.compress == Some(CompressSetting::Never);
     let item = Item {
@@ -293,6 +308,7 @@ pub fn parse_markdown_with(
         body_offset,
         body_line,
         tool: None,
+        messages: None,
     };
     if item.kind == ItemType::Rule && item.body().trim().is_empty() {
         // An empty rule locks nothing and reads as a rule that was lost in an edit.
@@ -302,6 +318,10 @@ pub fn parse_markdown_with(
             1,
             "an empty rule: a rule item needs a body (delete the item, or write the rule)",
         ));
+    }
+    if front.format == BodyFormat::Messages {
+        let messages = super::sample::of_item(&item, format_line, static_vars, problems);
+        return Some(Item { messages, ..item });
     }
     if item.tier == Tier::Static
         && let Some(problem) = static_placeholders(&item, static_vars)
@@ -465,6 +485,7 @@ pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem
             description: tool.description,
             input_schema: tool.input_schema,
         }),
+        messages: None,
     })
 }
 

@@ -23,6 +23,10 @@ pub struct Lock {
     pub tokenizer: String,
     /// Rule items by id.
     pub rules: BTreeMap<String, LockedRule>,
+    /// The manifest's static `vars:` by name, as locked: they are part of the prefix, so a
+    /// changed value shows by name in the lock's diff and in `check`'s prefix note.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, String>,
     pub prefix: LockedPrefix,
 }
 
@@ -71,6 +75,7 @@ impl Lock {
             version: 1,
             tokenizer: brief.manifest.tokenizer.to_string(),
             rules,
+            vars: brief.manifest.vars.clone(),
             prefix: LockedPrefix {
                 wire: hashes.wire,
                 hash: hashes.prefix.clone(),
@@ -153,6 +158,7 @@ mod tests {
             version: 1,
             tokenizer: "o200k_base".into(),
             rules,
+            vars: BTreeMap::from([("plan".to_string(), "Pro: \"2\"".to_string())]),
             prefix: LockedPrefix {
                 wire: Wire::Anthropic,
                 hash: "h".into(),
@@ -166,5 +172,6 @@ mod tests {
         let back: Lock = serde_yaml::from_str(&yaml).unwrap();
         assert_eq!(back.rules["r"].text, text);
         assert_eq!(back.prefix.wire, Wire::Anthropic);
+        assert_eq!(back.vars, lock.vars);
     }
 }

@@ -1,5 +1,6 @@
 //! A brief on disk: the manifest, its items, and the validation that guards both.
 
+mod embedded;
 pub mod import;
 mod item;
 mod load;
@@ -7,6 +8,7 @@ mod lockfile;
 mod lookup;
 mod manifest;
 mod problem;
+pub mod sample;
 mod types;
 pub mod yaml;
 
@@ -18,4 +20,5 @@ pub use load::{
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
 pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
 pub use problem::{LineIndex, Problem, Severity, line_col};
+pub use sample::{BodyFormat, SampleMessage};
 pub use types::{ItemType, Policy, Tier, valid_id};

@@ -144,7 +144,8 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
                 }
                 volatile_hits += volatile::scan(body).len();
                 static_texts.push(text);
-                static_counts.push(text_tokens);
+                // A message sample is not in the system text: its messages are examples.
+                static_counts.push(item.messages().is_none().then_some(text_tokens));
             }
             Tier::Volatile => {
                 volatile_texts.push(text);
@@ -154,7 +155,11 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
     }
     let system_parts = system_parts(brief, &static_texts, &static_counts, &mut counter);
     let prefix = prefix_of(brief, static_texts, unproven);
+    // As `Prefix::static_tokens` counts it: the system text, then each example's content.
     let mut prefix_tokens = joined_tokens(&mut counter, &system_parts, &prefix.static_system);
+    for message in &prefix.examples {
+        prefix_tokens += counter.count(&message.content);
+    }
     if !prefix.tools.is_empty() {
         prefix_tokens += counter.count(&tools_json(&prefix.tools));
     }
@@ -182,18 +187,19 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
 }
 
 /// The static items' texts as `prefix_of` puts them into the system text (build-time
-/// `vars` filled, escaped braces unescaped, empty texts left out), with their counts: a
-/// text the filling left as it was keeps the count already made.
+/// `vars` filled, escaped braces unescaped, empty texts and message samples left out),
+/// with their counts: a text the filling left as it was keeps the count already made.
 fn system_parts(
     brief: &Brief,
     texts: &[String],
-    counts: &[usize],
+    counts: &[Option<usize>],
     counter: &mut tokens::Counter,
 ) -> Vec<(String, usize)> {
     texts
         .iter()
         .zip(counts)
         .filter_map(|(text, &tokens)| {
+            let tokens = tokens?;
             let filled = if brief.manifest.vars.is_empty() {
                 unescape_braces(text)
             } else {

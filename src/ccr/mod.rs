@@ -85,18 +85,7 @@ pub fn clip(text: &str, max: usize) -> String {
     }
 }
 
-/// `1234567` as `1,234,567`, for markers and reports.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::numbers::thousands;
 
 #[cfg(test)]
 mod tests {
@@ -133,12 +122,5 @@ mod tests {
             let err = parse_hash(bad).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{bad}");
         }
-    }
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1204), "1,204");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -57,8 +57,16 @@ pub fn ask(
                 let Some(body) = edit(ui, item, &proposal)? else {
                     continue;
                 };
+                // A conversation sample's edit must keep its messages and roles.
+                let report = match guard::check_item(item, &body) {
+                    Ok(report) => report,
+                    Err(err) => {
+                        ui.warn(&format!("{}: the proposal is unchanged", err.message));
+                        continue;
+                    }
+                };
                 proposal.tokens_after = tokens::count(brief.manifest.tokenizer, &body);
-                proposal.guard = guard::check(item.body(), &body);
+                proposal.guard = report;
                 proposal.body = body;
                 proposals::replace(&brief.dir, &proposal)?;
                 let (_, summary) = crate::compress::status(item, &proposal);

@@ -128,10 +128,11 @@ pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -
 /// file (changes after drops).
 pub fn render_guard(ui: &Ui, item: &Item, report: &guard::Report) -> String {
     let mut report = report.clone();
-    for fact in &mut report.dropped {
+    // Lines within a sample message stay as they are: the finding names its message.
+    for fact in report.dropped.iter_mut().filter(|f| f.in_message.is_none()) {
         fact.line += item.body_line - 1;
     }
-    for change in &mut report.changed {
+    for change in report.changed.iter_mut().filter(|c| c.in_message.is_none()) {
         change.line += item.body_line - 1;
     }
     let original = item.path.display().to_string();

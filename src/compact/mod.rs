@@ -24,11 +24,14 @@
 //!   blank lines go;
 //! - a non-empty result ends with exactly one newline.
 
+mod messages;
 mod proof;
 #[cfg(test)]
 mod tests;
 
 use std::ops::Range;
+
+pub use messages::compact_messages;
 
 /// The outcome of compacting one item.
 #[derive(Clone, Debug, PartialEq, Eq)]

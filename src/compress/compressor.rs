@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::brief::{Brief, Item, Manifest, Tier, parse_markdown};
+use crate::brief::{Brief, Item, Tier};
 use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
 use crate::prompt::wire::{Message, Prompt, Role};
@@ -48,37 +48,7 @@ pub struct Compressor {
 /// The compressor brief embedded in the binary (`briefs/compressor/`), loaded and
 /// composed like any brief.
 pub fn bundled() -> Result<Compressor> {
-    let dir = Path::new("briefs/compressor");
-    let manifest: Manifest = serde_yaml::from_str(MANIFEST)
-        .map_err(|e| Error::internal(format!("built-in compressor brief: {e}")))?;
-    let mut problems = Vec::new();
-    let mut items = Vec::new();
-    for id in &manifest.items {
-        let (_, text) = ITEMS.iter().find(|(name, _)| name == id).ok_or_else(|| {
-            Error::internal(format!(
-                "built-in compressor brief: item `{id}` is not embedded"
-            ))
-        })?;
-        let path = dir.join("items").join(format!("{id}.md"));
-        items.extend(parse_markdown(
-            id,
-            &path,
-            (*text).to_string(),
-            &mut problems,
-        ));
-    }
-    if let Some(problem) = problems.first() {
-        return Err(Error::internal(format!(
-            "built-in compressor brief: {problem}"
-        )));
-    }
-    let brief = Brief {
-        dir: dir.to_path_buf(),
-        manifest,
-        items,
-        warnings: Vec::new(),
-        static_placeholders: Vec::new(),
-    };
+    let brief = Brief::embedded("briefs/compressor", MANIFEST, &ITEMS)?;
     Ok(composed(&brief, "bundled".to_string(), None))
 }
 
@@ -170,6 +140,7 @@ pub fn prompt(compressor: &Compressor, item: &Item) -> Prompt {
     );
     Prompt {
         static_system: compressor.system.clone(),
+        examples: Vec::new(),
         volatile_system: None,
         tools: Vec::new(),
         messages: vec![Message {

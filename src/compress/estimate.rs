@@ -58,13 +58,17 @@ pub fn estimate(
     prices: Option<Prices>,
 ) -> Estimate {
     let encoding = brief.manifest.tokenizer;
-    let prompt = super::prompt(compressor, item);
-    let input_tokens = tokens::count(encoding, &prompt.static_system)
-        + prompt
-            .messages
-            .iter()
-            .map(|m| tokens::count(encoding, &m.content))
-            .sum::<usize>();
+    let input_tokens = super::prompts(compressor, item)
+        .iter()
+        .map(|prompt| {
+            tokens::count(encoding, &prompt.static_system)
+                + prompt
+                    .messages
+                    .iter()
+                    .map(|m| tokens::count(encoding, &m.content))
+                    .sum::<usize>()
+        })
+        .sum();
     let output_tokens = tokens::count(encoding, item.body());
     let cost = prices
         .map(|p| (input_tokens as f64 * p.input + output_tokens as f64 * p.output) / 1_000_000.0);

@@ -14,6 +14,8 @@ mod sanitize;
 use std::path::Path;
 
 pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
+
+use crate::prompt::wire::{Message, Prompt, Role};
 pub use estimate::{Estimate, Prices, estimate, prices};
 pub use proposal::{CallSettings, build, status, token_change};
 pub use sanitize::{one_line, sanitize, strip_controls};
@@ -48,6 +50,33 @@ pub fn refusal(item: &Item, brief_dir: &Path) -> Option<Error> {
             brief_dir.display()
         )),
     )
+}
+
+/// The requests for a shorter `item`: [`prompt`] for a Markdown body; for a conversation
+/// sample one per message, each asking for that message's content alone (roles and count
+/// never reach the model, so the proposal keeps them by construction).
+pub fn prompts(compressor: &Compressor, item: &Item) -> Vec<Prompt> {
+    let Some(messages) = item.messages() else {
+        return vec![prompt(compressor, item)];
+    };
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| Prompt {
+            static_system: compressor.system.clone(),
+            messages: vec![Message {
+                role: Role::User,
+                content: format!(
+                    "Shorten this message (the `{}` turn, message {} of {}, of a worked example in an agent's system prompt). Answer with the shortened message only.\n\n{}",
+                    m.role.as_str(),
+                    i + 1,
+                    messages.len(),
+                    m.content
+                ),
+            }],
+            ..Prompt::default()
+        })
+        .collect()
 }
 
 /// The brief's items split into those a model may be asked about (in manifest order) and

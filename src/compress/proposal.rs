@@ -12,17 +12,21 @@ use crate::tokens;
 
 pub use crate::store::proposals::CallSettings;
 
-/// The proposal for `item` from `answer`, not yet saved. Refused (nothing is saved) when the
-/// answer holds an API key, or holds no text once it is cleaned.
+/// The proposal for `item` from the answers to [`super::prompts`] (one for a Markdown
+/// body, one per message of a conversation sample, in order), not yet saved. Refused
+/// (nothing is saved) when an answer holds an API key, or holds no text once it is cleaned.
 pub fn build(
     brief: &Brief,
     item: &Item,
     compressor_hash: &str,
     provider: &str,
     settings: CallSettings,
-    answer: &Answer,
+    answers: &[Answer],
 ) -> Result<Proposal> {
-    if answer.contains_key {
+    let Some(answer) = answers.first() else {
+        return Err(Error::provider("no answer to build a proposal from"));
+    };
+    if let Some(answer) = answers.iter().find(|a| a.contains_key) {
         // Flagged, never saved: a proposal is shown, stored and maybe committed.
         return Err(Error::failed(format!(
             "{}'s answer contains the API key (as sent, or changed: case, URL- or base64-encoding): nothing saved",
@@ -30,25 +34,53 @@ pub fn build(
         ))
         .with_hint("the server echoed your key into the answer; revoke the key if it was not a local test server"));
     }
-    let body = super::sanitize(&answer.text, item.body());
-    if body.trim().is_empty() {
-        return Err(Error::provider(format!(
+    let empty = |answer: &Answer| {
+        Error::provider(format!(
             "{} answered with no text once escapes and control characters were removed: nothing saved",
             answer.model
-        )));
+        ))
+    };
+    let body = match item.messages() {
+        None => super::sanitize(&answer.text, item.body()),
+        Some(messages) => {
+            if answers.len() != messages.len() {
+                return Err(Error::provider(format!(
+                    "{} answers for the {} messages of `{}`: nothing saved",
+                    answers.len(),
+                    messages.len(),
+                    item.id
+                )));
+            }
+            let mut contents = Vec::with_capacity(messages.len());
+            for (message, answer) in messages.iter().zip(answers) {
+                let content = super::sanitize(&answer.text, &message.content);
+                if content.trim().is_empty() {
+                    return Err(empty(answer));
+                }
+                contents.push(content);
+            }
+            crate::brief::sample::to_body(
+                messages
+                    .iter()
+                    .zip(&contents)
+                    .map(|(m, c)| (m.role, c.as_str())),
+            )
+        }
+    };
+    if body.trim().is_empty() {
+        return Err(empty(answer));
     }
     let history = History::load(&brief.dir, &item.id)?;
     let encoding = brief.manifest.tokenizer;
     let now = Stamp::now();
-    let usage = answer
-        .usage
-        .clone()
-        .map_or_else(CallUsage::default, |u| CallUsage {
-            input_tokens: u.input_tokens,
-            cached_input_tokens: u.cached_input_tokens.unwrap_or(0),
-            cache_write_tokens: u.cache_write_tokens.unwrap_or(0),
-            output_tokens: u.output_tokens,
-        });
+    // One call per message of a conversation sample: their usage adds up.
+    let mut usage = CallUsage::default();
+    for u in answers.iter().filter_map(|a| a.usage.as_ref()) {
+        usage.input_tokens += u.input_tokens;
+        usage.cached_input_tokens += u.cached_input_tokens.unwrap_or(0);
+        usage.cache_write_tokens += u.cache_write_tokens.unwrap_or(0);
+        usage.output_tokens += u.output_tokens;
+    }
     Ok(Proposal {
         id: proposals::new_id(&item.id, &now),
         item: item.id.clone(),
@@ -62,7 +94,7 @@ pub fn build(
         usage,
         tokens_before: tokens::count(encoding, item.body()),
         tokens_after: tokens::count(encoding, &body),
-        guard: guard::check(item.body(), &body),
+        guard: guard::check_item(item, &body)?,
         body,
     })
 }

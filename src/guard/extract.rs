@@ -243,6 +243,7 @@ fn located(text: &str, found: Vec<Found>) -> Vec<Fact> {
             line,
             column,
             offset: f.start,
+            in_message: None,
         });
     }
     facts

@@ -23,6 +23,7 @@ pub mod lexicon;
 mod lookup;
 mod marks;
 mod matching;
+mod messages;
 mod numbers;
 mod patterns;
 mod reading;
@@ -34,6 +35,7 @@ mod words;
 use std::collections::BTreeMap;
 
 pub use changes::{Change, ChangeKind};
+pub use messages::{check_item, check_messages};
 
 use serde::{Deserialize, Serialize};
 
@@ -135,6 +137,10 @@ pub struct Fact {
     /// Byte offset of the fact in its text, for callers that highlight it.
     #[serde(skip)]
     pub offset: usize,
+    /// The sample message it is in (`message 2 (assistant)`), when the texts were compared
+    /// message by message; `line` and `column` are then within that message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_message: Option<String>,
 }
 
 /// What [`check`] found. Each fact is listed once, at its first occurrence, in text order.
@@ -162,14 +168,19 @@ impl Report {
     /// Every flag as one line (`price $40`, `negation: negation `not` was lost`): what an
     /// accept with `--allow-flags` records in the version.
     pub fn flag_lines(&self) -> Vec<String> {
+        let within = |m: &Option<String>| m.as_ref().map_or(String::new(), |m| format!("{m}: "));
         let dropped = self
             .dropped
             .iter()
-            .map(|f| format!("{} {}", f.kind.name(), f.value));
-        let changed = self
-            .changed
-            .iter()
-            .map(|c| format!("changed {}: {}", c.kind.name(), c.message));
+            .map(|f| format!("{}{} {}", within(&f.in_message), f.kind.name(), f.value));
+        let changed = self.changed.iter().map(|c| {
+            format!(
+                "{}changed {}: {}",
+                within(&c.in_message),
+                c.kind.name(),
+                c.message
+            )
+        });
         dropped.chain(changed).collect()
     }
 
@@ -358,7 +369,7 @@ pub fn changes_json(changes: &[Change]) -> serde_json::Value {
     changes
         .iter()
         .map(|c| {
-            serde_json::json!({
+            let mut value = serde_json::json!({
                 "kind": c.kind.name(),
                 "original": c.original,
                 "proposal": c.proposal,
@@ -366,7 +377,11 @@ pub fn changes_json(changes: &[Change]) -> serde_json::Value {
                 "column": c.column,
                 "proposal_line": c.proposal_line,
                 "proposal_column": c.proposal_column,
-            })
+            });
+            if let Some(m) = &c.in_message {
+                value["in_message"] = m.as_str().into();
+            }
+            value
         })
         .collect()
 }

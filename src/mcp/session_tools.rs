@@ -164,22 +164,7 @@ fn purge(a: PurgeArgs) -> Result<Value, ToolError> {
         .filter(|s| !s.is_empty())
         .collect();
     let r = session.purge(&ids, a.summary.as_deref())?;
-    Ok(json!({
-        "status": "ok",
-        "summary": format!(
-            "purged {} ({} tokens); cache breaks at {}: {} tokens written to the cache again",
-            r.removed_ids.join(", "), r.removed_tokens, r.cache_break_at, r.tokens_rewritten
-        ),
-        "removed_ids": r.removed_ids,
-        "removed_tokens": r.removed_tokens,
-        "summary_id": r.summary_id,
-        "summary_tokens": r.summary_tokens,
-        "cache_break_at": r.cache_break_at,
-        "tokens_rewritten": r.tokens_rewritten,
-        "cache_break_after_tokens": r.cache_break_after_tokens,
-        "tier2_tokens_before": r.tier2_tokens_before,
-        "tier2_tokens_after": r.tier2_tokens_after,
-    }))
+    Ok(r.reply())
 }
 
 #[derive(Deserialize)]

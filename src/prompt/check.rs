@@ -150,12 +150,16 @@ pub fn check(brief: &Brief) -> Result<Report> {
         && *locked != prefix.hashes.prefix
     {
         let tokens = prefix_tokens(brief, &prefix);
+        let vars = lock
+            .as_ref()
+            .map(|l| changed_vars(&l.vars, &brief.manifest.vars))
+            .unwrap_or_default();
         findings.push(finding(
             Level::Note,
             "prefix-changed",
             lock_path,
             format!(
-                "the prefix hash differs from the lock ({} → {}): this change invalidates the provider's prompt cache: {tokens} tokens will be written again",
+                "the prefix hash differs from the lock ({} → {}){vars}: this change invalidates the provider's prompt cache: {tokens} tokens will be written again",
                 &locked[..locked.len().min(12)],
                 &prefix.hashes.prefix[..12]
             ),
@@ -224,6 +228,36 @@ pub fn check_paths(paths: &[PathBuf]) -> Vec<Result<Checked>> {
                 .unwrap_or_else(|| Err(Error::internal("a check worker stopped unexpectedly")))
         })
         .collect()
+}
+
+/// `; static vars changed: plan ("Pro" → "Team"), region (new)`, or nothing.
+fn changed_vars(
+    locked: &std::collections::BTreeMap<String, String>,
+    now: &std::collections::BTreeMap<String, String>,
+) -> String {
+    // A lock written before vars were locked says nothing of them.
+    if locked.is_empty() {
+        return String::new();
+    }
+    let mut changes = Vec::new();
+    for (name, value) in now {
+        match locked.get(name) {
+            None => changes.push(format!("{name} (new)")),
+            Some(old) if old != value => changes.push(format!("{name} ({old:?} → {value:?})")),
+            Some(_) => {}
+        }
+    }
+    changes.extend(
+        locked
+            .keys()
+            .filter(|name| !now.contains_key(*name))
+            .map(|name| format!("{name} (removed)")),
+    );
+    if changes.is_empty() {
+        String::new()
+    } else {
+        format!("; static vars changed: {}", changes.join(", "))
+    }
 }
 
 fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {

@@ -13,9 +13,11 @@ use crate::brief::{Brief, Item, LineIndex, Tier, fill_placeholders, unescape_bra
 use crate::compact::compact_markdown;
 use crate::error::{Error, Result};
 use crate::prompt::canonical;
+use crate::prompt::examples;
 pub use crate::prompt::prefix::PrefixHashes;
 use crate::prompt::prefix::{StablePrefix, Wire};
-use crate::prompt::wire::{self, Prompt, ToolDef};
+use crate::prompt::wire::{self, Message, Prompt, ToolDef};
+use crate::tokens::{self, Encoding};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ComposeOptions {
@@ -32,7 +34,13 @@ impl Default for ComposeOptions {
 /// The stable prefix of a brief: what the provider caches.
 #[derive(Debug, Clone)]
 pub struct Prefix {
+    /// The static system text (message samples are not in it: they are `examples`).
     pub static_system: String,
+    /// The worked examples of `format: messages` samples, in manifest order.
+    pub examples: Vec<Message>,
+    /// The static part as `--format text` shows it: message samples as readable turns at
+    /// their place (equal to `static_system` when the brief has none).
+    pub static_text: String,
     pub tools: Vec<ToolDef>,
     /// In the brief's wire format ([`brief_wire`]).
     pub hashes: PrefixHashes,
@@ -43,6 +51,8 @@ pub struct Prefix {
 #[derive(Debug, Clone)]
 pub struct Composed {
     pub prompt: Prompt,
+    /// The static part as `--format text` shows it (see [`Prefix::static_text`]).
+    pub static_text: String,
     /// In the brief's wire format ([`brief_wire`]); [`Composed::stable_prefix`] for another.
     pub hashes: PrefixHashes,
     pub unproven: Vec<String>,
@@ -50,7 +60,34 @@ pub struct Composed {
     pub unused_vars: Vec<String>,
 }
 
+impl Prefix {
+    /// Tokens of the static system text and of the examples' contents (not the tools).
+    pub fn static_tokens(&self, encoding: Encoding) -> usize {
+        static_tokens(encoding, &self.static_system, &self.examples)
+    }
+}
+
+/// Tokens of a static system text and of worked examples' contents.
+pub fn static_tokens(encoding: Encoding, static_system: &str, examples: &[Message]) -> usize {
+    tokens::count(encoding, static_system)
+        + examples
+            .iter()
+            .map(|m| tokens::count(encoding, &m.content))
+            .sum::<usize>()
+}
+
 impl Composed {
+    /// The prompt as `--format text` prints it: the static part (message samples as
+    /// readable turns at their place), a blank line, the volatile part.
+    pub fn text(&self) -> String {
+        Prompt {
+            static_system: self.static_text.clone(),
+            examples: Vec::new(),
+            ..self.prompt.clone()
+        }
+        .system_text()
+    }
+
     /// The request body in `wire`, exactly as it is printed and sent.
     pub fn body(&self, wire: Wire, model: Option<&str>, cache_key: Option<&str>) -> Value {
         wire::body(&self.prompt, wire, model, cache_key)
@@ -121,24 +158,68 @@ pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
         .items
         .iter()
         .filter(|item| item.tier == Tier::Static && !item.is_tool())
-        .map(|item| item_text(item, options.compact, &mut unproven))
+        .map(|item| match item.messages() {
+            // Compacted message by message in `prefix_with`.
+            Some(_) => String::new(),
+            None => item_text(item, options.compact, &mut unproven),
+        })
         .collect();
-    prefix_of(brief, texts, unproven)
+    prefix_with(brief, texts, unproven, options.compact)
 }
 
 /// The stable prefix from the static items' texts as [`item_text`] makes them, in
 /// manifest order: a caller that already compacted every item (`stats`) does not pay
-/// for compacting and proving them again.
+/// for compacting and proving them again. A message sample's text is not used: its
+/// messages are compacted one by one.
 pub fn prefix_of(brief: &Brief, static_texts: Vec<String>, unproven: Vec<String>) -> Prefix {
+    prefix_with(brief, static_texts, unproven, true)
+}
+
+fn prefix_with(
+    brief: &Brief,
+    static_texts: Vec<String>,
+    mut unproven: Vec<String>,
+    compact: bool,
+) -> Prefix {
+    let vars = &brief.manifest.vars;
     // Static items may use the manifest's build-time `vars` (the loader refused any other
     // placeholder there); filling them here makes their values part of the prefix hash.
-    let static_system = join(static_texts.iter().map(|text| {
-        if brief.manifest.vars.is_empty() {
+    let fill = |text: &str| {
+        if vars.is_empty() {
             unescape_braces(text)
         } else {
-            fill_placeholders(text, &brief.manifest.vars).0
+            fill_placeholders(text, vars).0
         }
-    }));
+    };
+    let mut system_parts = Vec::new();
+    let mut text_parts = Vec::new();
+    let mut examples = Vec::new();
+    let statics = brief
+        .items
+        .iter()
+        .filter(|item| item.tier == Tier::Static && !item.is_tool());
+    for (item, text) in statics.zip(static_texts) {
+        if item.messages().is_some() {
+            unproven.retain(|id| *id != item.id);
+        }
+        match examples::item_messages(item, compact, vars, &mut unproven) {
+            Some(messages) => {
+                text_parts.push(examples::readable(&messages));
+                examples.extend(messages);
+            }
+            None => {
+                let text = fill(&text);
+                text_parts.push(text.clone());
+                system_parts.push(text);
+            }
+        }
+    }
+    let static_text = join(text_parts.into_iter());
+    let static_system = if examples.is_empty() {
+        static_text.clone()
+    } else {
+        join(system_parts.into_iter())
+    };
     let tools: Vec<ToolDef> = brief
         .items
         .iter()
@@ -146,17 +227,21 @@ pub fn prefix_of(brief: &Brief, static_texts: Vec<String>, unproven: Vec<String>
         .collect();
     let prompt = Prompt {
         static_system,
+        examples,
         tools,
         ..Prompt::default()
     };
     let hashes = PrefixHashes::of(&stable_prefix(&prompt, brief_wire(brief)));
     let Prompt {
         static_system,
+        examples,
         tools,
         ..
     } = prompt;
     Prefix {
         static_system,
+        examples,
+        static_text,
         tools,
         hashes,
         unproven,
@@ -171,6 +256,8 @@ pub fn compose(
 ) -> Result<Composed> {
     let Prefix {
         static_system,
+        examples,
+        static_text,
         tools,
         hashes,
         mut unproven,
@@ -241,10 +328,12 @@ pub fn compose(
     Ok(Composed {
         prompt: Prompt {
             static_system,
+            examples,
             volatile_system: (!volatile.is_empty()).then_some(volatile),
             tools,
             messages: Vec::new(),
         },
+        static_text,
         hashes,
         unproven,
         unused_vars,

@@ -11,7 +11,7 @@ use crate::tokens;
 /// Tokens of the stable prefix: the static system text plus the tools' JSON.
 pub fn prefix_tokens(brief: &Brief, prefix: &Prefix) -> usize {
     let encoding = brief.manifest.tokenizer;
-    let mut total = tokens::count(encoding, &prefix.static_system);
+    let mut total = prefix.static_tokens(encoding);
     if !prefix.tools.is_empty() {
         total += tokens::count(encoding, &tools_json(&prefix.tools));
     }

@@ -4,6 +4,7 @@
 pub mod canonical;
 pub mod check;
 pub mod compose;
+pub mod examples;
 pub mod measure;
 pub mod prefix;
 pub mod wire;

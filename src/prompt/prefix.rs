@@ -12,19 +12,33 @@
 //! - **tools**: `/tools`, every element.
 //! - **system**: Anthropic: `/system` (the string, or one element per block). OpenAI: the
 //!   leading `system`/`developer` messages.
-//! - **conversation**: every message after the system part.
+//! - **examples**: worked examples (few-shot turns) that lead the conversation. OpenAI: the
+//!   messages named `example_user` / `example_assistant` (OpenAI's few-shot convention)
+//!   right after the first system message (or first, without one). Anthropic: the
+//!   messages up to the first one with a breakpoint, when that one is an `assistant`
+//!   message of text blocks with the breakpoint on its last block and every message before
+//!   it has plain string content, alternating `user` and `assistant` from `user` (how
+//!   `compose` writes them; a session's or a client's turns carry content blocks, though a
+//!   client could write this shape too), and only when nothing live lies before them.
+//! - **conversation**: every message after the system part and the examples.
 //!
-//! The **stable prefix** is the tools and the static system; the **live zone** is the
-//! volatile part just after it, which may change on every call without being drift:
+//! The **stable prefix** is the tools, the static system and the examples; the **live
+//! zone** is the volatile part just after it, which may change on every call without being
+//! drift:
 //! - Anthropic: every tool or system block after the last `cache_control` breakpoint in
 //!   `tools` + `system`. Without a breakpoint there, all of tools and system are stable (a
-//!   breakpoint later in the conversation caches all of them).
+//!   breakpoint later in the conversation caches all of them). With examples, a `user`
+//!   message of plain string content right after them (the brief's volatile part).
 //! - OpenAI: the system/developer messages after the first one, before the first message of
-//!   the conversation. The first system message and the tools are stable.
+//!   the conversation (with examples: right after the examples). The first system message,
+//!   the tools and the examples are stable.
 //!
 //! `brief compose` lays its bodies out to match: Anthropic `system` is the static block
 //! (with the breakpoint) then the volatile block; OpenAI `messages` is the static system
-//! message then the volatile one as a second system message.
+//! message, the examples, then the volatile one as a second system message. With examples,
+//! Anthropic's volatile part follows them as a user message instead, since the provider
+//! caches tools, then system, then messages: a volatile system block would spoil the
+//! examples' cache on every call.
 //!
 //! # The bytes and the hash
 //! Each stable element is serialised as sent: compact JSON, keys in the order they have in
@@ -32,8 +46,10 @@
 //! serialiser reorders keys therefore changes the hash, as it changes the provider's cache
 //! key. The stable prefix text is the JSON document
 //! `{"tools":[T0,T1,…],"system":S}` where `Ti` are the stable tools and `S` is the system
-//! string, or `[B0,…]` for the stable system blocks or messages; its hash is the sha256 of
-//! that text (lower-case hex) and its size the text's length in bytes.
+//! string, or `[B0,…]` for the stable system blocks or messages; with examples it is
+//! `{"tools":[…],"system":S,"examples":[M0,…]}` (the key is absent without examples, so a
+//! body without them hashes as it always did). Its hash is the sha256 of that text
+//! (lower-case hex) and its size the text's length in bytes.
 //!
 //! # Calling it
 //! - A body as parsed JSON: [`StablePrefix::of_body`]; as bytes: [`StablePrefix::of_bytes`].
@@ -45,6 +61,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::prompt::canonical::sha256_hex;
+use crate::prompt::examples::{anthropic_examples, openai_example};
 
 /// Which provider API a request body is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -115,7 +132,10 @@ pub struct Layout<'a> {
     pub stable_system: usize,
     /// Whether the Anthropic `system` is a plain string (then `system` has one element).
     pub system_is_string: bool,
-    /// The conversation: every message after the system part.
+    /// Worked examples: the leading messages that are few-shot turns, part of the stable
+    /// prefix (see the module doc for how they are recognised).
+    pub examples: Vec<Element<'a>>,
+    /// The conversation: every message after the system part and the examples.
     pub conversation: Vec<Element<'a>>,
 }
 
@@ -159,15 +179,7 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
         Some(Value::Array(blocks)) => (Wire::Anthropic, elements("/system", 0, blocks), false, 0),
         Some(_) => return bad("`system` is neither a string nor blocks"),
         None => {
-            let lead = messages
-                .iter()
-                .take_while(|m| {
-                    matches!(
-                        m.get("role").and_then(Value::as_str),
-                        Some("system" | "developer")
-                    )
-                })
-                .count();
+            let lead = messages.iter().take_while(|m| is_system(m)).count();
             let anthropic_tools = tools.iter().any(|t| t.value.get("input_schema").is_some());
             let wire = if lead == 0 && anthropic_tools {
                 Wire::Anthropic
@@ -183,7 +195,7 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
         }
     };
     let (stable_tools, stable_system) = match wire {
-        Wire::OpenAi => (tools.len(), system.len().min(1)),
+        Wire::OpenAi => (tools.len(), lead.min(1)),
         Wire::Anthropic => {
             let marked = |e: &Element| e.value.get("cache_control").is_some_and(|c| !c.is_null());
             match system.iter().rposition(marked) {
@@ -195,6 +207,41 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
             }
         }
     };
+    let mut system = system;
+    let (examples_end, after) = match wire {
+        // Examples follow the stable system message directly; the system messages right
+        // after them are the live zone.
+        Wire::OpenAi if lead <= 1 => {
+            let end = lead
+                + messages[lead..]
+                    .iter()
+                    .take_while(|m| openai_example(m))
+                    .count();
+            let live = messages[end..].iter().take_while(|m| is_system(m)).count();
+            if end > lead {
+                system.extend(elements("/messages", end, &messages[end..end + live]));
+                (end, end + live)
+            } else {
+                (lead, lead)
+            }
+        }
+        // Examples are stable only when nothing live lies before them.
+        Wire::Anthropic if stable_tools == tools.len() && stable_system == system.len() => {
+            let end = lead + anthropic_examples(&messages[lead..]);
+            // The brief's volatile part, sent after the examples as a user message of
+            // plain text (a session's or a client's turns carry content blocks).
+            let live = usize::from(
+                end > lead
+                    && messages.get(end).is_some_and(|m| {
+                        m.get("role").and_then(Value::as_str) == Some("user")
+                            && m["content"].is_string()
+                    }),
+            );
+            system.extend(elements("/messages", end, &messages[end..end + live]));
+            (end, end + live)
+        }
+        _ => (lead, lead),
+    };
     Ok(Layout {
         wire,
         tools,
@@ -202,8 +249,16 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
         system,
         stable_system,
         system_is_string,
-        conversation: elements("/messages", lead, &messages[lead..]),
+        examples: elements("/messages", lead, &messages[lead..examples_end]),
+        conversation: elements("/messages", after, &messages[after..]),
     })
+}
+
+fn is_system(message: &Value) -> bool {
+    matches!(
+        message.get("role").and_then(Value::as_str),
+        Some("system" | "developer")
+    )
 }
 
 fn elements<'a>(base: &str, first: usize, values: &'a [Value]) -> Vec<Element<'a>> {
@@ -234,10 +289,14 @@ pub struct StablePrefix {
     pub tools_text: String,
     /// The stable system as sent: the string, or `[B0,…]`.
     pub system_text: String,
+    /// The worked examples as sent, `[M0,…]`; `None` when the body has none (then the
+    /// prefix text has no `examples` key, as before examples existed).
+    pub examples_text: Option<String>,
     /// sha256 of [`StablePrefix::text`].
     pub hash: String,
     pub tools_hash: String,
     pub system_hash: String,
+    pub examples_hash: Option<String>,
     pub live: LiveZone,
 }
 
@@ -261,7 +320,8 @@ impl StablePrefix {
         } else {
             array_text(&layout.system[..layout.stable_system])
         };
-        let text = framed(&tools_text, &system_text);
+        let examples_text = (!layout.examples.is_empty()).then(|| array_text(&layout.examples));
+        let text = framed(&tools_text, &system_text, examples_text.as_deref());
         let live = LiveZone {
             pointers: layout.live().map(|e| e.pointer.clone()).collect(),
             bytes: layout.live().map(|e| as_sent(e.value).len()).sum(),
@@ -271,20 +331,30 @@ impl StablePrefix {
             hash: sha256_hex(text.as_bytes()),
             tools_hash: sha256_hex(tools_text.as_bytes()),
             system_hash: sha256_hex(system_text.as_bytes()),
+            examples_hash: examples_text.as_deref().map(|t| sha256_hex(t.as_bytes())),
             tools_text,
             system_text,
+            examples_text,
             live,
         }
     }
 
     /// The stable prefix text whose sha256 is [`StablePrefix::hash`].
     pub fn text(&self) -> String {
-        framed(&self.tools_text, &self.system_text)
+        framed(
+            &self.tools_text,
+            &self.system_text,
+            self.examples_text.as_deref(),
+        )
     }
 
     /// Size of [`StablePrefix::text`] in bytes.
     pub fn bytes(&self) -> usize {
-        "{\"tools\":,\"system\":}".len() + self.tools_text.len() + self.system_text.len()
+        let examples = self
+            .examples_text
+            .as_ref()
+            .map_or(0, |t| ",\"examples\":".len() + t.len());
+        "{\"tools\":,\"system\":}".len() + self.tools_text.len() + self.system_text.len() + examples
     }
 }
 
@@ -306,8 +376,13 @@ fn array_text(elements: &[Element]) -> String {
     out
 }
 
-fn framed(tools_text: &str, system_text: &str) -> String {
-    format!("{{\"tools\":{tools_text},\"system\":{system_text}}}")
+fn framed(tools_text: &str, system_text: &str, examples_text: Option<&str>) -> String {
+    match examples_text {
+        None => format!("{{\"tools\":{tools_text},\"system\":{system_text}}}"),
+        Some(examples) => {
+            format!("{{\"tools\":{tools_text},\"system\":{system_text},\"examples\":{examples}}}")
+        }
+    }
 }
 
 /// The stable prefix's identity in one wire format, as `prompt::prefix` defines it: hashes
@@ -324,6 +399,8 @@ pub struct PrefixHashes {
     pub prefix: String,
     pub tools_bytes: usize,
     pub system_bytes: usize,
+    /// Over the worked examples as sent, and their size; `None` without examples.
+    pub examples: Option<(String, usize)>,
     bytes: usize,
 }
 
@@ -336,6 +413,10 @@ impl PrefixHashes {
             prefix: stable.hash.clone(),
             tools_bytes: stable.tools_text.len(),
             system_bytes: stable.system_text.len(),
+            examples: stable
+                .examples_hash
+                .clone()
+                .zip(stable.examples_text.as_ref().map(String::len)),
             bytes: stable.bytes(),
         }
     }

@@ -128,3 +128,48 @@ fn bodies_that_are_not_requests_say_why() {
         assert!(layout(&body).is_err(), "{body}");
     }
 }
+
+#[test]
+fn openai_examples_follow_the_first_system_message_and_join_the_prefix() {
+    let body = parse(
+        r#"{"messages":[{"role":"system","content":"s"},{"role":"user","name":"example_user","content":"q"},{"role":"assistant","name":"example_assistant","content":"a"},{"role":"system","content":"live"},{"role":"user","content":"hi"}]}"#,
+    );
+    let layout = layout(&body).unwrap();
+    assert_eq!(layout.examples.len(), 2);
+    assert_eq!(layout.examples[0].pointer, "/messages/1");
+    assert_eq!(layout.conversation.len(), 1);
+    assert_eq!(layout.conversation[0].pointer, "/messages/4");
+    let prefix = StablePrefix::of_layout(&layout);
+    assert_eq!(prefix.live.pointers, ["/messages/3"]);
+    assert_eq!(
+        prefix.text(),
+        r#"{"tools":[],"system":[{"role":"system","content":"s"}],"examples":[{"role":"user","name":"example_user","content":"q"},{"role":"assistant","name":"example_assistant","content":"a"}]}"#
+    );
+    assert_eq!(prefix.bytes(), prefix.text().len());
+    assert_eq!(prefix.hash, sha256_hex(prefix.text().as_bytes()));
+}
+
+#[test]
+fn anthropic_examples_are_string_turns_up_to_an_assistant_breakpoint() {
+    let cc = r#""cache_control":{"type":"ephemeral"}"#;
+    let examples = parse(&format!(
+        r#"{{"system":[{{"type":"text","text":"s",{cc}}}],"messages":[{{"role":"user","content":"q"}},{{"role":"assistant","content":[{{"type":"text","text":"a",{cc}}}]}},{{"role":"user","content":"today"}},{{"role":"user","content":"hi"}}]}}"#
+    ));
+    let layout_ = layout(&examples).unwrap();
+    assert_eq!(layout_.examples.len(), 2);
+    let prefix = StablePrefix::of_layout(&layout_);
+    assert_eq!(prefix.live.pointers, ["/messages/2"]);
+    assert_eq!(layout_.conversation[0].pointer, "/messages/3");
+    // A session's turns carry content blocks: conversation, never examples.
+    let session = parse(&format!(
+        r#"{{"system":[{{"type":"text","text":"s",{cc}}}],"messages":[{{"role":"user","content":[{{"type":"text","text":"q"}}]}},{{"role":"assistant","content":[{{"type":"text","text":"a",{cc}}}]}},{{"role":"user","content":[{{"type":"text","text":"t3"}}]}}]}}"#
+    ));
+    let layout_ = layout(&session).unwrap();
+    assert!(layout_.examples.is_empty());
+    assert_eq!(layout_.conversation.len(), 3);
+    assert!(
+        !StablePrefix::of_layout(&layout_)
+            .text()
+            .contains("examples")
+    );
+}

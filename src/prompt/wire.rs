@@ -55,6 +55,9 @@ pub struct Message {
 pub struct Prompt {
     /// The static system text: the cacheable prefix (with the tools).
     pub static_system: String,
+    /// Worked examples (`format: messages` samples, in manifest order): few-shot turns sent
+    /// right after the static system text, inside the stable prefix.
+    pub examples: Vec<Message>,
     /// The volatile system text, rebuilt every turn; sent after the prefix.
     pub volatile_system: Option<String>,
     pub tools: Vec<ToolDef>,
@@ -98,13 +101,13 @@ pub fn openai_body(prompt: &Prompt, model: Option<&str>, cache_key: Option<&str>
     if let Some(model) = model {
         body.insert("model".into(), json!(model));
     }
-    let mut messages = Vec::with_capacity(prompt.messages.len() + 2);
-    for part in [Some(&prompt.static_system), prompt.volatile_system.as_ref()]
-        .into_iter()
-        .flatten()
-        .filter(|text| !text.is_empty())
-    {
-        messages.push(json!({"role": "system", "content": part}));
+    let mut messages = Vec::with_capacity(prompt.messages.len() + prompt.examples.len() + 2);
+    if !prompt.static_system.is_empty() {
+        messages.push(json!({"role": "system", "content": prompt.static_system}));
+    }
+    messages.extend(prompt.examples.iter().map(openai_example));
+    if let Some(volatile) = prompt.volatile_system.as_ref().filter(|v| !v.is_empty()) {
+        messages.push(json!({"role": "system", "content": volatile}));
     }
     for message in &prompt.messages {
         messages.push(json!({"role": message.role.as_str(), "content": message.content}));
@@ -133,10 +136,54 @@ pub fn openai_body(prompt: &Prompt, model: Option<&str>, cache_key: Option<&str>
     Value::Object(body)
 }
 
+/// The `name` OpenAI's few-shot convention gives a worked example's message, and the
+/// marker `prompt::prefix` reads examples by.
+pub fn example_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "example_user",
+        Role::Assistant => "example_assistant",
+    }
+}
+
+fn openai_example(message: &Message) -> Value {
+    json!({
+        "role": message.role.as_str(),
+        "name": example_name(message.role),
+        "content": message.content,
+    })
+}
+
+/// The Anthropic messages of the worked examples: plain string content, except the last
+/// message, one text block carrying the breakpoint that caches tools, system and examples.
+fn anthropic_examples(examples: &[Message]) -> Vec<Value> {
+    let last = examples.len().saturating_sub(1);
+    examples
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if i == last {
+                json!({"role": m.role.as_str(), "content": [{
+                    "type": "text",
+                    "text": m.content,
+                    "cache_control": {"type": "ephemeral"},
+                }]})
+            } else {
+                json!({"role": m.role.as_str(), "content": m.content})
+            }
+        })
+        .collect()
+}
+
 /// An Anthropic messages request body: `system` as text blocks with `cache_control` on the
 /// last static block and the volatile part as a later block; tools with `input_schema`.
 /// Without static text the breakpoint goes on the last tool, so the volatile block still
 /// lies after it.
+///
+/// Worked examples open `messages`, the last one with a second breakpoint. The provider
+/// caches tools, then system, then messages, so a volatile system block would lie before
+/// the examples and spoil their cache on every call: with examples, the volatile part is
+/// sent instead as a user message right after them (the conversation that follows is a
+/// user turn too, which the API joins to it).
 pub fn anthropic_body(prompt: &Prompt, model: Option<&str>) -> Value {
     let mut body = Map::new();
     if let Some(model) = model {
@@ -150,17 +197,23 @@ pub fn anthropic_body(prompt: &Prompt, model: Option<&str>) -> Value {
             "cache_control": {"type": "ephemeral"},
         }));
     }
-    if let Some(volatile) = prompt.volatile_system.as_ref().filter(|v| !v.is_empty()) {
+    let volatile = prompt.volatile_system.as_ref().filter(|v| !v.is_empty());
+    if let Some(volatile) = volatile.filter(|_| prompt.examples.is_empty()) {
         system.push(json!({"type": "text", "text": volatile}));
     }
     if !system.is_empty() {
         body.insert("system".into(), Value::Array(system));
     }
-    let messages = prompt
-        .messages
-        .iter()
-        .map(|m| json!({"role": m.role.as_str(), "content": m.content}))
-        .collect();
+    let mut messages = anthropic_examples(&prompt.examples);
+    if let Some(volatile) = volatile.filter(|_| !prompt.examples.is_empty()) {
+        messages.push(json!({"role": "user", "content": volatile}));
+    }
+    messages.extend(
+        prompt
+            .messages
+            .iter()
+            .map(|m| json!({"role": m.role.as_str(), "content": m.content})),
+    );
     body.insert("messages".into(), Value::Array(messages));
     if !prompt.tools.is_empty() {
         let mark_last_tool = prompt.static_system.is_empty();
@@ -193,6 +246,7 @@ mod tests {
     fn prompt() -> Prompt {
         Prompt {
             static_system: "You are a helper.".into(),
+            examples: Vec::new(),
             volatile_system: Some("Customer: Ada".into()),
             tools: vec![ToolDef {
                 name: "lookup".into(),

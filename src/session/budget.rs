@@ -74,18 +74,7 @@ impl Level {
     }
 }
 
-/// `128000` as `128,000`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::numbers::thousands;
 
 /// `Status: Context: 112,000 / 128,000 (87%) | System Status: Warning`.
 pub fn telemetry_line(current: u64, limit: u64) -> String {
@@ -216,8 +205,6 @@ mod tests {
         assert_eq!(Level::of(102_400, 128_000), Level::Warning);
         assert_eq!(Level::of(115_200, 128_000), Level::HighRisk);
         assert_eq!(Level::of(121_600, 128_000), Level::Critical);
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -8,7 +8,6 @@
 //! tool run the same code. The call goes through `crate::provider` and the ledger
 //! (`command: "compact"`).
 
-use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -19,7 +18,7 @@ use super::model::ModelChoice;
 use super::render::{entry_line, entry_text};
 use super::schema::Violation;
 use super::{Session, envelope};
-use crate::brief::{Brief, Manifest, parse_markdown};
+use crate::brief::Brief;
 use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
 use crate::prompt::wire::{Message, Prompt, Role};
@@ -44,35 +43,7 @@ const ITEMS: [(&str, &str); 3] = [
 
 /// The compaction brief embedded in the binary, composed: (system text, prefix hash).
 pub fn compaction_brief() -> Result<(String, String)> {
-    let dir = Path::new("briefs/compaction");
-    let manifest: Manifest = serde_yaml::from_str(MANIFEST)
-        .map_err(|e| Error::input(format!("built-in compaction brief: {e}")))?;
-    let mut problems = Vec::new();
-    let mut items = Vec::new();
-    for id in &manifest.items {
-        let (_, text) = ITEMS.iter().find(|(name, _)| name == id).ok_or_else(|| {
-            Error::input(format!("built-in compaction brief: `{id}` is not embedded"))
-        })?;
-        let path = dir.join("items").join(format!("{id}.md"));
-        items.extend(parse_markdown(
-            id,
-            &path,
-            (*text).to_string(),
-            &mut problems,
-        ));
-    }
-    if let Some(problem) = problems.first() {
-        return Err(Error::input(format!(
-            "built-in compaction brief: {problem}"
-        )));
-    }
-    let brief = Brief {
-        dir: dir.to_path_buf(),
-        manifest,
-        items,
-        warnings: Vec::new(),
-        static_placeholders: Vec::new(),
-    };
+    let brief = Brief::embedded("briefs/compaction", MANIFEST, &ITEMS)?;
     let prefix = compose::prefix(&brief, ComposeOptions::default());
     Ok((prefix.static_system, prefix.hashes.prefix))
 }
@@ -111,6 +82,7 @@ pub fn request(system: &str, transcript: &str, retry: Option<(&str, &[Violation]
     }
     Prompt {
         static_system: system.to_string(),
+        examples: Vec::new(),
         volatile_system: None,
         tools: Vec::new(),
         messages,

@@ -28,11 +28,14 @@ mod cache;
 pub mod compact;
 pub mod config;
 pub mod envelope;
+mod framework;
+mod gate;
 pub mod journal;
 mod keep;
 pub mod log;
 pub mod model;
 pub mod ops;
+mod purge;
 pub mod render;
 pub mod schema;
 pub mod state;
@@ -251,6 +254,12 @@ impl Session {
     /// Tokens of Tier 1 as counted for the budget: the static text and the tools' JSON.
     fn tier1_tokens(&self, memo: &mut Memo) -> u64 {
         memo.count(self.encoding, &self.prefix.static_system)
+            + self
+                .prefix
+                .examples
+                .iter()
+                .map(|m| memo.count(self.encoding, &m.content))
+                .sum::<u64>()
             + memo.count(self.encoding, &compose::tools_json(&self.tools))
     }
 
@@ -351,6 +360,7 @@ impl Session {
             .map(|m| m.name.as_str());
         let parts = render::Parts {
             static_system: &self.prefix.static_system,
+            examples: &self.prefix.examples,
             tools: &self.tools,
             tier2: state.tier2().collect(),
             tier3: &figures.tier3,

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value, json};
 
 use super::log::{Entry, Kind};
-use crate::prompt::wire::{self, Prompt, ToolDef};
+use crate::prompt::wire::{self, Message, Prompt, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -153,6 +153,9 @@ fn anthropic_message(group: &[&Entry]) -> Value {
 /// What a render is made of.
 pub struct Parts<'a> {
     pub static_system: &'a str,
+    /// The brief's worked examples, sent right after the static system as compose sends
+    /// them (same bytes, so the session's prefix hash is compose's).
+    pub examples: &'a [Message],
     pub tools: &'a [ToolDef],
     pub tier2: Vec<&'a Entry>,
     pub tier3: &'a str,
@@ -162,6 +165,7 @@ pub struct Parts<'a> {
 fn tier1_prompt(parts: &Parts) -> Prompt {
     Prompt {
         static_system: parts.static_system.to_string(),
+        examples: parts.examples.to_vec(),
         volatile_system: None,
         tools: parts.tools.to_vec(),
         messages: Vec::new(),
@@ -194,17 +198,23 @@ pub fn anthropic(parts: &Parts) -> Value {
     {
         last["cache_control"] = json!({"type": "ephemeral"});
     }
-    let mut messages: Vec<Value> = messages_of(parts)
+    let mut tier2: Vec<Value> = messages_of(parts)
         .iter()
         .map(|group| anthropic_message(group))
         .collect();
-    if let Some(block) = messages
+    if let Some(block) = tier2
         .last_mut()
         .and_then(|m| m["content"].as_array_mut())
         .and_then(|blocks| blocks.last_mut())
     {
         block["cache_control"] = json!({"type": "ephemeral"});
     }
+    // The worked examples (with their own breakpoint) come first, as compose sends them.
+    let mut messages = match body["messages"].take() {
+        Value::Array(examples) => examples,
+        _ => Vec::new(),
+    };
+    messages.extend(tier2);
     messages.push(json!({"role": "user", "content": [{"type": "text", "text": parts.tier3}]}));
     body["messages"] = Value::Array(messages);
     body
@@ -214,6 +224,10 @@ pub fn text(parts: &Parts) -> String {
     let mut out = String::from("=== Tier 1: static ===\n");
     if !parts.static_system.is_empty() {
         out.push_str(parts.static_system);
+        out.push('\n');
+    }
+    if !parts.examples.is_empty() {
+        out.push_str(&crate::prompt::examples::readable(parts.examples));
         out.push('\n');
     }
     for tool in parts.tools {

@@ -276,7 +276,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     // The guard runs again: a proposal file is plain text, and its stored report could
     // have been edited.
     // A changed binding or constraint counts like a dropped fact.
-    let report = crate::guard::check(&body, &proposal.body);
+    let report = crate::guard::check_item(&locked.item, &proposal.body)?;
     let dropped = report.flag_lines();
     if !dropped.is_empty() && !allow_flags {
         let verb = match (report.dropped.is_empty(), report.changed.is_empty()) {

@@ -26,6 +26,7 @@ pub fn settings(kind: ProviderKind, server: &Server) -> Settings {
 pub fn prompt() -> Prompt {
     Prompt {
         static_system: "You shorten help-desk notes. Keep every price.".into(),
+        examples: Vec::new(),
         volatile_system: None,
         tools: Vec::new(),
         messages: vec![Message {

@@ -150,6 +150,7 @@ def test_session_tools_manage_a_real_session(tmp_path, upstream):
     assert blocked.structured_content["required_action"] == "purge_or_compact"
     assert bad_kind.is_error
     assert purged.structured_content["removed_ids"] == ["msg_1"]
+    assert "ccr" in purged.structured_content
     assert bad_id.is_error and "msg_99" in bad_id.content[0].text
     assert missing.is_error
     assert blocked.structured_content["pending_operation_id"] in \

@@ -1,8 +1,9 @@
 //! Prefix-drift detection for a sequence of provider request bodies ("wakes").
 //!
 //! A provider serves a call from its prompt cache only when the start of the request is
-//! byte-identical to an earlier one. So across wakes the stable prefix (tools and static
-//! system, as `prompt::prefix` defines it from the bytes sent) must not change at all, and
+//! byte-identical to an earlier one. So across wakes the stable prefix (tools, static
+//! system and worked examples, as `prompt::prefix` defines it from the bytes sent) must not
+//! change at all (a changed example is drift of the `examples` part), and
 //! the conversation may only grow at its end. This module says, per wake, whether that held,
 //! which part broke it and where; and it points at volatile values (timestamps, ids, tokens)
 //! that sit in the part that should not change. It never rewrites a request: rewriting the
@@ -111,6 +112,7 @@ impl Aligner {
             system_sha256: digested.stable.system_hash.clone(),
             tools: digested.tool_hashes.clone(),
             system: digested.system_hashes.clone(),
+            examples: digested.example_hashes.clone(),
             messages: digested.message_hashes.clone(),
         };
         let warnings = self.scan_warnings(&digested);
@@ -157,6 +159,10 @@ impl Aligner {
         }
         if before.system_sha256 != now.system_sha256 {
             parts.push(Part::System);
+        }
+        // Changing a worked example changes the prefix: drift, named as such.
+        if before.examples != now.examples {
+            parts.push(Part::Examples);
         }
         // Append-only: every earlier message still there, unchanged, in the same place.
         if !self.options.wakes && !now.messages.starts_with(&before.messages) {
@@ -228,6 +234,11 @@ fn difference(
     let (old, new, elements) = match part {
         Part::Tools => (&before.tools, &now.tool_hashes, &now.layout.tools[..]),
         Part::System => (&before.system, &now.system_hashes, &now.layout.system[..]),
+        Part::Examples => (
+            &before.examples,
+            &now.example_hashes,
+            &now.layout.examples[..],
+        ),
         Part::Messages => (
             &before.messages,
             &now.message_hashes,
@@ -266,6 +277,10 @@ fn fallback_pointer(part: Part, now: &Digested, index: usize) -> String {
         (Part::Tools, _) => format!("/tools/{index}"),
         (Part::System, Shape::Anthropic) => format!("/system/{index}"),
         (Part::System, Shape::OpenAi) => format!("/messages/{index}"),
+        (Part::Examples, Shape::Anthropic) => format!("/messages/{index}"),
+        (Part::Examples, Shape::OpenAi) => {
+            format!("/messages/{}", layout.stable_system.min(1) + index)
+        }
         (Part::Messages, Shape::Anthropic) => format!("/messages/{index}"),
         (Part::Messages, Shape::OpenAi) => format!("/messages/{}", layout.system.len() + index),
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 
 /// Calls `each(source, body)` for every body, in order: a `.jsonl` file or `-` (stdin) is
 /// one body per non-blank line, any other file one body.
@@ -39,8 +39,7 @@ fn whole(path: &Path, name: &str, mut file: File) -> Result<Value> {
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, &e))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| bad_json(format!("{name}:{}:{}", e.line(), e.column()), &e))
+    serde_json::from_slice(&bytes).map_err(|e| bad_json(name, e.line(), e.column(), &e))
 }
 
 fn lines(
@@ -63,13 +62,17 @@ fn lines(
             continue;
         }
         let source = format!("{name}:{number}");
-        let body = serde_json::from_slice(&line)
-            .map_err(|e| bad_json(format!("{source}:{}", e.column()), &e))?;
+        let body =
+            serde_json::from_slice(&line).map_err(|e| bad_json(name, number, e.column(), &e))?;
         each(&source, body)?;
     }
 }
 
-fn bad_json(place: String, err: &serde_json::Error) -> Error {
-    Error::input(format!("{place}: not valid JSON: {err}"))
+/// A payload that does not parse, located (`file:line:column`) for people and for
+/// `--json`'s `locations`.
+fn bad_json(name: &str, line: usize, column: usize, err: &serde_json::Error) -> Error {
+    let location = Location::new(Path::new(name), line, column, "not valid JSON");
+    Error::input(format!("{}: not valid JSON: {err}", location.position()))
+        .with_locations([location])
         .with_hint("each payload is one JSON request body; on stdin, one body per line")
 }

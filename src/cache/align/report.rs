@@ -15,6 +15,8 @@ use crate::prompt::prefix::Wire;
 pub enum Part {
     Tools,
     System,
+    /// The worked examples after the system part (part of the stable prefix).
+    Examples,
     Messages,
 }
 
@@ -23,6 +25,7 @@ impl Part {
         match self {
             Part::Tools => "tools",
             Part::System => "system",
+            Part::Examples => "examples",
             Part::Messages => "messages",
         }
     }
@@ -43,6 +46,9 @@ pub struct PartStats {
 pub struct Parts {
     pub tools: PartStats,
     pub system: PartStats,
+    /// Only for a body with worked examples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub examples: Option<PartStats>,
     pub messages: PartStats,
 }
 
@@ -124,7 +130,9 @@ pub struct WakeReport {
 pub(super) fn new(wake: usize, source: &str, d: &Digested, warnings: Vec<Warning>) -> WakeReport {
     let bytes = d.stable.bytes();
     // The parts were measured from the same texts: no second pass over the prefix.
-    let tokens_est = d.parts.tools.tokens_est + d.parts.system.tokens_est;
+    let tokens_est = d.parts.tools.tokens_est
+        + d.parts.system.tokens_est
+        + d.parts.examples.as_ref().map_or(0, |e| e.tokens_est);
     let hash = d.stable.hash.clone();
     WakeReport {
         wake,
@@ -179,6 +187,9 @@ pub struct Totals {
     pub broken_by_tools: usize,
     pub broken_by_system: usize,
     pub broken_by_messages: usize,
+    /// Only when an example broke a wake.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub broken_by_examples: usize,
     pub warnings: usize,
 }
 
@@ -192,9 +203,14 @@ impl Totals {
                 match part {
                     Part::Tools => self.broken_by_tools += 1,
                     Part::System => self.broken_by_system += 1,
+                    Part::Examples => self.broken_by_examples += 1,
                     Part::Messages => self.broken_by_messages += 1,
                 }
             }
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -24,6 +24,9 @@ pub struct State {
     pub tools: Vec<String>,
     /// One hash per system element (one for a plain string).
     pub system: Vec<String>,
+    /// One hash per worked example, as sent (absent without examples).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<String>,
     /// One hash per conversation message, `cache_control` markers left out.
     pub messages: Vec<String>,
 }
@@ -59,6 +62,7 @@ impl State {
         .into_iter()
         .chain(&state.tools)
         .chain(&state.system)
+        .chain(&state.examples)
         .chain(&state.messages);
         if let Some(bad) = all.into_iter().find(|h| !is_sha256_hex(h)) {
             return Err(corrupt(format!("`{bad}` is not a sha256 hex digest")));

@@ -19,6 +19,8 @@ pub struct Digested<'a> {
     pub compared: usize,
     pub tool_hashes: Vec<String>,
     pub system_hashes: Vec<String>,
+    /// One per worked example, as sent.
+    pub example_hashes: Vec<String>,
     /// One per compared message, `cache_control` markers left out.
     pub message_hashes: Vec<String>,
     pub texts: Texts,
@@ -32,6 +34,7 @@ pub struct Digested<'a> {
 pub struct Texts {
     pub tools: String,
     pub system: String,
+    pub examples: String,
     pub messages: String,
 }
 
@@ -40,6 +43,7 @@ impl Texts {
         match part {
             Part::Tools => &self.tools,
             Part::System => &self.system,
+            Part::Examples => &self.examples,
             Part::Messages => &self.messages,
         }
     }
@@ -54,6 +58,7 @@ pub fn digest(body: &Value, volatile_tail: usize) -> Result<Digested<'_>, NotARe
     let compared = conversation.len() - volatile_tail.min(conversation.len());
     let tool_hashes = element_hashes(&layout.tools[..layout.stable_tools]);
     let system_hashes = element_hashes(&layout.system[..layout.stable_system]);
+    let example_hashes = element_hashes(&layout.examples);
     let mut messages = String::from("[");
     let mut message_hashes = Vec::with_capacity(compared);
     for (i, message) in conversation[..compared].iter().enumerate() {
@@ -72,6 +77,13 @@ pub fn digest(body: &Value, volatile_tail: usize) -> Result<Digested<'_>, NotARe
             &stable.system_hash,
             layout.stable_system,
         ),
+        examples: stable.examples_text.as_ref().map(|text| {
+            stats(
+                text,
+                stable.examples_hash.as_deref().unwrap_or_default(),
+                layout.examples.len(),
+            )
+        }),
         messages: stats(&messages, &sha256_hex(messages.as_bytes()), compared),
     };
     let live: Vec<&Element> = layout.live().collect();
@@ -81,6 +93,7 @@ pub fn digest(body: &Value, volatile_tail: usize) -> Result<Digested<'_>, NotARe
     let texts = Texts {
         tools: stable.tools_text.clone(),
         system: stable.system_text.clone(),
+        examples: stable.examples_text.clone().unwrap_or_default(),
         messages,
     };
     Ok(Digested {
@@ -89,6 +102,7 @@ pub fn digest(body: &Value, volatile_tail: usize) -> Result<Digested<'_>, NotARe
         compared,
         tool_hashes,
         system_hashes,
+        example_hashes,
         message_hashes,
         texts,
         parts,

@@ -30,6 +30,9 @@ pub struct Request<'a> {
     /// Send OpenAI's `prompt_cache_key` (derived from the prefix hash).
     pub cache_key: bool,
     pub ledger: PathBuf,
+    /// Told of every call as soon as it is recorded (call number, calls in all, its row),
+    /// so a front end can show progress while a slow provider answers.
+    pub on_call: &'a dyn Fn(u32, u32, &Entry),
 }
 
 /// One call: its ledger row, and its usage as the verdict reads it.
@@ -65,6 +68,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
         repeat,
         cache_key,
         ledger: ledger_path,
+        on_call,
     } = request;
     let composed = compose(brief, vars, ComposeOptions::default())?;
     let mut options = CallOptions::probe();
@@ -102,6 +106,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
         entry.brief_dir = Some(brief_dir.display().to_string());
         entry.prefix_hash = Some(prefix_hash.clone());
         let entry = entry.record(started.elapsed(), &result);
+        on_call(n, repeat, &entry);
         if let Err(err) = ledger::append(&ledger_path, &entry) {
             unrecorded.push(format!(
                 "call {n} not recorded in the ledger: {}",

@@ -44,7 +44,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         && let Ok(mut proposal) = proposals::load(&brief.dir, &args.id)
         && let Some(item) = brief.item(&proposal.item)
     {
-        proposal.guard = crate::guard::check(item.body(), &proposal.body);
+        proposal.guard = crate::guard::check_item(item, &proposal.body)?;
         let (_, summary) = super::compress::status(item, &proposal);
         crate::cli::review::show_proposal(ui, item, &proposal, &summary)?;
         if proposal.guard.is_clean() || allow_flags {
@@ -109,7 +109,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 /// Shows what the guard finds (run again on the current body) and asks for an explicit
 /// second confirmation: true when the operator typed `accept`.
 pub(crate) fn confirm_flags(ui: &Ui, item: &Item, proposal: &proposals::Proposal) -> Result<bool> {
-    let report = crate::guard::check(item.body(), &proposal.body);
+    let report = crate::guard::check_item(item, &proposal.body)?;
     ui.err_line(&format!(
         "{} proposal {} drops or changes facts of `{}`:",
         ui.paint_err("warning:", Tone::Warning),

@@ -126,6 +126,7 @@ fn summary(report: &Report) -> String {
         let broken: Vec<String> = [
             (Part::Tools, t.broken_by_tools),
             (Part::System, t.broken_by_system),
+            (Part::Examples, t.broken_by_examples),
             (Part::Messages, t.broken_by_messages),
         ]
         .into_iter()
@@ -183,11 +184,13 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
         "part", "bytes", "~tokens", "sha256", "count"
     ));
     let p = &wake.parts;
-    for (name, stats) in [
-        ("tools", &p.tools),
-        ("system", &p.system),
-        ("messages", &p.messages),
-    ] {
+    let rows = [
+        ("tools", Some(&p.tools)),
+        ("system", Some(&p.system)),
+        ("examples", p.examples.as_ref()),
+        ("messages", Some(&p.messages)),
+    ];
+    for (name, stats) in rows.into_iter().filter_map(|(n, s)| Some((n, s?))) {
         out.push_str(&format!(
             "  {:<9} {:>9} {:>8}  {:<12}  {}\n",
             name,
@@ -198,8 +201,14 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
         ));
     }
     out.push_str(&format!(
-        "  stable prefix (tools + system): {} bytes, ~{} tokens\n",
-        wake.stable_prefix_bytes, wake.stable_prefix_tokens_est
+        "  stable prefix (tools + system{}): {} bytes, ~{} tokens\n",
+        if p.examples.is_some() {
+            " + examples"
+        } else {
+            ""
+        },
+        wake.stable_prefix_bytes,
+        wake.stable_prefix_tokens_est
     ));
     for (name, zone) in [
         ("live zone", &wake.live_zone),
@@ -224,8 +233,13 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
     match (against, wake.drifted_parts.is_empty()) {
         (None, _) => out.push_str("  first wake: nothing to compare with\n"),
         (Some(against), true) => out.push_str(&format!(
-            "  {} against {against}: tools and system unchanged{}\n",
+            "  {} against {against}: {} unchanged{}\n",
             ui.paint("no drift", Tone::Good),
+            if p.examples.is_some() {
+                "tools, system and examples"
+            } else {
+                "tools and system"
+            },
             if wakes_only {
                 ""
             } else {

@@ -169,7 +169,11 @@ fn compact_brief(args: &Args, ui: &Ui) -> Result<Outcome> {
             continue;
         }
         let body = item.body();
-        let compaction = compact_markdown(body);
+        let compaction = if item.messages().is_some() {
+            crate::compact::compact_messages(body)
+        } else {
+            compact_markdown(body)
+        };
         let kept = (item.kind == ItemType::Rule).then_some("rule: compacted at compose time only");
         let mut row = Row {
             id: item.id.clone(),

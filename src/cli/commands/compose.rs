@@ -78,6 +78,11 @@ struct PrefixReport<'a> {
     tools_bytes: usize,
     system_sha256: &'a str,
     system_bytes: usize,
+    /// Only for a brief with `format: messages` samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    examples_sha256: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    examples_bytes: Option<usize>,
 }
 
 /// In the brief's tokenizer: the stable prefix (static system text and tools) and the
@@ -143,7 +148,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .map(|m| m.name.as_str())
     };
     let (text, hashes) = match args.format.wire() {
-        None => (composed.prompt.system_text(), composed.hashes.clone()),
+        None => (composed.text(), composed.hashes.clone()),
         Some(wire) => {
             let stable = composed.stable_prefix(wire);
             let key = (args.cache_key && wire == Wire::OpenAi).then(|| cache_key(&stable.hash));
@@ -176,6 +181,9 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ));
         ui.err_line(&format!("tools   {}  {} bytes", h.tools, h.tools_bytes));
         ui.err_line(&format!("system  {}  {} bytes", h.system, h.system_bytes));
+        if let Some((hash, bytes)) = &h.examples {
+            ui.err_line(&format!("examples  {hash}  {bytes} bytes"));
+        }
     }
     Ok(Outcome::Ok)
 }
@@ -189,7 +197,8 @@ fn report<'a>(
 ) -> Report<'a> {
     let encoding = brief.manifest.tokenizer;
     let prompt = &composed.prompt;
-    let mut prefix = tokens::count(encoding, &prompt.static_system);
+    let mut prefix =
+        crate::prompt::compose::static_tokens(encoding, &prompt.static_system, &prompt.examples);
     if !prompt.tools.is_empty() {
         prefix += tokens::count(encoding, &tools_json(&prompt.tools));
     }
@@ -212,6 +221,8 @@ fn report<'a>(
             tools_bytes: hashes.tools_bytes,
             system_sha256: &hashes.system,
             system_bytes: hashes.system_bytes,
+            examples_sha256: hashes.examples.as_ref().map(|(hash, _)| hash.as_str()),
+            examples_bytes: hashes.examples.as_ref().map(|(_, bytes)| *bytes),
         },
         tokens: Tokens {
             prefix,

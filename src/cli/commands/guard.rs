@@ -19,8 +19,10 @@ use crate::guard::{self, Fact, Kind, Report};
 /// condition or absolute that was lost or reversed in the aligned sentence (`changed`);
 /// then the facts the proposal introduced. A fact survives when it appears at least once
 /// anywhere in the proposal, compared in canonical form (`1,200` = `1200`, `$1,200.00` =
-/// `USD 1200`, `15%` = `15 percent`); code is compared byte for byte. Exit status: 0
-/// nothing dropped or changed, 1 something dropped or changed, 2 bad input.
+/// `USD 1200`, `15%` = `15 percent`); code is compared byte for byte. A conversation
+/// sample (`format: messages`) is compared message by message: the proposal (a sample file
+/// or its body) keeps every message and role, else exit 2. Exit status: 0 nothing dropped
+/// or changed, 1 something dropped or changed, 2 bad input.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The original text: a file, or - for stdin
@@ -45,7 +47,17 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
     let original = read_text(&args.original)?;
     let proposal = read_text(&args.proposal)?;
-    let report = guard::check(&original, &proposal);
+    let sample = item_file(&args.original, &original).filter(|i| i.messages().is_some());
+    let report = match sample {
+        // A conversation sample (`format: messages`): message by message.
+        Some(item) => {
+            let body = item_file(&args.proposal, &proposal).map_or(proposal.as_str(), |p| {
+                &proposal[proposal.len() - p.body().len()..]
+            });
+            guard::check_item(&item, body)?
+        }
+        None => guard::check(&original, &proposal),
+    };
     if args.json {
         ui.json(&guard::to_json(&report))?;
     } else {
@@ -57,6 +69,18 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
+}
+
+/// The text as an item file (front matter and body), when it is one.
+fn item_file(path: &Path, text: &str) -> Option<crate::brief::Item> {
+    if !text.starts_with("---") {
+        return None;
+    }
+    let id = path
+        .file_stem()
+        .map_or("sample".into(), |s| s.to_string_lossy());
+    let mut problems = Vec::new();
+    crate::brief::parse_markdown(&id, path, text.to_string(), &mut problems)
 }
 
 fn is_stdin(path: &Path) -> bool {
@@ -105,7 +129,10 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
             .iter()
             .map(|f| {
                 (
-                    format!("{file}:{}:{}", f.line, f.column),
+                    match &f.in_message {
+                        Some(m) => format!("{file} {m}:{}:{}", f.line, f.column),
+                        None => format!("{file}:{}:{}", f.line, f.column),
+                    },
                     f.kind.name(),
                     shown(f),
                 )
@@ -119,7 +146,10 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
         .iter()
         .map(|c| {
             (
-                format!("{original}:{}:{}", c.line, c.column),
+                match &c.in_message {
+                    Some(m) => format!("{original} {m}:{}:{}", c.line, c.column),
+                    None => format!("{original}:{}:{}", c.line, c.column),
+                },
                 c.kind.name(),
                 format!(
                     "{}\n      was: {}\n      now: {}  ({proposal}:{}:{})",

@@ -4,12 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::cache::ledger;
+use crate::cache::ledger::{self, Entry};
 use crate::cache::probe::run::{self, Report, Request};
 use crate::cli::output::{self, Outcome};
 use crate::cli::shared_args::{ProviderArgs, parse_var};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
+use crate::numbers::thousands;
 
 /// Is the provider serving this brief's prefix from its cache? Ask it, with numbers
 ///
@@ -61,6 +62,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         repeat: args.repeat,
         cache_key: args.cache_key,
         ledger: ledger::resolve_path(args.ledger.clone()),
+        on_call: &|n, of, entry| {
+            if ui.stderr_is_terminal() {
+                ui.info(&progress_line(n, of, entry));
+            }
+        },
     })?;
     for warning in &report.unrecorded {
         ui.warn(warning);
@@ -83,6 +89,26 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
+}
+
+/// `call 2/3: 1,204 input tokens, 1,152 cached, 0 written (412 ms)`, shown on a terminal
+/// as each call ends.
+fn progress_line(n: u32, of: u32, entry: &Entry) -> String {
+    let tokens = |v: Option<u64>| v.map_or_else(|| "?".to_string(), thousands);
+    if entry.status != "ok" {
+        return format!(
+            "call {n}/{of}: {} ({} ms)",
+            entry.status,
+            thousands(entry.latency_ms)
+        );
+    }
+    format!(
+        "call {n}/{of}: {} input tokens, {} cached, {} written ({} ms)",
+        tokens(entry.input_tokens),
+        tokens(entry.cached_input_tokens),
+        tokens(entry.cache_write_tokens),
+        thousands(entry.latency_ms)
+    )
 }
 
 fn opt(value: Option<u64>) -> String {

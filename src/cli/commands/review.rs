@@ -49,7 +49,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         )));
     };
     let stale = sha256_hex(item.body().as_bytes()) != proposal.base_sha256;
-    proposal.guard = guard::check(item.body(), &proposal.body);
+    proposal.guard = guard::check_item(item, &proposal.body)?;
     let (status, mut summary) = super::compress::status(item, &proposal);
     let status = if stale { "stale" } else { status };
     if stale {

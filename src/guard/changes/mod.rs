@@ -74,6 +74,10 @@ pub struct Change {
     /// What changed, in words (`` `must` became `may` ``).
     #[serde(default)]
     pub message: String,
+    /// The sample message it is in (`message 2 (assistant)`), when the texts were compared
+    /// message by message; lines and columns are then within that message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_message: Option<String>,
 }
 
 /// At most this many values of one sentence group are compared with each value.
@@ -165,6 +169,7 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
                 proposal_line,
                 proposal_column,
                 message: f.message,
+                in_message: None,
             }
         })
         .collect();

@@ -154,8 +154,46 @@ impl Call<'_> {
     /// Asks for a shorter body of `item`, records the call in the ledger (failed and
     /// cancelled ones too) and builds the proposal; nothing is saved here.
     fn ask(&self, ui: &Ui, item: &Item) -> Result<Proposal> {
-        let prompt = compress::prompt(self.compressor, item);
-        let waiting = format!("asking {} to compress `{}`", self.settings.model, item.id);
+        // One call for a Markdown body, one per message of a conversation sample.
+        let prompts = compress::prompts(self.compressor, item);
+        let mut answers = Vec::with_capacity(prompts.len());
+        let count = prompts.len();
+        for (i, prompt) in prompts.into_iter().enumerate() {
+            let which = if count == 1 {
+                String::new()
+            } else {
+                format!(" (message {} of {count})", i + 1)
+            };
+            answers.push(self.ask_one(ui, item, prompt, &which)?);
+        }
+        let settings = CallSettings {
+            temperature: self.options.temperature,
+            max_tokens: self.options.max_tokens,
+            compressor: self.compressor.source.clone(),
+            compressor_name: self.compressor.name.clone(),
+        };
+        compress::build(
+            self.brief,
+            item,
+            &self.compressor.hash,
+            self.settings.kind.as_str(),
+            settings,
+            &answers,
+        )
+    }
+
+    /// One call, recorded in the ledger (failed and cancelled ones too).
+    fn ask_one(
+        &self,
+        ui: &Ui,
+        item: &Item,
+        prompt: crate::prompt::wire::Prompt,
+        which: &str,
+    ) -> Result<provider::Answer> {
+        let waiting = format!(
+            "asking {} to compress `{}`{which}",
+            self.settings.model, item.id
+        );
         let started = std::time::Instant::now();
         let (settings, options) = (self.settings.clone(), self.options.clone());
         let result = interrupt::run(ui, &waiting, move || {
@@ -183,21 +221,7 @@ impl Call<'_> {
             std::process::exit(interrupt::EXIT_INTERRUPTED);
         };
         self.record(ui, &entry.record(started.elapsed(), &result));
-        let answer = result?;
-        let settings = CallSettings {
-            temperature: self.options.temperature,
-            max_tokens: self.options.max_tokens,
-            compressor: self.compressor.source.clone(),
-            compressor_name: self.compressor.name.clone(),
-        };
-        compress::build(
-            self.brief,
-            item,
-            &self.compressor.hash,
-            self.settings.kind.as_str(),
-            settings,
-            &answer,
-        )
+        result
     }
 
     fn record(&self, ui: &Ui, entry: &ledger::Entry) {

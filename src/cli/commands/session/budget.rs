@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use serde_json::json;
 
 use crate::cli::output::Outcome;
 use crate::cli::shared_args::parse_var;
@@ -149,32 +148,9 @@ pub fn purge(args: PurgeArgs, ui: &Ui) -> Result<Outcome> {
     let report = session.purge(&ids, summary.as_deref());
     super::notices(&session, ui);
     let r = report?;
-    let line = format!(
-        "purged {} ({} tokens){}; cache breaks at {}: {} tokens written to the cache again",
-        r.removed_ids.join(", "),
-        thousands(r.removed_tokens),
-        r.summary_id
-            .as_ref()
-            .map(|id| format!(", summary {id} ({} tokens)", thousands(r.summary_tokens)))
-            .unwrap_or_default(),
-        r.cache_break_at,
-        thousands(r.tokens_rewritten)
-    );
+    let line = r.summary_line();
     if args.json {
-        ui.json(&json!({
-            "status": "ok",
-            "summary": line,
-            "removed_ids": r.removed_ids,
-            "removed_tokens": r.removed_tokens,
-            "summary_id": r.summary_id,
-            "summary_tokens": r.summary_tokens,
-            "cache_break_at": r.cache_break_at,
-            "tokens_rewritten": r.tokens_rewritten,
-            "cache_break_after_tokens": r.cache_break_after_tokens,
-            "tier2_tokens_before": r.tier2_tokens_before,
-            "tier2_tokens_after": r.tier2_tokens_after,
-            "ccr": r.ccr,
-        }))?;
+        ui.json(&r.reply())?;
     } else {
         ui.outln(&line)?;
         ui.outln(&format!(

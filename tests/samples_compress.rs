@@ -1,0 +1,199 @@
+//! A conversation sample under `brief compress`, `brief guard` (via review and accept):
+//! one model call per message, roles and count kept, findings named by message.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{brief, json, stderr, stdout};
+use crate::loopback::fixtures::{OPENAI_USAGE, openai_stream};
+use crate::loopback::{Reply, Server};
+
+const EXAMPLE: &str = "---\ntype: sample\nformat: messages\n---\n- role: user\n  content: |\n    Hello there, could you please tell me where my order 1042 is right now?\n- role: assistant\n  content: |\n    Of course! Order 1042 left our shop on 3 May and costs $40.\n    You can follow it at https://shop.example/t/1042 at any time.\n";
+
+fn workspace() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = ws.path().join("b");
+    fs::create_dir_all(dir.join("items")).unwrap();
+    fs::write(
+        dir.join("brief.yaml"),
+        "name: shop\nitems: [identity, example]\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("items/identity.md"),
+        "---\ntype: identity\n---\nYou are Pip, the order-status assistant of a bicycle shop.\n",
+    )
+    .unwrap();
+    fs::write(dir.join("items/example.md"), EXAMPLE).unwrap();
+    ws
+}
+
+/// A model that shortens each message by what the request asks about.
+fn model(assistant_answer: &'static str) -> Server {
+    Server::answering(move |request| {
+        let body = String::from_utf8_lossy(&request.body).into_owned();
+        let text = if body.contains("message 1 of 2") {
+            "Where is order 1042?"
+        } else {
+            assistant_answer
+        };
+        Reply::sse(
+            &openai_stream(text, Some("stop"), Some(OPENAI_USAGE), true),
+            &[],
+        )
+    })
+}
+
+fn run(root: &Path, args: &[&str]) -> std::process::Output {
+    brief()
+        .current_dir(root)
+        .env("XDG_STATE_HOME", root.join("state"))
+        .env("BRIEF_RETRY_BASE_MS", "1")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn compress(root: &Path, server: &Server) -> Value {
+    let out = run(
+        root,
+        &[
+            "compress",
+            "b",
+            "example",
+            "--json",
+            "--model",
+            "m",
+            "--base-url",
+            &server.url(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    json(&out)
+}
+
+#[test]
+fn each_message_is_compressed_in_its_own_call_and_the_proposal_keeps_the_roles() {
+    let ws = workspace();
+    let server = model("Order 1042 left on 3 May ($40): https://shop.example/t/1042");
+    let report = compress(ws.path(), &server);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "one call per message");
+    for (i, request) in requests.iter().enumerate() {
+        let sent = request.json()["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(sent.contains(&format!("message {} of 2", i + 1)), "{sent}");
+        // Only that message's content is sent.
+        let other = if i == 0 {
+            "follow it"
+        } else {
+            "could you please"
+        };
+        assert!(!sent.contains(other), "{sent}");
+    }
+    assert_eq!(report["status"], "clean", "{report}");
+    let id = report["proposal_id"].as_str().unwrap().to_string();
+    let out = run(ws.path(), &["review", "b", &id]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("role: assistant"), "{}", stdout(&out));
+    let out = run(ws.path(), &["accept", "b", &id]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
+    insta::assert_snapshot!(written);
+    let out = run(ws.path(), &["compose", "b", "--format", "openai"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let body = json(&out);
+    assert_eq!(body["messages"][1]["content"], "Where is order 1042?");
+    assert_eq!(body["messages"][2]["name"], "example_assistant");
+}
+
+#[test]
+fn a_dropped_fact_is_named_by_its_message() {
+    let ws = workspace();
+    let server = model("Order 1042 left on 3 May: https://shop.example/t/1042");
+    let report = compress(ws.path(), &server);
+    assert_eq!(report["status"], "flagged", "{report}");
+    assert_eq!(report["dropped"][0]["value"], "$40");
+    assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
+    let id = report["proposal_id"].as_str().unwrap().to_string();
+    let out = run(ws.path(), &["accept", "b", &id]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("message 2 (assistant): price $40"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_proposal_that_changes_a_role_or_the_count_is_refused() {
+    let ws = workspace();
+    let server = model("Order 1042 left on 3 May ($40): https://shop.example/t/1042");
+    let report = compress(ws.path(), &server);
+    let id = report["proposal_id"].as_str().unwrap().to_string();
+    let path = ws.path().join("b/proposals").join(format!("{id}.yaml"));
+    let saved: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let body = saved["body"].as_str().unwrap().to_string();
+    for (from, to, says) in [
+        (
+            "role: assistant",
+            "role: user",
+            "changes the role of message 2",
+        ),
+        (
+            "- role: user\n",
+            "- role: user\n  content: extra\n- role: assistant\n  content: extra\n- role: user\n",
+            "has 4 messages where the item has 2",
+        ),
+    ] {
+        assert!(body.contains(from), "{body}");
+        let mut planted = saved.clone();
+        planted["body"] = serde_yaml::Value::from(body.replacen(from, to, 1));
+        fs::write(&path, serde_yaml::to_string(&planted).unwrap()).unwrap();
+        let before = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
+        let out = run(ws.path(), &["accept", "b", &id, "--allow-flags"]);
+        assert_eq!(out.status.code(), Some(2), "{to}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert_eq!(
+            fs::read_to_string(ws.path().join("b/items/example.md")).unwrap(),
+            before
+        );
+    }
+}
+
+#[test]
+fn brief_guard_compares_two_sample_files_message_by_message() {
+    let ws = workspace();
+    let original = ws.path().join("b/items/example.md");
+    let shorter = ws.path().join("shorter.md");
+    fs::write(&shorter, EXAMPLE.replace(" and costs $40", "")).unwrap();
+    let out = run(
+        ws.path(),
+        &["guard", "b/items/example.md", "shorter.md", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["dropped"][0]["value"], "$40");
+    assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
+    let out = run(ws.path(), &["guard", "b/items/example.md", "shorter.md"]);
+    assert!(
+        stdout(&out).contains("b/items/example.md message 2 (assistant):1:"),
+        "{}",
+        stdout(&out)
+    );
+    let swapped = ws.path().join("swapped.md");
+    fs::write(&swapped, EXAMPLE.replace("role: assistant", "role: user")).unwrap();
+    let out = run(ws.path(), &["guard", "b/items/example.md", "swapped.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("changes the role of message 2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(original.exists());
+}
