@@ -141,8 +141,20 @@ fn placeholders_import_as_literal_text_not_as_errors() {
 }
 
 #[test]
-fn extra_blank_lines_are_said_and_the_text_is_otherwise_kept() {
+fn extra_blank_lines_between_sections_compose_back() {
     let source = "# A\nfirst\n\n\n\n# B\nsecond\n";
+    let (ws, out) = import(source, &["--json"]);
+    let report = json(&out);
+    assert_eq!(report["exact"], true, "{report}");
+    assert_eq!(compose_raw(&ws), source);
+    // Compaction still collapses them in what is sent.
+    let sent = run_in(ws.path(), &["compose", "out"]);
+    assert_eq!(stdout(&sent), "# A\nfirst\n\n# B\nsecond\n");
+}
+
+#[test]
+fn blank_lines_holding_spaces_are_said_and_the_text_is_otherwise_kept() {
+    let source = "# A\nfirst\n   \n\n# B\nsecond\n";
     let (ws, out) = import(source, &["--json"]);
     let report = json(&out);
     assert_eq!(report["exact"], false);

@@ -98,25 +98,36 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
     let mut escaped_placeholders = 0;
     let mut previous_end = None;
     for (range, title, kind) in sections {
-        let slice = trim_blank_tail(&text[range.clone()]);
-        if slice.trim().is_empty() {
+        let trimmed = trim_blank_tail(&text[range.clone()]);
+        if trimmed.trim().is_empty() {
             continue;
         }
+        let content_end = range.start + trimmed.len();
         // A section that follows the previous one with no blank line between them stays in
         // that item: a brief joins items with a blank line, and the text must compose back.
-        let starts_blank = slice
+        let starts_blank = trimmed
             .split('\n')
             .next()
             .is_some_and(|l| l.trim().is_empty());
         let touches = previous_end == Some(range.start) && !starts_blank;
-        previous_end = Some(range.start + slice.len());
+        // Blank lines before a section's first line separate it from the previous one: the
+        // join puts one back, and only empty lines beyond that one stay, at the item's start.
+        let start = range.start + blank_head_len(trimmed);
+        let gap = previous_end.map_or("", |end| &text[end..start]);
+        let kept = if gap.len() > 1 && gap.bytes().all(|b| b == b'\n') {
+            gap.len() - 1
+        } else {
+            0
+        };
+        let slice = &text[start - kept..content_end];
+        previous_end = Some(content_end);
         if touches && let Some(last) = items.last_mut() {
             let what = title
                 .as_deref()
                 .map_or_else(|| "the text".to_string(), |t| format!("the section `{t}`"));
             notes.push(format!(
                 "{what} at line {} follows item `{}` with no blank line between them, so it stays in that item (a brief joins items with a blank line)",
-                text[..range.start].matches('\n').count() + 1,
+                text[..start].matches('\n').count() + 1,
                 last.id
             ));
             let (more, escaped) = escape_placeholders(slice);
@@ -127,7 +138,7 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
         let base = match (&title, kind) {
             (_, ItemType::Constant) => "front-matter".to_string(),
             (Some(title), _) => slug(title),
-            (None, _) if items.is_empty() => "intro".to_string(),
+            (None, _) if items.iter().all(|i| i.kind == ItemType::Constant) => "intro".to_string(),
             (None, _) => "section".to_string(),
         };
         let id = unique(&base, &mut ids);
@@ -137,7 +148,7 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
             escape_placeholders(slice)
         };
         escaped_placeholders += escaped;
-        let line = text[..range.start].matches('\n').count() + 1;
+        let line = text[..start].matches('\n').count() + 1;
         items.push(PlannedItem {
             id,
             kind,
@@ -235,6 +246,18 @@ fn is_container_end(tag: &TagEnd) -> bool {
         tag,
         TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item | TagEnd::FootnoteDefinition
     )
+}
+
+/// The length of the lines at the start of `text` that hold only whitespace.
+fn blank_head_len(text: &str) -> usize {
+    let mut len = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.ends_with('\n') || !line.trim().is_empty() {
+            break;
+        }
+        len += line.len();
+    }
+    len
 }
 
 /// Removes trailing lines that hold only whitespace, keeping the last line's own newline.
@@ -408,10 +431,28 @@ mod tests {
     }
 
     #[test]
-    fn extra_blank_lines_are_reported_as_not_exact() {
+    fn the_blank_line_after_front_matter_is_the_separator_not_part_of_the_item() {
+        let plan = plan("---\nmodel: x\n---\n\nYou sort parcels.\n", Split::H1);
+        assert_eq!(ids(&plan), ["front-matter", "intro"]);
+        assert_eq!(plan.items[1].body, "You sort parcels.\n");
+        assert_eq!(plan.items[1].line, 5);
+        assert!(plan.exact);
+    }
+
+    #[test]
+    fn extra_blank_lines_stay_at_the_start_of_the_next_item() {
         let plan = plan("# A\nx\n\n\n\n# B\ny\n", Split::H1);
-        assert!(!plan.exact);
+        assert!(plan.exact);
         assert_eq!(plan.items[0].body, "# A\nx\n");
+        assert_eq!(plan.items[1].body, "\n\n# B\ny\n");
+        assert_eq!(plan.items[1].line, 6);
+    }
+
+    #[test]
+    fn blank_lines_holding_spaces_are_reported_as_not_exact() {
+        let plan = plan("# A\nx\n  \n\n# B\ny\n", Split::H1);
+        assert!(!plan.exact);
+        assert_eq!(plan.items[1].body, "# B\ny\n");
     }
 
     #[test]
