@@ -54,6 +54,7 @@ mod session_turn;
 mod static_vars;
 mod stats_cache;
 mod stats_compact_init;
+mod stats_counts;
 mod usage;
 mod versions;
 mod versions_git;

@@ -2,13 +2,15 @@
 //! context window, and the price of 1,000 turns with and without the provider's cache.
 //!
 //! Everything comes from one pass over the items: each body is compacted (and the
-//! compaction proven) once and each text counted once; the prefix and the volatile
-//! template are assembled from those same compacted texts. Counting twice and compacting
-//! twice made `brief stats` several times slower than the tokenizer it wraps.
+//! compaction proven) once; the prefix and the volatile template are assembled from those
+//! same compacted texts. Counting goes through one [`tokens::Counter`]: each distinct word
+//! (segment) is counted once, a compacted text costs only the words compaction changed,
+//! and the prefix and template totals come from the items' counts plus the words around
+//! each join (exact: equal to counting the whole text, which `tests` checks).
 
 use serde::Serialize;
 
-use crate::brief::{Brief, Item, Tier};
+use crate::brief::{Brief, Item, Tier, fill_placeholders, unescape_braces};
 use crate::cache::facts::{self, Facts};
 use crate::cache::volatile;
 use crate::compact::compact_markdown;
@@ -95,16 +97,19 @@ pub fn context_level(percent: f64) -> Option<&'static str> {
 
 /// Measures a loaded brief, compacting as `compose` does by default.
 pub fn measure(brief: &Brief) -> Measured<'_> {
-    let encoding = brief.manifest.tokenizer;
+    let mut counter = tokens::Counter::new(brief.manifest.tokenizer);
     let mut items = Vec::with_capacity(brief.items.len());
     let mut unproven = Vec::new();
+    // Each static and volatile item's text as it goes into the prompt, with its count.
     let mut static_texts = Vec::new();
+    let mut static_counts = Vec::new();
     let mut volatile_texts = Vec::new();
+    let mut volatile_counts = Vec::new();
     let mut volatile_hits = 0;
     for item in &brief.items {
         if let Some(tool) = &item.tool {
             let text = tools_json(std::slice::from_ref(tool));
-            let tokens = tokens::count(encoding, &text);
+            let tokens = counter.count(&text);
             items.push(ItemCost {
                 item,
                 bytes: text.len(),
@@ -115,12 +120,12 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
         }
         let body = item.body();
         let compaction = compact_markdown(body);
-        let tokens = tokens::count(encoding, body);
+        let tokens = counter.count(body);
         // Compaction often leaves a body as it was: then its count is already known.
         let tokens_compacted = if compaction.text == body {
             tokens
         } else {
-            tokens::count(encoding, &compaction.text)
+            counter.count(&compaction.text)
         };
         items.push(ItemCost {
             item,
@@ -128,7 +133,10 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
             tokens,
             tokens_compacted,
         });
-        let text = compaction.text.trim_end_matches(['\n', '\r']).to_string();
+        let mut text = compaction.text;
+        let trimmed = text.trim_end_matches(['\n', '\r']).len();
+        let text_tokens = counter.count_prefix(&text, tokens_compacted, trimmed);
+        text.truncate(trimmed);
         match item.tier {
             Tier::Static => {
                 if !compaction.proven {
@@ -136,16 +144,31 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
                 }
                 volatile_hits += volatile::scan(body).len();
                 static_texts.push(text);
+                // A message sample is not in the system text: its messages are examples.
+                static_counts.push(item.messages().is_none().then_some(text_tokens));
             }
-            Tier::Volatile => volatile_texts.push(text),
+            Tier::Volatile => {
+                volatile_texts.push(text);
+                volatile_counts.push(text_tokens);
+            }
         }
     }
+    let system_parts = system_parts(brief, &static_texts, &static_counts, &mut counter);
     let prefix = prefix_of(brief, static_texts, unproven);
-    let mut prefix_tokens = prefix.static_tokens(encoding);
-    if !prefix.tools.is_empty() {
-        prefix_tokens += tokens::count(encoding, &tools_json(&prefix.tools));
+    // As `Prefix::static_tokens` counts it: the system text, then each example's content.
+    let mut prefix_tokens = joined_tokens(&mut counter, &system_parts, &prefix.static_system);
+    for message in &prefix.examples {
+        prefix_tokens += counter.count(&message.content);
     }
-    let volatile_tokens = tokens::count(encoding, &volatile_texts.join("\n\n"));
+    if !prefix.tools.is_empty() {
+        prefix_tokens += counter.count(&tools_json(&prefix.tools));
+    }
+    let volatile_parts: Vec<(&str, usize)> = volatile_texts
+        .iter()
+        .map(String::as_str)
+        .zip(volatile_counts)
+        .collect();
+    let volatile_tokens = counter.count_joined(&volatile_parts, "\n\n");
     let cache = brief
         .manifest
         .model
@@ -160,6 +183,67 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
         volatile_hits,
         cache,
         cost,
+    }
+}
+
+/// The static items' texts as `prefix_of` puts them into the system text (build-time
+/// `vars` filled, escaped braces unescaped, empty texts and message samples left out),
+/// with their counts: a text the filling left as it was keeps the count already made.
+fn system_parts(
+    brief: &Brief,
+    texts: &[String],
+    counts: &[Option<usize>],
+    counter: &mut tokens::Counter,
+) -> Vec<(String, usize)> {
+    texts
+        .iter()
+        .zip(counts)
+        .filter_map(|(text, &tokens)| {
+            let tokens = tokens?;
+            let filled = if brief.manifest.vars.is_empty() {
+                unescape_braces(text)
+            } else {
+                fill_placeholders(text, &brief.manifest.vars).0
+            };
+            if filled.trim().is_empty() {
+                return None;
+            }
+            let tokens = if filled == *text {
+                tokens
+            } else {
+                counter.count(&filled)
+            };
+            Some((filled, tokens))
+        })
+        .collect()
+}
+
+/// Tokens of `system`, from its parts' counts when the parts joined by blank lines are
+/// exactly `system` (checked byte for byte, cheaply), else by counting it whole.
+fn joined_tokens(counter: &mut tokens::Counter, parts: &[(String, usize)], system: &str) -> usize {
+    const SEPARATOR: &str = "\n\n";
+    let mut rest = system;
+    let mut same = true;
+    for (i, (text, _)) in parts.iter().enumerate() {
+        if i > 0 {
+            match rest.strip_prefix(SEPARATOR) {
+                Some(after) => rest = after,
+                None => same = false,
+            }
+        }
+        match rest.strip_prefix(text.as_str()) {
+            Some(after) if same => rest = after,
+            _ => same = false,
+        }
+        if !same {
+            break;
+        }
+    }
+    if same && rest.is_empty() {
+        let parts: Vec<(&str, usize)> = parts.iter().map(|(t, n)| (t.as_str(), *n)).collect();
+        counter.count_joined(&parts, SEPARATOR)
+    } else {
+        counter.count(system)
     }
 }
 

@@ -24,6 +24,32 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// The composed brief against `budget.max_brief_tokens` (the figure `brief check` fails
+/// on): the limit, the tokens counted, and how far under or over it they are.
+fn budget_json(tokens: u64, max: u64) -> serde_json::Value {
+    json!({
+        "max_brief_tokens": max,
+        "tokens": tokens,
+        "over": tokens > max,
+        "under_by": max.saturating_sub(tokens),
+        "over_by": tokens.saturating_sub(max),
+    })
+}
+
+fn budget_line(tokens: u64, max: u64) -> String {
+    if tokens > max {
+        format!(
+            "Budget: {tokens} / {max} max_brief_tokens, over by {} tokens (`brief check` fails)",
+            tokens - max
+        )
+    } else {
+        format!(
+            "Budget: {tokens} / {max} max_brief_tokens ({} under)",
+            max - tokens
+        )
+    }
+}
+
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
     let encoding = brief.manifest.tokenizer;
@@ -41,6 +67,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let limit = brief.manifest.budget.context_limit;
     let percent = measured.context_percent(&brief);
     let volatile_hits = measured.volatile_hits;
+    let max_tokens = brief.manifest.budget.max_brief_tokens;
+    let over_max = max_tokens.is_some_and(|max| brief_tok as u64 > max);
     let cache = brief.manifest.model.as_ref().zip(measured.cache);
     let cost = measured.cost.map(|c| (c.without_caching, c.with_caching));
 
@@ -57,7 +85,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .collect();
         let level = percent.and_then(context_level);
         ui.json(&json!({
-            "status": if level.is_some() || volatile_hits > 0 { "warning" } else { "ok" },
+            "status": if level.is_some() || volatile_hits > 0 || over_max { "warning" } else { "ok" },
             "summary": format!("{} items, {brief_tok} tokens, stable prefix {prefix_tok} tokens", items.len()),
             "brief": brief.manifest.name,
             "tokenizer": encoding.to_string(),
@@ -67,6 +95,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "cache": cache.as_ref().map(|(m, f)| json!({"provider": m.provider, "model": m.name, "min_cacheable_tokens": f.min_cacheable_tokens, "reaches_minimum": f.reaches_minimum(prefix_tok as u64)})),
             "context": {"tokens": brief_tok, "limit": limit, "percent": percent.map(|p| (p * 10.0).round() / 10.0), "level": level},
             "volatile_in_static": volatile_hits,
+            "budget": max_tokens.map(|max| budget_json(brief_tok as u64, max)),
             "cost_per_1000_turns": cost.map(|(without, with)| json!({
                 "without_caching": round6(without),
                 "with_caching": with.map(round6),
@@ -144,6 +173,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         _ => ui.outln(&format!(
             "Context: {brief_tok} tokens (no budget.context_limit set)"
         ))?,
+    }
+    if let Some(max) = max_tokens {
+        let line = budget_line(brief_tok as u64, max);
+        ui.outln(&if over_max {
+            ui.paint(&line, Tone::Error)
+        } else {
+            line
+        })?;
     }
     if let Some((without, with)) = cost {
         let with = with.map_or_else(

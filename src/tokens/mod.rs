@@ -14,6 +14,9 @@ use std::str::FromStr;
 
 use crate::error::Error;
 
+mod memo;
+pub use memo::Counter;
+
 /// A byte-pair encoding, named as in `brief.yaml` (`tokenizer: o200k_base`).
 ///
 /// `cl100k_base` exists only in builds with the `cl100k` cargo feature (on by default):
