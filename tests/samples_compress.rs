@@ -197,3 +197,56 @@ fn brief_guard_compares_two_sample_files_message_by_message() {
     );
     assert!(original.exists());
 }
+
+#[test]
+fn a_compressor_brief_with_worked_examples_sends_them_before_the_item() {
+    let ws = workspace();
+    let comp = ws.path().join("comp");
+    fs::create_dir_all(comp.join("items")).unwrap();
+    fs::write(
+        comp.join("brief.yaml"),
+        "name: comp\nitems: [editor, shown]\n",
+    )
+    .unwrap();
+    fs::write(
+        comp.join("items/editor.md"),
+        "---\ntype: identity\n---\nYou shorten text and keep every fact.\n",
+    )
+    .unwrap();
+    fs::write(
+        comp.join("items/shown.md"),
+        "---\ntype: sample\nformat: messages\n---\n- role: user\n  content: Shorten this section. We are open on all weekdays from 9 to 5.\n- role: assistant\n  content: Open weekdays 9-5.\n",
+    )
+    .unwrap();
+    let out = run(ws.path(), &["lock", "comp"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let server = model("Order 1042 left on 3 May ($40): https://shop.example/t/1042");
+    let out = run(
+        ws.path(),
+        &[
+            "compress",
+            "b",
+            "example",
+            "--json",
+            "--compressor",
+            "comp",
+            "--model",
+            "m",
+            "--base-url",
+            &server.url(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for request in server.requests() {
+        let messages = request.json()["messages"].clone();
+        assert_eq!(messages[0]["role"], "system");
+        assert_eq!(messages[1]["name"], "example_user");
+        assert_eq!(messages[2]["content"], "Open weekdays 9-5.");
+        assert!(
+            messages[3]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("Shorten this message")
+        );
+    }
+}

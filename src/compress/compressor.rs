@@ -40,6 +40,8 @@ pub struct Compressor {
     pub dir: Option<PathBuf>,
     /// The system prompt.
     pub system: String,
+    /// Its worked examples (`format: messages` samples), sent after the system prompt.
+    pub examples: Vec<Message>,
     /// Prefix hash of the composed compressor brief (full hex), recorded in proposals and
     /// as the ledger's `prefix_hash` of every compress call.
     pub hash: String,
@@ -126,6 +128,7 @@ fn composed(brief: &Brief, source: String, dir: Option<PathBuf>) -> Compressor {
         source,
         dir,
         system: prefix.static_system,
+        examples: prefix.examples,
         hash: prefix.hashes.prefix,
     }
 }
@@ -140,7 +143,7 @@ pub fn prompt(compressor: &Compressor, item: &Item) -> Prompt {
     );
     Prompt {
         static_system: compressor.system.clone(),
-        examples: Vec::new(),
+        examples: compressor.examples.clone(),
         volatile_system: None,
         tools: Vec::new(),
         messages: vec![Message {

@@ -61,7 +61,7 @@ pub fn estimate(
     let input_tokens = super::prompts(compressor, item)
         .iter()
         .map(|prompt| {
-            tokens::count(encoding, &prompt.static_system)
+            crate::prompt::compose::static_tokens(encoding, &prompt.static_system, &prompt.examples)
                 + prompt
                     .messages
                     .iter()

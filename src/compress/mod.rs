@@ -64,6 +64,7 @@ pub fn prompts(compressor: &Compressor, item: &Item) -> Vec<Prompt> {
         .enumerate()
         .map(|(i, m)| Prompt {
             static_system: compressor.system.clone(),
+            examples: compressor.examples.clone(),
             messages: vec![Message {
                 role: Role::User,
                 content: format!(

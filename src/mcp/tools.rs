@@ -204,7 +204,7 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
             &composed.prompt,
             model_for("anthropic"),
         )),
-        _ => composed.prompt.system_text(),
+        _ => composed.text(),
     };
     Ok(json!({
         "status": "ok",

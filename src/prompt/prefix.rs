@@ -181,7 +181,10 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
         None => {
             let lead = messages.iter().take_while(|m| is_system(m)).count();
             let anthropic_tools = tools.iter().any(|t| t.value.get("input_schema").is_some());
-            let wire = if lead == 0 && anthropic_tools {
+            // Without system and tools, Anthropic worked examples (a breakpoint in
+            // `messages`, which OpenAI has not) still tell the wire.
+            let anthropic = anthropic_tools || anthropic_examples(messages) > 0;
+            let wire = if lead == 0 && anthropic {
                 Wire::Anthropic
             } else {
                 Wire::OpenAi

@@ -173,3 +173,17 @@ fn anthropic_examples_are_string_turns_up_to_an_assistant_breakpoint() {
             .contains("examples")
     );
 }
+
+#[test]
+fn anthropic_examples_without_system_or_tools_still_read_as_anthropic() {
+    let body = parse(
+        r#"{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"today"}]}"#,
+    );
+    let layout = layout(&body).unwrap();
+    assert_eq!(layout.wire, Wire::Anthropic);
+    assert_eq!(layout.examples.len(), 2);
+    assert_eq!(
+        StablePrefix::of_layout(&layout).live.pointers,
+        ["/messages/2"]
+    );
+}

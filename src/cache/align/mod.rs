@@ -171,8 +171,8 @@ impl Aligner {
         parts
     }
 
-    /// Volatile values in the stable tools and system and in every compared message but
-    /// the newest; an element already scanned, unchanged at the same place, is skipped.
+    /// Volatile values in the stable tools, system and examples and in every compared
+    /// message but the newest; an element already scanned, unchanged at the same place, is skipped.
     fn scan_warnings(&mut self, d: &Digested) -> Vec<Warning> {
         let layout = &d.layout;
         let newest = if self.options.wakes {
@@ -188,6 +188,7 @@ impl Aligner {
                     .iter()
                     .zip(&d.system_hashes),
             )
+            .chain(layout.examples.iter().zip(&d.example_hashes))
             .chain(layout.conversation[..newest].iter().zip(&d.message_hashes));
         let mut out = Vec::new();
         for (element, hash) in scanned {
