@@ -355,8 +355,19 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
                 "Small talk.",
             ],
         );
-        let out = turn(root, &server, provider, &["--resume", &op, "--json"]);
+        // A smaller cap than the one gated is honoured on resume.
+        let out = turn(
+            root,
+            &server,
+            provider,
+            &["--resume", &op, "--json", "--max-tokens", "500"],
+        );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let sent = server.requests()[0].json();
+        let cap = sent
+            .get("max_tokens")
+            .or_else(|| sent.get("max_completion_tokens"));
+        assert_eq!(cap.and_then(serde_json::Value::as_u64), Some(500), "{sent}");
         let report = json(&out);
         assert_eq!(report["operation_id"], op.as_str());
         let user_id = report["user_id"].as_str().unwrap();

@@ -148,7 +148,19 @@ impl Session {
                     .with_hint("operations checked with `brief session gate` resume there")
                 })?;
                 let user = journal.user.clone();
-                let max_tokens = journal.max_tokens;
+                // The gate approved the stored cap: a smaller --max-tokens is honoured, a
+                // larger one would spend what was never checked.
+                let max_tokens = match request.max_tokens {
+                    Some(asked) if asked > journal.max_tokens => {
+                        self.notice(format!(
+                            "--max-tokens {asked} is over the {} the gate checked for {op}; the answer is capped at {}",
+                            journal.max_tokens, journal.max_tokens
+                        ));
+                        journal.max_tokens
+                    }
+                    Some(asked) => asked,
+                    None => journal.max_tokens,
+                };
                 let incoming = self.user_tokens(&state, user.as_deref());
                 let gate =
                     self.gate_with(GateRequest::Resume(op.clone()), &request.vars, incoming)?;

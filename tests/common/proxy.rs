@@ -12,6 +12,7 @@ use std::thread;
 use std::time::Duration;
 
 pub use crate::loopback::Recorded;
+use crate::loopback::read_request;
 
 /// How the upstream answers one request.
 #[derive(Clone, Debug)]
@@ -146,41 +147,6 @@ fn answer(stream: &mut TcpStream, script: &Script) -> bool {
         thread::sleep(hang);
     }
     true
-}
-
-fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
-    let mut bytes = Vec::new();
-    let mut buffer = [0u8; 65536];
-    let head_end = loop {
-        if let Some(at) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at + 4;
-        }
-        let n = stream.read(&mut buffer).ok()?;
-        if n == 0 {
-            return None;
-        }
-        bytes.extend_from_slice(&buffer[..n]);
-    };
-    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
-    let length: usize = head
-        .lines()
-        .find_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            key.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse().ok())?
-        })
-        .unwrap_or(0);
-    while bytes.len() < head_end + length {
-        let n = stream.read(&mut buffer).ok()?;
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&buffer[..n]);
-    }
-    Some(Recorded {
-        head,
-        body: bytes[head_end..].to_vec(),
-    })
 }
 
 /// A running `brief proxy`; stopped with SIGTERM when dropped.

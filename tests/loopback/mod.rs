@@ -184,9 +184,10 @@ fn write_reply(mut stream: TcpStream, reply: &Reply) {
     stream.shutdown(std::net::Shutdown::Both).ok();
 }
 
-fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
+/// One HTTP/1.1 request off the stream (head and a `Content-Length` body), as recorded.
+pub fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
     let mut bytes = Vec::new();
-    let mut buffer = [0u8; 4096];
+    let mut buffer = [0u8; 65536];
     let head_end = loop {
         if let Some(at) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
             break at + 4;

@@ -223,19 +223,22 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
 
 /// A change's message on one line: control characters escaped, at most 160 characters.
 fn one_line(text: &str) -> String {
-    const WIDTH: usize = 160;
-    let mut out: String = text
-        .chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect();
-    if out.chars().count() > WIDTH {
-        out = out.chars().take(WIDTH - 1).collect();
+    escaped_line(text, 160)
+}
+
+/// `text` with control characters written as escapes (so a change in one stays visible
+/// and cannot drive the terminal), cut to `width` characters with an ellipsis.
+fn escaped_line(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if out.chars().count() > width {
+        out = out.chars().take(width - 1).collect();
         out.push('…');
     }
     out
@@ -254,20 +257,7 @@ fn shown(fact: &Fact) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let first = lines.first().copied().unwrap_or("");
     let more = lines.len().saturating_sub(1);
-    let mut text: String = first
-        .chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect();
-    if text.chars().count() > WIDTH {
-        text = text.chars().take(WIDTH - 1).collect();
-        text.push('…');
-    }
+    let text = escaped_line(first, WIDTH);
     match more {
         0 => text,
         1 => format!("{text} … (+1 line)"),
