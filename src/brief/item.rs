@@ -385,7 +385,7 @@ fn static_placeholders(
 
 /// The first few of `total` entries, comma-separated, and how many more there are: a
 /// message names what to fix without becoming a wall of text.
-fn capped(entries: impl Iterator<Item = String>, total: usize) -> String {
+pub(super) fn capped(entries: impl Iterator<Item = String>, total: usize) -> String {
     const SHOWN: usize = 8;
     let mut text = entries.take(SHOWN).collect::<Vec<_>>().join(", ");
     if total > SHOWN {

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::item::{Item, STATIC_PLACEHOLDER, placeholders};
+use super::item::{Item, STATIC_PLACEHOLDER, capped, placeholders};
 use super::problem::Problem;
 use super::types::{ItemType, Tier};
 pub use crate::prompt::wire::Role;
@@ -220,16 +220,18 @@ pub(super) fn of_item(
         }
     };
     for (i, message) in messages.iter().enumerate() {
+        // A set, not `contains` on a list: a message may hold tens of thousands of them.
+        let mut seen = std::collections::HashSet::new();
         let mut names: Vec<String> = Vec::new();
         for (name, _) in placeholders(&message.content) {
-            if !static_vars.contains_key(&name) && !names.contains(&name) {
+            if !static_vars.contains_key(&name) && seen.insert(name.clone()) {
                 names.push(name);
             }
         }
         if names.is_empty() {
             continue;
         }
-        let listed: Vec<String> = names.iter().map(|n| format!("`{{{{{n}}}}}`")).collect();
+        let listed = capped(names.iter().map(|n| format!("`{{{{{n}}}}}`")), names.len());
         problems.push(
             Problem::error(
                 &item.path,
@@ -237,7 +239,7 @@ pub(super) fn of_item(
                 1,
                 format!(
                     "{} in {} of a static sample: the cacheable prefix must not change per turn; give {} a build-time value under `vars:` in brief.yaml, or write `\\{{{{` for literal text",
-                    listed.join(", "),
+                    listed,
                     SampleMessage::label(i, message.role),
                     if names.len() == 1 { "it" } else { "them" },
                 ),

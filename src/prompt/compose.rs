@@ -1,7 +1,8 @@
 //! Composing a brief into one prompt with a byte-stable, cacheable prefix.
 //!
-//! Order is what makes caching work: tools, then static items in manifest order, then the
-//! volatile items. Only the volatile part may change between turns; it lands in the live
+//! Order is what makes caching work: tools, then static items in manifest order (a
+//! `format: messages` sample's turns lifted out as worked examples right after the static
+//! system text, see `prompt::examples`), then the volatile items. Only the volatile part may change between turns; it lands in the live
 //! zone of the request body, so two composes that differ only in `--var` values share their
 //! stable prefix, whose identity `prompt::prefix` takes from the body as sent.
 

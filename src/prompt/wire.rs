@@ -4,9 +4,11 @@
 //! them, so what an operator inspects is byte-for-byte what goes on the wire (plus the
 //! per-call fields a provider adds: `stream`, `max_tokens`, …).
 //!
-//! Cache layout: tools first, then the static system text, then the volatile part. The
-//! static part is one block (Anthropic) or the first system message (OpenAI) and the
-//! volatile part a later block or a second system message, so that the stable prefix
+//! Cache layout: tools first, then the static system text, then the worked examples (few-shot
+//! turns), then the volatile part. The static part is one block (Anthropic) or the first
+//! system message (OpenAI), the examples the first messages after it, and the volatile part
+//! a later block or a system message after the examples (Anthropic with examples: a user
+//! message after them, see [`anthropic_body`]), so that the stable prefix
 //! `prompt::prefix` finds in these bodies changes only when the brief's static items change,
 //! and the volatile part lands in its live zone.
 //!
@@ -307,5 +309,65 @@ mod tests {
         let body = anthropic_body(&volatile_only, None);
         assert_eq!(body["tools"][0]["cache_control"]["type"], "ephemeral");
         assert!(body["system"][0].get("cache_control").is_none());
+    }
+
+    fn with_examples() -> Prompt {
+        let mut prompt = prompt();
+        prompt.examples = vec![
+            Message {
+                role: Role::User,
+                content: "q".into(),
+            },
+            Message {
+                role: Role::Assistant,
+                content: "a".into(),
+            },
+        ];
+        prompt
+    }
+
+    #[test]
+    fn openai_examples_are_named_and_sit_between_the_system_messages() {
+        let body = openai_body(&with_examples(), None, None);
+        let roles: Vec<(&str, Option<&str>)> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["role"].as_str().unwrap(), m["name"].as_str()))
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                ("system", None),
+                ("user", Some("example_user")),
+                ("assistant", Some("example_assistant")),
+                ("system", None),
+                ("user", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn anthropic_examples_carry_the_second_breakpoint_and_precede_the_volatile_part() {
+        let body = anthropic_body(&with_examples(), None);
+        let text = serde_json::to_string(&body).unwrap();
+        assert_eq!(
+            text.matches("cache_control").count(),
+            2,
+            "at most 4 allowed"
+        );
+        assert_eq!(body["system"].as_array().unwrap().len(), 1);
+        assert_eq!(body["messages"][0]["content"], "q");
+        assert_eq!(
+            body["messages"][1]["content"][0]["cache_control"]["type"],
+            "ephemeral"
+        );
+        assert_eq!(body["messages"][2]["content"], "Customer: Ada");
+        assert_eq!(body["messages"][3]["content"], "hi");
+        // Without static text the tools' breakpoint and the examples': still two.
+        let mut no_static = with_examples();
+        no_static.static_system.clear();
+        let text = serde_json::to_string(&anthropic_body(&no_static, None)).unwrap();
+        assert_eq!(text.matches("cache_control").count(), 2);
     }
 }

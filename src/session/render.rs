@@ -1,6 +1,10 @@
 //! Rendering a session for the next model call: Tier 1, then Tier 2, then Tier 3 as the
 //! last message, in OpenAI's or Anthropic's request body or as plain text.
 //!
+//! Tier 1 is the brief's stable prefix exactly as `compose` sends it, its worked examples
+//! (message samples) included: they open the conversation, before Tier 2, with their own
+//! breakpoint on Anthropic (three breakpoints at most: system or last tool, examples, Tier 2).
+//!
 //! Every Tier 2 entry becomes the same bytes in every render (its visible id first, its
 //! text as stored), and entries are only ever added after it, so when only Tier 2 grew
 //! the previous render's Tier 1 and Tier 2 are a byte-identical prefix of the new one.
