@@ -31,6 +31,7 @@ mod import;
 mod json_snapshots;
 mod limits;
 mod load_errors;
+mod load_listing;
 mod lock_check;
 mod newcomer;
 mod prefix_identity;

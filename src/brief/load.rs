@@ -4,9 +4,11 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub(crate) use super::files::read_text;
+use super::files::{Listing, read_plain};
 use super::item::{Item, parse_markdown_with, parse_tool};
 use super::manifest::Manifest;
-use super::problem::{LineIndex, Problem, into_error, line_col};
+use super::problem::{LineIndex, Problem, into_error};
 use super::types::valid_id;
 use crate::error::{Error, Result};
 
@@ -129,6 +131,7 @@ impl Brief {
         let no_vars = std::collections::BTreeMap::new();
         let static_vars = manifest.as_ref().map_or(&no_vars, |m| &m.vars);
 
+        let listing = Listing::read(&dir, &canonical_dir);
         let mut seen = HashSet::with_capacity(ids.len());
         let mut mentions = Mentions::new(&manifest_text);
         let mut items = Vec::with_capacity(ids.len());
@@ -157,8 +160,7 @@ impl Brief {
                 MAX_FILE_BYTES
             };
             if let Some(item) = load_item(
-                &dir,
-                &canonical_dir,
+                (&dir, &canonical_dir, &listing),
                 (id, max, static_vars),
                 (&manifest_path, &mentions, mention),
                 &mut problems,
@@ -166,7 +168,7 @@ impl Brief {
                 items.push(item);
             }
         }
-        let mut warnings = unlisted_items(&dir, &seen);
+        let mut warnings = unlisted_items(&dir, &listing, &seen);
         let mut static_placeholders = Vec::new();
         if !placeholders_are_errors {
             let (placeholders, rest) = problems
@@ -281,28 +283,27 @@ fn floor_boundary(text: &str, mut offset: usize) -> usize {
 }
 
 fn load_item(
-    dir: &Path,
-    canonical_dir: &Path,
+    (dir, canonical_dir, listing): (&Path, &Path, &Listing),
     (id, max, static_vars): (&str, u64, &std::collections::BTreeMap<String, String>),
     mentioned_at: (&Path, &Mentions, usize),
     problems: &mut Vec<Problem>,
 ) -> Option<Item> {
-    let markdown = dir.join("items").join(format!("{id}.md"));
-    let tool = dir.join("items").join(format!("{id}.tool.yaml"));
+    let items = dir.join("items");
+    let (md_name, tool_name) = (format!("{id}.md"), format!("{id}.tool.yaml"));
     let (manifest_path, mentions, offset) = mentioned_at;
     let at = |message: String| {
         let (line, column) = mentions.line_col(offset);
         Problem::error(manifest_path, line, column, message)
     };
-    let path = match (exists(&markdown), exists(&tool)) {
+    let name = match listing.exist(&items, &md_name, &tool_name) {
         (true, true) => {
             problems.push(at(format!(
                 "item `{id}` is ambiguous: both items/{id}.md and items/{id}.tool.yaml exist"
             )));
             return None;
         }
-        (true, false) => markdown,
-        (false, true) => tool,
+        (true, false) => md_name,
+        (false, true) => tool_name,
         (false, false) => {
             problems.push(at(format!(
                 "missing item file for `{id}`: expected items/{id}.md or items/{id}.tool.yaml"
@@ -310,26 +311,36 @@ fn load_item(
             return None;
         }
     };
-    match fs::canonicalize(&path) {
-        Ok(real) if !real.starts_with(canonical_dir) => {
-            problems.push(Problem::error(
-                &path,
-                0,
-                0,
-                format!(
-                    "points outside the brief directory (to {}); items must live inside the brief",
-                    real.display()
-                ),
-            ));
-            return None;
-        }
-        Ok(_) => {}
-        Err(err) => {
-            problems.push(Problem::error(&path, 0, 0, format!("cannot read: {err}")));
-            return None;
+    let path = items.join(&name);
+    // A regular file listed in an `items/` inside the brief is inside it; a symlink (or a
+    // brief whose `items/` is one) is resolved first.
+    let plain = listing.plain(&name);
+    if !plain {
+        match fs::canonicalize(&path) {
+            Ok(real) if !real.starts_with(canonical_dir) => {
+                problems.push(Problem::error(
+                    &path,
+                    0,
+                    0,
+                    format!(
+                        "points outside the brief directory (to {}); items must live inside the brief",
+                        real.display()
+                    ),
+                ));
+                return None;
+            }
+            Ok(_) => {}
+            Err(err) => {
+                problems.push(Problem::error(&path, 0, 0, format!("cannot read: {err}")));
+                return None;
+            }
         }
     }
-    let raw = read_text(&path, max, problems)?;
+    let raw = if plain {
+        read_plain(&path, max, problems)?
+    } else {
+        read_text(&path, max, problems)?
+    };
     if raw.len() as u64 > MAX_FILE_BYTES {
         problems.push(Problem::warning(
             &path,
@@ -349,70 +360,10 @@ fn load_item(
     }
 }
 
-fn exists(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok()
-}
-
-/// Reads a file as UTF-8 text, refusing files over `max` bytes and anything but a regular
-/// file (a FIFO would hang the read).
-pub(crate) fn read_text(path: &Path, max: u64, problems: &mut Vec<Problem>) -> Option<String> {
-    let bytes = match fs::metadata(path) {
-        Ok(_) if let Err(err) = crate::store::safe::check_regular(path) => {
-            problems.push(Problem::error(
-                path,
-                0,
-                0,
-                super::item::after_path(&err.message),
-            ));
-            return None;
-        }
-        Ok(meta) if meta.len() > max => {
-            problems.push(Problem::error(
-                path,
-                0,
-                0,
-                format!(
-                    "file is {} bytes; the limit is {max} ({} MiB)",
-                    meta.len(),
-                    max / (1024 * 1024)
-                ),
-            ));
-            return None;
-        }
-        Ok(_) => fs::read(path),
-        Err(err) => Err(err),
-    };
-    let bytes = match bytes {
-        Ok(bytes) => bytes,
-        Err(err) => {
-            problems.push(Problem::error(path, 0, 0, format!("cannot read: {err}")));
-            return None;
-        }
-    };
-    match String::from_utf8(bytes) {
-        Ok(text) => Some(super::item::strip_bom(path, text, problems)),
-        Err(err) => {
-            let valid = err.utf8_error().valid_up_to();
-            let bytes = err.as_bytes();
-            let prefix = String::from_utf8_lossy(&bytes[..valid]);
-            let (line, column) = line_col(&prefix, prefix.len());
-            problems.push(Problem::error(path, line, column, "not valid UTF-8"));
-            None
-        }
-    }
-}
-
 /// Item files in `items/` that the manifest does not name.
-fn unlisted_items(dir: &Path, listed: &HashSet<&str>) -> Vec<Problem> {
-    let Ok(entries) = fs::read_dir(dir.join("items")) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    names
+fn unlisted_items(dir: &Path, listing: &Listing, listed: &HashSet<&str>) -> Vec<Problem> {
+    listing
+        .sorted_names(dir)
         .into_iter()
         .filter_map(|name| {
             let id = name

@@ -1,6 +1,7 @@
 //! A brief on disk: the manifest, its items, and the validation that guards both.
 
 mod embedded;
+mod files;
 pub mod import;
 mod item;
 mod load;

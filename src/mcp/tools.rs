@@ -210,10 +210,10 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
         "status": "ok",
         "summary": format!(
             "{} composed as {format}: {} bytes, stable prefix {}",
-            brief.manifest.name, output.len(), composed.hashes.prefix
+            brief.manifest.name, output.len(), composed.hashes().prefix
         ),
         "format": format,
-        "prefix_hash": composed.hashes.prefix,
+        "prefix_hash": composed.hashes().prefix,
         "unused_vars": composed.unused_vars,
         "output": output,
     }))

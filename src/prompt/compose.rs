@@ -7,6 +7,7 @@
 //! stable prefix, whose identity `prompt::prefix` takes from the body as sent.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
@@ -39,9 +40,9 @@ pub struct Prefix {
     pub static_system: String,
     /// The worked examples of `format: messages` samples, in manifest order.
     pub examples: Vec<Message>,
-    /// The static part as `--format text` shows it: message samples as readable turns at
-    /// their place (equal to `static_system` when the brief has none).
-    pub static_text: String,
+    /// The static part as `--format text` shows it, when the brief has message samples
+    /// (see [`Prefix::static_text`]).
+    readable: Option<String>,
     pub tools: Vec<ToolDef>,
     /// In the brief's wire format ([`brief_wire`]).
     pub hashes: PrefixHashes,
@@ -52,16 +53,25 @@ pub struct Prefix {
 #[derive(Debug, Clone)]
 pub struct Composed {
     pub prompt: Prompt,
-    /// The static part as `--format text` shows it (see [`Prefix::static_text`]).
-    pub static_text: String,
-    /// In the brief's wire format ([`brief_wire`]); [`Composed::stable_prefix`] for another.
-    pub hashes: PrefixHashes,
+    /// The static part as `--format text` shows it, when the brief has message samples.
+    readable: Option<String>,
+    /// The brief's wire format ([`brief_wire`]), for [`Composed::hashes`].
+    wire: Wire,
+    /// Computed when first asked for: printing a prompt needs no hash, and serialising
+    /// and hashing the whole static part was a tenth of composing a large brief.
+    hashes: OnceLock<PrefixHashes>,
     pub unproven: Vec<String>,
     /// `--var` names no item uses.
     pub unused_vars: Vec<String>,
 }
 
 impl Prefix {
+    /// The static part as `--format text` shows it: message samples as readable turns at
+    /// their place (the system text itself when the brief has none).
+    pub fn static_text(&self) -> &str {
+        self.readable.as_deref().unwrap_or(&self.static_system)
+    }
+
     /// Tokens of the static system text and of the examples' contents (not the tools).
     pub fn static_tokens(&self, encoding: Encoding) -> usize {
         static_tokens(encoding, &self.static_system, &self.examples)
@@ -81,12 +91,39 @@ impl Composed {
     /// The prompt as `--format text` prints it: the static part (message samples as
     /// readable turns at their place), a blank line, the volatile part.
     pub fn text(&self) -> String {
-        Prompt {
-            static_system: self.static_text.clone(),
-            examples: Vec::new(),
-            ..self.prompt.clone()
+        let static_text = self.static_text();
+        match self.prompt.volatile_system.as_deref() {
+            Some(volatile) if !volatile.is_empty() && !static_text.is_empty() => {
+                let mut text = String::with_capacity(static_text.len() + 2 + volatile.len());
+                text.push_str(static_text);
+                text.push_str("\n\n");
+                text.push_str(volatile);
+                text
+            }
+            Some(volatile) if !volatile.is_empty() => volatile.to_string(),
+            _ => static_text.to_string(),
         }
-        .system_text()
+    }
+
+    /// The static part as `--format text` shows it (see [`Prefix::static_text`]).
+    pub fn static_text(&self) -> &str {
+        self.readable
+            .as_deref()
+            .unwrap_or(&self.prompt.static_system)
+    }
+
+    /// The stable prefix's hashes in the brief's wire format ([`brief_wire`]);
+    /// [`Composed::stable_prefix`] for another format.
+    pub fn hashes(&self) -> &PrefixHashes {
+        self.hashes.get_or_init(|| {
+            let stable = Prompt {
+                static_system: self.prompt.static_system.clone(),
+                examples: self.prompt.examples.clone(),
+                tools: self.prompt.tools.clone(),
+                ..Prompt::default()
+            };
+            PrefixHashes::of(&stable_prefix(&stable, self.wire))
+        })
     }
 
     /// The request body in `wire`, exactly as it is printed and sent.
@@ -130,14 +167,26 @@ pub fn item_text(item: &Item, compact: bool, unproven: &mut Vec<String>) -> Stri
     } else {
         body.to_string()
     };
-    text.trim_end_matches(['\n', '\r']).to_string()
+    let mut text = text;
+    text.truncate(text.trim_end_matches(['\n', '\r']).len());
+    text
 }
 
-fn join(parts: impl Iterator<Item = String>) -> String {
-    parts
-        .filter(|p| !p.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n\n")
+/// The non-blank parts, separated by blank lines.
+fn join<S: AsRef<str>>(parts: impl IntoIterator<Item = S>) -> String {
+    let parts: Vec<S> = parts
+        .into_iter()
+        .filter(|p| !p.as_ref().trim().is_empty())
+        .collect();
+    let len = parts.iter().map(|p| p.as_ref().len() + 2).sum::<usize>();
+    let mut joined = String::with_capacity(len.saturating_sub(2));
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            joined.push_str("\n\n");
+        }
+        joined.push_str(part.as_ref());
+    }
+    joined
 }
 
 /// The tools as canonical JSON (name, description, input schema; keys sorted), for counting
@@ -154,6 +203,13 @@ pub fn tools_json(tools: &[ToolDef]) -> String {
 
 /// The stable prefix; needs no variables, since volatile items are not part of it.
 pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
+    let (texts, unproven) = static_texts(brief, options);
+    prefix_with(brief, texts, unproven, options.compact)
+}
+
+/// The static items' texts as [`item_text`] makes them (empty for a message sample), and
+/// the items whose compaction could not be proven.
+fn static_texts(brief: &Brief, options: ComposeOptions) -> (Vec<String>, Vec<String>) {
     let mut unproven = Vec::new();
     let texts: Vec<String> = brief
         .items
@@ -165,7 +221,7 @@ pub fn prefix(brief: &Brief, options: ComposeOptions) -> Prefix {
             None => item_text(item, options.compact, &mut unproven),
         })
         .collect();
-    prefix_with(brief, texts, unproven, options.compact)
+    (texts, unproven)
 }
 
 /// The stable prefix from the static items' texts as [`item_text`] makes them, in
@@ -179,57 +235,14 @@ pub fn prefix_of(brief: &Brief, static_texts: Vec<String>, unproven: Vec<String>
 fn prefix_with(
     brief: &Brief,
     static_texts: Vec<String>,
-    mut unproven: Vec<String>,
+    unproven: Vec<String>,
     compact: bool,
 ) -> Prefix {
-    let vars = &brief.manifest.vars;
-    // Static items may use the manifest's build-time `vars` (the loader refused any other
-    // placeholder there); filling them here makes their values part of the prefix hash.
-    let fill = |text: &str| {
-        if vars.is_empty() {
-            unescape_braces(text)
-        } else {
-            fill_placeholders(text, vars).0
-        }
-    };
-    let mut system_parts = Vec::new();
-    let mut text_parts = Vec::new();
-    let mut examples = Vec::new();
-    let statics = brief
-        .items
-        .iter()
-        .filter(|item| item.tier == Tier::Static && !item.is_tool());
-    for (item, text) in statics.zip(static_texts) {
-        if item.messages().is_some() {
-            unproven.retain(|id| *id != item.id);
-        }
-        match examples::item_messages(item, compact, vars, &mut unproven) {
-            Some(messages) => {
-                text_parts.push(examples::readable(&messages));
-                examples.extend(messages);
-            }
-            None => {
-                let text = fill(&text);
-                text_parts.push(text.clone());
-                system_parts.push(text);
-            }
-        }
-    }
-    let static_text = join(text_parts.into_iter());
-    let static_system = if examples.is_empty() {
-        static_text.clone()
-    } else {
-        join(system_parts.into_iter())
-    };
-    let tools: Vec<ToolDef> = brief
-        .items
-        .iter()
-        .filter_map(|item| item.tool.clone())
-        .collect();
+    let part = static_part(brief, static_texts, unproven, compact);
     let prompt = Prompt {
-        static_system,
-        examples,
-        tools,
+        static_system: part.static_system,
+        examples: part.examples,
+        tools: part.tools,
         ..Prompt::default()
     };
     let hashes = PrefixHashes::of(&stable_prefix(&prompt, brief_wire(brief)));
@@ -242,9 +255,83 @@ fn prefix_with(
     Prefix {
         static_system,
         examples,
-        static_text,
+        readable: part.readable,
         tools,
         hashes,
+        unproven: part.unproven,
+    }
+}
+
+/// The stable prefix before it is hashed.
+struct StaticPart {
+    static_system: String,
+    examples: Vec<Message>,
+    readable: Option<String>,
+    tools: Vec<ToolDef>,
+    unproven: Vec<String>,
+}
+
+fn static_part(
+    brief: &Brief,
+    static_texts: Vec<String>,
+    mut unproven: Vec<String>,
+    compact: bool,
+) -> StaticPart {
+    let vars = &brief.manifest.vars;
+    // Static items may use the manifest's build-time `vars` (the loader refused any other
+    // placeholder there); filling them here makes their values part of the prefix hash.
+    // A text with neither is kept as it is, not copied.
+    let fill = |text: String| {
+        if !vars.is_empty() {
+            fill_placeholders(&text, vars).0
+        } else if text.contains("\\{{") {
+            unescape_braces(&text)
+        } else {
+            text
+        }
+    };
+    let mut system_parts = Vec::new();
+    // Only with message samples: the parts of the readable static text.
+    let mut text_parts: Vec<Option<String>> = Vec::new();
+    let mut examples = Vec::new();
+    let statics = brief
+        .items
+        .iter()
+        .filter(|item| item.tier == Tier::Static && !item.is_tool());
+    for (item, text) in statics.zip(static_texts) {
+        if item.messages().is_some() {
+            unproven.retain(|id| *id != item.id);
+        }
+        match examples::item_messages(item, compact, vars, &mut unproven) {
+            Some(messages) => {
+                text_parts.push(Some(examples::readable(&messages)));
+                examples.extend(messages);
+            }
+            None => {
+                // `None` stands for the system part pushed alongside.
+                text_parts.push(None);
+                system_parts.push(fill(text));
+            }
+        }
+    }
+    let readable = (!examples.is_empty()).then(|| {
+        let mut system = system_parts.iter();
+        join(text_parts.iter().map(|part| match part {
+            Some(readable) => readable.as_str(),
+            None => system.next().map_or("", String::as_str),
+        }))
+    });
+    let static_system = join(system_parts);
+    let tools: Vec<ToolDef> = brief
+        .items
+        .iter()
+        .filter_map(|item| item.tool.clone())
+        .collect();
+    StaticPart {
+        static_system,
+        examples,
+        readable,
+        tools,
         unproven,
     }
 }
@@ -255,14 +342,14 @@ pub fn compose(
     vars: &BTreeMap<String, String>,
     options: ComposeOptions,
 ) -> Result<Composed> {
-    let Prefix {
+    let (texts, unproven) = static_texts(brief, options);
+    let StaticPart {
         static_system,
         examples,
-        static_text,
+        readable,
         tools,
-        hashes,
         mut unproven,
-    } = prefix(brief, options);
+    } = static_part(brief, texts, unproven, options.compact);
     // Volatile items see the build-time `vars` too; `--var` overrides them.
     let given = vars;
     let merged;
@@ -320,7 +407,7 @@ pub fn compose(
         .with_details(missing.into_iter().map(|(_, at)| at).collect())
         .with_hint(format!("pass {}", flags.join(" "))));
     }
-    let volatile = join(volatile_parts.into_iter());
+    let volatile = join(volatile_parts);
     let unused_vars = given
         .keys()
         .filter(|k| !used.contains(*k))
@@ -334,8 +421,9 @@ pub fn compose(
             tools,
             messages: Vec::new(),
         },
-        static_text,
-        hashes,
+        readable,
+        wire: brief_wire(brief),
+        hashes: OnceLock::new(),
         unproven,
         unused_vars,
     })

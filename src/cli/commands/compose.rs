@@ -147,18 +147,27 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .filter(|m| m.provider == provider)
             .map(|m| m.name.as_str())
     };
+    // The prefix is serialised and hashed only for what prints or sends its hash.
+    let wants_hashes = args.json || args.stats;
     let (text, hashes) = match args.format.wire() {
-        None => (composed.text(), composed.hashes.clone()),
+        None => (
+            composed.text(),
+            wants_hashes.then(|| composed.hashes().clone()),
+        ),
         Some(wire) => {
-            let stable = composed.stable_prefix(wire);
-            let key = (args.cache_key && wire == Wire::OpenAi).then(|| cache_key(&stable.hash));
+            let with_key = args.cache_key && wire == Wire::OpenAi;
+            let stable = (with_key || wants_hashes).then(|| composed.stable_prefix(wire));
+            let key = stable
+                .as_ref()
+                .filter(|_| with_key)
+                .map(|stable| cache_key(&stable.hash));
             let body = composed.body(wire, model_for(wire.as_str()), key.as_deref());
             // The body's own serialisation: the bytes the provider layer sends.
-            (as_sent(&body), PrefixHashes::of(&stable))
+            (as_sent(&body), stable.as_ref().map(PrefixHashes::of))
         }
     };
-    if args.json {
-        let report = report(&args, &brief, &composed, &hashes, &text);
+    if let Some(hashes) = hashes.as_ref().filter(|_| args.json) {
+        let report = report(&args, &brief, &composed, hashes, &text);
         let summary = format!(
             "composed {} ({}): {} tokens, prefix {} ({} tokens)",
             report.brief,
@@ -171,8 +180,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     } else {
         ui.outln(&text)?;
     }
-    if args.stats {
-        let h = &hashes;
+    if let Some(h) = hashes.as_ref().filter(|_| args.stats) {
         ui.err_line(&format!(
             "prefix  {}  {} bytes  ({} wire)",
             h.prefix,
