@@ -63,7 +63,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         measured.total_tokens(),
         measured.total_compacted(),
     );
-    let share = |t: usize| measured.share(t);
+    let share = |t: usize| cost::Measured::share(t, total_compacted);
     let limit = brief.manifest.budget.context_limit;
     let percent = measured.context_percent(&brief);
     let volatile_hits = measured.volatile_hits;
