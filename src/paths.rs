@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 
 /// `$XDG_STATE_HOME/briefkit` (when that variable is an absolute path, as the XDG
-/// specification requires), else `$HOME/.local/state/briefkit`; `None` when neither is set.
+/// specification requires), else `$HOME/.local/state/briefkit`, with the home directory
+/// from the password database when `HOME` is unset (a service started without it must
+/// not fall back to a shared directory such as `/tmp`); `None` when no home is known.
 pub fn state_dir() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(state) = var("XDG_STATE_HOME").map(PathBuf::from)
@@ -15,5 +17,8 @@ pub fn state_dir() -> Option<PathBuf> {
     {
         return Some(state.join("briefkit"));
     }
-    var("HOME").map(|home| PathBuf::from(home).join(".local/state/briefkit"))
+    var("HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::home_dir().filter(|home| home.is_absolute()))
+        .map(|home| home.join(".local/state/briefkit"))
 }

@@ -363,3 +363,64 @@ fn a_call_cut_by_ctrl_c_is_recorded_as_cancelled() {
     assert_eq!(line["status"], "cancelled");
     assert_eq!(line["item"], "booking");
 }
+
+#[test]
+fn a_second_compress_all_warns_about_the_proposals_already_pending() {
+    let ws = workspace("clinic");
+    let server = first_line_server();
+    let first = run(ws.path(), &server.url(), &["--all"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(!stderr(&first).contains("already have a pending"));
+    let again = run(ws.path(), &server.url(), &["--all"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let err = stderr(&again);
+    assert!(
+        err.contains("3 items already have a pending proposal (persona, booking, sample-booking)"),
+        "{err}"
+    );
+    assert!(err.contains("brief discard clinic --all"), "{err}");
+}
+
+#[test]
+fn an_unreachable_server_says_no_proposal_was_saved() {
+    let ws = workspace("clinic");
+    // A port nothing listens on: bind one, then close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = run(
+        ws.path(),
+        &format!("http://127.0.0.1:{port}/v1"),
+        &["--all"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("no proposal was saved"), "{err}");
+    assert!(!err.contains("other proposals"), "{err}");
+    assert!(!ws.path().join("clinic/proposals").exists());
+}
+
+#[test]
+fn a_proposal_keeps_unreported_cache_figures_unknown() {
+    // OPENAI_USAGE reports no cached or cache-write tokens: the proposal says null, not 0,
+    // as the ledger does.
+    let ws = workspace("clinic");
+    let server = first_line_server();
+    let out = run(ws.path(), &server.url(), &["persona", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let id = json(&out)["proposal_id"].as_str().unwrap().to_string();
+    let text = fs::read_to_string(ws.path().join(format!("clinic/proposals/{id}.yaml"))).unwrap();
+    let proposal: serde_json::Value = serde_yaml::from_str(&text).unwrap();
+    let ledger = ledger_lines(ws.path());
+    let last = ledger.last().unwrap();
+    assert_eq!(
+        proposal["usage"]["cache_write_tokens"], last["cache_write_tokens"],
+        "{text}"
+    );
+    assert_eq!(
+        proposal["usage"]["cache_write_tokens"],
+        serde_json::Value::Null
+    );
+}

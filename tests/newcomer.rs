@@ -94,3 +94,29 @@ fn a_var_given_twice_with_different_values_is_warned_about() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Bob"));
 }
+
+#[test]
+fn a_typo_in_the_manifests_item_list_suggests_the_file_that_exists() {
+    let ws = crate::common::workspace("clinic");
+    let manifest = ws.path().join("clinic/brief.yaml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(&manifest, text.replacen("booking", "bookin", 1)).unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("missing item file for `bookin`: expected items/bookin.md or items/bookin.tool.yaml; did you mean `booking`?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn discard_usage_names_the_brief_before_the_proposal() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = run_in(ws.path(), &["discard", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("Usage: brief discard [OPTIONS] <BRIEF> <ID|--all|--stale>"),
+        "{help}"
+    );
+}

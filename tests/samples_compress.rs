@@ -250,3 +250,34 @@ fn a_compressor_brief_with_worked_examples_sends_them_before_the_item() {
         );
     }
 }
+
+#[test]
+fn estimate_counts_one_call_per_message_of_a_sample() {
+    let ws = workspace();
+    let out = run(
+        ws.path(),
+        &[
+            "compress",
+            "b",
+            "--all",
+            "--estimate",
+            "--json",
+            "--model",
+            "m",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    let estimates = report["estimates"].as_array().unwrap();
+    let calls: Vec<u64> = estimates
+        .iter()
+        .map(|e| e["calls"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        calls,
+        [1, 2],
+        "identity: one call; the two-message sample: two"
+    );
+    assert_eq!(report["calls"], 3);
+    assert!(report["summary"].as_str().unwrap().starts_with("3 calls"));
+}

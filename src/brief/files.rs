@@ -17,6 +17,8 @@ pub(crate) struct Listing {
     names: Option<HashMap<String, bool>>,
     /// `items/` itself resolves inside the brief directory.
     inside: bool,
+    /// How many more missing ids get a "did you mean".
+    suggestions_left: std::cell::Cell<usize>,
 }
 
 impl Listing {
@@ -33,7 +35,11 @@ impl Listing {
                 })
                 .collect()
         });
-        Listing { names, inside }
+        Listing {
+            names,
+            inside,
+            suggestions_left: std::cell::Cell::new(20),
+        }
     }
 
     /// Whether each of `items/<a>` and `items/<b>` exists (as any kind of file, a dangling
@@ -58,6 +64,26 @@ impl Listing {
                 .names
                 .as_ref()
                 .is_some_and(|names| names.get(name) == Some(&true))
+    }
+
+    /// The item file nearest to a missing `id`, when it looks like a typo of one that
+    /// exists (`items/identity.md` for `identiy`). Asked for the first 20 missing ids only
+    /// and of listings up to 10,000 names, so a brief with many missing items stays linear.
+    pub(crate) fn closest_item(&self, id: &str) -> Option<String> {
+        let left = self.suggestions_left.get();
+        if left == 0 {
+            return None;
+        }
+        self.suggestions_left.set(left - 1);
+        let names = self.names.as_ref().filter(|names| names.len() <= 10_000)?;
+        let stems: Vec<&str> = names
+            .keys()
+            .filter_map(|n| {
+                n.strip_suffix(".md")
+                    .or_else(|| n.strip_suffix(".tool.yaml"))
+            })
+            .collect();
+        super::lookup::closest(id, &stems).map(str::to_string)
     }
 
     /// The names listed, sorted (for the files the manifest does not name).

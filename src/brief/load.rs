@@ -305,8 +305,12 @@ fn load_item(
         (true, false) => md_name,
         (false, true) => tool_name,
         (false, false) => {
+            let near = listing
+                .closest_item(id)
+                .map(|near| format!("; did you mean `{near}`?"))
+                .unwrap_or_default();
             problems.push(at(format!(
-                "missing item file for `{id}`: expected items/{id}.md or items/{id}.tool.yaml"
+                "missing item file for `{id}`: expected items/{id}.md or items/{id}.tool.yaml{near}"
             )));
             return None;
         }

@@ -137,7 +137,7 @@ fn composed(brief: &Brief, source: String, dir: Option<PathBuf>) -> Compressor {
 /// item's body (and nothing else of the brief) as the one user message.
 pub fn prompt(compressor: &Compressor, item: &Item) -> Prompt {
     let content = format!(
-        "Shorten this section (a `{}` item of an agent's system prompt). Answer with the shortened section only.\n\n{}",
+        "Shorten this section (an item of type `{}` in an agent's system prompt). Answer with the shortened section only.\n\n{}",
         item.kind,
         item.body()
     );

@@ -19,6 +19,8 @@ pub struct Estimate {
     pub output_tokens: usize,
     /// Estimated cost of the call in the pricing's currency; `null` when no price is known.
     pub cost: Option<f64>,
+    /// Requests it takes: one, or one per message of a `format: messages` sample.
+    pub calls: usize,
 }
 
 /// Prices per million tokens for an estimate.
@@ -58,7 +60,8 @@ pub fn estimate(
     prices: Option<Prices>,
 ) -> Estimate {
     let encoding = brief.manifest.tokenizer;
-    let input_tokens = super::prompts(compressor, item)
+    let prompts = super::prompts(compressor, item);
+    let input_tokens = prompts
         .iter()
         .map(|prompt| {
             crate::prompt::compose::static_tokens(encoding, &prompt.static_system, &prompt.examples)
@@ -77,5 +80,6 @@ pub fn estimate(
         input_tokens,
         output_tokens,
         cost,
+        calls: prompts.len(),
     }
 }

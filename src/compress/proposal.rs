@@ -77,8 +77,8 @@ pub fn build(
     let mut usage = CallUsage::default();
     for u in answers.iter().filter_map(|a| a.usage.as_ref()) {
         usage.input_tokens += u.input_tokens;
-        usage.cached_input_tokens += u.cached_input_tokens.unwrap_or(0);
-        usage.cache_write_tokens += u.cache_write_tokens.unwrap_or(0);
+        usage.cached_input_tokens = add_known(usage.cached_input_tokens, u.cached_input_tokens);
+        usage.cache_write_tokens = add_known(usage.cache_write_tokens, u.cache_write_tokens);
         usage.output_tokens += u.output_tokens;
     }
     Ok(Proposal {
@@ -132,7 +132,18 @@ pub fn token_change(before: usize, after: usize) -> String {
     if before == 0 {
         return format!("{before} → {after} tokens");
     }
+    if before == after {
+        return format!("{before} → {after} tokens (no change)");
+    }
     let change = (after as f64 - before as f64) / before as f64 * 100.0;
     let sign = if change < 0.0 { "−" } else { "+" };
     format!("{before} → {after} tokens ({sign}{:.1}%)", change.abs())
+}
+
+/// Adds a figure the provider may not have reported: unknown only while no call reported it.
+fn add_known(total: Option<u64>, more: Option<u64>) -> Option<u64> {
+    match (total, more) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    }
 }

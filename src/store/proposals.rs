@@ -25,9 +25,12 @@ pub const PROPOSALS_DIR: &str = "proposals";
 pub struct CallUsage {
     /// All input, cached included.
     pub input_tokens: u64,
-    /// The part of `input_tokens` served from the provider's cache.
-    pub cached_input_tokens: u64,
-    pub cache_write_tokens: u64,
+    /// The part of `input_tokens` served from the provider's cache; `null` when the
+    /// provider did not say (not the same as 0), as in the usage ledger.
+    #[serde(default)]
+    pub cached_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub cache_write_tokens: Option<u64>,
     pub output_tokens: u64,
 }
 
@@ -280,8 +283,8 @@ mod tests {
             settings: None,
             usage: CallUsage {
                 input_tokens: 120,
-                cached_input_tokens: 0,
-                cache_write_tokens: 0,
+                cached_input_tokens: Some(0),
+                cache_write_tokens: None,
                 output_tokens: 30,
             },
             tokens_before: 40,

@@ -17,6 +17,8 @@ use crate::store::{proposals, transaction};
 /// so `brief accept` would refuse it), or every pending one (`--all`).
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("which").required(true).args(["id", "all", "stale"])))]
+// clap names a required group before the positionals, which reads as if the id came first.
+#[command(override_usage = "brief discard [OPTIONS] <BRIEF> <ID|--all|--stale>")]
 pub struct Args {
     /// The brief directory
     pub brief: PathBuf,

@@ -6,7 +6,7 @@ use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 
-/// Print shell completions or the man page (for packagers)
+/// Print shell completions, or write the man pages (one per subcommand) for packagers
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]

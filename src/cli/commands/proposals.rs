@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::cli::output::Outcome;
 use crate::cli::review::token_change;
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 use crate::prompt::canonical::sha256_hex;
@@ -58,26 +59,41 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ui.info(&summary);
         return Ok(Outcome::Ok);
     }
+    let mut table = Table::new(&[
+        Align::Left,
+        Align::Left,
+        Align::Left,
+        Align::Left,
+        Align::Left,
+        Align::Left,
+        Align::Left,
+    ])
+    .header([
+        "PROPOSAL", "ITEM", "TOKENS", "GUARD", "STATE", "MODEL", "CREATED",
+    ]);
     for p in &pending {
         let dropped = p.dropped().len();
         let guard = if dropped == 0 {
-            ui.paint("guard clean", Tone::Good)
+            ui.paint("clean", Tone::Good)
         } else {
             ui.paint(&format!("{dropped} dropped"), Tone::Error)
         };
-        let stale_note = if stale(p) {
-            format!("  {}", ui.paint("stale", Tone::Warning))
+        let state = if stale(p) {
+            ui.paint("stale", Tone::Warning)
         } else {
-            String::new()
+            "pending".to_string()
         };
-        ui.outln(&format!(
-            "{}  {}  {}  {guard}  {}{stale_note}",
+        table.row([
             ui.paint(&p.id, Tone::Strong),
-            p.item,
+            p.item.clone(),
             token_change(p.tokens_before, p.tokens_after),
-            ui.paint(&format!("{} {}", p.model, p.created), Tone::Dim),
-        ))?;
+            guard,
+            state,
+            p.model.clone(),
+            ui.paint(&p.created, Tone::Dim),
+        ]);
     }
+    ui.out(&table.render())?;
     ui.info(&summary);
     let dir = crate::cli::ui::shell_quote(&args.brief.display().to_string());
     let allow = if pending.iter().any(|p| !p.dropped().is_empty()) {

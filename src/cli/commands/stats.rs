@@ -90,7 +90,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "brief": brief.manifest.name,
             "tokenizer": encoding.to_string(),
             "items": items_json,
-            "total": {"bytes": total_bytes, "tokens": total_tokens, "tokens_compacted": total_compacted},
+            "total": {"bytes": total_bytes, "tokens": total_tokens, "tokens_compacted": total_compacted, "brief_tokens": brief_tok, "max_brief_tokens": max_tokens},
             "prefix": {"hash": prefix.hashes.prefix, "tokens": prefix_tok, "bytes": prefix.hashes.prefix_bytes()},
             "cache": cache.as_ref().map(|(m, f)| json!({"provider": m.provider, "model": m.name, "min_cacheable_tokens": f.min_cacheable_tokens, "reaches_minimum": f.reaches_minimum(prefix_tok as u64)})),
             "context": {"tokens": brief_tok, "limit": limit, "percent": percent.map(|p| (p * 10.0).round() / 10.0), "level": level},

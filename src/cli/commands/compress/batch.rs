@@ -23,6 +23,9 @@ enum Row<'a> {
 
 pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
     let (eligible, refused) = compress::eligible(call.brief);
+    if !args.json {
+        warn_pending(ui, args, call, &eligible)?;
+    }
     let mut rows = Vec::with_capacity(eligible.len());
     let mut unreachable = false;
     for item in eligible {
@@ -130,16 +133,54 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
         Some(first) => {
             let mut err = Error::new(
                 first.kind,
-                format!(
-                    "{} of the calls failed; the other proposals are saved",
-                    failed.len()
-                ),
+                match made {
+                    0 => format!(
+                        "{} of the calls failed; no proposal was saved",
+                        failed.len()
+                    ),
+                    n => format!(
+                        "{} of the calls failed; the {n} other proposal{} {} saved",
+                        failed.len(),
+                        plural(n),
+                        if n == 1 { "is" } else { "are" }
+                    ),
+                },
             );
             err.reported = args.json;
             err.provider_failure = first.provider_failure;
             Err(err)
         }
     }
+}
+
+/// A second `--all` run pays again for items that already wait for review: say so first.
+fn warn_pending(ui: &Ui, args: &Args, call: &Call, eligible: &[&Item]) -> Result<()> {
+    let pending = proposals::list(&call.brief.dir)?;
+    let waiting: Vec<&str> = eligible
+        .iter()
+        .filter(|item| pending.iter().any(|p| p.item == item.id))
+        .map(|item| item.id.as_str())
+        .collect();
+    if !waiting.is_empty() {
+        let dir = quoted(&args.brief);
+        let mut names = waiting
+            .iter()
+            .take(8)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if waiting.len() > 8 {
+            names.push_str(&format!(" and {} more", waiting.len() - 8));
+        }
+        ui.warn(&format!(
+            "{} item{} already {} a pending proposal ({}); this run adds another for each (`brief proposals {dir}` lists them, `brief discard {dir} --all` drops them)",
+            waiting.len(),
+            plural(waiting.len()),
+            if waiting.len() == 1 { "has" } else { "have" },
+            names
+        ));
+    }
+    Ok(())
 }
 
 fn plural(n: usize) -> &'static str {

@@ -56,7 +56,7 @@ pub(super) fn run(
         let sum = estimates.iter().filter_map(|e| e.cost).sum::<f64>();
         (sum * 1e6).round() / 1e6
     });
-    let calls = estimates.len();
+    let calls: usize = estimates.iter().map(|e| e.calls).sum();
     let mut summary = format!(
         "{calls} call{} would send {input} input tokens and receive at most {output}",
         if calls == 1 { "" } else { "s" }
