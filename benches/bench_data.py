@@ -112,6 +112,19 @@ def scale_brief(d, n, item_bytes=850):
     return size
 
 
+def scale_prompt(d, path):
+    """The bodies of the brief in `d` as one Markdown prompt, one `##` section per item."""
+    if os.path.exists(path):
+        return path
+    names = sorted(n for n in os.listdir(os.path.join(d, "items")) if n.endswith(".md"))
+    with open(path, "w") as out:
+        for name in names:
+            with open(os.path.join(d, "items", name)) as f:
+                body = f.read().split("---\n", 2)[2]
+            out.write(f"## {name[:-3]}\n\n{body}\n")
+    return path
+
+
 def align_bodies(path, count):
     """`count` OpenAI chat bodies of ~26 KB, one per line; returns the file's size."""
     if os.path.exists(path):

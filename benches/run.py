@@ -229,12 +229,18 @@ def section_scale(args):
           "text); `cat` reads the same files (`find items -type f -exec cat {} +`). "
           "`check` runs on the lock that `lock` wrote, and must pass. `compose` compacts "
           "every item and proves each compaction; `--no-compact` is loading and composing "
-          "alone.\n")
+          "alone. `import` splits one Markdown file of the same bodies, each under its own "
+          "`##` heading, into a new brief (writing every item file, then loading and "
+          "composing it to prove nothing was lost).\n")
     rows, per_item = [], {}
     for n in args.scale:
         d = os.path.join(WORK, f"scale-{n}")
         size = bench_data.scale_brief(d, n)
         runs = max(1, args.runs if n <= 10_000 else args.runs // 3)
+        source = bench_data.scale_prompt(d, os.path.join(WORK, f"scale-{n}.md"))
+        imports = os.path.join(WORK, f"imports-{n}")
+        shutil.rmtree(imports, ignore_errors=True)
+        os.makedirs(imports)
         run([BIN, "-q", "lock", d])
         if run([BIN, "check", d]).code != 0:
             sys.exit(f"check refused what lock wrote for {n} items")
@@ -245,10 +251,16 @@ def section_scale(args):
             "check": brief("check", d),
             "stats": brief("stats", d),
             "lock": brief("-q", "lock", d),
+            # A fresh directory per run (exec: the shell's own start-up is not timed twice);
+            # removed after the series.
+            "import": dict(cmd=f"o=$(mktemp -d -p {imports}) && exec {BIN} -q import "
+                           f"{source} $o/b > /dev/null", shell=True),
         }, runs)
+        shutil.rmtree(imports, ignore_errors=True)
         cat = best(results["cat"])
         lock_size = os.path.getsize(os.path.join(d, "brief.lock"))
-        for name in ("cat", "compose", "compose --no-compact", "check", "lock", "stats"):
+        for name in ("cat", "compose", "compose --no-compact", "check", "lock", "stats",
+                     "import"):
             t = best(results[name])
             per_item.setdefault(name, []).append(t / n)
             ratio = "1" if name == "cat" else f"{t / cat:.2f}"

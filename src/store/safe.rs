@@ -8,7 +8,7 @@
 //! is opened; files are opened without following a final link.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
@@ -226,7 +226,11 @@ pub fn write_file(brief_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Writes new files into `dir` (a brief being created; it may not exist yet), in order:
 /// every target is checked with [`check_target`] before the first is written, so a planted
-/// link refuses the whole write and leaves nothing behind.
+/// link refuses the whole write and leaves nothing behind. The last file (the manifest,
+/// which makes the directory a brief) is written atomically once every other file is on
+/// disk. The others are created new (`O_EXCL | O_NOFOLLOW`: never through a link) and made
+/// durable together, not with two fsyncs each: an import of 100,000 sections spent most of
+/// its time in fsync. A file that already exists is replaced atomically, as before.
 pub fn write_files(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     if fs::symlink_metadata(dir).is_ok() {
         for (path, _) in files {
@@ -234,8 +238,64 @@ pub fn write_files(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
         }
     }
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
-    for (path, bytes) in files {
-        write_file(dir, path, bytes)?;
+    let Some(((last, last_bytes), rest)) = files.split_last() else {
+        return Ok(());
+    };
+    let mut dirs: Vec<&Path> = vec![dir];
+    let mut created: Vec<&Path> = Vec::with_capacity(rest.len());
+    for (path, bytes) in rest {
+        check_target(dir, path)?;
+        if let Some(parent) = path.parent()
+            && !dirs.contains(&parent)
+        {
+            create_dir(dir, parent)?;
+            dirs.push(parent);
+        }
+        let opened = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o666)
+            .open(path);
+        match opened {
+            Ok(mut file) => {
+                file.write_all(bytes).map_err(|e| Error::io(path, &e))?;
+                created.push(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                super::atomic::write_atomic(path, bytes)?;
+            }
+            Err(e) => return Err(Error::io(path, &e)),
+        }
+    }
+    sync_created(dir, &created)?;
+    for d in &dirs {
+        if let Ok(d) = File::open(d) {
+            let _ = d.sync_all();
+        }
+    }
+    write_file(dir, last, last_bytes)
+}
+
+/// Makes the files just created durable: one `syncfs` of their file system on Linux, an
+/// fsync of each elsewhere.
+fn sync_created(dir: &Path, created: &[&Path]) -> Result<()> {
+    if created.is_empty() {
+        return Ok(());
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let handle = File::open(dir).map_err(|e| Error::io(dir, &e))?;
+        // SAFETY: `syncfs` only reads the descriptor, which `handle` keeps open.
+        if unsafe { libc::syncfs(handle.as_raw_fd()) } == 0 {
+            return Ok(());
+        }
+    }
+    for path in created {
+        File::open(path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(path, &e))?;
     }
     Ok(())
 }

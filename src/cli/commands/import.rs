@@ -86,6 +86,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     write_brief(&args.dir, &name, &plan)?;
     verify(&args.dir, &plan)?;
 
+    // Each distinct piece of text counted once: sections share most of their words.
+    let mut counter = tokens::Counter::new(Encoding::O200kBase);
     let rows: Vec<ItemRow> = plan
         .items
         .iter()
@@ -95,7 +97,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             title: item.title.as_deref(),
             line: item.line,
             file: format!("items/{}.md", item.id),
-            tokens: tokens::count(Encoding::O200kBase, &item.body),
+            tokens: counter.count(&item.body),
         })
         .collect();
     let total: usize = rows.iter().map(|r| r.tokens).sum();
@@ -166,6 +168,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// The largest prompt file `import` reads: room for what `compose` writes of a brief of
+/// 100,000 sections of a couple of KiB each (the manifest's limit), while the plan (source,
+/// bodies, the composed check) stays a few times the file in memory.
+const MAX_SOURCE_BYTES: u64 = 256 * 1024 * 1024;
+
 fn read_source(path: &Path) -> Result<String> {
     let meta = fs::metadata(path).map_err(|e| Error::io(path, &e))?;
     if !meta.is_file() {
@@ -174,12 +181,13 @@ fn read_source(path: &Path) -> Result<String> {
             path.display()
         )));
     }
-    if meta.len() > crate::brief::MAX_FILE_BYTES * 64 {
+    if meta.len() > MAX_SOURCE_BYTES {
         return Err(Error::input(format!(
-            "{}: {} bytes is too large to import",
+            "{}: {} bytes is too large to import; the limit is {MAX_SOURCE_BYTES} (256 MiB)",
             path.display(),
             meta.len()
-        )));
+        ))
+        .with_hint("split the file and import each part as its own brief; nothing was written"));
     }
     let bytes = fs::read(path).map_err(|e| Error::io(path, &e))?;
     String::from_utf8(bytes).map_err(|e| {
