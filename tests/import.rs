@@ -215,3 +215,21 @@ fn a_section_over_the_item_limit_is_refused_before_anything_is_written() {
     assert!(err.contains("nothing was written"), "{err}");
     assert!(!ws.path().join("out").exists(), "import left files behind");
 }
+
+#[test]
+fn a_prompt_of_many_sections_imports_every_one_with_its_line() {
+    // Past the count where the new item files are synced together rather than one by one.
+    let source: String = (0..600)
+        .map(|i| format!("## Depot {i}\n\nBay {i} takes parcels up to {i} kg.\n\n"))
+        .collect();
+    let (ws, out) = import(&source, &["--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["exact"], true);
+    let items = report["items"].as_array().unwrap();
+    assert_eq!(items.len(), 600);
+    assert_eq!(items[599]["id"], "depot-599");
+    assert_eq!(items[599]["line"], 599 * 4 + 1);
+    assert_eq!(compose_raw(&ws), source.trim_end().to_string() + "\n");
+    assert_eq!(fs::read_dir(ws.path().join("out/items")).unwrap().count(), 600);
+}

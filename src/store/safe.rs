@@ -228,9 +228,10 @@ pub fn write_file(brief_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
 /// every target is checked with [`check_target`] before the first is written, so a planted
 /// link refuses the whole write and leaves nothing behind. The last file (the manifest,
 /// which makes the directory a brief) is written atomically once every other file is on
-/// disk. The others are created new (`O_EXCL | O_NOFOLLOW`: never through a link) and made
-/// durable together, not with two fsyncs each: an import of 100,000 sections spent most of
-/// its time in fsync. A file that already exists is replaced atomically, as before.
+/// disk. The others are created new (`O_EXCL | O_NOFOLLOW`: never through a link) and
+/// synced after all are written, their directory once ([`sync_created`]): an import of
+/// 100,000 sections spent most of its time in two fsyncs per file. A file that already
+/// exists is replaced atomically, as before.
 pub fn write_files(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     if fs::symlink_metadata(dir).is_ok() {
         for (path, _) in files {
@@ -277,14 +278,13 @@ pub fn write_files(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     write_file(dir, last, last_bytes)
 }
 
-/// Makes the files just created durable: one `syncfs` of their file system on Linux, an
-/// fsync of each elsewhere.
+/// Makes the files just created durable once all are written. A few files get an fsync
+/// each: that never waits for other programs' unwritten data. Many (an import of thousands
+/// of sections) get one `syncfs` of their file system on Linux, which measured 2.5 times
+/// faster than 100,000 fsyncs.
 fn sync_created(dir: &Path, created: &[&Path]) -> Result<()> {
-    if created.is_empty() {
-        return Ok(());
-    }
     #[cfg(target_os = "linux")]
-    {
+    if created.len() > 256 {
         use std::os::fd::AsRawFd;
         let handle = File::open(dir).map_err(|e| Error::io(dir, &e))?;
         // SAFETY: `syncfs` only reads the descriptor, which `handle` keeps open.
@@ -292,6 +292,8 @@ fn sync_created(dir: &Path, created: &[&Path]) -> Result<()> {
             return Ok(());
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = dir;
     for path in created {
         File::open(path)
             .and_then(|f| f.sync_all())
