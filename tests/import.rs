@@ -231,5 +231,8 @@ fn a_prompt_of_many_sections_imports_every_one_with_its_line() {
     assert_eq!(items[599]["id"], "depot-599");
     assert_eq!(items[599]["line"], 599 * 4 + 1);
     assert_eq!(compose_raw(&ws), source.trim_end().to_string() + "\n");
-    assert_eq!(fs::read_dir(ws.path().join("out/items")).unwrap().count(), 600);
+    assert_eq!(
+        fs::read_dir(ws.path().join("out/items")).unwrap().count(),
+        600
+    );
 }

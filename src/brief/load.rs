@@ -200,6 +200,14 @@ impl Brief {
         self.items.iter().find(|item| item.id == id)
     }
 
+    /// Every item by its id, for looking many up (one [`Brief::item`] call scans the list).
+    pub fn items_by_id(&self) -> std::collections::HashMap<&str, &Item> {
+        self.items
+            .iter()
+            .map(|item| (item.id.as_str(), item))
+            .collect()
+    }
+
     pub fn manifest_path(&self) -> PathBuf {
         self.dir.join(MANIFEST)
     }

@@ -77,6 +77,12 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// Whether the item changed since the proposal was made (or is gone): `accept` would
+    /// refuse it. `body` is the item's current body.
+    pub fn is_stale(&self, body: Option<&str>) -> bool {
+        body.is_none_or(|body| sha256_hex(body.as_bytes()) != self.base_sha256)
+    }
+
     /// The dropped facts the guard reported, as `kind value` lines.
     pub fn dropped(&self) -> Vec<String> {
         fact_lines(&self.guard.dropped)

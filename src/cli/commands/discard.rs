@@ -8,7 +8,6 @@ use crate::cli::output::Outcome;
 use crate::cli::review::object;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
-use crate::prompt::canonical::sha256_hex;
 use crate::store::{proposals, transaction};
 
 /// Remove pending proposals, and nothing else
@@ -48,14 +47,10 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let pending = proposals::list(&brief.dir)?;
+    let items = brief.items_by_id();
     let chosen: Vec<_> = pending
         .into_iter()
-        .filter(|p| {
-            args.all
-                || brief
-                    .item(&p.item)
-                    .is_none_or(|item| sha256_hex(item.body().as_bytes()) != p.base_sha256)
-        })
+        .filter(|p| args.all || p.is_stale(items.get(p.item.as_str()).map(|item| item.body())))
         .collect();
     let mut discarded = Vec::new();
     for proposal in &chosen {

@@ -9,7 +9,6 @@ use crate::cli::review::token_change;
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
-use crate::prompt::canonical::sha256_hex;
 use crate::store::proposals;
 
 /// List pending proposals: id, item, tokens before → after, guard findings
@@ -28,11 +27,9 @@ pub struct Args {
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
     let pending = proposals::list(&brief.dir)?;
-    let stale = |p: &proposals::Proposal| {
-        brief
-            .item(&p.item)
-            .is_none_or(|item| sha256_hex(item.body().as_bytes()) != p.base_sha256)
-    };
+    let items = brief.items_by_id();
+    let stale =
+        |p: &proposals::Proposal| p.is_stale(items.get(p.item.as_str()).map(|item| item.body()));
     let summary = match pending.len() {
         0 => "no pending proposals".to_string(),
         1 => "1 pending proposal".to_string(),

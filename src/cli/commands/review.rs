@@ -9,7 +9,6 @@ use crate::cli::review::{object, print_commands, show_proposal};
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::guard;
-use crate::prompt::canonical::sha256_hex;
 use crate::store::proposals;
 
 /// Show a pending proposal again: tokens, guard findings and the word diff
@@ -48,7 +47,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             proposal.id
         )));
     };
-    let stale = sha256_hex(item.body().as_bytes()) != proposal.base_sha256;
+    let stale = proposal.is_stale(Some(item.body()));
     proposal.guard = guard::check_item(item, &proposal.body)?;
     let (status, mut summary) = super::compress::status(item, &proposal);
     let status = if stale { "stale" } else { status };
