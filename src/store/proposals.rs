@@ -168,9 +168,8 @@ pub fn save(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
             path.display()
         )));
     }
+    let yaml = render(proposal)?;
     safe::create_dir(brief_dir, &brief_dir.join(PROPOSALS_DIR))?;
-    let yaml = serde_yaml::to_string(proposal)
-        .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
     write_atomic(&path, yaml.as_bytes())?;
     Ok(path)
 }
@@ -182,15 +181,36 @@ pub fn replace(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
         return Err(unknown(brief_dir, &proposal.id));
     }
     safe::check_inside(brief_dir, &path)?;
-    let yaml = serde_yaml::to_string(proposal)
-        .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
+    let yaml = render(proposal)?;
     write_atomic(&path, yaml.as_bytes())?;
     Ok(path)
 }
 
-/// A proposal file larger than this is refused: its body is capped far lower
-/// (`provider::MAX_ANSWER_BYTES`), so a bigger file was not written by `brief compress`.
-pub const MAX_PROPOSAL_BYTES: u64 = 4 * 1024 * 1024;
+/// A proposal file larger than this is neither written nor read. Each answer is capped at
+/// `provider::MAX_ANSWER_BYTES`, but a conversation sample takes one answer per message and
+/// the guard's report lists every fact of an item of up to 1 MiB: room for both, the same
+/// as a version file. `save` and `replace` refuse what `list` would refuse.
+pub const MAX_PROPOSAL_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The proposal as YAML, refused when `list` would not read it back.
+fn render(proposal: &Proposal) -> Result<String> {
+    render_within(proposal, MAX_PROPOSAL_BYTES)
+}
+
+fn render_within(proposal: &Proposal, limit: u64) -> Result<String> {
+    let yaml = serde_yaml::to_string(proposal)
+        .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
+    if yaml.len() as u64 > limit {
+        return Err(Error::input(format!(
+            "proposal {} would be {} bytes; the limit is {limit} ({} MiB)",
+            proposal.id,
+            yaml.len(),
+            limit / (1024 * 1024)
+        ))
+        .with_hint("compress a smaller item (split it); nothing was written"));
+    }
+    Ok(yaml)
+}
 
 fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
     let text = safe::read_text(brief_dir, path, MAX_PROPOSAL_BYTES)?;
@@ -298,6 +318,18 @@ mod tests {
             guard: crate::guard::check("It costs $80.\n", body),
             body: body.to_string(),
         }
+    }
+
+    #[test]
+    fn a_proposal_over_the_file_limit_is_not_written() {
+        let small = sample("booking-20260102030405-a1b2", "It costs $80.\n");
+        let fits = render_within(&small, MAX_PROPOSAL_BYTES).unwrap();
+        let err = render_within(&small, fits.len() as u64 - 1).unwrap_err();
+        assert!(err.message.contains("would be"), "{}", err.message);
+        assert!(render_within(&small, fits.len() as u64).is_ok());
+        let dir = tempfile::tempdir().unwrap();
+        save(dir.path(), &small).unwrap();
+        assert_eq!(list(dir.path()).unwrap().len(), 1);
     }
 
     #[test]

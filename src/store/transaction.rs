@@ -227,9 +227,12 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
         return Err(err);
     }
     let proposal = proposals::load(brief_dir, id)?;
-    // `brief compress` never saves a longer answer; a bigger body was planted, and would
-    // make an item every command refuses.
-    if proposal.body.len() > crate::provider::MAX_ANSWER_BYTES {
+    let mut locked = lock_item(brief_dir, &proposal.item, false)?;
+    // `brief compress` never saves a longer answer; a bigger body was planted. A
+    // conversation sample takes one answer per message, so its body may add up to more,
+    // but never to an item file over the loader's limit, which every command would refuse.
+    let answers = locked.item.messages().map_or(1, |m| m.len().max(1));
+    if proposal.body.len() > crate::provider::MAX_ANSWER_BYTES * answers {
         return Err(Error::input(format!(
             "proposal {id}: its body is {} bytes, over the {} KiB an answer may have; refused",
             proposal.body.len(),
@@ -240,7 +243,17 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             brief_dir.display()
         )));
     }
-    let mut locked = lock_item(brief_dir, &proposal.item, false)?;
+    let file_bytes = locked.item.front_matter().len() + proposal.body.len();
+    if file_bytes as u64 > crate::brief::MAX_FILE_BYTES {
+        return Err(Error::input(format!(
+            "proposal {id}: the item file would be {file_bytes} bytes, over the {} MiB an item may have; refused",
+            crate::brief::MAX_FILE_BYTES / (1024 * 1024)
+        ))
+        .with_hint(format!(
+            "discard it with `brief discard {} {id}`",
+            brief_dir.display()
+        )));
+    }
     if locked.item.policy != Policy::Reviewable {
         return Err(Error::input(format!(
             "`{}` is a {} item ({}): its wording is never replaced by a model's proposal",
