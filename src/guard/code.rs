@@ -80,13 +80,29 @@ pub fn code_spans(text: &str) -> Code {
     }
     if let Some(open) = fence {
         let written = text[open.start..].trim_end_matches(['\n', '\r']).len();
-        finish(&mut code, text, open.start, open.start + written, open.body);
+        // An unclosed fence runs to the end of the text: blank lines there are the text's
+        // end, not code, or a copy with one more newline would "introduce" a code block.
+        let body = without_trailing_blank_lines(&open.body).to_string();
+        finish(&mut code, text, open.start, open.start + written, body);
     } else if let Some(start) = block_start {
         inline(&mut code, text, start..text.len());
     }
     code.spans.sort_by_key(|r| r.start);
     code.inner.sort_by_key(|r| r.start);
     code
+}
+
+/// `body` (lines each ending in a newline) without its trailing whitespace-only lines.
+fn without_trailing_blank_lines(body: &str) -> &str {
+    let mut end = body.len();
+    while end > 0 {
+        let line_start = body[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+        if !body[line_start..end].trim().is_empty() {
+            break;
+        }
+        end = line_start;
+    }
+    &body[..end]
 }
 
 fn finish(code: &mut Code, text: &str, start: usize, end: usize, body: String) {

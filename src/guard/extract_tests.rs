@@ -286,3 +286,15 @@ fn inline_code_does_not_cross_a_blank_line_or_a_list_item() {
     assert_eq!(one("x `` ` `` y").2, "`");
     assert_eq!(facts("\\`not code` 4"), vec![fact(Kind::Number, "4", "4")]);
 }
+
+#[test]
+fn blank_lines_ending_an_unclosed_fence_are_not_code() {
+    // Regression (found by guard_props): "```sh\n\r\n" against itself plus a newline
+    // reported an introduced code block of one empty line.
+    assert_eq!(facts("```sh\n\r\n"), facts("```sh\n\r\n\n"));
+    assert!(facts("```sh\n  \n\n").is_empty());
+    assert_eq!(facts("```sh\necho 1\n\n\n")[0].2, "echo 1");
+    assert_eq!(facts("```sh\necho 1\n\n\n"), facts("```sh\necho 1\n"));
+    // A closed fence keeps its blank lines: they are inside the code.
+    assert_eq!(facts("```\nx\n\n```\n")[0].2, "x\n");
+}
