@@ -311,6 +311,35 @@ fn a_planted_oversized_proposal_cannot_brick_the_item() {
 }
 
 #[test]
+fn a_planted_sample_proposal_cannot_make_an_item_file_over_the_limit() {
+    // A conversation sample's body holds one answer per message, so the one-answer cap does
+    // not apply to it; the loader's 1 MiB item limit still does.
+    let ws = workspace("clinic");
+    let dir = ws.path().join("clinic");
+    fs::write(
+        dir.join("items/sample-booking.md"),
+        "---\ntype: sample\nformat: messages\n---\n- role: user\n  content: Book me in.\n- role: assistant\n  content: Done, for 9:00.\n",
+    )
+    .unwrap();
+    let long = "word ".repeat(120 * 1024);
+    let big = format!("- role: user\n  content: {long}\n- role: assistant\n  content: {long}\n");
+    let id = crate::common::store::write_proposal(&dir, "sample-booking", &big, &[], 1);
+    let tree = content_tree(ws.path());
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["accept", "clinic", &id, "--allow-flags"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("over the 1 MiB an item may have"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(content_tree(ws.path()), tree);
+}
+
+#[test]
 fn restore_and_record_work_on_an_item_over_the_loader_limit() {
     // Regression: a body over the loader's 1 MiB limit made restore (the documented way
     // back) and record refuse the brief, like every other command.

@@ -229,10 +229,10 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     let proposal = proposals::load(brief_dir, id)?;
     let mut locked = lock_item(brief_dir, &proposal.item, false)?;
     // `brief compress` never saves a longer answer; a bigger body was planted. A
-    // conversation sample takes one answer per message, so its body may add up to more,
-    // but never to an item file over the loader's limit, which every command would refuse.
-    let answers = locked.item.messages().map_or(1, |m| m.len().max(1));
-    if proposal.body.len() > crate::provider::MAX_ANSWER_BYTES * answers {
+    // conversation sample's body holds one answer per message (as YAML), so only the
+    // loader's item limit applies to it: an item file over it every command would refuse.
+    let one_answer = locked.item.messages().is_none();
+    if one_answer && proposal.body.len() > crate::provider::MAX_ANSWER_BYTES {
         return Err(Error::input(format!(
             "proposal {id}: its body is {} bytes, over the {} KiB an answer may have; refused",
             proposal.body.len(),

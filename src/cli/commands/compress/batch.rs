@@ -24,7 +24,7 @@ enum Row<'a> {
 pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
     let (eligible, refused) = compress::eligible(call.brief);
     if !args.json {
-        warn_pending(ui, args, call, &eligible)?;
+        warn_pending(ui, args, call, &eligible);
     }
     let mut rows = Vec::with_capacity(eligible.len());
     let mut unreachable = false;
@@ -154,11 +154,16 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
 }
 
 /// A second `--all` run pays again for items that already wait for review: say so first.
-fn warn_pending(ui: &Ui, args: &Args, call: &Call, eligible: &[&Item]) -> Result<()> {
-    let pending = proposals::list(&call.brief.dir)?;
+/// A proposals directory that cannot be listed is not this run's problem: no warning then.
+fn warn_pending(ui: &Ui, args: &Args, call: &Call, eligible: &[&Item]) {
+    let Ok(pending) = proposals::list(&call.brief.dir) else {
+        return;
+    };
+    let pending: std::collections::HashSet<&str> =
+        pending.iter().map(|p| p.item.as_str()).collect();
     let waiting: Vec<&str> = eligible
         .iter()
-        .filter(|item| pending.iter().any(|p| p.item == item.id))
+        .filter(|item| pending.contains(item.id.as_str()))
         .map(|item| item.id.as_str())
         .collect();
     if !waiting.is_empty() {
@@ -180,7 +185,6 @@ fn warn_pending(ui: &Ui, args: &Args, call: &Call, eligible: &[&Item]) -> Result
             names
         ));
     }
-    Ok(())
 }
 
 fn plural(n: usize) -> &'static str {
