@@ -7,4 +7,5 @@ pub mod cost;
 pub mod facts;
 pub mod ledger;
 pub mod probe;
+pub mod stats_report;
 pub mod volatile;

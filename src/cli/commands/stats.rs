@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
 use crate::cache::cost::{self, context_level};
+use crate::cache::stats_report::StatsReport;
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
@@ -18,22 +17,6 @@ pub struct Args {
     /// Print one JSON object instead of the table
     #[arg(long)]
     pub json: bool,
-}
-
-fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
-
-/// The composed brief against `budget.max_brief_tokens` (the figure `brief check` fails
-/// on): the limit, the tokens counted, and how far under or over it they are.
-fn budget_json(tokens: u64, max: u64) -> serde_json::Value {
-    json!({
-        "max_brief_tokens": max,
-        "tokens": tokens,
-        "over": tokens > max,
-        "under_by": max.saturating_sub(tokens),
-        "over_by": tokens.saturating_sub(max),
-    })
 }
 
 fn budget_line(tokens: u64, max: u64) -> String {
@@ -54,6 +37,10 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
     let encoding = brief.manifest.tokenizer;
     let measured = cost::measure(&brief);
+    if args.json {
+        ui.json(&StatsReport::new(&brief, &measured))?;
+        return Ok(Outcome::Ok);
+    }
     let items = &measured.items;
     let prefix = &measured.prefix;
     let prefix_tok = measured.prefix_tokens;
@@ -71,38 +58,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let over_max = max_tokens.is_some_and(|max| brief_tok as u64 > max);
     let cache = brief.manifest.model.as_ref().zip(measured.cache);
     let cost = measured.cost.map(|c| (c.without_caching, c.with_caching));
-
-    if args.json {
-        let items_json: Vec<_> = items
-            .iter()
-            .map(|f| {
-                json!({
-                    "id": f.item.id, "type": f.item.kind, "tier": f.item.tier, "policy": f.item.policy,
-                    "bytes": f.bytes, "tokens": f.tokens, "tokens_compacted": f.tokens_compacted,
-                    "share": (share(f.tokens_compacted) * 10.0).round() / 10.0,
-                })
-            })
-            .collect();
-        let level = percent.and_then(context_level);
-        ui.json(&json!({
-            "status": if level.is_some() || volatile_hits > 0 || over_max { "warning" } else { "ok" },
-            "summary": format!("{} items, {brief_tok} tokens, stable prefix {prefix_tok} tokens", items.len()),
-            "brief": brief.manifest.name,
-            "tokenizer": encoding.to_string(),
-            "items": items_json,
-            "total": {"bytes": total_bytes, "tokens": total_tokens, "tokens_compacted": total_compacted, "brief_tokens": brief_tok, "max_brief_tokens": max_tokens},
-            "prefix": {"hash": prefix.hashes.prefix, "tokens": prefix_tok, "bytes": prefix.hashes.prefix_bytes()},
-            "cache": cache.as_ref().map(|(m, f)| json!({"provider": m.provider, "model": m.name, "min_cacheable_tokens": f.min_cacheable_tokens, "reaches_minimum": f.reaches_minimum(prefix_tok as u64)})),
-            "context": {"tokens": brief_tok, "limit": limit, "percent": percent.map(|p| (p * 10.0).round() / 10.0), "level": level},
-            "volatile_in_static": volatile_hits,
-            "budget": max_tokens.map(|max| budget_json(brief_tok as u64, max)),
-            "cost_per_1000_turns": cost.map(|(without, with)| json!({
-                "without_caching": round6(without),
-                "with_caching": with.map(round6),
-            })),
-        }))?;
-        return Ok(Outcome::Ok);
-    }
 
     ui.outln(&ui.paint(
         &format!("{}  ({encoding})", brief.manifest.name),
