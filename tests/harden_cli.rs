@@ -299,15 +299,20 @@ fn a_planted_oversized_proposal_cannot_brick_the_item() {
     let dir = ws.path().join("clinic");
     let big = "word ".repeat(60 * 1024);
     let id = crate::common::store::write_proposal(&dir, "booking", &big, &[], 1);
-    let tree = content_tree(ws.path());
+    accept_is_refused(ws.path(), &id, "KiB");
+}
+
+/// `brief accept --allow-flags` of a planted proposal exits 2 naming `why` and writes nothing.
+fn accept_is_refused(root: &Path, id: &str, why: &str) {
+    let tree = content_tree(root);
     let out = brief()
-        .current_dir(ws.path())
-        .args(["accept", "clinic", &id, "--allow-flags"])
+        .current_dir(root)
+        .args(["accept", "clinic", id, "--allow-flags"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("KiB"), "{}", stderr(&out));
-    assert_eq!(content_tree(ws.path()), tree);
+    assert!(stderr(&out).contains(why), "{}", stderr(&out));
+    assert_eq!(content_tree(root), tree);
 }
 
 #[test]
@@ -324,19 +329,7 @@ fn a_planted_sample_proposal_cannot_make_an_item_file_over_the_limit() {
     let long = "word ".repeat(120 * 1024);
     let big = format!("- role: user\n  content: {long}\n- role: assistant\n  content: {long}\n");
     let id = crate::common::store::write_proposal(&dir, "sample-booking", &big, &[], 1);
-    let tree = content_tree(ws.path());
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["accept", "clinic", &id, "--allow-flags"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("over the 1 MiB an item may have"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(content_tree(ws.path()), tree);
+    accept_is_refused(ws.path(), &id, "over the 1 MiB an item may have");
 }
 
 #[test]

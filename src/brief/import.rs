@@ -384,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn every_item_has_the_line_of_its_first_line_in_the_source() {
+    fn every_item_has_the_line_of_its_heading_or_first_text() {
         let src = "---\nname: x\n---\n\nIntro.\n\n## A\nOne.\nTwo.\n\n\n\n## B\nThree.\nFour.\n## C\nFive.\n\n## D\n";
         let plan = plan(src, Split::H2);
         let lines: Vec<(&str, usize)> =
