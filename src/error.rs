@@ -96,6 +96,17 @@ impl Serialize for ProviderFailure {
     }
 }
 
+/// What an error is about, as data, for the edge that shows it (the CLI, the MCP server)
+/// to say what to do in its own words: the CLI names its flags, MCP its tool arguments and
+/// the server's operator. Domain code sets the topic and leaves edge-specific advice out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Topic {
+    /// A caller (an MCP tool call) named a base URL the operator neither configured nor
+    /// allowed; the key was not sent.
+    BaseUrlNotAllowed { url: String },
+}
+
 /// One located problem behind an error: a file, a 1-based line and column (0 when
 /// unknown) and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -145,7 +156,8 @@ pub struct Error {
     pub locations: Vec<Location>,
     /// Lines without a position (e.g. the attempts of a retried call).
     pub details: Vec<String>,
-    pub hint: Option<String>,
+    /// (A boxed `str`: every `Result` carries the error's size.)
+    pub hint: Option<Box<str>>,
     /// For a failed model call: why it failed, as the ledger records it.
     pub provider_failure: Option<ProviderFailure>,
     /// For a failed model call: the HTTP requests it made, retries included (0: none known).
@@ -154,6 +166,9 @@ pub struct Error {
     /// Set when the command already wrote this error into its own `--json` report, so the
     /// CLI does not print a second JSON document.
     pub reported: bool,
+    /// What the error is about, for the edge's advice (boxed: most errors have none, and
+    /// every `Result` carries the error's size).
+    pub topic: Option<Box<Topic>>,
     source: Option<Source>,
 }
 
@@ -170,6 +185,7 @@ impl Error {
             provider_failure: None,
             attempts: 0,
             reported: false,
+            topic: None,
             source: None,
         }
     }
@@ -198,7 +214,7 @@ impl Error {
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hint = Some(hint.into().into_boxed_str());
         self
     }
 
@@ -214,6 +230,11 @@ impl Error {
 
     pub fn with_provider_failure(mut self, failure: ProviderFailure) -> Self {
         self.provider_failure = Some(failure);
+        self
+    }
+
+    pub fn with_topic(mut self, topic: Topic) -> Self {
+        self.topic = Some(Box::new(topic));
         self
     }
 

@@ -64,6 +64,7 @@ impl ProviderArgs {
             model: self.model.clone(),
             base_url: self.base_url.clone(),
             timeout: self.timeout,
+            ..Overrides::default()
         }
     }
 

@@ -18,22 +18,44 @@ use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
 use crate::prompt::{canonical, wire};
 
+/// What the operator who started the server decided: the provider settings of the tools
+/// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name.
+/// Tool arguments come from the client, which may be a model following injected text:
+/// they never widen these.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub provider: crate::provider::Overrides,
+}
+
 /// A tool call that could not be done, with the reason in words.
 #[derive(Debug)]
 pub struct ToolError(pub String);
 
 impl From<crate::error::Error> for ToolError {
     fn from(err: crate::error::Error) -> Self {
+        let hint = hint(&err).or(err.hint.map(String::from));
         let mut message = err.message;
         for detail in err.details {
             message.push_str("\n  ");
             message.push_str(&detail);
         }
-        if let Some(hint) = err.hint {
+        if let Some(hint) = hint {
             message.push_str("\nhint: ");
             message.push_str(&hint);
         }
         ToolError(message)
+    }
+}
+
+/// What an MCP caller can do about an error, in this edge's words: tool arguments, and
+/// the server's operator for what only the operator decides.
+fn hint(err: &crate::error::Error) -> Option<String> {
+    use crate::error::Topic;
+    match err.topic.as_deref()? {
+        Topic::BaseUrlNotAllowed { url } => Some(format!(
+            "leave `base_url` out to use the server's configured provider; the server's \
+             operator can allow this one by starting it with `brief mcp --allow-base-url {url}`"
+        )),
     }
 }
 
@@ -101,12 +123,12 @@ pub fn specs() -> Vec<Spec> {
 }
 
 /// Runs one tool. `Err` is a tool error (bad arguments or a failure the caller can fix).
-pub fn call(name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(options: &Options, name: &str, arguments: Value) -> Result<Value, ToolError> {
     match name {
         "retrieve" => retrieve(args(arguments)?),
         "compose" => compose_tool(args(arguments)?),
         "guard" => guard(args(arguments)?),
-        other => super::session_tools::call(other, arguments),
+        other => super::session_tools::call(options, other, arguments),
     }
 }
 

@@ -29,7 +29,7 @@ pub use kind::ProviderKind;
 pub use openai::TokenField;
 pub use settings::{
     ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings,
-    parse_duration,
+    check_base_url, parse_duration,
 };
 pub use tool_calls::ToolCall;
 pub use usage::Usage;

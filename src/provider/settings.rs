@@ -8,7 +8,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::ProviderKind;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 
 /// An API key. It never prints: only the request builder reads it, through `expose`.
 #[derive(Clone)]
@@ -36,13 +36,24 @@ impl fmt::Display for ApiKey {
     }
 }
 
-/// What the command line said; `None` where it said nothing.
+/// What an entry point asks for on top of the environment and the brief; `None` where it
+/// says nothing.
+///
+/// `kind`, `model`, `base_url` and `timeout` are the operator's (command-line flags, a
+/// server's own flags). `caller_base_url` is a base URL named by a caller the operator does
+/// not control (an MCP tool call's argument, which a prompt-injected model can write): the
+/// key is sent there only when it is the operator's own base URL or one of
+/// `allowed_base_urls`; any other is refused, so model-reachable input can never carry the
+/// key to a host of its choosing.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     pub kind: Option<ProviderKind>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub timeout: Option<Duration>,
+    pub caller_base_url: Option<String>,
+    /// The base URLs the operator lets a caller name (`brief mcp --allow-base-url`).
+    pub allowed_base_urls: Vec<String>,
 }
 
 /// A brief's `model: { provider, name, base_url }`.
@@ -123,12 +134,16 @@ impl Settings {
                     )));
             }
         };
-        let base_url = flags
+        let configured = flags
             .base_url
             .or_else(|| env(kind.base_url_var()))
             .or(brief.and_then(|b| b.base_url))
             .unwrap_or_else(|| kind.default_base_url().to_string());
-        let base_url = check_base_url(&base_url, kind)?;
+        let configured = check_base_url(&configured, kind)?;
+        let base_url = match flags.caller_base_url {
+            None => configured,
+            Some(asked) => caller_base_url(&asked, configured, &flags.allowed_base_urls, kind)?,
+        };
         let mut settings = Settings::new(kind, model, base_url);
         settings.api_key = env(kind.key_var()).map(|key| ApiKey::new(key.trim()));
         if settings.api_key.is_none() && settings.is_official_endpoint() {
@@ -196,7 +211,7 @@ fn host_of(url: &str) -> Option<&str> {
     host_port.split(':').next()
 }
 
-fn check_base_url(url: &str, kind: ProviderKind) -> Result<String> {
+pub fn check_base_url(url: &str, kind: ProviderKind) -> Result<String> {
     let url = url.trim().trim_end_matches('/');
     let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
     if !scheme_ok || host_of(url).is_none_or(str::is_empty) {
@@ -208,6 +223,47 @@ fn check_base_url(url: &str, kind: ProviderKind) -> Result<String> {
         );
     }
     Ok(url.to_string())
+}
+
+/// The base URL a caller named, when the operator configured or allowed it; refused
+/// otherwise (exit 2), before any request is made.
+fn caller_base_url(
+    asked: &str,
+    configured: String,
+    allowed: &[String],
+    kind: ProviderKind,
+) -> Result<String> {
+    let asked = check_base_url(asked, kind)?;
+    if same_base_url(&asked, &configured) {
+        return Ok(configured);
+    }
+    for allowed in allowed {
+        if same_base_url(&asked, &check_base_url(allowed, kind)?) {
+            return Ok(asked);
+        }
+    }
+    Err(Error::input(format!(
+        "base_url `{asked}` is refused: the {kind} key is sent only to the base URL the operator configured ({configured}){}",
+        if allowed.is_empty() {
+            " and no other base URL is allowed".to_string()
+        } else {
+            format!(" or allowed ({})", allowed.join(", "))
+        }
+    ))
+    .with_topic(Topic::BaseUrlNotAllowed { url: asked }))
+}
+
+/// Scheme and host compare without case, the path with it.
+fn same_base_url(a: &str, b: &str) -> bool {
+    let split = |url: &str| -> (String, String) {
+        let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+        let at = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        (
+            format!("{}://{}", scheme, &rest[..at]).to_ascii_lowercase(),
+            rest[at..].to_string(),
+        )
+    };
+    split(a) == split(b)
 }
 
 /// Parses a timeout as the command line gives it: `90`, `90s`, `1500ms` or `2m`.

@@ -9,14 +9,14 @@ use std::time::Instant;
 use super::Session;
 use crate::cache::ledger;
 use crate::error::{Error, Result};
-use crate::provider::{Answer, BriefModel, Overrides, ProviderKind, Settings};
+use crate::provider::{Answer, BriefModel, Overrides, Settings};
 
-/// Which model to call; `None` fields fall back to the environment and the brief.
+/// Which model to call and where its calls are recorded.
 #[derive(Debug, Clone, Default)]
 pub struct ModelChoice {
-    pub provider: Option<ProviderKind>,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
+    /// What the entry point asks for; unset parts fall back to the environment and the
+    /// brief, as for every other command.
+    pub provider: Overrides,
     /// The ledger file [default: `$BRIEF_LEDGER`, else the user's state directory].
     pub ledger: Option<PathBuf>,
 }
@@ -38,13 +38,7 @@ impl Session {
             }),
             None => None,
         };
-        let flags = Overrides {
-            kind: choice.provider,
-            model: choice.model.clone(),
-            base_url: choice.base_url.clone(),
-            timeout: None,
-        };
-        Settings::resolve(flags, from_brief)
+        Settings::resolve(choice.provider.clone(), from_brief)
     }
 
     /// The key the ledger groups this session's calls by (`brief usage --by session`):
