@@ -18,6 +18,7 @@ mod credentials;
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod docs;
 mod guard_accept;
 mod guard_bundled;
 mod guard_changes;
