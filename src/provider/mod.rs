@@ -29,11 +29,12 @@ pub use kind::ProviderKind;
 pub use openai::TokenField;
 pub use settings::{
     ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings,
-    check_base_url, parse_duration,
+    check_base_url,
 };
 pub use tool_calls::ToolCall;
 pub use usage::Usage;
 
+use crate::clock::format_duration;
 use crate::error::{Error, Result};
 use crate::prompt::wire::Prompt;
 use stream::{Collected, Failure, Parser};
@@ -216,8 +217,8 @@ impl Provider {
                     failure.reason = format!(
                         "{} (the server asked to wait {} (Retry-After); brief waits at most {}, so it stopped instead of retrying)",
                         failure.reason,
-                        seconds(asked),
-                        seconds(settings.max_retry_wait)
+                        format_duration(asked),
+                        format_duration(settings.max_retry_wait)
                     );
                     return Err(self.error(&failure, requests, log));
                 }
@@ -225,7 +226,7 @@ impl Provider {
                     if let Some(last) = log.last_mut() {
                         last.push_str(&format!(
                             "; waited {} as the server asked (Retry-After)",
-                            seconds(asked)
+                            format_duration(asked)
                         ));
                     }
                     asked
@@ -233,7 +234,7 @@ impl Provider {
                 None => {
                     let wait = backoff(settings, counted);
                     if let Some(last) = log.last_mut() {
-                        last.push_str(&format!("; waited {} (backoff)", seconds(wait)));
+                        last.push_str(&format!("; waited {} (backoff)", format_duration(wait)));
                     }
                     wait
                 }
@@ -328,17 +329,6 @@ impl Provider {
             ));
         error.attempts = u16::try_from(requests).unwrap_or(u16::MAX);
         error
-    }
-}
-
-/// A wait as a person reads it: `2 s`, `250 ms`, `999999 s`.
-fn seconds(wait: Duration) -> String {
-    if wait < Duration::from_secs(1) {
-        format!("{} ms", wait.as_millis())
-    } else if wait.subsec_millis() == 0 {
-        format!("{} s", wait.as_secs())
-    } else {
-        format!("{:.1} s", wait.as_secs_f64())
     }
 }
 

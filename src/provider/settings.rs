@@ -8,6 +8,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::ProviderKind;
+use crate::clock::parse_duration;
 use crate::error::{Error, Result, Topic};
 
 /// An API key. It never prints: only the request builder reads it, through `expose`.
@@ -266,32 +267,6 @@ fn same_base_url(a: &str, b: &str) -> bool {
     split(a) == split(b)
 }
 
-/// Parses a timeout as the command line gives it: `90`, `90s`, `1500ms` or `2m`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (try 90s, 1500ms or 2m)"))?;
-    let duration = match unit.trim() {
-        "ms" => Duration::from_millis(value),
-        "s" => Duration::from_secs(value),
-        "m" => Duration::from_secs(value * 60),
-        _ => {
-            return Err(format!(
-                "`{text}` is not a duration (try 90s, 1500ms or 2m)"
-            ));
-        }
-    };
-    if duration.is_zero() {
-        return Err("a timeout must be more than zero".into());
-    }
-    Ok(duration)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,15 +409,5 @@ mod tests {
         assert_eq!(host_of("http://u:p@127.0.0.1:8080/x"), Some("127.0.0.1"));
         assert_eq!(host_of("http://[::1]:11434/v1"), Some("[::1]"));
         assert_eq!(host_of("nope"), None);
-    }
-
-    #[test]
-    fn durations_parse_as_the_command_line_writes_them() {
-        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("1500ms"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("0").is_err());
-        assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("3h").is_err());
     }
 }

@@ -6,7 +6,7 @@
 //! text) to whatever host the `Location` names.
 
 use std::io::Read;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use reqwest::blocking::{Client, Response};
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::redact::Redactor;
 use super::stream::{self, Collected, Failure, Parser, describe_error, snippet};
 use super::{ProviderKind, Settings};
+use crate::clock::format_duration;
 use crate::error::{Error, ProviderFailure, Result};
 
 pub fn client(settings: &Settings) -> Result<Client> {
@@ -137,9 +138,9 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
     if err.is_timeout() && err.is_connect() {
         return Failure::retry(
             format!(
-                "could not connect to {} within {} s (connect timeout)",
+                "could not connect to {} within {} (connect timeout)",
                 settings.endpoint(),
-                settings.connect_timeout.as_secs_f64()
+                format_duration(settings.connect_timeout)
             ),
             None,
         )
@@ -161,8 +162,8 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
 /// What an idle timeout says, wherever it fired.
 pub fn idle_message(idle: Duration) -> String {
     format!(
-        "no data from the server for {} s (idle timeout; set it with --timeout or BRIEF_TIMEOUT)",
-        idle.as_secs_f64()
+        "no data from the server for {} (idle timeout; set it with --timeout or BRIEF_TIMEOUT)",
+        format_duration(idle)
     )
 }
 
@@ -239,32 +240,11 @@ fn seconds(secs: f64) -> Option<Duration> {
         .then(|| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
-/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers send.
+/// An HTTP date in any of RFC 9110's three forms (`Sun, 06 Nov 1994 08:49:37 GMT` and the
+/// two obsolete ones). A date the parser cannot hold (a year past 9999) is no date: the
+/// call backs off as if none had been sent, rather than overflow calendar arithmetic.
 fn http_date(text: &str) -> Option<SystemTime> {
-    let parts: Vec<&str> = text.split_whitespace().collect();
-    let [_weekday, day, month, year, time, "GMT"] = parts.as_slice() else {
-        return None;
-    };
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| m == month)? as i64
-        + 1;
-    let day: i64 = day.parse().ok()?;
-    let year: i64 = year.parse().ok()?;
-    let hms: Vec<i64> = time
-        .split(':')
-        .map(|p| p.parse().ok())
-        .collect::<Option<_>>()?;
-    let [h, m, s] = hms.as_slice() else {
-        return None;
-    };
-    if !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
-        return None;
-    }
-    let secs = crate::clock::days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + s;
-    Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).ok()?))
+    httpdate::parse_http_date(text).ok()
 }
 
 /// What to tell the user to do about a failure.
@@ -307,6 +287,7 @@ pub fn clean(text: &str, max: usize, settings: &Settings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -353,11 +334,30 @@ mod tests {
         assert_eq!(retry_after(&headers(&[]), now), None);
     }
 
+    /// Regression (issue 23): a `Retry-After` date with a huge year overflowed the
+    /// calendar arithmetic and panicked. Such a date is ignored now; the latest date HTTP
+    /// can carry is a wait too long to honour, reported as asked.
     #[test]
-    fn civil_days_match_known_dates() {
-        assert_eq!(crate::clock::days_from_civil(1970, 1, 1), 0);
-        assert_eq!(crate::clock::days_from_civil(2000, 3, 1), 11_017);
-        assert_eq!(crate::clock::days_from_civil(2024, 2, 29), 19_782);
+    fn a_retry_after_date_with_a_huge_year_does_not_panic() {
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_767);
+        for year in ["99999", "9223372036854775807", "-1", "18446744073709551616"] {
+            let value = format!("Sun, 06 Nov {year} 08:49:37 GMT");
+            assert_eq!(retry_after(&headers(&[("retry-after", &value)]), now), None);
+        }
+        let far = retry_after(
+            &headers(&[("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT")]),
+            now,
+        )
+        .unwrap();
+        assert!(far > Duration::from_secs(250_000_000_000), "{far:?}");
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after", "Sunday, 06-Nov-94 08:49:37 GMT")]),
+                now
+            ),
+            Some(Duration::from_secs(10)),
+            "the obsolete RFC 850 form"
+        );
     }
 
     #[test]

@@ -79,7 +79,7 @@ impl Call {
                 "timeout".into(),
                 format!(
                     "the upstream sent nothing for {}",
-                    humantime(self.app.timeout)
+                    crate::clock::format_duration(self.app.timeout)
                 ),
             )),
             Ending::Dropped => Some((
@@ -192,7 +192,7 @@ pub async fn call(
             let message = format!(
                 "{} sent no answer within {}",
                 upstream.as_str(),
-                humantime(app.timeout)
+                crate::clock::format_duration(app.timeout)
             );
             call.end(
                 Ending::Failed {
@@ -260,7 +260,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
             &format!(
                 "{} sent no answer within {}",
                 upstream.as_str(),
-                humantime(app.timeout)
+                crate::clock::format_duration(app.timeout)
             ),
         ),
     }
@@ -283,14 +283,6 @@ fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'stati
             "error",
             format!("{upstream} failed before answering: {reason}"),
         )
-    }
-}
-
-pub fn humantime(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{} ms", d.as_millis())
     }
 }
 

@@ -7,8 +7,9 @@ use std::time::Duration;
 use crate::cache::ledger;
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
+use crate::clock::parse_duration;
 use crate::error::Result;
-use crate::provider::{ProviderKind, parse_duration};
+use crate::provider::ProviderKind;
 use crate::proxy::{self, Config};
 
 /// Relay an agent's model calls and record their cache hits, cache writes and prefix drift
