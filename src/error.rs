@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::wire::Wire;
+
 /// What went wrong, in the terms of the exit-code contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -98,13 +100,35 @@ impl Serialize for ProviderFailure {
 
 /// What an error is about, as data, for the edge that shows it (the CLI, the MCP server)
 /// to say what to do in its own words: the CLI names its flags, MCP its tool arguments and
-/// the server's operator. Domain code sets the topic and leaves edge-specific advice out.
+/// the server's operator. Domain code sets the topic and leaves edge-specific advice out;
+/// a hint it gives itself is in words true at every edge (a variable, a file, a wait).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Topic {
+    /// No model was named for this wire.
+    NoModel { wire: Wire },
+    /// The official endpoint needs a key and the wire's key variable is not set.
+    NoApiKey { wire: Wire },
+    /// A base URL is not usable; `from` says where it was given.
+    BadBaseUrl { wire: Wire, from: Origin },
     /// A caller (an MCP tool call) named a base URL the operator neither configured nor
     /// allowed; the key was not sent.
     BaseUrlNotAllowed { url: String },
+    /// The provider's server could not be reached at the configured base URL.
+    Unreachable { wire: Wire },
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The operator's own option: a command-line flag, or a flag the server was started with.
+    Flag,
+    /// An environment variable.
+    Environment,
+    /// The brief's `brief.yaml`.
+    Brief,
+    /// An argument of a call whose writer the operator does not control (an MCP tool call).
+    Caller,
 }
 
 /// One located problem behind an error: a file, a 1-based line and column (0 when

@@ -2,6 +2,7 @@
 //!
 //! The folders name the architecture:
 //! - `cli`: argument parsing, the terminal UI, renderers and one file per subcommand;
+//! - `wire`: which provider wire format a request speaks, and its base URL (a leaf);
 //! - `prompt`: composition, wire bodies and the one prefix identity;
 //! - `cache`: the cache instruments (provider facts, probe, align, volatile detector, ledger);
 //! - `brief`: the on-disk format, loader, lock and check;
@@ -29,3 +30,4 @@ pub mod proxy;
 pub mod session;
 pub mod store;
 pub mod tokens;
+pub mod wire;

@@ -11,7 +11,8 @@ use serde_json::Value;
 use briefkit::brief::Brief;
 use briefkit::prompt::canonical::sorted;
 use briefkit::prompt::compose::{ComposeOptions, compose};
-use briefkit::prompt::prefix::{StablePrefix, Wire};
+use briefkit::prompt::prefix::StablePrefix;
+use briefkit::wire::Wire;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
 

@@ -11,7 +11,8 @@ use super::load::{MAX_LOCK_BYTES, read_text};
 use super::problem::into_error;
 use crate::error::{Error, Result};
 use crate::prompt::canonical::sha256_hex;
-use crate::prompt::prefix::{PrefixHashes, Wire};
+use crate::prompt::prefix::PrefixHashes;
+use crate::wire::Wire;
 
 pub const LOCK_FILE: &str = "brief.lock";
 const HEADER: &str = "# Written by `brief lock`; checked by `brief check`. Do not edit by hand.\n";

@@ -174,7 +174,7 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
         .manifest
         .model
         .as_ref()
-        .map(|m| facts::lookup(&m.provider, &m.name));
+        .map(|m| facts::lookup(m.provider.as_str(), &m.name));
     let cost = turn_cost(brief, cache, prefix_tokens, volatile_tokens);
     Measured {
         items,

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod hints;
 pub mod interactive;
 pub mod interrupt;
 pub mod output;
@@ -59,6 +60,7 @@ pub fn main() -> ExitCode {
         Ok(output::Outcome::Ok) => ExitCode::SUCCESS,
         Ok(output::Outcome::Failed) => ExitCode::from(ErrorKind::Failed.exit_code()),
         Err(err) => {
+            let err = hints::attach(err);
             ui.error(&err);
             if json && !err.reported && err.kind != ErrorKind::BrokenPipe {
                 let _ = ui.json(&ErrorReport::new(&err));

@@ -191,7 +191,7 @@ fn compact_context(options: &Options, a: CompactArgs) -> Result<Value, ToolError
         .transpose()
         .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
     let mut provider = options.provider.clone();
-    provider.kind = kind.or(provider.kind);
+    provider.wire = kind.or(provider.wire);
     provider.model = a.model.or(provider.model);
     provider.caller_base_url = a.base_url.clone();
     let choice = ModelChoice {

@@ -17,6 +17,7 @@ use crate::ccr::{self, Lookup, Store};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
 use crate::prompt::{canonical, wire};
+use crate::wire::Wire;
 
 /// What the operator who started the server decided: the provider settings of the tools
 /// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name.
@@ -47,16 +48,44 @@ impl From<crate::error::Error> for ToolError {
     }
 }
 
-/// What an MCP caller can do about an error, in this edge's words: tool arguments, and
-/// the server's operator for what only the operator decides.
+/// What an MCP caller can do about an error, in this edge's words: its tool arguments,
+/// and the server's operator for what only the operator decides (flags, environment).
 fn hint(err: &crate::error::Error) -> Option<String> {
-    use crate::error::Topic;
-    match err.topic.as_deref()? {
-        Topic::BaseUrlNotAllowed { url } => Some(format!(
+    use crate::error::{Origin, Topic};
+    Some(match err.topic.as_deref()? {
+        Topic::NoModel { wire } => format!(
+            "name `model` (and `provider`) in the tool call; or the server's operator starts \
+             it with `--model NAME`, or sets `model: {{ provider: {wire}, name: NAME }}` in \
+             the session brief's brief.yaml"
+        ),
+        Topic::NoApiKey { wire } => format!(
+            "the server's operator sets {} in the server's environment (the MCP client's \
+             configuration); keys are read only from the environment",
+            wire.key_var()
+        ),
+        Topic::BadBaseUrl {
+            from: Origin::Caller,
+            ..
+        } => "give `base_url` as an http(s) URL, or leave it out to use the server's".into(),
+        Topic::BadBaseUrl { wire, from } => format!(
+            "the server's operator fixes {}",
+            match from {
+                Origin::Brief => "`model.base_url` in the session brief's brief.yaml".into(),
+                Origin::Environment =>
+                    format!("{} in the server's environment", wire.base_url_var()),
+                _ => "the server's --base-url".to_string(),
+            }
+        ),
+        Topic::BaseUrlNotAllowed { url } => format!(
             "leave `base_url` out to use the server's configured provider; the server's \
              operator can allow this one by starting it with `brief mcp --allow-base-url {url}`"
-        )),
-    }
+        ),
+        Topic::Unreachable { wire } => format!(
+            "the server's configured provider did not answer; its operator checks the \
+             server's --base-url or {} and the network",
+            wire.base_url_var()
+        ),
+    })
 }
 
 pub struct Spec {
@@ -208,7 +237,7 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
     }
     let brief = Brief::load(&a.brief)?;
     let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
-    let model_for = |provider: &str| {
+    let model_for = |provider: Wire| {
         brief
             .manifest
             .model
@@ -219,12 +248,12 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
     let output = match format {
         "openai" => canonical::to_string(&wire::openai_body(
             &composed.prompt,
-            model_for("openai"),
+            model_for(Wire::OpenAi),
             None,
         )),
         "anthropic" => canonical::to_string(&wire::anthropic_body(
             &composed.prompt,
-            model_for("anthropic"),
+            model_for(Wire::Anthropic),
         )),
         _ => composed.text(),
     };

@@ -17,9 +17,10 @@ use crate::error::{Error, Result};
 use crate::prompt::canonical;
 use crate::prompt::examples;
 pub use crate::prompt::prefix::PrefixHashes;
-use crate::prompt::prefix::{StablePrefix, Wire};
+use crate::prompt::prefix::StablePrefix;
 use crate::prompt::wire::{self, Message, Prompt, ToolDef};
 use crate::tokens::{self, Encoding};
+use crate::wire::Wire;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ComposeOptions {
@@ -148,10 +149,11 @@ pub fn stable_prefix(prompt: &Prompt, wire: Wire) -> StablePrefix {
 /// text) is taken in: the manifest's `model.provider` when it is `anthropic`, else OpenAI's
 /// chat completions, which every other provider speaks.
 pub fn brief_wire(brief: &Brief) -> Wire {
-    match brief.manifest.model.as_ref().map(|m| m.provider.as_str()) {
-        Some("anthropic") => Wire::Anthropic,
-        _ => Wire::OpenAi,
-    }
+    brief
+        .manifest
+        .model
+        .as_ref()
+        .map_or(Wire::OpenAi, |m| m.provider)
 }
 
 /// An item's body as it goes into the prompt: compacted when asked and proven, without

@@ -62,43 +62,7 @@ use serde_json::Value;
 
 use crate::prompt::canonical::sha256_hex;
 use crate::prompt::examples::{anthropic_examples, openai_example};
-
-/// Which provider API a request body is written for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Wire {
-    /// Chat completions (OpenAI and every server speaking it): system (and developer)
-    /// messages lead `messages`; tools as `{"type":"function","function":{…}}`.
-    #[serde(rename = "openai")]
-    OpenAi,
-    /// Messages API: a top-level `system` (a string or text blocks); tools with
-    /// `input_schema`; `cache_control` breakpoints.
-    Anthropic,
-}
-
-impl Wire {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Wire::OpenAi => "openai",
-            Wire::Anthropic => "anthropic",
-        }
-    }
-}
-
-impl fmt::Display for Wire {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl From<crate::provider::ProviderKind> for Wire {
-    fn from(kind: crate::provider::ProviderKind) -> Wire {
-        match kind {
-            crate::provider::ProviderKind::OpenAi => Wire::OpenAi,
-            crate::provider::ProviderKind::Anthropic => Wire::Anthropic,
-        }
-    }
-}
+use crate::wire::Wire;
 
 /// Why a JSON value is not a request body this module can split.
 #[derive(Clone, Debug, PartialEq, Eq)]

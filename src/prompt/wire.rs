@@ -21,7 +21,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::prompt::canonical;
-use crate::prompt::prefix::Wire;
+use crate::wire::Wire;
 
 /// A tool as the brief declares it; rendered per provider.
 #[derive(Debug, Clone, PartialEq)]

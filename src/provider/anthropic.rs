@@ -199,7 +199,8 @@ impl Parser for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{ProviderKind, Usage};
+    use crate::provider::Usage;
+    use crate::wire::Wire;
 
     fn event(name: &str, data: &str) -> Event {
         Event {
@@ -210,7 +211,7 @@ mod tests {
 
     #[test]
     fn the_body_has_required_max_tokens_and_cached_system_blocks() {
-        let settings = Settings::new(ProviderKind::Anthropic, "claude-x", "http://x");
+        let settings = Settings::new(Wire::Anthropic, "claude-x", "http://x");
         let prompt = Prompt {
             static_system: "rules".into(),
             ..Prompt::default()

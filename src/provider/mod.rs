@@ -11,7 +11,6 @@
 //! `brief compose --format openai|anthropic` shows is what is sent.
 
 mod anthropic;
-mod kind;
 mod openai;
 pub mod redact;
 mod settings;
@@ -25,18 +24,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use kind::ProviderKind;
 pub use openai::TokenField;
 pub use settings::{
-    ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings,
-    check_base_url,
+    ApiKey, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings, TIMEOUT_VAR, choice,
+    configured_base_url, parse_base_url,
 };
 pub use tool_calls::ToolCall;
 pub use usage::Usage;
 
 use crate::clock::format_duration;
-use crate::error::{Error, Result};
+use crate::error::{Error, ProviderFailure, Result, Topic};
 use crate::prompt::wire::Prompt;
+use crate::wire::Wire;
 use stream::{Collected, Failure, Parser};
 
 /// The largest answer text accepted, in bytes. An answer becomes a proposal and perhaps an
@@ -152,9 +151,9 @@ impl Provider {
         if prompt.messages.is_empty() {
             return Err(Error::input("a model call needs at least one message"));
         }
-        self.send(options, |settings, field| match settings.kind {
-            ProviderKind::OpenAi => openai::body(settings, prompt, options, field),
-            ProviderKind::Anthropic => anthropic::body(settings, prompt, options),
+        self.send(options, |settings, field| match settings.wire {
+            Wire::OpenAi => openai::body(settings, prompt, options, field),
+            Wire::Anthropic => anthropic::body(settings, prompt, options),
         })
     }
 
@@ -162,9 +161,9 @@ impl Provider {
     /// format, tools and tool calls included) with the per-call fields set; retries and
     /// failures as [`Provider::call`].
     pub fn call_body(&self, body: &Value, options: &CallOptions) -> Result<Answer> {
-        self.send(options, |settings, field| match settings.kind {
-            ProviderKind::OpenAi => openai::per_call(settings, body.clone(), options, field),
-            ProviderKind::Anthropic => anthropic::per_call(settings, body.clone(), options),
+        self.send(options, |settings, field| match settings.wire {
+            Wire::OpenAi => openai::per_call(settings, body.clone(), options, field),
+            Wire::Anthropic => anthropic::per_call(settings, body.clone(), options),
         })
     }
 
@@ -183,9 +182,9 @@ impl Provider {
             counted += 1;
             requests += 1;
             let body = make_body(settings, field);
-            let mut parser: Box<dyn Parser> = match settings.kind {
-                ProviderKind::OpenAi => Box::<openai::Stream>::default(),
-                ProviderKind::Anthropic => Box::<anthropic::Stream>::default(),
+            let mut parser: Box<dyn Parser> = match settings.wire {
+                Wire::OpenAi => Box::<openai::Stream>::default(),
+                Wire::Anthropic => Box::<anthropic::Stream>::default(),
             };
             let started = Instant::now();
             let failure = match transport::attempt(&self.client, settings, &body, parser.as_mut()) {
@@ -198,7 +197,7 @@ impl Provider {
                 Err(failure) => failure,
             };
             log.push(format!("attempt {requests}: {}", failure.reason));
-            if settings.kind == ProviderKind::OpenAi
+            if settings.wire == Wire::OpenAi
                 && !switched_field
                 && failure.status == Some(400)
                 && TokenField::mentioned_in(&failure.reason)
@@ -250,12 +249,12 @@ impl Provider {
         attempts: u32,
         options: &CallOptions,
     ) -> Result<Answer, Failure> {
-        let kind = self.settings.kind;
+        let kind = self.settings.wire;
         let finish_reason = collected.finish_reason.unwrap_or_default();
         let complete = tool_calls::is_tool_stop(&finish_reason)
             || match kind {
-                ProviderKind::OpenAi => finish_reason == "stop",
-                ProviderKind::Anthropic => {
+                Wire::OpenAi => finish_reason == "stop",
+                Wire::Anthropic => {
                     matches!(finish_reason.as_str(), "end_turn" | "stop_sequence")
                 }
             };
@@ -278,8 +277,8 @@ impl Provider {
             )));
         }
         let usage = collected.raw_usage.as_ref().and_then(|raw| match kind {
-            ProviderKind::OpenAi => Usage::from_openai(raw),
-            ProviderKind::Anthropic => Usage::from_anthropic(raw),
+            Wire::OpenAi => Usage::from_openai(raw),
+            Wire::Anthropic => Usage::from_anthropic(raw),
         });
         let model = match collected.model {
             Some(model) => transport::clean(&model, 200, &self.settings),
@@ -308,7 +307,7 @@ impl Provider {
         let settings = &self.settings;
         let mut message = format!(
             "{} call to {} failed: {}",
-            settings.kind, settings.model, failure.reason
+            settings.wire, settings.model, failure.reason
         );
         if requests > 1 {
             message.push_str(&format!(" (after {requests} attempts)"));
@@ -328,6 +327,11 @@ impl Provider {
                 settings,
             ));
         error.attempts = u16::try_from(requests).unwrap_or(u16::MAX);
+        if failure.class == ProviderFailure::Connect {
+            error = error.with_topic(Topic::Unreachable {
+                wire: settings.wire,
+            });
+        }
         error
     }
 }
@@ -347,7 +351,7 @@ mod tests {
 
     #[test]
     fn backoff_doubles_and_is_capped() {
-        let mut settings = Settings::new(ProviderKind::OpenAi, "m", "http://x");
+        let mut settings = Settings::new(Wire::OpenAi, "m", "http://x");
         settings.retry_base = Duration::from_millis(100);
         settings.max_retry_wait = Duration::from_millis(350);
         assert_eq!(backoff(&settings, 1), Duration::from_millis(100));

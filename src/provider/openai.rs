@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn the_body_streams_with_usage_and_caps_the_answer() {
-        let settings = Settings::new(super::super::ProviderKind::OpenAi, "m", "http://x/v1");
+        let settings = Settings::new(super::super::Wire::OpenAi, "m", "http://x/v1");
         let prompt = Prompt {
             static_system: "sys".into(),
             messages: vec![Message {
@@ -266,11 +266,7 @@ mod tests {
 
     #[test]
     fn the_official_endpoint_gets_max_completion_tokens() {
-        let settings = Settings::new(
-            super::super::ProviderKind::OpenAi,
-            "m",
-            "https://api.openai.com/v1",
-        );
+        let settings = Settings::new(super::super::Wire::OpenAi, "m", "https://api.openai.com/v1");
         assert_eq!(
             TokenField::for_settings(&settings),
             TokenField::MaxCompletionTokens

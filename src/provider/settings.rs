@@ -1,15 +1,21 @@
-//! Which provider, model, address and key a call uses, and where each came from.
+//! Which provider, model, address and key a call uses, and where each came from: the one
+//! resolution every entry point uses (the commands, sessions, the MCP server, and the
+//! proxy for its upstreams).
 //!
-//! Precedence is flags, then the environment, then the brief's `model:`. Keys come only
-//! from the environment and live in [`ApiKey`], which cannot be printed: every `Debug`,
-//! `Display` and error message that could carry it shows `[redacted]` instead.
+//! Precedence is the operator's flags, then the environment, then the brief's `model:`.
+//! Keys come only from the environment and live in [`ApiKey`], which cannot be printed:
+//! every `Debug`, `Display` and error message that could carry it shows `[redacted]`
+//! instead. A key goes only to the base URL the operator configured: a base URL named by a
+//! caller that may be a model (an MCP tool argument) is honoured only when the operator
+//! allowed it (see [`Overrides`]).
 
 use std::fmt;
 use std::time::Duration;
 
-use super::ProviderKind;
+use crate::brief::ModelConfig;
 use crate::clock::parse_duration;
-use crate::error::{Error, Result, Topic};
+use crate::error::{Error, Origin, Result, Topic};
+use crate::wire::{BaseUrl, Wire};
 
 /// An API key. It never prints: only the request builder reads it, through `expose`.
 #[derive(Clone)]
@@ -40,7 +46,7 @@ impl fmt::Display for ApiKey {
 /// What an entry point asks for on top of the environment and the brief; `None` where it
 /// says nothing.
 ///
-/// `kind`, `model`, `base_url` and `timeout` are the operator's (command-line flags, a
+/// `wire`, `model`, `base_url` and `timeout` are the operator's (command-line flags, a
 /// server's own flags). `caller_base_url` is a base URL named by a caller the operator does
 /// not control (an MCP tool call's argument, which a prompt-injected model can write): the
 /// key is sent there only when it is the operator's own base URL or one of
@@ -48,28 +54,20 @@ impl fmt::Display for ApiKey {
 /// key to a host of its choosing.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
-    pub kind: Option<ProviderKind>,
+    pub wire: Option<Wire>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub timeout: Option<Duration>,
     pub caller_base_url: Option<String>,
     /// The base URLs the operator lets a caller name (`brief mcp --allow-base-url`).
-    pub allowed_base_urls: Vec<String>,
-}
-
-/// A brief's `model: { provider, name, base_url }`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BriefModel {
-    pub kind: ProviderKind,
-    pub model: String,
-    pub base_url: Option<String>,
+    pub allowed_base_urls: Vec<BaseUrl>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub kind: ProviderKind,
+    pub wire: Wire,
     pub model: String,
-    /// Without a trailing slash.
+    /// In its normal form, without a trailing slash ([`BaseUrl`]).
     pub base_url: String,
     pub api_key: Option<ApiKey>,
     /// The idle timeout: the longest wait for the next byte (for the answer's head, then
@@ -89,11 +87,54 @@ pub struct Settings {
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The variable the idle timeout comes from when no flag sets it.
+pub const TIMEOUT_VAR: &str = "BRIEF_TIMEOUT";
+
+/// The wire and model a call would use, without the environment: the flags, then the
+/// brief's `model:` (whose name is for its own wire only). For what needs no key or
+/// address (counting, pricing).
+pub fn choice(flags: &Overrides, brief: Option<&ModelConfig>) -> (Wire, Option<String>) {
+    let wire = flags
+        .wire
+        .or(brief.map(|b| b.provider))
+        .unwrap_or(Wire::OpenAi);
+    let model = flags
+        .model
+        .clone()
+        .or(brief.filter(|b| b.provider == wire).map(|b| b.name.clone()));
+    (wire, model)
+}
+
+/// The base URL the operator configured for `wire`: the flag, else the wire's variable,
+/// else the brief's, else the official one. `env` is the environment as a lookup.
+pub fn configured_base_url(
+    wire: Wire,
+    flag: Option<&str>,
+    brief: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<BaseUrl> {
+    let (text, from) = match (flag, env(wire.base_url_var()), brief) {
+        (Some(flag), _, _) => (flag.to_string(), Origin::Flag),
+        (None, Some(var), _) => (var, Origin::Environment),
+        (None, None, Some(brief)) => (brief.to_string(), Origin::Brief),
+        (None, None, None) => (wire.default_base_url().to_string(), Origin::Flag),
+    };
+    parse_base_url(&text, wire, from)
+}
+
+/// Parses a base URL given in `from`; a bad one is bad input naming what is wrong.
+pub fn parse_base_url(text: &str, wire: Wire, from: Origin) -> Result<BaseUrl> {
+    BaseUrl::parse(text).map_err(|why| {
+        Error::input(format!("base URL `{}` is not usable: {why}", text.trim()))
+            .with_topic(Topic::BadBaseUrl { wire, from })
+    })
+}
+
 impl Settings {
     /// Settings with the defaults for everything but what names the endpoint.
-    pub fn new(kind: ProviderKind, model: impl Into<String>, base_url: impl Into<String>) -> Self {
+    pub fn new(wire: Wire, model: impl Into<String>, base_url: impl Into<String>) -> Self {
         Settings {
-            kind,
+            wire,
             model: model.into(),
             base_url: base_url.into().trim_end_matches('/').to_string(),
             api_key: None,
@@ -105,8 +146,8 @@ impl Settings {
         }
     }
 
-    /// Resolves flags over the process environment over the brief.
-    pub fn resolve(flags: Overrides, brief: Option<BriefModel>) -> Result<Settings> {
+    /// Resolves flags over the process environment over the brief's `model:`.
+    pub fn resolve(flags: Overrides, brief: Option<&ModelConfig>) -> Result<Settings> {
         Self::resolve_with_env(flags, brief, |name| std::env::var(name).ok())
     }
 
@@ -116,55 +157,47 @@ impl Settings {
     /// `BRIEF_RETRY_BASE_MS` sets the first backoff; tests use it to stay fast.
     pub fn resolve_with_env(
         flags: Overrides,
-        brief: Option<BriefModel>,
+        brief: Option<&ModelConfig>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Settings> {
         let env = |name: &str| env(name).filter(|value| !value.trim().is_empty());
-        let kind = flags
-            .kind
-            .or(brief.as_ref().map(|b| b.kind))
-            .unwrap_or(ProviderKind::OpenAi);
+        let (wire, model) = choice(&flags, brief);
         // The brief's model and address are for its own provider only.
-        let brief = brief.filter(|b| b.kind == kind);
-        let model = match flags.model.or(brief.as_ref().map(|b| b.model.clone())) {
+        let brief = brief.filter(|b| b.provider == wire);
+        let model = match model {
             Some(model) if !model.trim().is_empty() => model.trim().to_string(),
             _ => {
-                return Err(Error::input(format!("no model named for provider {kind}"))
-                    .with_hint(format!(
-                        "pass --model NAME, or set `model: {{ provider: {kind}, name: NAME }}` in brief.yaml"
-                    )));
+                return Err(Error::input(format!("no model named for provider {wire}"))
+                    .with_topic(Topic::NoModel { wire }));
             }
         };
-        let configured = flags
-            .base_url
-            .or_else(|| env(kind.base_url_var()))
-            .or(brief.and_then(|b| b.base_url))
-            .unwrap_or_else(|| kind.default_base_url().to_string());
-        let configured = check_base_url(&configured, kind)?;
-        let base_url = match flags.caller_base_url {
+        let configured = configured_base_url(
+            wire,
+            flags.base_url.as_deref(),
+            brief.and_then(|b| b.base_url.as_deref()),
+            &env,
+        )?;
+        let base_url = match &flags.caller_base_url {
             None => configured,
-            Some(asked) => caller_base_url(&asked, configured, &flags.allowed_base_urls, kind)?,
+            Some(asked) => caller_base_url(asked, configured, &flags.allowed_base_urls, wire)?,
         };
-        let mut settings = Settings::new(kind, model, base_url);
-        settings.api_key = env(kind.key_var()).map(|key| ApiKey::new(key.trim()));
+        let mut settings = Settings::new(wire, model, base_url.as_str());
+        settings.api_key = env(wire.key_var()).map(|key| ApiKey::new(key.trim()));
         if settings.api_key.is_none() && settings.is_official_endpoint() {
             return Err(Error::input(format!(
-                "no API key for {kind}: {} is not set",
-                kind.key_var()
+                "no API key for {wire}: {} is not set",
+                wire.key_var()
             ))
-            .with_hint(format!(
-                "export {}=...; keys are read only from the environment",
-                kind.key_var()
-            )));
+            .with_topic(Topic::NoApiKey { wire }));
         }
         if let Some(timeout) = flags.timeout {
             if timeout.is_zero() {
-                return Err(Error::input("--timeout must be more than zero"));
+                return Err(Error::input("the timeout must be more than zero"));
             }
             settings.timeout = timeout;
-        } else if let Some(text) = env("BRIEF_TIMEOUT") {
+        } else if let Some(text) = env(TIMEOUT_VAR) {
             settings.timeout =
-                parse_duration(&text).map_err(|e| Error::input(format!("BRIEF_TIMEOUT: {e}")))?;
+                parse_duration(&text).map_err(|e| Error::input(format!("{TIMEOUT_VAR}: {e}")))?;
         }
         if let Some(ms) = env("BRIEF_RETRY_BASE_MS") {
             let ms: u64 = ms.trim().parse().map_err(|_| {
@@ -179,92 +212,47 @@ impl Settings {
 
     /// The URL requests go to.
     pub fn endpoint(&self) -> String {
-        match self.kind {
-            ProviderKind::OpenAi => format!("{}/chat/completions", self.base_url),
-            ProviderKind::Anthropic => format!("{}/v1/messages", self.base_url),
-        }
+        format!("{}{}", self.base_url, self.wire.call_path())
+    }
+
+    fn parsed_base_url(&self) -> Option<BaseUrl> {
+        BaseUrl::parse(&self.base_url).ok()
     }
 
     /// The provider's own service, where a call without a key cannot succeed. Other
     /// servers (a local llama.cpp, Ollama, vLLM) often need none.
     pub fn is_official_endpoint(&self) -> bool {
-        matches!(
-            host_of(&self.base_url),
-            Some("api.openai.com" | "api.anthropic.com")
-        )
+        self.parsed_base_url()
+            .is_some_and(|url| Wire::official_hosts().contains(&url.host()))
     }
 
     pub(crate) fn is_loopback(&self) -> bool {
-        matches!(
-            host_of(&self.base_url),
-            Some("localhost" | "127.0.0.1" | "[::1]")
-        )
+        self.parsed_base_url().is_some_and(|url| url.is_loopback())
     }
-}
-
-fn host_of(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    if host_port.starts_with('[') {
-        return host_port.split_inclusive(']').next();
-    }
-    host_port.split(':').next()
-}
-
-pub fn check_base_url(url: &str, kind: ProviderKind) -> Result<String> {
-    let url = url.trim().trim_end_matches('/');
-    let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
-    if !scheme_ok || host_of(url).is_none_or(str::is_empty) {
-        return Err(
-            Error::input(format!("base URL `{url}` is not an http(s) URL")).with_hint(format!(
-                "pass --base-url https://host/path or fix {}",
-                kind.base_url_var()
-            )),
-        );
-    }
-    Ok(url.to_string())
 }
 
 /// The base URL a caller named, when the operator configured or allowed it; refused
 /// otherwise (exit 2), before any request is made.
 fn caller_base_url(
     asked: &str,
-    configured: String,
-    allowed: &[String],
-    kind: ProviderKind,
-) -> Result<String> {
-    let asked = check_base_url(asked, kind)?;
-    if same_base_url(&asked, &configured) {
-        return Ok(configured);
+    configured: BaseUrl,
+    allowed: &[BaseUrl],
+    wire: Wire,
+) -> Result<BaseUrl> {
+    let asked = parse_base_url(asked, wire, Origin::Caller)?;
+    if asked == configured || allowed.contains(&asked) {
+        return Ok(asked);
     }
-    for allowed in allowed {
-        if same_base_url(&asked, &check_base_url(allowed, kind)?) {
-            return Ok(asked);
-        }
-    }
+    let allowed: Vec<&str> = allowed.iter().map(BaseUrl::as_str).collect();
     Err(Error::input(format!(
-        "base_url `{asked}` is refused: the {kind} key is sent only to the base URL the operator configured ({configured}){}",
+        "base_url `{asked}` is refused: the {wire} key is sent only to the base URL the operator configured ({configured}){}",
         if allowed.is_empty() {
             " and no other base URL is allowed".to_string()
         } else {
             format!(" or allowed ({})", allowed.join(", "))
         }
     ))
-    .with_topic(Topic::BaseUrlNotAllowed { url: asked }))
-}
-
-/// Scheme and host compare without case, the path with it.
-fn same_base_url(a: &str, b: &str) -> bool {
-    let split = |url: &str| -> (String, String) {
-        let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-        let at = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        (
-            format!("{}://{}", scheme, &rest[..at]).to_ascii_lowercase(),
-            rest[at..].to_string(),
-        )
-    };
-    split(a) == split(b)
+    .with_topic(Topic::BaseUrlNotAllowed { url: asked.to_string() }))
 }
 
 #[cfg(test)]
@@ -280,12 +268,12 @@ mod tests {
         move |name| map.get(name).cloned()
     }
 
-    fn brief() -> Option<BriefModel> {
-        Some(BriefModel {
-            kind: ProviderKind::OpenAi,
-            model: "brief-model".into(),
+    fn model_config() -> ModelConfig {
+        ModelConfig {
+            provider: Wire::OpenAi,
+            name: "brief-model".into(),
             base_url: Some("https://gateway.example/compat".into()),
-        })
+        }
     }
 
     #[test]
@@ -297,7 +285,7 @@ mod tests {
         };
         let s = Settings::resolve_with_env(
             flags,
-            brief(),
+            Some(&model_config()),
             env(&[("OPENAI_BASE_URL", "http://env.example/v1")]),
         )
         .unwrap();
@@ -307,14 +295,15 @@ mod tests {
 
         let s = Settings::resolve_with_env(
             Overrides::default(),
-            brief(),
+            Some(&model_config()),
             env(&[("OPENAI_BASE_URL", "http://env.example/v1")]),
         )
         .unwrap();
         assert_eq!(s.model, "brief-model");
         assert_eq!(s.base_url, "http://env.example/v1");
 
-        let s = Settings::resolve_with_env(Overrides::default(), brief(), env(&[])).unwrap();
+        let s = Settings::resolve_with_env(Overrides::default(), Some(&model_config()), env(&[]))
+            .unwrap();
         assert_eq!(s.base_url, "https://gateway.example/compat");
         assert!(s.api_key.is_none());
     }
@@ -322,18 +311,23 @@ mod tests {
     #[test]
     fn the_brief_model_is_ignored_for_another_provider() {
         let flags = Overrides {
-            kind: Some(ProviderKind::Anthropic),
+            wire: Some(Wire::Anthropic),
             ..Overrides::default()
         };
-        let err = Settings::resolve_with_env(flags, brief(), env(&[])).unwrap_err();
+        let err = Settings::resolve_with_env(flags, Some(&model_config()), env(&[])).unwrap_err();
         assert_eq!(err.kind, crate::error::ErrorKind::Input);
-        assert!(err.hint.unwrap().contains("--model"));
+        assert_eq!(
+            err.topic.as_deref(),
+            Some(&Topic::NoModel {
+                wire: Wire::Anthropic
+            })
+        );
     }
 
     #[test]
     fn the_official_endpoint_needs_a_key_and_the_hint_names_the_variable() {
         let flags = Overrides {
-            kind: Some(ProviderKind::Anthropic),
+            wire: Some(Wire::Anthropic),
             model: Some("claude-x".into()),
             ..Overrides::default()
         };
@@ -404,10 +398,54 @@ mod tests {
     }
 
     #[test]
-    fn hosts_are_found_in_urls() {
-        assert_eq!(host_of("https://api.openai.com/v1"), Some("api.openai.com"));
-        assert_eq!(host_of("http://u:p@127.0.0.1:8080/x"), Some("127.0.0.1"));
-        assert_eq!(host_of("http://[::1]:11434/v1"), Some("[::1]"));
-        assert_eq!(host_of("nope"), None);
+    fn a_caller_base_url_is_refused_unless_configured_or_allowed() {
+        let flags = |caller: &str, allowed: &[&str]| Overrides {
+            model: Some("m".into()),
+            caller_base_url: Some(caller.into()),
+            allowed_base_urls: allowed.iter().map(|u| BaseUrl::parse(u).unwrap()).collect(),
+            ..Overrides::default()
+        };
+        let with_key = env(&[
+            ("OPENAI_API_KEY", "sk-test-SECRET123"),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),
+        ]);
+        let err = Settings::resolve_with_env(flags("http://evil.example/v1", &[]), None, &with_key)
+            .unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.message.contains("refused"), "{}", err.message);
+        assert_eq!(
+            err.topic.as_deref(),
+            Some(&Topic::BaseUrlNotAllowed {
+                url: "http://evil.example/v1".into()
+            })
+        );
+        let same =
+            Settings::resolve_with_env(flags("HTTP://127.0.0.1:9/v1/", &[]), None, &with_key)
+                .unwrap();
+        assert_eq!(same.base_url, "http://127.0.0.1:9/v1");
+        let allowed = Settings::resolve_with_env(
+            flags("http://gateway.example/v1", &["http://GATEWAY.example/v1/"]),
+            None,
+            &with_key,
+        )
+        .unwrap();
+        assert_eq!(allowed.base_url, "http://gateway.example/v1");
+        assert!(
+            Settings::resolve_with_env(
+                flags("http://gateway.example/v2", &["http://gateway.example/v1"]),
+                None,
+                &with_key
+            )
+            .is_err(),
+            "another path on an allowed host is another base URL"
+        );
+    }
+
+    #[test]
+    fn official_and_loopback_hosts_are_recognised() {
+        let official = Settings::new(Wire::OpenAi, "m", "https://API.openai.com/v1");
+        assert!(official.is_official_endpoint() && !official.is_loopback());
+        let local = Settings::new(Wire::Anthropic, "m", "http://[::1]:11434");
+        assert!(!local.is_official_endpoint() && local.is_loopback());
     }
 }

@@ -12,11 +12,12 @@ use reqwest::blocking::{Client, Response};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::Settings;
 use super::redact::Redactor;
 use super::stream::{self, Collected, Failure, Parser, describe_error, snippet};
-use super::{ProviderKind, Settings};
 use crate::clock::format_duration;
 use crate::error::{Error, ProviderFailure, Result};
+use crate::wire::Wire;
 
 pub fn client(settings: &Settings) -> Result<Client> {
     // Chosen here rather than by a reqwest feature: ring builds quickly and needs no cmake.
@@ -52,9 +53,9 @@ pub fn attempt(
         HeaderValue::from_static("text/event-stream"),
     );
     if let Some(key) = &settings.api_key {
-        let (name, value) = match settings.kind {
-            ProviderKind::OpenAi => (header::AUTHORIZATION, format!("Bearer {}", key.expose())),
-            ProviderKind::Anthropic => (
+        let (name, value) = match settings.wire {
+            Wire::OpenAi => (header::AUTHORIZATION, format!("Bearer {}", key.expose())),
+            Wire::Anthropic => (
                 header::HeaderName::from_static("x-api-key"),
                 key.expose().to_string(),
             ),
@@ -62,13 +63,13 @@ pub fn attempt(
         let mut value = HeaderValue::from_str(&value).map_err(|_| {
             Failure::fatal(format!(
                 "the API key in {} has characters a header cannot carry",
-                settings.kind.key_var()
+                settings.wire.key_var()
             ))
         })?;
         value.set_sensitive(true);
         headers.insert(name, value);
     }
-    if settings.kind == ProviderKind::Anthropic {
+    if settings.wire == Wire::Anthropic {
         headers.insert(
             "anthropic-version",
             HeaderValue::from_static(super::anthropic::VERSION),
@@ -252,16 +253,16 @@ pub fn hint(settings: &Settings, failure: &Failure) -> String {
     match failure.status {
         Some(401 | 403) => format!(
             "check {} (keys are read only from the environment)",
-            settings.kind.key_var()
+            settings.wire.key_var()
         ),
         Some(404) => format!(
             "check the model name and the base URL (requests go to {})",
             settings.endpoint()
         ),
         Some(429) => "the provider is rate-limiting this key; wait and try again".into(),
-        _ if failure.reason.starts_with("could not connect") => format!(
-            "check --base-url or {} and the network",
-            settings.kind.base_url_var()
+        _ if failure.class == ProviderFailure::Connect => format!(
+            "check the base URL ({}, or the brief's `model.base_url`) and the network",
+            settings.wire.base_url_var()
         ),
         _ => "nothing was written; try again, or another model".into(),
     }
@@ -362,7 +363,7 @@ mod tests {
 
     #[test]
     fn scrub_removes_the_key_and_keeps_one_line() {
-        let mut settings = Settings::new(ProviderKind::OpenAi, "m", "http://x");
+        let mut settings = Settings::new(Wire::OpenAi, "m", "http://x");
         settings.api_key = Some(super::super::ApiKey::new("sk-test-SECRET123"));
         assert_eq!(
             scrub("bad key sk-test-SECRET123\nbye", &settings),

@@ -14,22 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::provider::Usage;
 use crate::provider::sse::Decoder;
-
-/// The wire format of the call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wire {
-    OpenAi,
-    Anthropic,
-}
-
-impl Wire {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Wire::OpenAi => "openai",
-            Wire::Anthropic => "anthropic",
-        }
-    }
-}
+use crate::wire::Wire;
 
 /// A JSON answer longer than this is relayed in full but not read for usage.
 const MAX_COPY: usize = 16 * 1024 * 1024;

@@ -35,7 +35,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 
 use crate::error::{Error, Result};
 
-pub use meter::Wire;
+use crate::wire::{BaseUrl, Wire};
 pub use session::SESSION_HEADER;
 pub use stats::MAX_SERIES;
 
@@ -56,9 +56,9 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
 pub struct Config {
     pub listen: SocketAddr,
     /// Base URL of the OpenAI-compatible upstream (`…/v1`).
-    pub openai_upstream: String,
+    pub openai_upstream: BaseUrl,
     /// Base URL of the Anthropic upstream (without `/v1`).
-    pub anthropic_upstream: String,
+    pub anthropic_upstream: BaseUrl,
     pub ledger: PathBuf,
     pub allow_remote: bool,
     pub timeout: Duration,
@@ -94,13 +94,8 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         ))
         .with_hint("use 127.0.0.1:PORT, or add --allow-remote if other machines must reach it"));
     }
-    let openai =
-        upstream::Upstream::parse(&config.openai_upstream, Wire::OpenAi, "--openai-upstream")?;
-    let anthropic = upstream::Upstream::parse(
-        &config.anthropic_upstream,
-        Wire::Anthropic,
-        "--anthropic-upstream",
-    )?;
+    let openai = upstream::Upstream::new(config.openai_upstream, Wire::OpenAi);
+    let anthropic = upstream::Upstream::new(config.anthropic_upstream, Wire::Anthropic);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("brief-proxy")

@@ -22,9 +22,10 @@ use tokio::time::Sleep;
 
 use crate::cache::ledger::Entry;
 
-use super::meter::{Meter, Wire};
+use super::meter::Meter;
 use super::session::Pending;
 use super::{App, BoxError, ProxyBody, reply};
+use crate::wire::Wire;
 
 /// How a call ended.
 enum Ending {

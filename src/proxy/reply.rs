@@ -7,8 +7,8 @@ use http::{Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use serde_json::json;
 
-use super::meter::Wire;
 use super::{BodyError, MAX_BODY_BYTES, ProxyBody};
+use crate::wire::Wire;
 
 pub fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<ProxyBody> {
     let mut response = Response::new(

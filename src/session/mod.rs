@@ -356,7 +356,7 @@ impl Session {
             .manifest
             .model
             .as_ref()
-            .filter(|m| m.provider == provider)
+            .filter(|m| m.provider.as_str() == provider)
             .map(|m| m.name.as_str());
         let parts = render::Parts {
             static_system: &self.prefix.static_system,

@@ -34,7 +34,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 
-pub use crate::prompt::prefix::{NotARequest, Wire as Shape};
+pub use crate::prompt::prefix::NotARequest;
+use crate::wire::Wire;
 pub use report::{
     Baseline, CacheMetrics, Difference, Part, PartStats, Parts, Totals, WakeReport, Zone,
 };
@@ -276,13 +277,13 @@ fn fallback_pointer(part: Part, now: &Digested, index: usize) -> String {
     let layout = &now.layout;
     match (part, layout.wire) {
         (Part::Tools, _) => format!("/tools/{index}"),
-        (Part::System, Shape::Anthropic) => format!("/system/{index}"),
-        (Part::System, Shape::OpenAi) => format!("/messages/{index}"),
-        (Part::Examples, Shape::Anthropic) => format!("/messages/{index}"),
-        (Part::Examples, Shape::OpenAi) => {
+        (Part::System, Wire::Anthropic) => format!("/system/{index}"),
+        (Part::System, Wire::OpenAi) => format!("/messages/{index}"),
+        (Part::Examples, Wire::Anthropic) => format!("/messages/{index}"),
+        (Part::Examples, Wire::OpenAi) => {
             format!("/messages/{}", layout.stable_system.min(1) + index)
         }
-        (Part::Messages, Shape::Anthropic) => format!("/messages/{index}"),
-        (Part::Messages, Shape::OpenAi) => format!("/messages/{}", layout.system.len() + index),
+        (Part::Messages, Wire::Anthropic) => format!("/messages/{index}"),
+        (Part::Messages, Wire::OpenAi) => format!("/messages/{}", layout.system.len() + index),
     }
 }

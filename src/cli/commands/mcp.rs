@@ -3,7 +3,8 @@
 use crate::cli::output::Outcome;
 use crate::cli::shared_args::ProviderArgs;
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::wire::BaseUrl;
 
 /// Serve briefkit's tools to an MCP client over stdio
 ///
@@ -24,20 +25,12 @@ pub struct Args {
     pub provider: ProviderArgs,
     /// A base URL a tool call may name in `base_url` (the key is sent there); repeatable.
     /// Without it, a tool call's `base_url` other than the configured one is refused
-    #[arg(long, value_name = "URL")]
-    pub allow_base_url: Vec<String>,
+    #[arg(long, value_name = "URL", value_parser = BaseUrl::parse)]
+    pub allow_base_url: Vec<BaseUrl>,
 }
 
 pub fn run(args: Args, _ui: &Ui) -> Result<Outcome> {
     let mut provider = args.provider.overrides();
-    for url in &args.allow_base_url {
-        crate::provider::check_base_url(url, crate::provider::ProviderKind::OpenAi).map_err(
-            |err| {
-                Error::input(format!("--allow-base-url: {}", err.message))
-                    .with_hint("name an http(s) base URL, e.g. --allow-base-url https://host/v1")
-            },
-        )?;
-    }
     provider.allowed_base_urls = args.allow_base_url;
     crate::mcp::run(crate::mcp::tools::Options { provider })?;
     Ok(Outcome::Ok)

@@ -9,8 +9,9 @@ use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::clock::parse_duration;
 use crate::error::Result;
-use crate::provider::ProviderKind;
+use crate::provider::configured_base_url;
 use crate::proxy::{self, Config};
+use crate::wire::Wire;
 
 /// Relay an agent's model calls and record their cache hits, cache writes and prefix drift
 ///
@@ -49,18 +50,23 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let upstream = |flag: Option<String>, kind: ProviderKind| {
-        flag.or_else(|| {
-            std::env::var(kind.base_url_var())
-                .ok()
-                .filter(|v| !v.trim().is_empty())
+    // The upstreams resolve as every provider address does: the flag, the wire's
+    // variable, the official endpoint.
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let upstream = |flag: Option<String>, wire: Wire, name: &str| {
+        configured_base_url(wire, flag.as_deref(), None, &env).map_err(|mut err| {
+            err.message = format!("{name}: {}", err.message);
+            err
         })
-        .unwrap_or_else(|| kind.default_base_url().to_string())
     };
     let config = Config {
         listen: args.listen,
-        openai_upstream: upstream(args.openai_upstream, ProviderKind::OpenAi),
-        anthropic_upstream: upstream(args.anthropic_upstream, ProviderKind::Anthropic),
+        openai_upstream: upstream(args.openai_upstream, Wire::OpenAi, "--openai-upstream")?,
+        anthropic_upstream: upstream(
+            args.anthropic_upstream,
+            Wire::Anthropic,
+            "--anthropic-upstream",
+        )?,
         ledger: ledger::resolve_path(args.ledger),
         allow_remote: args.allow_remote,
         timeout: args.timeout,

@@ -176,7 +176,7 @@ impl Call<'_> {
             self.brief,
             item,
             &self.compressor.hash,
-            self.settings.kind.as_str(),
+            self.settings.wire.as_str(),
             settings,
             &answers,
         )
@@ -203,7 +203,7 @@ impl Call<'_> {
         // the target.
         let entry = ledger::Entry::new(
             "compress",
-            self.settings.kind.as_str(),
+            self.settings.wire.as_str(),
             &self.settings.model,
         )
         .for_brief(
