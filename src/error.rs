@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use crate::call_status::CallStatus;
 use crate::wire::Wire;
 
 /// What went wrong, in the terms of the exit-code contract.
@@ -59,42 +60,6 @@ impl ErrorKind {
             ErrorKind::Internal => "internal",
             ErrorKind::BrokenPipe => "broken_pipe",
         }
-    }
-}
-
-/// Why a model call failed, as data: decided where the failure happens (the HTTP status,
-/// the transport), never recovered later from the message text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderFailure {
-    /// The server answered with an error status.
-    Http(u16),
-    /// No answer within the timeout.
-    Timeout,
-    /// The connection could not be made.
-    Connect,
-    /// The answer stream broke off before the provider's end marker.
-    TruncatedStream,
-    /// Anything else: a malformed or empty answer, a request that could not be sent.
-    Other,
-}
-
-impl ProviderFailure {
-    /// The usage ledger's `status` for a call that failed this way: `http_429`, `timeout`,
-    /// `connect`, `truncated_stream` or `error`.
-    pub fn status(self) -> String {
-        match self {
-            ProviderFailure::Http(code) => format!("http_{code}"),
-            ProviderFailure::Timeout => "timeout".to_string(),
-            ProviderFailure::Connect => "connect".to_string(),
-            ProviderFailure::TruncatedStream => "truncated_stream".to_string(),
-            ProviderFailure::Other => "error".to_string(),
-        }
-    }
-}
-
-impl Serialize for ProviderFailure {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.status())
     }
 }
 
@@ -175,6 +140,9 @@ type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
 #[derive(Debug, Clone)]
 pub struct Error {
     pub kind: ErrorKind,
+    /// Set when the command already wrote this error into its own `--json` report, so the
+    /// CLI does not print a second JSON document.
+    pub reported: bool,
     pub message: String,
     /// Problems pinned to a file position, one per line of the text output.
     pub locations: Vec<Location>,
@@ -182,18 +150,18 @@ pub struct Error {
     pub details: Vec<String>,
     /// (A boxed `str`: every `Result` carries the error's size.)
     pub hint: Option<Box<str>>,
-    /// For a failed model call: why it failed, as the ledger records it.
-    pub provider_failure: Option<ProviderFailure>,
-    /// For a failed model call: the HTTP requests it made, retries included (0: none known).
-    /// A `u16` keeps the error small; no call retries that often.
-    pub attempts: u16,
-    /// Set when the command already wrote this error into its own `--json` report, so the
-    /// CLI does not print a second JSON document.
-    pub reported: bool,
-    /// What the error is about, for the edge's advice (boxed: most errors have none, and
-    /// every `Result` carries the error's size).
-    pub topic: Option<Box<Topic>>,
     source: Option<Source>,
+    /// What few errors carry, boxed for the same reason.
+    about: Option<Box<About>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct About {
+    topic: Option<Topic>,
+    /// For a failed model call: how it ended, as the ledger records it.
+    call_status: Option<CallStatus>,
+    /// For a failed model call: the HTTP requests it made, retries included.
+    attempts: u16,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -202,15 +170,13 @@ impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error {
             kind,
+            reported: false,
             message: message.into(),
             locations: Vec::new(),
             details: Vec::new(),
             hint: None,
-            provider_failure: None,
-            attempts: 0,
-            reported: false,
-            topic: None,
             source: None,
+            about: None,
         }
     }
 
@@ -224,7 +190,7 @@ impl Error {
 
     /// A failed model call (exit 3), with the class the ledger records.
     pub fn provider(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Provider, message).with_provider_failure(ProviderFailure::Other)
+        Self::new(ErrorKind::Provider, message).with_call_status(CallStatus::Error)
     }
 
     pub fn conflict(message: impl Into<String>) -> Self {
@@ -252,14 +218,40 @@ impl Error {
         self
     }
 
-    pub fn with_provider_failure(mut self, failure: ProviderFailure) -> Self {
-        self.provider_failure = Some(failure);
+    fn about(&mut self) -> &mut About {
+        self.about.get_or_insert_with(Box::default)
+    }
+
+    /// For a failed model call: how it ended, as the ledger records it.
+    pub fn with_call_status(mut self, status: CallStatus) -> Self {
+        self.about().call_status = Some(status);
+        self
+    }
+
+    /// For a failed model call: the HTTP requests it made, retries included.
+    pub fn with_attempts(mut self, attempts: u16) -> Self {
+        self.about().attempts = attempts;
         self
     }
 
     pub fn with_topic(mut self, topic: Topic) -> Self {
-        self.topic = Some(Box::new(topic));
+        self.about().topic = Some(topic);
         self
+    }
+
+    /// What the error is about, for the edge's advice.
+    pub fn topic(&self) -> Option<&Topic> {
+        self.about.as_ref()?.topic.as_ref()
+    }
+
+    /// For a failed model call: how it ended (`None` for other errors).
+    pub fn call_status(&self) -> Option<&CallStatus> {
+        self.about.as_ref()?.call_status.as_ref()
+    }
+
+    /// For a failed model call: the HTTP requests it made (0: none known).
+    pub fn attempts(&self) -> u16 {
+        self.about.as_ref().map_or(0, |about| about.attempts)
     }
 
     /// Wraps the cause of this error, kept for [`std::error::Error::source`].
@@ -370,15 +362,24 @@ mod tests {
     }
 
     #[test]
-    fn provider_failures_name_the_ledger_status() {
-        assert_eq!(ProviderFailure::Http(429).status(), "http_429");
-        assert_eq!(
-            ProviderFailure::TruncatedStream.status(),
-            "truncated_stream"
-        );
-        assert_eq!(
-            Error::provider("x").provider_failure,
-            Some(ProviderFailure::Other)
+    fn a_provider_error_says_how_the_call_ended() {
+        assert_eq!(Error::provider("x").call_status(), Some(&CallStatus::Error));
+        let err = Error::provider("x")
+            .with_call_status(CallStatus::Http(429))
+            .with_attempts(3);
+        assert_eq!(err.call_status(), Some(&CallStatus::Http(429)));
+        assert_eq!(err.attempts(), 3);
+        assert_eq!(Error::input("x").call_status(), None);
+    }
+
+    /// Every `Result` carries the error: it stays small enough for clippy's
+    /// `result_large_err` (128 bytes).
+    #[test]
+    fn the_error_stays_small() {
+        assert!(
+            std::mem::size_of::<Error>() < 128,
+            "{}",
+            std::mem::size_of::<Error>()
         );
     }
 }

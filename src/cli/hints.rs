@@ -7,7 +7,7 @@ use crate::error::{Error, Origin, Topic};
 
 /// `err` with the CLI's hint for its topic, when it has one.
 pub fn attach(err: Error) -> Error {
-    match err.topic.as_deref().and_then(hint) {
+    match err.topic().and_then(hint) {
         Some(hint) => err.with_hint(hint),
         None => err,
     }

@@ -13,7 +13,7 @@ use clap::ArgMatches;
 use serde::Serialize;
 
 use crate::cli::ui::Ui;
-use crate::error::{Error, Location, ProviderFailure, Result};
+use crate::error::{CallStatus, Error, Location, Result};
 
 /// What a command that ran to the end reports: all good, or a check that did not pass
 /// (exit 1, with the report already printed).
@@ -66,7 +66,7 @@ pub struct ErrorBody<'a> {
     pub exit_code: u8,
     /// For a failed model call: the ledger's status for it (`http_429`, `timeout`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub provider_failure: Option<ProviderFailure>,
+    pub provider_failure: Option<&'a CallStatus>,
 }
 
 impl<'a> ErrorReport<'a> {
@@ -82,7 +82,7 @@ impl<'a> ErrorReport<'a> {
                 details: &err.details,
                 causes: err.causes(),
                 exit_code: err.exit_code(),
-                provider_failure: err.provider_failure,
+                provider_failure: err.call_status(),
             },
         }
     }

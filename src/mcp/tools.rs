@@ -52,7 +52,7 @@ impl From<crate::error::Error> for ToolError {
 /// and the server's operator for what only the operator decides (flags, environment).
 fn hint(err: &crate::error::Error) -> Option<String> {
     use crate::error::{Origin, Topic};
-    Some(match err.topic.as_deref()? {
+    Some(match err.topic()? {
         Topic::NoModel { wire } => format!(
             "name `model` (and `provider`) in the tool call; or the server's operator starts \
              it with `--model NAME`, or sets `model: {{ provider: {wire}, name: NAME }}` in \

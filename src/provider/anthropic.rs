@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
 use super::{CallOptions, Settings};
-use crate::error::ProviderFailure;
+use crate::error::CallStatus;
 use crate::prompt::wire::{self, Prompt};
 
 pub const VERSION: &str = "2023-06-01";
@@ -181,7 +181,7 @@ impl Parser for Stream {
                 self.events,
                 self.collected.text.chars().count()
             ))
-            .with_class(ProviderFailure::TruncatedStream));
+            .with_class(CallStatus::TruncatedStream));
         }
         if self.collected.finish_reason.is_none() {
             return Err(Failure::fatal(

@@ -33,7 +33,7 @@ pub use tool_calls::ToolCall;
 pub use usage::Usage;
 
 use crate::clock::format_duration;
-use crate::error::{Error, ProviderFailure, Result, Topic};
+use crate::error::{CallStatus, Error, Result, Topic};
 use crate::prompt::wire::Prompt;
 use crate::wire::Wire;
 use stream::{Collected, Failure, Parser};
@@ -320,14 +320,14 @@ impl Provider {
             Vec::new()
         };
         let mut error = Error::provider(transport::scrub(&message, settings))
-            .with_provider_failure(failure.class)
+            .with_call_status(failure.class.clone())
             .with_details(details)
             .with_hint(transport::scrub(
                 &transport::hint(settings, failure),
                 settings,
             ));
-        error.attempts = u16::try_from(requests).unwrap_or(u16::MAX);
-        if failure.class == ProviderFailure::Connect {
+        error = error.with_attempts(u16::try_from(requests).unwrap_or(u16::MAX));
+        if failure.class == CallStatus::Connect {
             error = error.with_topic(Topic::Unreachable {
                 wire: settings.wire,
             });

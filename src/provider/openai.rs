@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
 use super::{CallOptions, Settings};
-use crate::error::ProviderFailure;
+use crate::error::CallStatus;
 use crate::prompt::wire::{self, Prompt};
 
 /// The field that caps the answer's length.
@@ -207,7 +207,7 @@ impl Parser for Stream {
                 return Err(Failure::fatal(
                     "the stream was cut off after the finish reason, before [DONE]",
                 )
-                .with_class(ProviderFailure::TruncatedStream));
+                .with_class(CallStatus::TruncatedStream));
             }
             (None, false) => {
                 return Err(Failure::fatal(format!(
@@ -215,7 +215,7 @@ impl Parser for Stream {
                     self.events,
                     collected.text.chars().count()
                 ))
-                .with_class(ProviderFailure::TruncatedStream));
+                .with_class(CallStatus::TruncatedStream));
             }
         }
         Ok(collected)

@@ -317,7 +317,7 @@ mod tests {
         let err = Settings::resolve_with_env(flags, Some(&model_config()), env(&[])).unwrap_err();
         assert_eq!(err.kind, crate::error::ErrorKind::Input);
         assert_eq!(
-            err.topic.as_deref(),
+            err.topic(),
             Some(&Topic::NoModel {
                 wire: Wire::Anthropic
             })
@@ -414,7 +414,7 @@ mod tests {
         assert_eq!(err.exit_code(), 2);
         assert!(err.message.contains("refused"), "{}", err.message);
         assert_eq!(
-            err.topic.as_deref(),
+            err.topic(),
             Some(&Topic::BaseUrlNotAllowed {
                 url: "http://evil.example/v1".into()
             })

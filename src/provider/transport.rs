@@ -16,7 +16,7 @@ use super::Settings;
 use super::redact::Redactor;
 use super::stream::{self, Collected, Failure, Parser, describe_error, snippet};
 use crate::clock::format_duration;
-use crate::error::{Error, ProviderFailure, Result};
+use crate::error::{CallStatus, Error, Result};
 use crate::wire::Wire;
 
 pub fn client(settings: &Settings) -> Result<Client> {
@@ -130,7 +130,7 @@ fn redirect_failure(response: &Response, settings: &Settings) -> Failure {
         settings.endpoint()
     ));
     failure.status = Some(status);
-    failure.class = ProviderFailure::Http(status);
+    failure.class = CallStatus::Http(status);
     failure
 }
 
@@ -145,17 +145,17 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
             ),
             None,
         )
-        .with_class(ProviderFailure::Connect);
+        .with_class(CallStatus::Connect);
     }
     if err.is_timeout() {
-        return Failure::fatal(idle_message(settings.timeout)).with_class(ProviderFailure::Timeout);
+        return Failure::fatal(idle_message(settings.timeout)).with_class(CallStatus::Timeout);
     }
     if err.is_connect() {
         return Failure::retry(
             format!("could not connect to {}: {cause}", settings.endpoint()),
             None,
         )
-        .with_class(ProviderFailure::Connect);
+        .with_class(CallStatus::Connect);
     }
     Failure::retry(format!("the request failed: {cause}"), None)
 }
@@ -203,7 +203,7 @@ fn status_failure(response: Response) -> Failure {
         Failure::fatal(reason)
     };
     failure.status = Some(status.as_u16());
-    failure.class = ProviderFailure::Http(status.as_u16());
+    failure.class = CallStatus::Http(status.as_u16());
     failure
 }
 
@@ -260,7 +260,7 @@ pub fn hint(settings: &Settings, failure: &Failure) -> String {
             settings.endpoint()
         ),
         Some(429) => "the provider is rate-limiting this key; wait and try again".into(),
-        _ if failure.class == ProviderFailure::Connect => format!(
+        _ if failure.class == CallStatus::Connect => format!(
             "check the base URL ({}, or the brief's `model.base_url`) and the network",
             settings.wire.base_url_var()
         ),

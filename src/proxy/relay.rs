@@ -25,6 +25,7 @@ use crate::cache::ledger::Entry;
 use super::meter::Meter;
 use super::session::Pending;
 use super::{App, BoxError, ProxyBody, reply};
+use crate::call_status::CallStatus;
 use crate::wire::Wire;
 
 /// How a call ended.
@@ -38,10 +39,7 @@ enum Ending {
     /// The client went away before the end.
     Dropped,
     /// No answer at all: the upstream could not be reached or failed before its headers.
-    Failed {
-        status: &'static str,
-        message: String,
-    },
+    Failed { status: CallStatus, message: String },
 }
 
 /// The ledger row of one call, written exactly once.
@@ -65,26 +63,26 @@ impl Call {
         let latency_ms = self.started.elapsed().as_millis() as u64;
         let usage = meter.and_then(Meter::usage).cloned();
         let complete = meter.is_some_and(Meter::complete);
-        let failure: Option<(String, String)> = match ending {
-            Ending::Failed { status, message } => Some((status.into(), message)),
+        let failure: Option<(CallStatus, String)> = match ending {
+            Ending::Failed { status, message } => Some((status, message)),
             _ if complete => None,
             Ending::Ended => Some((
-                "truncated_stream".into(),
+                CallStatus::TruncatedStream,
                 "the stream ended before its end marker".into(),
             )),
             Ending::Broken(why) => Some((
-                "truncated_stream".into(),
+                CallStatus::TruncatedStream,
                 format!("the upstream connection broke mid-answer: {why}"),
             )),
             Ending::Idle => Some((
-                "timeout".into(),
+                CallStatus::Timeout,
                 format!(
                     "the upstream sent nothing for {}",
                     crate::clock::format_duration(self.app.timeout)
                 ),
             )),
             Ending::Dropped => Some((
-                "client_disconnected".into(),
+                CallStatus::ClientDisconnected,
                 "the client closed the connection before the answer ended".into(),
             )),
         };
@@ -94,11 +92,11 @@ impl Call {
                 .and_then(Meter::error)
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
-            Some((format!("http_{}", status.as_u16()), message))
+            Some((CallStatus::Http(status.as_u16()), message))
         });
         let failure = failure.or_else(|| {
             let error = meter.and_then(Meter::error)?;
-            Some(("stream_error".into(), error.to_string()))
+            Some((CallStatus::StreamError, error.to_string()))
         });
         let blind = meter.and_then(Meter::blind).map(str::to_string);
         let wire = self.wire;
@@ -115,7 +113,7 @@ impl Call {
                 entry.output_tokens = Some(usage.output_tokens);
             }
             if let Some((status, message)) = failure {
-                entry = entry.failed(&status, &message);
+                entry = entry.failed(status, &message);
             } else if let Some(why) = blind {
                 entry.error = Some(crate::provider::redact::redact(&why));
             }
@@ -164,7 +162,7 @@ pub async fn call(
         Err(message) => {
             call.end(
                 Ending::Failed {
-                    status: "error",
+                    status: CallStatus::Error,
                     message: message.clone(),
                 },
                 None,
@@ -197,7 +195,7 @@ pub async fn call(
             );
             call.end(
                 Ending::Failed {
-                    status: "timeout",
+                    status: CallStatus::Timeout,
                     message: message.clone(),
                 },
                 None,
@@ -267,7 +265,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
     }
 }
 
-fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'static str, String) {
+fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (CallStatus, String) {
     let mut reason = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(inner) = source {
@@ -276,12 +274,12 @@ fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'stati
     }
     if err.is_connect() {
         (
-            "connect",
+            CallStatus::Connect,
             format!("could not connect to {upstream}: {reason}"),
         )
     } else {
         (
-            "error",
+            CallStatus::Error,
             format!("{upstream} failed before answering: {reason}"),
         )
     }

@@ -115,7 +115,7 @@ impl Stats {
         self.series.entry(key.clone()).or_default().add(entry);
         *self
             .statuses
-            .entry((key, entry.status.clone()))
+            .entry((key, entry.status.to_string()))
             .or_default() += 1;
     }
 
