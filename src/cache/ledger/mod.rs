@@ -234,7 +234,7 @@ pub fn check_path(path: &Path) -> Result<()> {
         ))
         .with_hint(hint));
     }
-    crate::store::safe::check_regular(path).map_err(|e| e.with_hint(hint))?;
+    crate::files::policy::check_regular(path).map_err(|e| e.with_hint(hint))?;
     if meta.len() == 0 {
         return Ok(());
     }
@@ -299,7 +299,7 @@ fn implausible(entry: &Entry) -> Option<String> {
     if entry.time_ms().is_none() {
         return Some(format!(
             "`time` is not an RFC 3339 time (`{}`)",
-            crate::compress::one_line(&entry.time, 40)
+            crate::text::sanitize::one_line(&entry.time, 40)
         ));
     }
     // No call takes a trillion tokens; bigger figures are corrupt and would overflow sums.

@@ -41,7 +41,7 @@ impl PriceResolver {
             .entry(dir.clone())
             .or_insert_with(|| {
                 let text = std::fs::read_to_string(Path::new(dir).join("brief.yaml")).ok()?;
-                crate::brief::yaml::from_str::<Manifest>(&text).ok()
+                crate::text::yaml::from_str::<Manifest>(&text).ok()
             })
             .as_ref()?;
         // A brief's prices are for its own model; a call to another model is not priced by them.
