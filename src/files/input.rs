@@ -36,8 +36,7 @@ pub fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>> {
     if is_stdin(path) {
         return read_stdin(limit);
     }
-    let file = open_regular(path, limit)?;
-    let len = check_open(&file, path, limit)?;
+    let (file, len) = open(path, limit)?;
     read_within(&file, &label(path), len, limit).map_err(|e| Error::io(path, &e))?
 }
 
@@ -69,24 +68,29 @@ pub fn utf8(label: &str, bytes: Vec<u8>) -> Result<String> {
         let at = err.utf8_error().valid_up_to();
         let line = err.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         Error::input(format!(
-            "{label}:{line}: not UTF-8 text (invalid byte at offset {at})"
+            "{label}:{line}: not UTF-8 text (the byte at offset {at} is not valid UTF-8)"
         ))
         .with_hint("convert it to UTF-8 first (e.g. with iconv); nothing was written")
     })
 }
 
 /// Opens a named file for reading without blocking, after refusing anything but a
-/// regular file and a size over `limit`.
-fn open_regular(path: &Path, limit: Limit) -> Result<File> {
+/// regular file and a size over `limit`; checked again once open. Returns its length.
+pub fn open(path: &Path, limit: Limit) -> Result<(File, u64)> {
     check_file(path, limit)?;
-    OpenOptions::new()
+    let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
-        .map_err(|e| Error::io(path, &e))
+        .map_err(|e| Error::io(path, &e))?;
+    let len = check_open(&file, path, limit)?;
+    Ok((file, len))
 }
 
 fn refused(path: &Path, kind: std::fs::FileType) -> Error {
+    if kind.is_dir() {
+        return Error::input(format!("{}: a directory, not a file", path.display()));
+    }
     let mut err = Error::input(format!(
         "{}: {}, not a regular file; refused without reading it",
         path.display(),

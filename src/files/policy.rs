@@ -84,7 +84,8 @@ pub(super) fn read_within(
     limit: Limit,
 ) -> std::io::Result<std::result::Result<Vec<u8>, Error>> {
     let mut bytes = Vec::with_capacity(expected.min(limit.bytes) as usize);
-    file.take(limit.bytes + 1).read_to_end(&mut bytes)?;
+    file.take(limit.bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit.bytes {
         return Ok(Err(Error::input(format!(
             "{label}: more than the {limit} limit for {}; stopped reading",
