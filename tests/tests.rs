@@ -24,6 +24,8 @@ mod guard_cli;
 mod guard_props;
 mod guard_table;
 mod harden_cli;
+mod harden_display;
+mod harden_inputs;
 mod harden_paths;
 mod harden_provider;
 mod hostile_linear;

@@ -12,6 +12,7 @@ use crate::cli::output::{self, Outcome};
 use crate::cli::ui::{Tone, Ui};
 use crate::clock;
 use crate::error::{Error, Result};
+use crate::text::sanitize::terminal_line;
 
 /// Summarise the usage ledger: calls, input, cached share, cache writes, cost and savings
 ///
@@ -339,12 +340,21 @@ impl<'a> Report<'a> {
             ));
         }
         out.push('\n');
+        // Keys and brief names came from clients (through the proxy) and from ledger
+        // lines: what a terminal shows of them goes through the one sanitiser.
+        let keys: Vec<String> = self
+            .groups
+            .iter()
+            .map(|g| match self.by {
+                GroupBy::Prefix => terminal_line(g.key.get(..12).unwrap_or(&g.key)),
+                _ => terminal_line(&g.key),
+            })
+            .collect();
         let key_width = match self.by {
             GroupBy::Prefix => 12,
-            _ => self
-                .groups
+            _ => keys
                 .iter()
-                .map(|g| g.key.len())
+                .map(|k| k.chars().count())
                 .max()
                 .unwrap_or(4)
                 .clamp(5, 40),
@@ -382,13 +392,8 @@ impl<'a> Report<'a> {
         );
         out.push_str(&ui.paint(header.trim_end(), Tone::Dim));
         out.push('\n');
-        for g in self.groups {
+        for (g, key) in self.groups.iter().zip(&keys) {
             let gt = &g.totals;
-            let key = if self.by == GroupBy::Prefix {
-                g.key.get(..12).unwrap_or(&g.key)
-            } else {
-                &g.key
-            };
             let money = |v: f64| {
                 if gt.priced_calls > 0 {
                     format!("{v:.4}")
@@ -398,7 +403,7 @@ impl<'a> Report<'a> {
             };
             let line = format!(
                 "{key:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10}{} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
-                brief_col(&g.briefs.join(",")),
+                brief_col(&terminal_line(&g.briefs.join(","))),
                 gt.calls,
                 thousands(gt.input_tokens),
                 thousands(gt.cached_input_tokens),
