@@ -17,6 +17,7 @@ mod contract;
 #[cfg(debug_assertions)]
 mod crash;
 mod digest;
+mod docs;
 mod guard_accept;
 mod guard_bundled;
 mod guard_changes;

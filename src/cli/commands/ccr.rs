@@ -76,6 +76,7 @@ pub struct GetArgs {
 /// Count live and expired entries, bytes and tokens, per strategy; show the TTL and path
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
+    /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
 }
@@ -83,6 +84,7 @@ pub struct StatsArgs {
 /// Collect the originals of expired entries (their tombstones stay) and give space back
 #[derive(Debug, clap::Args)]
 pub struct GcArgs {
+    /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
 }

@@ -30,6 +30,7 @@ pub enum RenderFormat {
 pub struct RenderArgs {
     /// The session directory
     pub dir: PathBuf,
+    /// The wire format of the body: a chat-completions request, a messages request, or text
     #[arg(long, value_enum, default_value_t = RenderFormat::Openai)]
     pub format: RenderFormat,
     /// Override a volatile item's value for this render (repeatable)
@@ -239,6 +240,7 @@ pub enum ToolsFormat {
 /// fetch_url, delegate_task) as a provider's tools array
 #[derive(Debug, clap::Args)]
 pub struct ToolsArgs {
+    /// Whose tools array to print: OpenAI's `{"type":"function",…}` or Anthropic's `input_schema` form
     #[arg(long, value_enum, default_value_t = ToolsFormat::Openai)]
     pub format: ToolsFormat,
 }
