@@ -241,6 +241,32 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Whatever a model sends, a terminal gets no control character but newline and
+        /// tab and no bidirectional control; text without any is shown unchanged; and a
+        /// second pass changes nothing.
+        #[test]
+        fn nothing_a_terminal_obeys_survives(
+            text in "(\\PC|[\u{0}-\u{1f}\u{7f}-\u{9f}\u{202a}-\u{202e}\u{2066}-\u{2069}\\[\\]\\\\;0-9]){0,64}"
+        ) {
+            let shown = for_terminal(&text);
+            proptest::prop_assert!(!shown
+                .chars()
+                .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)));
+            let again = for_terminal(&shown).into_owned();
+            proptest::prop_assert_eq!(again.as_str(), shown.as_ref());
+            let kept = strip_controls(&text);
+            proptest::prop_assert!(!kept
+                .chars()
+                .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)));
+            if !needs_cleaning(&text) {
+                proptest::prop_assert_eq!(shown.as_ref(), text.as_str());
+            }
+            let line = terminal_line(&text);
+            proptest::prop_assert!(!line.chars().any(|c| c.is_control() || is_bidi_control(c)));
+        }
+    }
+
     #[test]
     fn an_unterminated_osc_ends_at_the_line_end() {
         assert_eq!(strip_controls("a\u{1b}]0;oops\nb"), "a\nb");
