@@ -315,7 +315,8 @@ fn session_commands() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
         (vec!["session", "append", "s", "--user", "hello"], WRITERS),
         (vec!["session", "gate", "s", "--estimate", "10"], WRITERS),
         (vec!["session", "purge", "s", "--ids", "msg_1"], WRITERS),
-        // Fails at the model call (nothing listens there) when nothing is refused first.
+        // Turns and compactions fail at the model call (nothing listens there) when nothing
+        // is refused first.
         (
             vec![
                 "session",
@@ -331,6 +332,22 @@ fn session_commands() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
                 "http://127.0.0.1:9/v1",
             ],
             &[".lock", ".cache.json", "turn-op_7.json"],
+        ),
+        (
+            vec![
+                "session",
+                "compact",
+                "s",
+                "--resume",
+                "go on",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+            ],
+            WRITERS,
         ),
     ]
 }
@@ -373,7 +390,12 @@ fn fifos_and_links_planted_in_a_session_are_refused_and_name_the_file() {
                         stderr(&out)
                     );
                 } else {
-                    let expected = if args[1] == "turn" { 3 } else { 0 };
+                    // A model call that finds nothing listening: exit 3.
+                    let expected = if ["turn", "compact"].contains(&args[1]) {
+                        3
+                    } else {
+                        0
+                    };
                     assert_eq!(
                         out.status.code(),
                         Some(expected),

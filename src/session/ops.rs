@@ -72,6 +72,13 @@ pub(super) fn now() -> String {
 }
 
 impl Session {
+    /// Refuses a link, a FIFO or a device planted where a writer's files go (`.lock`,
+    /// `.cache.json`), for operations that would otherwise find out only after a model call.
+    pub(super) fn check_writable(&self) -> Result<()> {
+        log::refuse_odd(&self.dir.join(log::LOCK_FILE))?;
+        log::refuse_odd(&self.dir.join(super::cache::CACHE_FILE))
+    }
+
     /// Runs `decide` on the current state under the lock and appends what it returns.
     pub(super) fn write<T>(
         &self,
