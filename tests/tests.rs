@@ -29,6 +29,7 @@ mod harden_display;
 mod harden_inputs;
 mod harden_paths;
 mod harden_provider;
+mod harden_session_files;
 mod hostile_linear;
 mod import;
 mod json_snapshots;
