@@ -240,6 +240,7 @@ fn open_log(path: &Path, append: bool) -> Result<File> {
     }
     Ok(file)
 }
+
 /// The session's exclusive writer lock, held while an event is decided and appended.
 /// Writers wait for each other (appends from many processes all land); the OS releases
 /// the lock when a process dies.
