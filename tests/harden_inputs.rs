@@ -258,3 +258,51 @@ fn a_refused_store_leaves_a_foreign_or_empty_file_unchanged() {
     );
     assert_eq!(stdout(&out), "plain text, not a database\n");
 }
+
+#[test]
+fn a_ledger_is_summed_a_line_at_a_time_and_an_endless_line_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let entry = |model: &str| {
+        serde_json::json!({
+            "time": "2026-12-03T10:00:00.000Z", "command": "probe", "provider": "openai",
+            "model": model, "brief": "b", "brief_dir": null, "item": null,
+            "prefix_hash": "ab".repeat(32), "input_tokens": 100, "cached_input_tokens": 50,
+            "cache_write_tokens": null, "output_tokens": 1, "latency_ms": 5, "attempts": 1,
+            "status": "ok", "error": null,
+        })
+        .to_string()
+    };
+    // A first entry, a 1000 MiB line of NUL bytes (sparse: nothing on disk), a last entry.
+    let path = root.join("usage.jsonl");
+    let head = format!("{}\n", entry("first"));
+    let tail = format!("\n{}\n", entry("last"));
+    let hole = 1000 * 1024 * 1024;
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = fs::File::create(&path).unwrap();
+        file.write_all(head.as_bytes()).unwrap();
+        file.seek(SeekFrom::Current(hole)).unwrap();
+        file.write_all(tail.as_bytes()).unwrap();
+    }
+    let out = bounded(
+        root,
+        &[
+            "usage",
+            "--json",
+            "--by",
+            "model",
+            "--ledger",
+            "usage.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["total"]["calls"], 2, "{report}");
+    assert!(
+        stderr(&out).contains("usage.jsonl:2: longer than the 1 MiB a ledger line can be"),
+        "{}",
+        stderr(&out)
+    );
+}

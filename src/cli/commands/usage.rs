@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::cache::ledger;
 use crate::cache::ledger::prices::PriceResolver;
-use crate::cache::ledger::summary::{Group, GroupBy, Totals, summarise};
-use crate::cache::ledger::{self, Entry};
+use crate::cache::ledger::summary::{Group, GroupBy, Summary, Totals};
 use crate::ccr::thousands;
 use crate::cli::output::{self, Outcome};
 use crate::cli::ui::{Tone, Ui};
@@ -92,7 +92,15 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
         ));
     }
-    let (entries, warnings) = ledger::read(&path)?;
+    // Summed as it is read, a line at a time: memory follows the groups, not the ledger.
+    let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
+    let mut summary = Summary::new(args.by.into());
+    let warnings = ledger::read_each(&path, |entry| {
+        if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
+            let prices = resolver.prices(&entry);
+            summary.add(&entry, prices);
+        }
+    })?;
     for warning in &warnings {
         ui.warn(&format!(
             "{}:{}: {}",
@@ -101,12 +109,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             warning.message
         ));
     }
-    let entries: Vec<Entry> = entries
-        .into_iter()
-        .filter(|e| since.is_none_or(|s| e.time_ms().is_some_and(|t| t >= s)))
-        .collect();
-    let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
-    let (total, groups) = summarise(&entries, args.by.into(), |e| resolver.prices(e));
+    let (total, groups) = summary.finish();
     let report = Report {
         path: &path,
         since: args.since.as_deref(),
