@@ -73,7 +73,7 @@ pub(super) fn too_large(label: &str, bytes: u64, limit: Limit) -> Error {
         "{label}: {bytes} bytes is over the {limit} limit for {}; refused before reading it",
         limit.what
     ))
-    .with_hint("README, \"Limits\", lists every limit; nothing was written")
+    .with_hint("every limit is listed in docs/security.md (\"Limits\"); nothing was written")
 }
 
 /// Reads at most `limit` bytes of an open file, refusing one that grew past it.
@@ -92,7 +92,7 @@ pub(super) fn read_within(
             limit.what
         ))
         .with_hint(
-            "README, \"Limits\", lists every limit; nothing was written",
+            "every limit is listed in docs/security.md (\"Limits\"); nothing was written",
         )));
     }
     Ok(Ok(bytes))
