@@ -1,7 +1,7 @@
-//! Every limit on what a command reads, in one place (docs/security.md, "Limits", has the same table
-//! with the reasons). Each is checked before a byte is read where the size is known (a
-//! regular file), and while reading where it is not (stdin), so no input makes a command
-//! use more memory than a small multiple of its limit.
+//! Every limit on what a command reads, in one place (docs/security.md, "Limits", has the
+//! same table with the reasons). Each is checked before a byte is read where the size is
+//! known (a regular file), and while reading where it is not (stdin), so no input makes a
+//! command use more memory than a small multiple of its limit.
 
 use std::fmt;
 
