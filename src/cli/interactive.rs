@@ -130,8 +130,8 @@ fn run_editor(editor: &str, text: &str) -> Result<Result<String, String>> {
         .arg(&path)
         .status();
     // Editors often save by writing a new file and renaming it over the old one: read by
-    // path, not through the handle.
-    let edited = std::fs::read_to_string(&path);
+    // path, not through the handle; at most what a proposal file may hold.
+    let edited = crate::files::input::read_text(&path, crate::files::limits::EDITED_PROPOSAL);
     drop(file);
     match status {
         Ok(status) if status.success() => {}
@@ -142,7 +142,7 @@ fn run_editor(editor: &str, text: &str) -> Result<Result<String, String>> {
         }
         Err(err) => return Ok(Err(format!("cannot run {editor}: {err}; set $EDITOR"))),
     }
-    edited.map(Ok).map_err(|e| Error::io(&path, &e))
+    edited.map(Ok)
 }
 
 #[cfg(test)]

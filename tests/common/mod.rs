@@ -101,6 +101,7 @@ pub fn stderr(output: &std::process::Output) -> String {
 pub fn json(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
 }
+pub mod bounded;
 pub mod proxy;
 pub mod server;
 pub mod store;
