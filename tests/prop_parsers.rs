@@ -13,11 +13,11 @@ use briefkit::cache::ledger;
 use briefkit::error::Error;
 use briefkit::prompt::compose::{ComposeOptions, compose, prefix};
 use briefkit::prompt::measure::prefix_tokens;
-use briefkit::prompt::wire::body;
 use briefkit::session::log;
 use briefkit::store::history::{Action, History, NewVersion};
 use briefkit::store::proposals;
 use briefkit::wire::Wire;
+use briefkit::wire::body;
 use proptest::prelude::*;
 
 use crate::common::server::loopback;

@@ -16,8 +16,8 @@ use crate::brief::Brief;
 use crate::ccr::{self, Lookup, Store};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::prompt::{canonical, wire};
 use crate::wire::Wire;
+use crate::wire::{self, canonical};
 
 /// What the operator who started the server decided: the provider settings of the tools
 /// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name.
@@ -246,12 +246,12 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
             .map(|m| m.name.as_str())
     };
     let output = match format {
-        "openai" => canonical::to_string(&wire::openai_body(
+        "openai" => canonical::to_string(&wire::openai::body(
             &composed.prompt,
             model_for(Wire::OpenAi),
             None,
         )),
-        "anthropic" => canonical::to_string(&wire::anthropic_body(
+        "anthropic" => canonical::to_string(&wire::anthropic::body(
             &composed.prompt,
             model_for(Wire::Anthropic),
         )),

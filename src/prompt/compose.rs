@@ -4,7 +4,7 @@
 //! `format: messages` sample's turns lifted out as worked examples right after the static
 //! system text, see `prompt::examples`), then the volatile items. Only the volatile part may change between turns; it lands in the live
 //! zone of the request body, so two composes that differ only in `--var` values share their
-//! stable prefix, whose identity `prompt::prefix` takes from the body as sent.
+//! stable prefix, whose identity `wire::prefix` takes from the body as sent.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -14,13 +14,13 @@ use serde_json::{Value, json};
 use crate::brief::{Brief, Item, LineIndex, Tier, fill_placeholders, unescape_braces};
 use crate::compact::compact_markdown;
 use crate::error::{Error, Result};
-use crate::prompt::canonical;
 use crate::prompt::examples;
-pub use crate::prompt::prefix::PrefixHashes;
-use crate::prompt::prefix::StablePrefix;
-use crate::prompt::wire::{self, Message, Prompt, ToolDef};
 use crate::tokens::{self, Encoding};
 use crate::wire::Wire;
+use crate::wire::canonical;
+pub use crate::wire::prefix::PrefixHashes;
+use crate::wire::prefix::StablePrefix;
+use crate::wire::{self, Message, Prompt, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ComposeOptions {

@@ -11,16 +11,16 @@ use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
 use super::{CallOptions, Settings};
 use crate::error::CallStatus;
-use crate::prompt::wire::{self, Prompt};
+use crate::wire::{self, Prompt};
 
 pub const VERSION: &str = "2023-06-01";
 
-/// The request body: `wire::anthropic_body` (system blocks with `cache_control`) plus the
+/// The request body: `wire::anthropic::body` (system blocks with `cache_control`) plus the
 /// per-call fields. `max_tokens` is required by the API; 1 is the smallest answer.
 pub fn body(settings: &Settings, prompt: &Prompt, options: &CallOptions) -> Value {
     per_call(
         settings,
-        wire::anthropic_body(prompt, Some(&settings.model)),
+        wire::anthropic::body(prompt, Some(&settings.model)),
         options,
     )
 }

@@ -7,7 +7,7 @@
 //! and `Retry-After` are handled here; the API key never leaves [`ApiKey`] except as a
 //! request header, and every error message is scrubbed of it.
 //!
-//! The request bodies are `crate::prompt::wire`'s renderings plus per-call fields, so what
+//! The request bodies are `crate::wire`'s renderings plus per-call fields, so what
 //! `brief compose --format openai|anthropic` shows is what is sent.
 
 mod anthropic;
@@ -34,7 +34,7 @@ pub use usage::Usage;
 
 use crate::clock::format_duration;
 use crate::error::{CallStatus, Error, Result, Topic};
-use crate::prompt::wire::Prompt;
+use crate::wire::Prompt;
 use crate::wire::Wire;
 use stream::{Collected, Failure, Parser};
 

@@ -11,7 +11,7 @@ use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
 use super::{CallOptions, Settings};
 use crate::error::CallStatus;
-use crate::prompt::wire::{self, Prompt};
+use crate::wire::{self, Prompt};
 
 /// The field that caps the answer's length.
 ///
@@ -56,14 +56,14 @@ impl TokenField {
     }
 }
 
-/// The request body: `wire::openai_body` plus the per-call fields.
+/// The request body: `wire::openai::body` plus the per-call fields.
 pub fn body(
     settings: &Settings,
     prompt: &Prompt,
     options: &CallOptions,
     field: TokenField,
 ) -> Value {
-    let body = wire::openai_body(prompt, Some(&settings.model), options.cache_key.as_deref());
+    let body = wire::openai::body(prompt, Some(&settings.model), options.cache_key.as_deref());
     per_call(settings, body, options, field)
 }
 
@@ -225,7 +225,7 @@ impl Parser for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prompt::wire::{Message, Role};
+    use crate::wire::{Message, Role};
 
     fn event(data: &str) -> Event {
         Event {

@@ -244,7 +244,7 @@ fn describe(error: &Value) -> String {
     match (kind, message) {
         (Some(kind), Some(message)) => format!("{kind}: {message}"),
         (None, Some(message)) => message.to_string(),
-        _ => crate::prompt::canonical::to_string(error),
+        _ => crate::wire::canonical::to_string(error),
     }
 }
 

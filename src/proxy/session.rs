@@ -16,7 +16,7 @@ use http::HeaderMap;
 use serde_json::Value;
 
 use crate::cache::align::{Aligner, Options, State};
-use crate::prompt::canonical::sha256_hex;
+use crate::wire::canonical::sha256_hex;
 
 /// The header an agent names its session with.
 pub const SESSION_HEADER: &str = "x-brief-session";

@@ -330,7 +330,7 @@ pub fn tail_mark(path: &Path, len: u64) -> Option<String> {
     file.seek(SeekFrom::Start(from)).ok()?;
     let mut buf = vec![0u8; (len - from) as usize];
     file.read_exact(&mut buf).ok()?;
-    Some(crate::prompt::canonical::sha256_hex(&buf)[..16].to_string())
+    Some(crate::wire::canonical::sha256_hex(&buf)[..16].to_string())
 }
 
 #[cfg(test)]

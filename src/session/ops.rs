@@ -131,7 +131,7 @@ impl Session {
                 NewEntry::User(text) | NewEntry::Assistant(text) => text.len(),
                 NewEntry::ToolResult { text, .. } => text.len(),
                 NewEntry::ToolCall { arguments, .. } => {
-                    crate::prompt::canonical::to_string(arguments).len()
+                    crate::wire::canonical::to_string(arguments).len()
                 }
             };
             if size as u64 > SESSION_ENTRY.bytes {
@@ -182,7 +182,7 @@ impl Session {
                         call_id,
                     } => (
                         Kind::ToolCall,
-                        crate::prompt::canonical::to_string(&arguments),
+                        crate::wire::canonical::to_string(&arguments),
                         Some(name),
                         call_id,
                         None,

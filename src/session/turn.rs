@@ -22,10 +22,10 @@ use super::ops::{GateReport, GateRequest, PurgeReport, now};
 use super::render::{self, entry_text};
 use super::{OpKind, Session};
 use crate::error::{Error, Result};
-use crate::prompt::prefix::StablePrefix;
 use crate::provider::{CallOptions, Provider, Usage};
 use crate::tokens;
 use crate::wire::Wire;
+use crate::wire::prefix::StablePrefix;
 
 /// What `brief session turn` asks for.
 #[derive(Debug, Clone, Default)]
@@ -400,7 +400,7 @@ impl Session {
                 ));
             }
             for call in &received.tool_calls {
-                let text = crate::prompt::canonical::to_string(&call.arguments);
+                let text = crate::wire::canonical::to_string(&call.arguments);
                 let at = offset + entries.len() as u64;
                 let mut entry = self.new_entry(state, Kind::ToolCall, at, text, op);
                 entry.name = Some(call.name.clone());

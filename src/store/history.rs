@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::safe;
 use crate::error::{Error, Result};
+use crate::files::inside;
 use crate::files::write_atomic;
-use crate::prompt::canonical::sha256_hex;
+use crate::wire::canonical::sha256_hex;
 
 pub const HISTORY_DIR: &str = "history";
 
@@ -162,7 +162,7 @@ fn read_version(
     previous: &str,
     chained_before: bool,
 ) -> Result<Version> {
-    let text = safe::read_text(brief_dir, path, MAX_VERSION_BYTES).map_err(|e| {
+    let text = inside::read_text(brief_dir, path, MAX_VERSION_BYTES).map_err(|e| {
         if e.message.contains("not valid UTF-8") {
             bad(path, "not valid UTF-8")
         } else {
@@ -248,7 +248,7 @@ impl History {
         let mut numbered = Vec::new();
         for level in [dir.parent().unwrap_or(&dir), &dir] {
             if fs::symlink_metadata(level).is_ok() {
-                safe::check_inside(brief_dir, level)?;
+                inside::check_inside(brief_dir, level)?;
             }
         }
         match fs::read_dir(&dir) {
@@ -348,7 +348,7 @@ impl History {
                     .with_hint("another process wrote this history; run the command again"),
             );
         }
-        safe::create_dir(&self.brief_dir, &self.dir)?;
+        inside::create_dir(&self.brief_dir, &self.dir)?;
         write_atomic(&path, format!("---\n{yaml}---\n{body}").as_bytes())?;
         self.versions.push(Version {
             meta,

@@ -3,16 +3,35 @@
 //! wire by name — its word, its key and base-URL variables, its official base URL, the
 //! path its calls go to and the header that carries the key.
 //!
-//! A leaf: it imports nothing of the crate, so every module can use it without a circle.
+//! Below the enum, what goes on the wire: a prompt in provider-neutral form
+//! ([`Prompt`]), each wire's request body (one module per wire: [`openai`],
+//! [`anthropic`]), the canonical JSON and hash ([`canonical`]) and the one stable-prefix
+//! identity ([`prefix`]). `brief compose --format openai|anthropic` prints these bodies and
+//! the providers send them, so what an operator inspects is byte-for-byte what goes on the
+//! wire (plus the per-call fields a provider adds: `stream`, `max_tokens`, …).
+//!
+//! Deterministic bytes: a body is a `Value` whose keys are inserted in a fixed order (the
+//! crate keeps insertion order), and every key of a tool's `input_schema` is sorted by its
+//! UTF-8 bytes, recursively, so reordering keys in a `.tool.yaml` file changes nothing on
+//! the wire.
+//!
+//! Low in the crate: it imports nothing of it, so every layer (the brief's lock,
+//! composition, provider calls, the proxy, the ledger) can use it without a circle.
 //! Adding a wire is adding a variant here (the compiler then lists every `match` that must
-//! learn it) and one module per wire where its body, usage and stream live.
+//! learn it) and one module per wire for its body and how its prefix is laid out.
 
+pub mod anthropic;
 mod base_url;
+pub mod canonical;
+pub mod openai;
+pub mod prefix;
+mod prompt;
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use base_url::BaseUrl;
+pub use prompt::{Message, Prompt, Role, ToolDef};
 
 /// A provider API's wire format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -97,6 +116,20 @@ impl Wire {
     }
 }
 
+/// The request body of `prompt` in `wire`'s format; `cache_key` (OpenAI's
+/// `prompt_cache_key`) is used by OpenAI only.
+pub fn body(
+    prompt: &Prompt,
+    wire: Wire,
+    model: Option<&str>,
+    cache_key: Option<&str>,
+) -> serde_json::Value {
+    match wire {
+        Wire::OpenAi => openai::body(prompt, model, cache_key),
+        Wire::Anthropic => anthropic::body(prompt, model),
+    }
+}
+
 impl fmt::Display for Wire {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -125,6 +158,26 @@ impl FromStr for Wire {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use prompt::fixtures::prompt;
+
+    #[test]
+    fn schema_key_order_in_the_source_does_not_reach_the_wire() {
+        let mut reordered = prompt();
+        reordered.tools[0].input_schema = serde_json::from_str(
+            r#"{"required":["a"],"type":"object","properties":{"b":{"type":"string"},"a":{"type":"integer"}}}"#,
+        )
+        .unwrap();
+        let mut written = prompt();
+        written.tools[0].input_schema = serde_json::from_str(
+            r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"]}"#,
+        )
+        .unwrap();
+        for wire in Wire::ALL {
+            let a = serde_json::to_string(&body(&reordered, wire, None, None)).unwrap();
+            let b = serde_json::to_string(&body(&written, wire, None, None)).unwrap();
+            assert_eq!(a, b);
+        }
+    }
 
     #[test]
     fn wires_round_trip_through_their_words() {

@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use briefkit::error::{Error, ErrorKind};
-use briefkit::prompt::wire::{Message, Prompt, Role};
 use briefkit::provider::{self, Answer, ApiKey, CallOptions, Settings, Usage};
 use briefkit::wire::Wire;
+use briefkit::wire::{Message, Prompt, Role};
 
 use super::{Reply, Server};
 

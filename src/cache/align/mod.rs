@@ -2,7 +2,7 @@
 //!
 //! A provider serves a call from its prompt cache only when the start of the request is
 //! byte-identical to an earlier one. So across wakes the stable prefix (tools, static
-//! system and worked examples, as `prompt::prefix` defines it from the bytes sent) must not
+//! system and worked examples, as `wire::prefix` defines it from the bytes sent) must not
 //! change at all (a changed example is drift of the `examples` part), and
 //! the conversation may only grow at its end. This module says, per wake, whether that held,
 //! which part broke it and where; and it points at volatile values (timestamps, ids, tokens)
@@ -10,7 +10,7 @@
 //! cached zone is what breaks caches in the first place.
 //!
 //! Three zones are never drift and never warned about, only measured: the live zone (the
-//! volatile system part after the stable prefix, see `prompt::prefix`), the last N messages
+//! volatile system part after the stable prefix, see `wire::prefix`), the last N messages
 //! of every wake when the caller names a volatile tail (a session's Tier 3), and, with
 //! `--wakes`, the whole conversation (each wake brings its own).
 //!
@@ -34,8 +34,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 
-pub use crate::prompt::prefix::NotARequest;
 use crate::wire::Wire;
+pub use crate::wire::prefix::NotARequest;
 pub use report::{
     Baseline, CacheMetrics, Difference, Part, PartStats, Parts, Totals, WakeReport, Zone,
 };

@@ -17,9 +17,9 @@ use crate::cache::ledger::{self, Entry};
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, compose, prefix};
 use crate::prompt::measure::prefix_tokens;
-use crate::prompt::wire::{Message, Role};
 use crate::provider::{CallOptions, Provider, Settings};
 use crate::wire::Wire;
+use crate::wire::{Message, Role};
 
 /// What to probe.
 pub struct Request<'a> {
@@ -76,7 +76,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
     // The prefix identity of what is sent, in the wire the provider speaks.
     let prefix_hash = composed.stable_prefix(settings.wire).hash;
     if cache_key && settings.wire == Wire::OpenAi {
-        options.cache_key = Some(crate::prompt::prefix::cache_key(&prefix_hash));
+        options.cache_key = Some(crate::wire::prefix::cache_key(&prefix_hash));
     }
     let mut prompt = composed.prompt;
     // The smallest turn that still makes a whole request: the prefix is what is measured.

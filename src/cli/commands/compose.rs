@@ -12,9 +12,9 @@ use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, Composed, PrefixHashes, compose, tools_json};
-use crate::prompt::prefix::{as_sent, cache_key};
 use crate::tokens;
 use crate::wire::Wire;
+use crate::wire::prefix::{as_sent, cache_key};
 
 /// Compose a brief into its system prompt or a provider request body
 ///

@@ -187,7 +187,7 @@ impl Call<'_> {
         &self,
         ui: &Ui,
         item: &Item,
-        prompt: crate::prompt::wire::Prompt,
+        prompt: crate::wire::Prompt,
         which: &str,
     ) -> Result<provider::Answer> {
         let waiting = format!(
