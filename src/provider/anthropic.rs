@@ -270,7 +270,7 @@ mod tests {
         assert_eq!(collected.text, "Hi");
         assert_eq!(collected.finish_reason.as_deref(), Some("end_turn"));
         assert_eq!(collected.model.as_deref(), Some("claude-x-1"));
-        let usage = Usage::from_anthropic(collected.raw_usage.as_ref().unwrap()).unwrap();
+        let usage = Usage::of(Wire::Anthropic, collected.raw_usage.as_ref().unwrap()).unwrap();
         assert_eq!(usage.input_tokens, 2010);
         assert_eq!(usage.cached_input_tokens, Some(2000));
         assert_eq!(usage.output_tokens, 4);

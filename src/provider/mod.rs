@@ -18,19 +18,18 @@ pub mod sse;
 mod stream;
 mod tool_calls;
 mod transport;
-mod usage;
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub use crate::wire::Usage;
 pub use openai::TokenField;
 pub use settings::{
     ApiKey, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings, TIMEOUT_VAR, choice,
     configured_base_url, parse_base_url,
 };
 pub use tool_calls::ToolCall;
-pub use usage::Usage;
 
 use crate::clock::format_duration;
 use crate::error::{CallStatus, Error, Result, Topic};
@@ -276,10 +275,10 @@ impl Provider {
                 MAX_ANSWER_BYTES / 1024
             )));
         }
-        let usage = collected.raw_usage.as_ref().and_then(|raw| match kind {
-            Wire::OpenAi => Usage::from_openai(raw),
-            Wire::Anthropic => Usage::from_anthropic(raw),
-        });
+        let usage = collected
+            .raw_usage
+            .as_ref()
+            .and_then(|raw| Usage::of(kind, raw));
         let model = match collected.model {
             Some(model) => transport::clean(&model, 200, &self.settings),
             None => self.settings.model.clone(),

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::canonical;
 use super::prompt::{Message, Prompt};
+use super::usage::{Usage, count};
 
 /// The Anthropic messages of the worked examples: plain string content, except the last
 /// message, one text block carrying the breakpoint that caches tools, system and examples.
@@ -129,6 +130,23 @@ pub(crate) fn leading_examples(messages: &[Value]) -> usize {
     } else {
         0
     }
+}
+
+/// Normalises an Anthropic `usage` object, where `input_tokens` counts only what came
+/// after the last cache breakpoint: cache reads and writes are added back in (saturating:
+/// a server's figures are not trusted to fit).
+pub fn usage(usage: &Value) -> Option<Usage> {
+    let uncached = count(usage, &["input_tokens"])?;
+    let read = count(usage, &["cache_read_input_tokens"]);
+    let written = count(usage, &["cache_creation_input_tokens"]);
+    Some(Usage {
+        input_tokens: uncached
+            .saturating_add(read.unwrap_or(0))
+            .saturating_add(written.unwrap_or(0)),
+        cached_input_tokens: read,
+        cache_write_tokens: written,
+        output_tokens: count(usage, &["output_tokens"]).unwrap_or(0),
+    })
 }
 
 #[cfg(test)]

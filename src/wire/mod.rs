@@ -4,8 +4,8 @@
 //! path its calls go to and the header that carries the key.
 //!
 //! Below the enum, what goes on the wire: a prompt in provider-neutral form
-//! ([`Prompt`]), each wire's request body (one module per wire: [`openai`],
-//! [`anthropic`]), the canonical JSON and hash ([`canonical`]) and the one stable-prefix
+//! ([`Prompt`]), each wire's request body and usage fields (one module per wire:
+//! [`openai`], [`anthropic`]), the normalised [`Usage`], the canonical JSON and hash ([`canonical`]) and the one stable-prefix
 //! identity ([`prefix`]). `brief compose --format openai|anthropic` prints these bodies and
 //! the providers send them, so what an operator inspects is byte-for-byte what goes on the
 //! wire (plus the per-call fields a provider adds: `stream`, `max_tokens`, …).
@@ -26,12 +26,14 @@ pub mod canonical;
 pub mod openai;
 pub mod prefix;
 mod prompt;
+mod usage;
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use base_url::BaseUrl;
 pub use prompt::{Message, Prompt, Role, ToolDef};
+pub use usage::Usage;
 
 /// A provider API's wire format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

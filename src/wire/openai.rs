@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::canonical;
 use super::prompt::{Message, Prompt, Role};
+use super::usage::{Usage, count};
 
 /// An OpenAI chat-completions request body: the static system message, the volatile one as
 /// a second system message, then the conversation; tools as `{"type": "function",
@@ -77,6 +78,24 @@ pub(crate) fn is_example(message: &Value) -> bool {
         message.get("name").and_then(Value::as_str),
         Some("example_user" | "example_assistant")
     )
+}
+
+/// Normalises an OpenAI-compatible `usage` object. `None` when it has no
+/// `prompt_tokens` (a server that sent a placeholder).
+///
+/// The cached count comes from `prompt_tokens_details.cached_tokens` (OpenAI, vLLM,
+/// many gateways) or DeepSeek's `prompt_cache_hit_tokens`; both count tokens inside
+/// `prompt_tokens`.
+pub fn usage(usage: &Value) -> Option<Usage> {
+    let input_tokens = count(usage, &["prompt_tokens"])?;
+    let cached_input_tokens = count(usage, &["prompt_tokens_details", "cached_tokens"])
+        .or_else(|| count(usage, &["prompt_cache_hit_tokens"]));
+    Some(Usage {
+        input_tokens,
+        cached_input_tokens,
+        cache_write_tokens: count(usage, &["prompt_tokens_details", "cache_write_tokens"]),
+        output_tokens: count(usage, &["completion_tokens"]).unwrap_or(0),
+    })
 }
 
 #[cfg(test)]
