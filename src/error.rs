@@ -2,7 +2,8 @@
 //!
 //! Scripts and CI depend on the exit codes, so they are decided here and nowhere else:
 //! 0 ok, 1 check failed or guard flagged, 2 bad usage or input, 3 provider failure,
-//! 4 conflict, 70 internal error (a bug in briefkit, never the user's input).
+//! 4 conflict, 70 internal error (a bug in briefkit, never the user's input), 130
+//! interrupted (Ctrl-C, as shells report a process stopped by SIGINT).
 //!
 //! An error carries what a renderer needs to show it in every output format: a one-line
 //! message, the located problems behind it (file, line, column: GitHub annotations and JSON
@@ -36,6 +37,8 @@ pub enum ErrorKind {
     Internal,
     /// Writing to stdout hit a closed pipe: exit quietly.
     BrokenPipe,
+    /// The operator interrupted the command (Ctrl-C) (exit 130).
+    Interrupted,
 }
 
 impl ErrorKind {
@@ -47,6 +50,7 @@ impl ErrorKind {
             ErrorKind::Provider => 3,
             ErrorKind::Conflict => 4,
             ErrorKind::Internal => 70,
+            ErrorKind::Interrupted => 130,
         }
     }
 
@@ -59,6 +63,7 @@ impl ErrorKind {
             ErrorKind::Conflict => "conflict",
             ErrorKind::Internal => "internal",
             ErrorKind::BrokenPipe => "broken_pipe",
+            ErrorKind::Interrupted => "interrupted",
         }
     }
 }
@@ -197,6 +202,11 @@ impl Error {
         Self::new(ErrorKind::Conflict, message)
     }
 
+    /// The operator interrupted the command (exit 130).
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Interrupted, message)
+    }
+
     /// A bug in briefkit (exit 70): never the user's fault.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Internal, message)
@@ -267,13 +277,24 @@ impl Error {
     }
 
     /// The messages of the causes this error wraps, outermost first, leaving out any that
-    /// the message already says.
+    /// the message (or an earlier cause) already says, in any letter case and without the
+    /// operating system's `(os error N)`.
     pub fn causes(&self) -> Vec<String> {
+        let said = |text: &str, within: &str| {
+            let bare = text
+                .rsplit_once(" (os error ")
+                .map_or(text, |(words, _)| words)
+                .to_lowercase();
+            within.to_lowercase().contains(&bare)
+        };
         let mut out: Vec<String> = Vec::new();
         let mut current = std::error::Error::source(self);
         while let Some(cause) = current {
             let text = cause.to_string();
-            if !text.is_empty() && !self.message.contains(&text) && !out.contains(&text) {
+            if !text.is_empty()
+                && !said(&text, &self.message)
+                && !out.iter().any(|earlier| said(&text, earlier))
+            {
                 out.push(text);
             }
             current = cause.source();
@@ -296,13 +317,21 @@ impl Error {
             }
             _ => err.to_string(),
         };
-        // The OS's own wording ("os error 2") is left out on purpose: the plain words
-        // above say the same to a person.
-        Self::input(format!("{}: {what}", path.display()))
+        // The message says it in plain words; the error itself is kept as the cause (the
+        // OS's own wording is shown only where it says more, see `causes`).
+        Self::input(format!("{}: {what}", path.display())).with_source(io_copy(err))
     }
 
     pub fn exit_code(&self) -> u8 {
         self.kind.exit_code()
+    }
+}
+
+/// An owned copy of an I/O error, for a cause: the OS error itself when there is one.
+fn io_copy(err: &std::io::Error) -> std::io::Error {
+    match err.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::new(err.kind(), err.to_string()),
     }
 }
 
@@ -347,6 +376,28 @@ mod tests {
         .map(|k| k.exit_code())
         .collect();
         assert_eq!(codes, [1, 2, 3, 4, 70]);
+    }
+
+    #[test]
+    fn an_io_error_keeps_its_cause_and_shows_it_only_where_it_says_more() {
+        let path = Path::new("x.md");
+        let missing = Error::io(path, &std::io::Error::from_raw_os_error(libc::ENOENT));
+        assert_eq!(missing.message, "x.md: no such file or directory");
+        let source = std::error::Error::source(&missing).map(ToString::to_string);
+        assert!(source.unwrap().contains("os error 2"));
+        assert!(missing.causes().is_empty(), "the message says it already");
+        let dir = Error::io(path, &std::io::Error::from_raw_os_error(libc::EISDIR));
+        assert_eq!(dir.causes(), ["Is a directory (os error 21)"]);
+        let other = Error::io(path, &std::io::Error::other("disk on fire"));
+        assert_eq!(other.message, "x.md: disk on fire");
+        assert!(other.causes().is_empty());
+    }
+
+    #[test]
+    fn interrupted_is_exit_130() {
+        let err = Error::interrupted("stopped");
+        assert_eq!(err.exit_code(), 130);
+        assert_eq!(err.kind.as_str(), "interrupted");
     }
 
     #[test]

@@ -90,7 +90,7 @@ impl Lock {
 
     pub fn to_yaml(&self) -> Result<String> {
         let body = serde_yaml::to_string(self)
-            .map_err(|e| Error::input(format!("cannot render the lock: {e}")))?;
+            .map_err(|e| Error::input(format!("cannot render the lock: {e}")).with_source(e))?;
         let text = format!("{HEADER}{body}");
         if text.len() as u64 > MAX_LOCK_BYTES {
             return Err(Error::input(format!(

@@ -79,6 +79,6 @@ fn usage_message(err: &clap::Error) -> String {
 
 impl From<clap::Error> for Error {
     fn from(err: clap::Error) -> Self {
-        Error::input(err.to_string())
+        Error::input(err.to_string()).with_source(err)
     }
 }

@@ -248,6 +248,23 @@ mod tests {
     }
 
     #[test]
+    fn an_errors_causes_and_an_interruption_reach_the_json() {
+        let err = Error::io(
+            Path::new("items"),
+            &std::io::Error::from_raw_os_error(libc::EISDIR),
+        );
+        let value = serde_json::to_value(ErrorReport::new(&err)).unwrap();
+        assert_eq!(
+            value["error"]["causes"],
+            serde_json::json!(["Is a directory (os error 21)"])
+        );
+        let stopped = Error::interrupted("cancelled by Ctrl-C");
+        let value = serde_json::to_value(ErrorReport::new(&stopped)).unwrap();
+        assert_eq!(value["error"]["kind"], "interrupted");
+        assert_eq!(value["error"]["exit_code"], 130);
+    }
+
+    #[test]
     fn annotations_carry_file_line_and_col_escaped() {
         let line = annotation(
             AnnotationLevel::Warning,

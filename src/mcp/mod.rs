@@ -99,16 +99,18 @@ pub fn run(options: tools::Options) -> Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Error::input(format!("cannot start the MCP server's runtime: {e}")))?;
+        .map_err(|e| {
+            Error::input(format!("cannot start the MCP server's runtime: {e}")).with_source(e)
+        })?;
     runtime.block_on(async {
         let service = Server::new(options)
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")))?;
+            .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")).with_source(e))?;
         service
             .waiting()
             .await
-            .map_err(|e| Error::input(format!("the MCP server stopped: {e}")))?;
+            .map_err(|e| Error::input(format!("the MCP server stopped: {e}")).with_source(e))?;
         Ok::<_, Error>(())
     })?;
     // A blocking stdin read cannot be cancelled; do not wait for it.

@@ -35,9 +35,9 @@ pub fn client(settings: &Settings) -> Result<Client> {
         // A proxy from the environment cannot reach this machine's own servers.
         builder = builder.no_proxy();
     }
-    builder
-        .build()
-        .map_err(|err| Error::provider(format!("could not set up the HTTP client: {err}")))
+    builder.build().map_err(|err| {
+        Error::provider(format!("could not set up the HTTP client: {err}")).with_source(err)
+    })
 }
 
 /// Sends `body` and reads the streamed answer through `parser`.

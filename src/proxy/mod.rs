@@ -100,16 +100,19 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         .enable_all()
         .thread_name("brief-proxy")
         .build()
-        .map_err(|e| Error::input(format!("cannot start the proxy's runtime: {e}")))?;
+        .map_err(|e| {
+            Error::input(format!("cannot start the proxy's runtime: {e}")).with_source(e)
+        })?;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(config.listen))
         .map_err(|e| {
             Error::input(format!("cannot listen on {}: {e}", config.listen))
+                .with_source(e)
                 .with_hint("pick another address with --listen, e.g. 127.0.0.1:0 for any free port")
         })?;
     let local = listener
         .local_addr()
-        .map_err(|e| Error::input(format!("cannot read the bound address: {e}")))?;
+        .map_err(|e| Error::input(format!("cannot read the bound address: {e}")).with_source(e))?;
     for (upstream, flag, var) in [
         (&openai, "--openai-upstream", "OPENAI_BASE_URL"),
         (&anthropic, "--anthropic-upstream", "ANTHROPIC_BASE_URL"),

@@ -70,7 +70,7 @@ pub fn client() -> Result<Client> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     use rustls_platform_verifier::ConfigVerifierExt;
     let tls = rustls::ClientConfig::with_platform_verifier()
-        .map_err(|e| Error::provider(format!("cannot set up TLS: {e}")))?;
+        .map_err(|e| Error::provider(format!("cannot set up TLS: {e}")).with_source(e))?;
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);

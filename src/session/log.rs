@@ -286,8 +286,9 @@ impl Locked {
         let path = &self.log_path;
         let mut bytes = Vec::new();
         for event in events {
-            serde_json::to_writer(&mut bytes, event)
-                .map_err(|e| Error::input(format!("cannot encode a session event: {e}")))?;
+            serde_json::to_writer(&mut bytes, event).map_err(|e| {
+                Error::input(format!("cannot encode a session event: {e}")).with_source(e)
+            })?;
             bytes.push(b'\n');
         }
         crate::store::transaction::fault_point("session-before-append");

@@ -41,8 +41,9 @@ pub enum NewEntry {
 impl NewEntry {
     /// A sub-agent's result: validated against the envelope schema, appended whole.
     pub fn subagent(call: String, text: &str) -> Result<NewEntry> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| Error::input(format!("the sub-agent result is not JSON: {e}")))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            Error::input(format!("the sub-agent result is not JSON: {e}")).with_source(e)
+        })?;
         let violations = envelope::validate(&value);
         if !violations.is_empty() {
             return Err(

@@ -84,8 +84,9 @@ impl VersionMeta {
             chain: None,
             ..self.clone()
         };
-        let yaml = serde_yaml::to_string(&unchained)
-            .map_err(|e| Error::input(format!("cannot render version {}: {e}", self.version)))?;
+        let yaml = serde_yaml::to_string(&unchained).map_err(|e| {
+            Error::input(format!("cannot render version {}: {e}", self.version)).with_source(e)
+        })?;
         Ok(sha256_hex(
             format!("briefkit-version-chain\n{previous}\n{yaml}").as_bytes(),
         ))
@@ -339,8 +340,9 @@ impl History {
         let previous = self.latest().map(|v| v.link.as_str()).unwrap_or_default();
         let link = meta.chain_after(previous)?;
         meta.chain = Some(link.clone());
-        let yaml = serde_yaml::to_string(&meta)
-            .map_err(|e| Error::input(format!("cannot render version {number}: {e}")))?;
+        let yaml = serde_yaml::to_string(&meta).map_err(|e| {
+            Error::input(format!("cannot render version {number}: {e}")).with_source(e)
+        })?;
         let path = self.dir.join(format!("{number:04}.md"));
         if fs::symlink_metadata(&path).is_ok() {
             return Err(

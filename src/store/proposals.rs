@@ -198,8 +198,9 @@ fn render(proposal: &Proposal) -> Result<String> {
 }
 
 fn render_within(proposal: &Proposal, limit: u64) -> Result<String> {
-    let yaml = serde_yaml::to_string(proposal)
-        .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
+    let yaml = serde_yaml::to_string(proposal).map_err(|e| {
+        Error::input(format!("cannot render proposal {}: {e}", proposal.id)).with_source(e)
+    })?;
     if yaml.len() as u64 > limit {
         return Err(Error::input(format!(
             "proposal {} would be {} bytes; the limit is {limit} ({} MiB)",
@@ -215,9 +216,11 @@ fn render_within(proposal: &Proposal, limit: u64) -> Result<String> {
 fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
     let text = inside::read_text(brief_dir, path, MAX_PROPOSAL_BYTES)?;
     let mut proposal: Proposal = crate::text::yaml::from_str(&text).map_err(|e| {
-        Error::input(format!("{}: unreadable proposal: {e}", path.display())).with_hint(
-            "proposals are written only by `brief compress`; discard this one with `brief discard`",
-        )
+        Error::input(format!("{}: unreadable proposal: {e}", path.display()))
+            .with_source(e)
+            .with_hint(
+                "proposals are written only by `brief compress`; discard this one with `brief discard`",
+            )
     })?;
     // A proposal file can arrive in a pull request: its one-line fields are printed, so
     // they get the same cleaning as a server's text.

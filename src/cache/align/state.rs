@@ -75,7 +75,7 @@ impl State {
     /// disk, then renamed over the old one, so a crash leaves the old or the new file.
     pub fn save(&self, path: &Path) -> Result<()> {
         let mut text = serde_json::to_string_pretty(self)
-            .map_err(|e| Error::input(format!("cannot render the state: {e}")))?;
+            .map_err(|e| Error::input(format!("cannot render the state: {e}")).with_source(e))?;
         text.push('\n');
         crate::store::write_atomic(path, text.as_bytes())
     }

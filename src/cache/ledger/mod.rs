@@ -262,7 +262,7 @@ pub fn check_path(path: &Path) -> Result<()> {
 /// a newline is written first so this entry starts on its own line.
 pub fn append(path: &Path, entry: &Entry) -> Result<()> {
     let mut line = serde_json::to_string(entry)
-        .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")))?;
+        .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")).with_source(e))?;
     line.push('\n');
     let io = |e: std::io::Error| {
         Error::io(path, &e).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")

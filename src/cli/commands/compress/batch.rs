@@ -43,6 +43,8 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
                 }
                 rows.push(Row::Proposed(item, Box::new(proposal)));
             }
+            // Ctrl-C stops the batch: no further item is asked.
+            Err(err) if err.kind == crate::error::ErrorKind::Interrupted => return Err(err),
             Err(err) => {
                 unreachable = matches!(
                     err.call_status(),

@@ -212,13 +212,14 @@ impl Call<'_> {
             &self.compressor.hash,
         )
         .targeting(&self.brief.manifest.name, &self.brief.dir, &item.id);
-        let Ok(result) = result else {
-            self.record(ui, &entry.cancelled(started.elapsed()));
-            ui.err_line(&format!(
-                "cancelled: the call for `{}` was interrupted; nothing saved",
-                item.id
-            ));
-            std::process::exit(interrupt::EXIT_INTERRUPTED);
+        let result = match result {
+            Ok(result) => result,
+            Err(interrupted) => {
+                if interrupted.kind == crate::error::ErrorKind::Interrupted {
+                    self.record(ui, &entry.cancelled(started.elapsed()));
+                }
+                return Err(interrupted);
+            }
         };
         self.record(ui, &entry.record(started.elapsed(), &result));
         result
