@@ -86,6 +86,31 @@ pub enum Topic {
     BaseUrlNotAllowed { url: String },
     /// The provider's server could not be reached at the configured base URL.
     Unreachable { wire: Wire },
+    /// Volatile placeholders without a value.
+    MissingVars { names: Vec<String> },
+    /// The path names no brief: no such directory, a file, or a directory without
+    /// `brief.yaml` (`exists`: the directory is there).
+    NoBrief { exists: bool },
+    /// The path names no session.
+    NoSession,
+    /// A purge would keep a tool call without its result or the reverse: both must go.
+    PurgeBoth { ids: [String; 2] },
+    /// An operation id the session has not pending.
+    NotPending,
+    /// A setting's value (a path) is unusable; the domain's hint says what it should be, the
+    /// edge says where it is set.
+    Setting(Setting),
+}
+
+/// A setting an operator gives as a flag or an environment variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// Where the CCR store is (`--store`, `BRIEF_CCR_PATH`).
+    CcrStore,
+    /// Where the usage ledger is (`--ledger`, `BRIEF_LEDGER`).
+    Ledger,
+    /// `brief align`'s state file (`--state`).
+    AlignState,
 }
 
 /// Where a setting's value came from.

@@ -331,3 +331,90 @@ fn mcp_refuses_to_start_with_a_bad_allow_base_url() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 23: hints are in the words of the edge that shows them. The same errors the
+/// command line answers with flags (`--var`, `--ids`, `--model`) come back to an MCP
+/// caller naming its own tool arguments.
+#[test]
+fn mcp_hints_name_tool_arguments_not_command_line_flags() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    ok(root, &["session", "append", "s", "--user", "Find a slot."]);
+    let tool_call = r#"{"day": "2026-12-01"}"#;
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "find_slot",
+            "--args",
+            tool_call,
+        ],
+    );
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            "tool_call_2",
+            "--text",
+            "10:00",
+        ],
+    );
+    let answers = mcp_with(
+        root,
+        &[],
+        &[],
+        &[
+            call(1, "compose", json!({"brief": "clinic"})),
+            call(2, "purge", json!({"session": "s", "ids": ["tool_call_2"]})),
+            call(
+                3,
+                "compact_context",
+                json!({"session": "s", "resume_instruction": "Go on."}),
+            ),
+            call(4, "session_status", json!({"session": "nowhere"})),
+        ],
+    );
+    let texts: Vec<String> = answers
+        .iter()
+        .map(|a| {
+            assert_eq!(a["result"]["isError"], true, "{a}");
+            a["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        texts[0].contains("`vars`") && texts[0].contains("\"patient\""),
+        "{}",
+        texts[0]
+    );
+    assert!(
+        texts[1].contains(r#""ids": ["tool_call_2", "tool_res_3"]"#),
+        "{}",
+        texts[1]
+    );
+    assert!(texts[2].contains("`model`"), "{}", texts[2]);
+    assert!(texts[3].contains("session directory"), "{}", texts[3]);
+    for text in &texts {
+        for flag in ["--var", "--ids", "--model", "--brief"] {
+            assert!(!text.contains(flag), "{flag} in an MCP hint: {text}");
+        }
+    }
+    // The command line says the same with its flags.
+    let out = crate::common::run_in(root, &["compose", "clinic"]);
+    assert!(crate::common::stderr(&out).contains("hint: pass --var"));
+    let out = crate::common::run_in(root, &["session", "purge", "s", "--ids", "tool_call_2"]);
+    assert!(
+        crate::common::stderr(&out).contains("purge both: --ids tool_call_2,tool_res_3"),
+        "{}",
+        crate::common::stderr(&out)
+    );
+}

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Setting, Topic};
 
 /// The schema version in `PRAGMA user_version`.
 pub const VERSION: i64 = 1;
@@ -87,14 +87,19 @@ fn identify(path: &Path) -> Result<Found> {
     let meta = match fs::metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Missing),
-        Err(e) => return Err(Error::io(path, &e).with_hint(HINT_PATH)),
+        Err(e) => {
+            return Err(Error::io(path, &e)
+                .with_hint(HINT_PATH)
+                .with_topic(Topic::Setting(Setting::CcrStore)));
+        }
     };
     if meta.is_dir() {
         return Err(Error::input(format!(
             "CCR store {}: a directory, not a file",
             path.display()
         ))
-        .with_hint("pass the path of the store file, e.g. --store ./ccr.sqlite"));
+        .with_hint("name the store file itself, e.g. ./ccr.sqlite")
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
     if !meta.is_file() {
         return Err(Error::input(format!(
@@ -102,7 +107,8 @@ fn identify(path: &Path) -> Result<Found> {
             path.display(),
             crate::files::policy::kind_of(meta.file_type())
         ))
-        .with_hint(HINT_PATH));
+        .with_hint(HINT_PATH)
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
     if meta.len() == 0 {
         return Ok(Found::Empty);
@@ -115,11 +121,13 @@ fn identify(path: &Path) -> Result<Found> {
         Ok(true) => Ok(Found::Sqlite),
         Ok(false) => Err(not_sqlite(path)),
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(not_sqlite(path)),
-        Err(e) => Err(Error::io(path, &e).with_hint(HINT_PATH)),
+        Err(e) => Err(Error::io(path, &e)
+            .with_hint(HINT_PATH)
+            .with_topic(Topic::Setting(Setting::CcrStore))),
     }
 }
 
-const HINT_PATH: &str = "point --store or BRIEF_CCR_PATH at a new file or an existing store";
+const HINT_PATH: &str = "use a new file or an existing store";
 
 /// A file that does not start as an SQLite database: a store overwritten by accident, or
 /// a file that never was one. Either way it is left as it is.
@@ -129,8 +137,9 @@ fn not_sqlite(path: &Path) -> Error {
         "CCR store {shown} is damaged or not a CCR store (not an SQLite database); it was left unchanged"
     ))
     .with_hint(format!(
-        "if it was a store, its originals cannot be read; move it aside (e.g. mv {shown} {shown}.damaged) and a new store is created on the next put; else point --store or BRIEF_CCR_PATH elsewhere"
+        "if it was a store, its originals cannot be read; move it aside (e.g. mv {shown} {shown}.damaged) and a new store is created on the next put; else use another path"
     ))
+    .with_topic(Topic::Setting(Setting::CcrStore))
 }
 
 fn not_a_store(path: &Path, why: &str) -> Error {
@@ -139,6 +148,7 @@ fn not_a_store(path: &Path, why: &str) -> Error {
         path.display()
     ))
     .with_hint(HINT_PATH)
+    .with_topic(Topic::Setting(Setting::CcrStore))
 }
 
 fn connect(path: &Path, create: bool) -> Result<Connection> {
@@ -164,7 +174,8 @@ fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
             "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
             path.display()
         ))
-        .with_hint("use the newer briefkit that wrote it, or another --store"));
+        .with_hint("use the newer briefkit that wrote it, or another store")
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
     let (tables, ours): (i64, i64) = conn
         .query_row(
@@ -196,7 +207,9 @@ fn init(conn: Connection, path: &Path) -> Result<Connection> {
 /// `-shm` files the main file's permissions.
 fn create_private(path: &Path) -> Result<()> {
     let io = |e: std::io::Error| {
-        Error::io(path, &e).with_hint("pass a writable path with --store or BRIEF_CCR_PATH")
+        Error::io(path, &e)
+            .with_hint("use a writable path")
+            .with_topic(Topic::Setting(Setting::CcrStore))
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.exists()
@@ -265,7 +278,8 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
             "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
             path.display()
         ))
-        .with_hint("use the newer briefkit that wrote it, or another --store"));
+        .with_hint("use the newer briefkit that wrote it, or another store")
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
     // Version 0: new, or not ours. Decide under the write lock so two first openers do not
     // both create.
@@ -316,7 +330,8 @@ pub fn sql(path: &Path, err: &rusqlite::Error) -> Error {
         .with_hint("retry; if it persists, look for a process holding the store open"),
         Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied | ErrorCode::CannotOpen) => {
             Error::input(format!("CCR store {shown}: {}", detail(err)))
-                .with_hint("pass a writable path with --store or BRIEF_CCR_PATH")
+                .with_hint("use a writable path")
+        .with_topic(Topic::Setting(Setting::CcrStore))
         }
         Some(ErrorCode::DiskFull) => Error::input(format!("CCR store {shown}: the disk is full"))
             .with_hint("free space, or run `brief ccr gc` to drop expired originals"),

@@ -1,19 +1,31 @@
 //! What the user of the command line can do about an error, in this edge's words: its
 //! flags, its commands and the files it reads. Domain errors carry a [`Topic`] instead of
-//! advice that names flags (an MCP caller has none); this is where the CLI's words for each
-//! topic live (the MCP server has its own, in `crate::mcp::tools`).
+//! advice that names flags or commands (an MCP caller has neither); this is where the
+//! CLI's words for each topic live (the MCP server has its own, in `crate::mcp::tools`).
 
-use crate::error::{Error, Origin, Topic};
+use crate::error::{Error, Origin, Setting, Topic};
 
-/// `err` with the CLI's hint for its topic, when it has one.
-pub fn attach(err: Error) -> Error {
-    match err.topic().and_then(hint) {
-        Some(hint) => err.with_hint(hint),
-        None => err,
+/// The hint the command line shows for `err`: its words for the error's topic, else the
+/// domain's own hint. Every CLI renderer of an error (stderr, `--json`, `check`'s
+/// per-brief errors) takes the hint from here.
+pub fn for_cli(err: &Error) -> Option<String> {
+    err.topic()
+        .and_then(|topic| hint(topic, err.hint.as_deref()))
+        .or_else(|| err.hint.as_deref().map(str::to_string))
+}
+
+/// Where a setting is given on the command line.
+pub fn setting_words(setting: Setting) -> &'static str {
+    match setting {
+        Setting::CcrStore => "--store or BRIEF_CCR_PATH",
+        Setting::Ledger => "--ledger or BRIEF_LEDGER",
+        Setting::AlignState => "--state",
     }
 }
 
-fn hint(topic: &Topic) -> Option<String> {
+/// The CLI's hint for `topic`; `domain` is the hint the domain gave in words true at every
+/// edge, which some topics complete.
+fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
     Some(match topic {
         Topic::NoModel { wire } => format!(
             "pass --model NAME, or set `model: {{ provider: {wire}, name: NAME }}` in brief.yaml"
@@ -40,6 +52,21 @@ fn hint(topic: &Topic) -> Option<String> {
             "check --base-url or {} and the network",
             wire.base_url_var()
         ),
+        Topic::MissingVars { names } => {
+            let flags: Vec<String> = names.iter().map(|n| format!("--var {n}=VALUE")).collect();
+            format!("pass {}", flags.join(" "))
+        }
+        Topic::NoBrief { exists: false } => {
+            "name a directory that holds a brief.yaml, or create one with `brief init DIR`".into()
+        }
+        Topic::NoBrief { exists: true } => "create one with `brief init DIR`".into(),
+        Topic::NoSession => "make one with `brief session new DIR --brief BRIEF`".into(),
+        Topic::PurgeBoth { ids: [a, b] } => format!("purge both: --ids {a},{b}"),
+        Topic::NotPending => "`brief session status DIR` lists the pending operations".into(),
+        Topic::Setting(setting) => match domain {
+            Some(domain) => format!("{domain} ({})", setting_words(*setting)),
+            None => format!("set {}", setting_words(*setting)),
+        },
         // Only an MCP tool call names a base URL of its own.
         Topic::BaseUrlNotAllowed { .. } => return None,
     })

@@ -60,7 +60,6 @@ pub fn main() -> ExitCode {
         Ok(output::Outcome::Ok) => ExitCode::SUCCESS,
         Ok(output::Outcome::Failed) => ExitCode::from(ErrorKind::Failed.exit_code()),
         Err(err) => {
-            let err = hints::attach(err);
             ui.error(&err);
             if json && !err.reported && err.kind != ErrorKind::BrokenPipe {
                 let _ = ui.json(&ErrorReport::new(&err));

@@ -55,7 +55,7 @@ pub struct ErrorBody<'a> {
     /// `input`, `provider`, `conflict`, `failed` or `internal`.
     pub kind: &'static str,
     pub message: &'a str,
-    pub hint: Option<&'a str>,
+    pub hint: Option<String>,
     /// Every located problem behind the error: `file`, `line`, `column` (0 when
     /// unknown), `message`.
     pub locations: &'a [Location],
@@ -77,7 +77,7 @@ impl<'a> ErrorReport<'a> {
             error: ErrorBody {
                 kind: err.kind.as_str(),
                 message: &err.message,
-                hint: err.hint.as_deref(),
+                hint: crate::cli::hints::for_cli(err),
                 locations: &err.locations,
                 details: &err.details,
                 causes: err.causes(),

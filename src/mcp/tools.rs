@@ -51,11 +51,11 @@ impl From<crate::error::Error> for ToolError {
 /// What an MCP caller can do about an error, in this edge's words: its tool arguments,
 /// and the server's operator for what only the operator decides (flags, environment).
 fn hint(err: &crate::error::Error) -> Option<String> {
-    use crate::error::{Origin, Topic};
+    use crate::error::{Origin, Setting, Topic};
     Some(match err.topic()? {
         Topic::NoModel { wire } => format!(
-            "name `model` (and `provider`) in the tool call; or the server's operator starts \
-             it with `--model NAME`, or sets `model: {{ provider: {wire}, name: NAME }}` in \
+            "name `model` (and `provider`) in the tool call; or the server's operator names \
+             a model when starting it, or sets `model: {{ provider: {wire}, name: NAME }}` in \
              the session brief's brief.yaml"
         ),
         Topic::NoApiKey { wire } => format!(
@@ -73,7 +73,7 @@ fn hint(err: &crate::error::Error) -> Option<String> {
                 Origin::Brief => "`model.base_url` in the session brief's brief.yaml".into(),
                 Origin::Environment =>
                     format!("{} in the server's environment", wire.base_url_var()),
-                _ => "the server's --base-url".to_string(),
+                _ => "the base URL the server was started with".to_string(),
             }
         ),
         Topic::BaseUrlNotAllowed { url } => format!(
@@ -81,10 +81,36 @@ fn hint(err: &crate::error::Error) -> Option<String> {
              operator can allow this one by starting it with `brief mcp --allow-base-url {url}`"
         ),
         Topic::Unreachable { wire } => format!(
-            "the server's configured provider did not answer; its operator checks the \
-             server's --base-url or {} and the network",
+            "the server's configured provider did not answer; its operator checks the base \
+             URL the server was given (or its {}) and the network",
             wire.base_url_var()
         ),
+        Topic::MissingVars { names } => {
+            let fields: Vec<String> = names.iter().map(|n| format!("\"{n}\": \"…\"")).collect();
+            format!("give a value for each in `vars`: {{{}}}", fields.join(", "))
+        }
+        Topic::NoBrief { .. } => {
+            "name a brief directory (one that holds brief.yaml), as a path the server can read"
+                .into()
+        }
+        Topic::NoSession => {
+            "name a session directory (one `brief session new` made), as a path the server \
+             can read"
+                .into()
+        }
+        Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
+        Topic::NotPending => "`session_status` lists the pending operations".into(),
+        Topic::Setting(setting) => {
+            let place = match setting {
+                Setting::CcrStore => "the server's BRIEF_CCR_PATH",
+                Setting::Ledger => "the server's BRIEF_LEDGER",
+                Setting::AlignState => "the server's configuration",
+            };
+            match err.hint.as_deref() {
+                Some(domain) => format!("{domain}: its operator sets {place}"),
+                None => format!("the server's operator sets {place}"),
+            }
+        }
     })
 }
 

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::brief::{Brief, Item, LineIndex, Tier, fill_placeholders, unescape_braces};
 use crate::compact::compact_markdown;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::prompt::examples;
 use crate::tokens::{self, Encoding};
 use crate::wire::Wire;
@@ -397,17 +397,16 @@ pub fn compose(
         volatile_parts.push(filled);
     }
     if !missing.is_empty() {
-        let mut names: Vec<&str> = missing.iter().map(|(name, _)| name.as_str()).collect();
+        let mut names: Vec<String> = missing.iter().map(|(name, _)| name.clone()).collect();
         names.dedup();
         let listed: Vec<String> = names.iter().map(|n| format!("{{{{{n}}}}}")).collect();
-        let flags: Vec<String> = names.iter().map(|n| format!("--var {n}=VALUE")).collect();
         return Err(Error::input(format!(
             "missing value for {} placeholder{}",
             listed.join(", "),
             if names.len() == 1 { "" } else { "s" }
         ))
         .with_details(missing.into_iter().map(|(_, at)| at).collect())
-        .with_hint(format!("pass {}", flags.join(" "))));
+        .with_topic(Topic::MissingVars { names }));
     }
     let volatile = join(volatile_parts);
     let unused_vars = given

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, Topic};
 
 /// The version this build writes and accepts.
 pub const VERSION: u32 = 2;
@@ -45,7 +45,8 @@ impl State {
                 "{}: not a `brief align` state file ({why})",
                 path.display()
             ))
-            .with_hint("point --state at a file `brief align` wrote, or delete it to start afresh")
+            .with_hint("use a state file `brief align` wrote, or delete it to start afresh")
+            .with_topic(Topic::Setting(Setting::AlignState))
         };
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::clock;
-use crate::error::{CallStatus, Error, Result};
+use crate::error::{CallStatus, Error, Result, Setting, Topic};
 
 /// The ledger's file name in the user's state directory (`crate::paths::state_dir`), where
 /// it lives when neither `--ledger` nor `BRIEF_LEDGER` says.
@@ -219,7 +219,7 @@ pub fn resolve_path(flag: Option<PathBuf>) -> PathBuf {
 /// ledger (its first line is not a ledger entry): appending would corrupt someone else's
 /// file, or write wherever the link points. A missing or empty file is fine.
 pub fn check_path(path: &Path) -> Result<()> {
-    let hint = "pass --ledger PATH or set BRIEF_LEDGER to a ledger file (or a new path)";
+    let hint = "use a ledger file (or a new path)";
     let meta = match fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -230,9 +230,13 @@ pub fn check_path(path: &Path) -> Result<()> {
             "{}: a symbolic link; the ledger is never read or written through a link",
             path.display()
         ))
-        .with_hint(hint));
+        .with_hint(hint)
+        .with_topic(Topic::Setting(Setting::Ledger)));
     }
-    crate::files::policy::check_regular(path).map_err(|e| e.with_hint(hint))?;
+    crate::files::policy::check_regular(path).map_err(|e| {
+        e.with_hint(hint)
+            .with_topic(Topic::Setting(Setting::Ledger))
+    })?;
     if meta.len() == 0 {
         return Ok(());
     }
@@ -250,7 +254,8 @@ pub fn check_path(path: &Path) -> Result<()> {
             "{}: not a ledger (its first line is not a ledger entry); refusing to use it",
             path.display()
         ))
-        .with_hint(hint));
+        .with_hint(hint)
+        .with_topic(Topic::Setting(Setting::Ledger)));
     }
     Ok(())
 }
@@ -265,7 +270,9 @@ pub fn append(path: &Path, entry: &Entry) -> Result<()> {
         .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")).with_source(e))?;
     line.push('\n');
     let io = |e: std::io::Error| {
-        Error::io(path, &e).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")
+        Error::io(path, &e)
+            .with_hint("use a writable path for the ledger")
+            .with_topic(Topic::Setting(Setting::Ledger))
     };
     check_path(path)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
