@@ -93,6 +93,8 @@ pub enum Topic {
     NoBrief { exists: bool },
     /// The path names no session.
     NoSession,
+    /// The session's log is at its size limit: a new session is needed.
+    SessionFull,
     /// A purge would keep a tool call without its result or the reverse: both must go.
     PurgeBoth { ids: [String; 2] },
     /// An operation id the session has not pending.

@@ -61,6 +61,9 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
         }
         Topic::NoBrief { exists: true } => "create one with `brief init DIR`".into(),
         Topic::NoSession => "make one with `brief session new DIR --brief BRIEF`".into(),
+        Topic::SessionFull => {
+            "start a new session for this agent (`brief session new`); nothing was appended".into()
+        }
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: --ids {a},{b}"),
         Topic::NotPending => "`brief session status DIR` lists the pending operations".into(),
         Topic::Setting(setting) => match domain {

@@ -98,6 +98,11 @@ fn hint(err: &crate::error::Error) -> Option<String> {
              can read"
                 .into()
         }
+        Topic::SessionFull => {
+            "the session is full: its operator starts a new one for this agent; nothing was \
+             appended"
+                .into()
+        }
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
         Topic::NotPending => "`session_status` lists the pending operations".into(),
         Topic::Setting(setting) => {

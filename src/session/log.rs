@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::files::limits::SESSION_LOG;
 use crate::files::policy;
 
@@ -300,9 +300,8 @@ impl Locked {
                 path.display(),
                 bytes.len()
             ))
-            .with_hint(
-                "start a new session for this agent (`brief session new`); nothing was appended",
-            ));
+            .with_hint("nothing was appended")
+            .with_topic(Topic::SessionFull));
         }
         if crate::store::transaction::fault_active("session-torn-append") {
             let half = bytes.len() / 2;
