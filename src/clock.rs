@@ -191,26 +191,38 @@ pub fn parse(text: &str) -> Option<i64> {
     Some(day_ms + h * 3_600_000 + mi * 60_000 + s * 1000 + frac_ms - offset_ms)
 }
 
-/// Parses a duration as the command line gives it: `90` (seconds), `90s`, `1500ms` or
-/// `2m`. Zero is refused (a timeout of nothing), and so is a length that does not fit.
+/// Parses a duration as the command line and the environment give it: a whole number
+/// with a unit, `ms`, `s`, `m`, `h` or `d` (`1500ms`, `90s`, `2m`, `24h`, `7d`), or alone
+/// for seconds (`90`). A length that does not fit is refused, never wrapped; zero is the
+/// caller's to judge.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(at) => text.split_at(at),
         None => (text, "s"),
     };
-    let not_a_duration = || format!("`{text}` is not a duration (try 90s, 1500ms or 2m)");
+    let not_a_duration = || format!("`{text}` is not a duration (try 90s, 1500ms, 2m or 24h)");
     let value: u64 = number.parse().map_err(|_| not_a_duration())?;
-    let duration = match unit.trim() {
-        "ms" => Duration::from_millis(value),
-        "s" => Duration::from_secs(value),
-        "m" => Duration::from_secs(
-            value
-                .checked_mul(60)
-                .ok_or_else(|| format!("`{text}` is too long a duration"))?,
-        ),
-        _ => return Err(not_a_duration()),
+    let seconds = |scale: u64| {
+        value
+            .checked_mul(scale)
+            .map(Duration::from_secs)
+            .ok_or_else(|| format!("`{text}` is too long a duration"))
     };
+    match unit.trim() {
+        "ms" => Ok(Duration::from_millis(value)),
+        "s" => seconds(1),
+        "m" => seconds(60),
+        "h" => seconds(3600),
+        "d" => seconds(86_400),
+        _ => Err(not_a_duration()),
+    }
+}
+
+/// A timeout as [`parse_duration`] reads it, more than zero (a timeout of nothing would
+/// fail every call).
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let duration = parse_duration(text)?;
     if duration.is_zero() {
         return Err("a timeout must be more than zero".into());
     }
@@ -277,9 +289,14 @@ mod tests {
         assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
         assert_eq!(parse_duration("1500ms"), Ok(Duration::from_millis(1500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("0").is_err());
+        assert_eq!(parse_duration("3h"), Ok(Duration::from_secs(3 * 3600)));
+        assert_eq!(parse_duration(" 7d "), Ok(Duration::from_secs(7 * 86_400)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert!(parse_timeout("0").is_err());
         assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("3h").is_err());
+        assert!(parse_duration("3w").is_err());
+        assert!(parse_duration("-5").is_err());
+        assert!(parse_duration("1.5").is_err());
     }
 
     /// Regression (issue 23): `value * 60` overflowed (a panic in a debug build, a wrapped
@@ -288,6 +305,7 @@ mod tests {
     fn a_duration_too_long_to_hold_is_refused_not_overflowed() {
         let huge = format!("{}m", u64::MAX / 60 + 1);
         assert!(parse_duration(&huge).unwrap_err().contains("too long"));
+        assert!(parse_duration(&format!("{}d", u64::MAX / 86_400 + 1)).is_err());
         assert_eq!(
             parse_duration(&format!("{}m", u64::MAX / 60)),
             Ok(Duration::from_secs(u64::MAX / 60 * 60))

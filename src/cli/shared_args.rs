@@ -53,7 +53,7 @@ pub struct ProviderArgs {
     pub base_url: Option<String>,
     /// Give up when the server sends nothing for this long (an idle timeout: a slow but
     /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
-    #[arg(long, value_name = "DURATION", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::clock::parse_timeout)]
     pub timeout: Option<std::time::Duration>,
 }
 

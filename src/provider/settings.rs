@@ -13,7 +13,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::brief::ModelConfig;
-use crate::clock::parse_duration;
+use crate::clock::parse_timeout;
 use crate::error::{Error, Origin, Result, Topic};
 use crate::wire::{BaseUrl, Wire};
 
@@ -197,7 +197,7 @@ impl Settings {
             settings.timeout = timeout;
         } else if let Some(text) = env(TIMEOUT_VAR) {
             settings.timeout =
-                parse_duration(&text).map_err(|e| Error::input(format!("{TIMEOUT_VAR}: {e}")))?;
+                parse_timeout(&text).map_err(|e| Error::input(format!("{TIMEOUT_VAR}: {e}")))?;
         }
         if let Some(ms) = env("BRIEF_RETRY_BASE_MS") {
             let ms: u64 = ms.trim().parse().map_err(|_| {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::cache::ledger;
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
-use crate::clock::parse_duration;
+use crate::clock::parse_timeout;
 use crate::error::Result;
 use crate::provider::configured_base_url;
 use crate::proxy::{self, Config};
@@ -45,7 +45,7 @@ pub struct Args {
     pub allow_remote: bool,
     /// How long the upstream may take to start answering, and between two chunks
     /// (90s, 1500ms, 2m)
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "600s")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, default_value = "600s")]
     pub timeout: Duration,
 }
 
