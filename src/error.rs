@@ -86,6 +86,8 @@ pub enum Topic {
     BaseUrlNotAllowed { url: String },
     /// The provider's server could not be reached at the configured base URL.
     Unreachable { wire: Wire },
+    /// The server sent nothing for the idle timeout `after`.
+    IdleTimeout { after: std::time::Duration },
     /// Volatile placeholders without a value.
     MissingVars { names: Vec<String> },
     /// The path names no brief: no such directory, a file, or a directory without

@@ -61,6 +61,7 @@ mod static_vars;
 mod stats_cache;
 mod stats_compact_init;
 mod stats_counts;
+mod timeouts;
 mod usage;
 mod versions;
 mod versions_git;

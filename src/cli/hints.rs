@@ -52,6 +52,11 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
             "check --base-url or {} and the network",
             wire.base_url_var()
         ),
+        Topic::IdleTimeout { after } => format!(
+            "nothing was written; allow a silent server longer than {} with --timeout or {}",
+            crate::clock::format_duration(*after),
+            crate::provider::TIMEOUT_VAR
+        ),
         Topic::MissingVars { names } => {
             let flags: Vec<String> = names.iter().map(|n| format!("--var {n}=VALUE")).collect();
             format!("pass {}", flags.join(" "))

@@ -85,6 +85,12 @@ fn hint(err: &crate::error::Error) -> Option<String> {
              URL the server was given (or its {}) and the network",
             wire.base_url_var()
         ),
+        Topic::IdleTimeout { after } => format!(
+            "nothing was written; the server's operator can allow a silent provider longer \
+             than {} ({} in the server's environment)",
+            crate::clock::format_duration(*after),
+            crate::provider::TIMEOUT_VAR
+        ),
         Topic::MissingVars { names } => {
             let fields: Vec<String> = names.iter().map(|n| format!("\"{n}\": \"…\"")).collect();
             format!("give a value for each in `vars`: {{{}}}", fields.join(", "))

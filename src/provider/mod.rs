@@ -326,10 +326,18 @@ impl Provider {
                 settings,
             ));
         error = error.with_attempts(u16::try_from(requests).unwrap_or(u16::MAX));
-        if failure.class == CallStatus::Connect {
-            error = error.with_topic(Topic::Unreachable {
-                wire: settings.wire,
-            });
+        match failure.class {
+            CallStatus::Connect => {
+                error = error.with_topic(Topic::Unreachable {
+                    wire: settings.wire,
+                });
+            }
+            CallStatus::Timeout => {
+                error = error.with_topic(Topic::IdleTimeout {
+                    after: settings.timeout,
+                });
+            }
+            _ => {}
         }
         error
     }

@@ -163,7 +163,7 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
 /// What an idle timeout says, wherever it fired.
 pub fn idle_message(idle: Duration) -> String {
     format!(
-        "no data from the server for {} (idle timeout; set it with --timeout or BRIEF_TIMEOUT)",
+        "no data from the server for {} (idle timeout)",
         format_duration(idle)
     )
 }
