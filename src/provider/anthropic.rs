@@ -9,23 +9,44 @@ use serde_json::{Map, Value, json};
 
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
+use reqwest::header::{HeaderMap, HeaderValue};
+
+use super::dialect::Dialect;
+use super::openai::TokenField;
 use super::{CallOptions, Settings};
 use crate::error::CallStatus;
-use crate::wire::{self, Prompt};
 
 pub const VERSION: &str = "2023-06-01";
 
-/// The request body: `wire::anthropic::body` (system blocks with `cache_control`) plus the
-/// per-call fields. `max_tokens` is required by the API; 1 is the smallest answer.
-pub fn body(settings: &Settings, prompt: &Prompt, options: &CallOptions) -> Value {
-    per_call(
-        settings,
-        wire::anthropic::body(prompt, Some(&settings.model)),
-        options,
-    )
+/// The Anthropic Messages dialect of a model call.
+pub struct Anthropic;
+
+impl Dialect for Anthropic {
+    fn per_call(
+        &self,
+        settings: &Settings,
+        body: Value,
+        options: &CallOptions,
+        _field: TokenField,
+    ) -> Value {
+        per_call(settings, body, options)
+    }
+
+    fn headers(&self, headers: &mut HeaderMap) {
+        headers.insert("anthropic-version", HeaderValue::from_static(VERSION));
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::<Stream>::default()
+    }
+
+    fn natural_stop(&self, finish_reason: &str) -> bool {
+        matches!(finish_reason, "end_turn" | "stop_sequence")
+    }
 }
 
-/// A body made elsewhere (a session's render) with the per-call fields set.
+/// A body with the per-call fields set. `max_tokens` is required by the API; 1 is the
+/// smallest answer.
 pub fn per_call(settings: &Settings, mut body: Value, options: &CallOptions) -> Value {
     if let Value::Object(map) = &mut body {
         map.insert("model".into(), json!(settings.model));
@@ -200,7 +221,7 @@ impl Parser for Stream {
 mod tests {
     use super::*;
     use crate::provider::Usage;
-    use crate::wire::Wire;
+    use crate::wire::{Prompt, Wire};
 
     fn event(name: &str, data: &str) -> Event {
         Event {
@@ -220,7 +241,11 @@ mod tests {
             max_tokens: 0,
             ..CallOptions::probe()
         };
-        let body = body(&settings, &prompt, &options);
+        let body = per_call(
+            &settings,
+            crate::wire::anthropic::body(&prompt, Some(&settings.model)),
+            &options,
+        );
         assert_eq!(body["max_tokens"], 1);
         assert_eq!(body["stream"], true);
         assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");

@@ -11,6 +11,7 @@
 //! `brief compose --format openai|anthropic` shows is what is sent.
 
 mod anthropic;
+mod dialect;
 mod openai;
 pub mod redact;
 mod settings;
@@ -34,8 +35,7 @@ pub use tool_calls::ToolCall;
 use crate::clock::format_duration;
 use crate::error::{CallStatus, Error, Result, Topic};
 use crate::wire::Prompt;
-use crate::wire::Wire;
-use stream::{Collected, Failure, Parser};
+use stream::{Collected, Failure};
 
 /// The largest answer text accepted, in bytes. An answer becomes a proposal and perhaps an
 /// item, so it stays far below the loader's 1 MiB item limit; a longer one is refused
@@ -150,28 +150,21 @@ impl Provider {
         if prompt.messages.is_empty() {
             return Err(Error::input("a model call needs at least one message"));
         }
-        self.send(options, |settings, field| match settings.wire {
-            Wire::OpenAi => openai::body(settings, prompt, options, field),
-            Wire::Anthropic => anthropic::body(settings, prompt, options),
-        })
+        let body = crate::wire::body(
+            prompt,
+            self.settings.wire,
+            Some(&self.settings.model),
+            options.cache_key.as_deref(),
+        );
+        self.call_body(&body, options)
     }
 
     /// Sends a request body made elsewhere (a session's render, in this provider's wire
     /// format, tools and tool calls included) with the per-call fields set; retries and
     /// failures as [`Provider::call`].
     pub fn call_body(&self, body: &Value, options: &CallOptions) -> Result<Answer> {
-        self.send(options, |settings, field| match settings.wire {
-            Wire::OpenAi => openai::per_call(settings, body.clone(), options, field),
-            Wire::Anthropic => anthropic::per_call(settings, body.clone(), options),
-        })
-    }
-
-    fn send(
-        &self,
-        options: &CallOptions,
-        make_body: impl Fn(&Settings, TokenField) -> Value,
-    ) -> Result<Answer> {
         let settings = &self.settings;
+        let dialect = dialect::of(settings.wire);
         let mut field = TokenField::for_settings(settings);
         let mut switched_field = false;
         let mut counted = 0u32;
@@ -180,11 +173,8 @@ impl Provider {
         loop {
             counted += 1;
             requests += 1;
-            let body = make_body(settings, field);
-            let mut parser: Box<dyn Parser> = match settings.wire {
-                Wire::OpenAi => Box::<openai::Stream>::default(),
-                Wire::Anthropic => Box::<anthropic::Stream>::default(),
-            };
+            let body = dialect.per_call(settings, body.clone(), options, field);
+            let mut parser = dialect.parser();
             let started = Instant::now();
             let failure = match transport::attempt(&self.client, settings, &body, parser.as_mut()) {
                 Ok(collected) => {
@@ -196,7 +186,7 @@ impl Provider {
                 Err(failure) => failure,
             };
             log.push(format!("attempt {requests}: {}", failure.reason));
-            if settings.wire == Wire::OpenAi
+            if dialect.has_length_field_choice()
                 && !switched_field
                 && failure.status == Some(400)
                 && TokenField::mentioned_in(&failure.reason)
@@ -251,12 +241,7 @@ impl Provider {
         let kind = self.settings.wire;
         let finish_reason = collected.finish_reason.unwrap_or_default();
         let complete = tool_calls::is_tool_stop(&finish_reason)
-            || match kind {
-                Wire::OpenAi => finish_reason == "stop",
-                Wire::Anthropic => {
-                    matches!(finish_reason.as_str(), "end_turn" | "stop_sequence")
-                }
-            };
+            || dialect::of(kind).natural_stop(&finish_reason);
         let tool_calls = tool_calls::judge(collected.tool_calls)?;
         if options.require_complete {
             if collected.text.trim().is_empty() && tool_calls.is_empty() {
@@ -355,6 +340,7 @@ fn backoff(settings: &Settings, retry: u32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::Wire;
 
     #[test]
     fn backoff_doubles_and_is_capped() {

@@ -17,7 +17,6 @@ use super::redact::Redactor;
 use super::stream::{self, Collected, Failure, Parser, describe_error, snippet};
 use crate::clock::format_duration;
 use crate::error::{CallStatus, Error, Result};
-use crate::wire::Wire;
 
 pub fn client(settings: &Settings) -> Result<Client> {
     // Chosen here rather than by a reqwest feature: ring builds quickly and needs no cmake.
@@ -53,12 +52,12 @@ pub fn attempt(
         HeaderValue::from_static("text/event-stream"),
     );
     if let Some(key) = &settings.api_key {
-        let (name, value) = match settings.wire {
-            Wire::OpenAi => (header::AUTHORIZATION, format!("Bearer {}", key.expose())),
-            Wire::Anthropic => (
-                header::HeaderName::from_static("x-api-key"),
-                key.expose().to_string(),
-            ),
+        let (name, bearer) = settings.wire.key_header();
+        let name = header::HeaderName::from_static(name);
+        let value = if bearer {
+            format!("Bearer {}", key.expose())
+        } else {
+            key.expose().to_string()
         };
         let mut value = HeaderValue::from_str(&value).map_err(|_| {
             Failure::fatal(format!(
@@ -69,12 +68,7 @@ pub fn attempt(
         value.set_sensitive(true);
         headers.insert(name, value);
     }
-    if settings.wire == Wire::Anthropic {
-        headers.insert(
-            "anthropic-version",
-            HeaderValue::from_static(super::anthropic::VERSION),
-        );
-    }
+    super::dialect::of(settings.wire).headers(&mut headers);
     let response = client
         .post(settings.endpoint())
         .headers(headers)
@@ -288,6 +282,7 @@ pub fn clean(text: &str, max: usize, settings: &Settings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::Wire;
     use std::time::UNIX_EPOCH;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
