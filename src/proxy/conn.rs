@@ -29,6 +29,24 @@ const SPARE_FDS: u64 = 64;
 /// Over-cap connections being answered `503` at once; past this they are closed unanswered.
 const MAX_REFUSING: usize = 256;
 
+/// Binds and listens with an accept queue as long as the connection cap (the kernel caps
+/// it at `net.core.somaxconn`): with the usual 128, a burst of new connections overflows
+/// the queue and their SYNs are dropped — each such client then waits a second to retry.
+pub fn listen(
+    addr: std::net::SocketAddr,
+    max_connections: usize,
+) -> io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(u32::try_from(max_connections.clamp(128, 65_535)).unwrap_or(4096))
+}
+
 /// Raises the soft limit on open files to the hard limit; returns the soft limit in force.
 pub fn raise_fd_limit() -> u64 {
     #[cfg(unix)]

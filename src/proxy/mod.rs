@@ -155,12 +155,14 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         .thread_name("brief-proxy")
         .build()
         .map_err(|e| Error::input(format!("cannot start the proxy's runtime: {e}")))?;
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind(config.listen))
-        .map_err(|e| {
-            Error::input(format!("cannot listen on {}: {e}", config.listen))
-                .with_hint("pick another address with --listen, e.g. 127.0.0.1:0 for any free port")
-        })?;
+    let listener = {
+        let _guard = runtime.enter();
+        conn::listen(config.listen, config.max_connections)
+    }
+    .map_err(|e| {
+        Error::input(format!("cannot listen on {}: {e}", config.listen))
+            .with_hint("pick another address with --listen, e.g. 127.0.0.1:0 for any free port")
+    })?;
     let local = listener
         .local_addr()
         .map_err(|e| Error::input(format!("cannot read the bound address: {e}")))?;
@@ -241,32 +243,36 @@ async fn serve(listener: tokio::net::TcpListener, app: Arc<App>, limits: Limits)
     http.preserve_header_case(true)
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else {
-                    // Out of file descriptors and the like: wait a moment, keep serving.
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                    continue;
-                };
-                let Some((stream, slot)) = limits.gate.admit(stream) else {
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
+    {
+        let stop = signals.next();
+        tokio::pin!(stop);
+        loop {
+            let accepted = tokio::select! {
+                biased;
+                () = &mut stop => break,
+                accepted = listener.accept() => accepted,
+            };
+            let Ok((stream, _)) = accepted else {
+                // Out of file descriptors and the like: wait a moment, keep serving.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            };
+            let Some((stream, slot)) = limits.gate.admit(stream) else {
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let app = Arc::clone(&app);
+            let idle = app.client_idle_timeout;
+            let service = service_fn(move |request| {
                 let app = Arc::clone(&app);
-                let idle = app.client_idle_timeout;
-                let service = service_fn(move |request| {
-                    let app = Arc::clone(&app);
-                    async move { Ok::<_, Infallible>(route(app, request).await) }
-                });
-                let io = TokioIo::new(conn::Stalls::new(stream, idle));
-                let connection = graceful.watch(http.serve_connection(io, service));
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                    drop(slot);
-                });
-            }
-            () = signals.next() => break,
+                async move { Ok::<_, Infallible>(route(app, request).await) }
+            });
+            let io = TokioIo::new(conn::Stalls::new(stream, idle));
+            let connection = graceful.watch(http.serve_connection(io, service));
+            tokio::spawn(async move {
+                let _ = connection.await;
+                drop(slot);
+            });
         }
     }
     drop(listener);
