@@ -31,7 +31,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::cache::ledger::Entry;
 use crate::provider::redact::Redactor;
 
-use super::digest::{RequestDigest, digest};
+use super::digest::{HeadCache, RequestDigest, digest_with};
 use super::session::{self, Analysis, Redactors, Sessions, Who};
 use super::writer::Rows;
 
@@ -132,6 +132,7 @@ struct Order {
 
 struct Shared {
     order: Mutex<Order>,
+    heads: Mutex<HeadCache>,
     redactors: Mutex<Redactors>,
     rows: Rows,
     /// Requests admitted and not yet compared.
@@ -168,6 +169,7 @@ pub fn start(rows: Rows) -> (Book, Digesters) {
     let receiver = Arc::new(Mutex::new(receiver));
     let shared = Arc::new(Shared {
         order: Mutex::new(Order::default()),
+        heads: Mutex::new(HeadCache::default()),
         redactors: Mutex::new(Redactors::default()),
         rows,
         in_stage: AtomicU64::new(0),
@@ -262,7 +264,8 @@ impl Shared {
     ) -> Digested {
         // A body that trips a bug in the digest is recorded without one, not lost.
         let digest =
-            std::panic::catch_unwind(AssertUnwindSafe(|| digest(body))).unwrap_or_default();
+            std::panic::catch_unwind(AssertUnwindSafe(|| digest_with(body, Some(&self.heads))))
+                .unwrap_or_default();
         let redactor = self
             .redactors
             .lock()

@@ -19,7 +19,9 @@
 //! size of the body.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Mutex;
 
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
@@ -63,6 +65,11 @@ pub struct PrefixDigest {
 /// Digests `body`: linear in its size; never fails (a body that is not a chat request
 /// digests to no prefix).
 pub fn digest(body: &[u8]) -> RequestDigest {
+    digest_with(body, None)
+}
+
+/// [`digest`], reusing the heads of earlier requests from `cache`.
+pub fn digest_with(body: &[u8], cache: Option<&Mutex<HeadCache>>) -> RequestDigest {
     let Ok(top) = serde_json::from_slice::<Top>(body) else {
         return RequestDigest::default();
     };
@@ -72,47 +79,44 @@ pub fn digest(body: &[u8]) -> RequestDigest {
         .and_then(|v| v.as_str().map(str::to_string));
     RequestDigest {
         model,
-        prefix: prefix_digest(&top),
+        prefix: prefix_digest(&top, cache),
     }
 }
 
-fn prefix_digest(top: &Top) -> Option<PrefixDigest> {
-    let messages: Vec<&RawValue> = serde_json::from_str(top.messages?.get()).ok()?;
-    let parse = |raw: Option<&RawValue>| -> Option<Option<Value>> {
-        match raw {
-            None => Some(None),
-            Some(raw) => serde_json::from_str(raw.get()).ok().map(Some),
-        }
+fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDigest> {
+    let Some(Messages::Array(messages)) = &top.messages else {
+        return None;
     };
-    let tools = parse(top.tools)?;
-    let system = parse(top.system)?;
-    let has_system = system.as_ref().is_some_and(|s| !s.is_null());
-    let head = head_len(&messages, has_system);
-    if head > MAX_HEAD_MESSAGES {
+    let has_system = top.system.is_some_and(|s| s.get().trim() != "null");
+    let head_end = head_len(messages, has_system);
+    if head_end > MAX_HEAD_MESSAGES {
         return None;
     }
-    let mut body = Map::new();
-    if let Some(tools) = tools {
-        body.insert("tools".into(), tools);
-    }
-    if let Some(system) = system {
-        body.insert("system".into(), system);
-    }
-    let head_messages: Vec<Value> = messages[..head]
-        .iter()
-        .map(|raw| serde_json::from_str(raw.get()).ok())
-        .collect::<Option<_>>()?;
-    body.insert("messages".into(), Value::Array(head_messages));
-    let body = Value::Object(body);
-    let layout = prefix::layout(&body).ok()?;
-    let stable = StablePrefix::of_layout(&layout);
-    let mut chain = Vec::with_capacity(layout.conversation.len() + messages.len() - head);
+    let parts = HeadParts {
+        tools: top.tools,
+        system: top.system,
+        messages: &messages[..head_end],
+    };
+    let head = match cache {
+        Some(cache) => {
+            let key = parts.key();
+            let found = cache.lock().ok().and_then(|c| c.get(&key));
+            match found {
+                Some(head) => head,
+                None => {
+                    let head = parts.digest()?;
+                    if let Ok(mut cache) = cache.lock() {
+                        cache.put(key, head.clone());
+                    }
+                    head
+                }
+            }
+        }
+        None => parts.digest()?,
+    };
+    let mut chain = Vec::with_capacity(messages.len() - head.after);
     let mut last: Hash = [0; 16];
-    for element in &layout.conversation {
-        last = link(&last, &comparison_text(element.value));
-        chain.push(last);
-    }
-    for raw in &messages[head..] {
+    for raw in &messages[head.after..] {
         let message: Value = serde_json::from_str(raw.get()).ok()?;
         if !message.is_object() {
             return None;
@@ -121,12 +125,106 @@ fn prefix_digest(top: &Top) -> Option<PrefixDigest> {
         chain.push(last);
     }
     Some(PrefixDigest {
-        hash: stable.hash,
-        tools: from_hex(&stable.tools_hash),
-        system: from_hex(&stable.system_hash),
-        examples: stable.examples_hash.as_deref().map(from_hex),
+        hash: head.hash,
+        tools: head.tools,
+        system: head.system,
+        examples: head.examples,
         chain,
     })
+}
+
+/// What decides a request's layout: its tools, its system, the head of its messages.
+struct HeadParts<'a> {
+    tools: Option<&'a RawValue>,
+    system: Option<&'a RawValue>,
+    messages: &'a [&'a RawValue],
+}
+
+/// What the head says: the stable prefix's hashes and where the conversation starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Head {
+    hash: String,
+    tools: Hash,
+    system: Hash,
+    examples: Option<Hash>,
+    /// The index of the first conversation message.
+    after: usize,
+}
+
+impl HeadParts<'_> {
+    /// The head as one tree, laid out by `prompt::prefix` (the one identity).
+    fn digest(&self) -> Option<Head> {
+        let mut body = Map::new();
+        for (name, raw) in [("tools", self.tools), ("system", self.system)] {
+            if let Some(raw) = raw {
+                body.insert(name.into(), serde_json::from_str(raw.get()).ok()?);
+            }
+        }
+        let messages: Vec<Value> = self
+            .messages
+            .iter()
+            .map(|raw| serde_json::from_str(raw.get()).ok())
+            .collect::<Option<_>>()?;
+        body.insert("messages".into(), Value::Array(messages));
+        let body = Value::Object(body);
+        let layout = prefix::layout(&body).ok()?;
+        let stable = StablePrefix::of_layout(&layout);
+        Some(Head {
+            hash: stable.hash,
+            tools: from_hex(&stable.tools_hash),
+            system: from_hex(&stable.system_hash),
+            examples: stable.examples_hash.as_deref().map(from_hex),
+            after: self.messages.len() - layout.conversation.len(),
+        })
+    }
+
+    /// The head's bytes as sent, each part framed by its length: equal keys, equal heads.
+    fn key(&self) -> Vec<u8> {
+        let mut key = Vec::new();
+        let mut part = |text: Option<&str>| match text {
+            None => key.extend_from_slice(&u64::MAX.to_le_bytes()),
+            Some(text) => {
+                key.extend_from_slice(&(text.len() as u64).to_le_bytes());
+                key.extend_from_slice(text.as_bytes());
+            }
+        };
+        part(self.tools.map(RawValue::get));
+        part(self.system.map(RawValue::get));
+        for message in self.messages {
+            part(Some(message.get()));
+        }
+        key
+    }
+}
+
+/// The heads of recent requests: an agent sends the same tools, system and examples on
+/// every call, so their parse and hashes are done once. Bounded by [`HEAD_CACHE_BYTES`] of
+/// keys (the heads' bytes as sent); when full it starts again.
+#[derive(Default)]
+pub struct HeadCache {
+    heads: HashMap<Vec<u8>, Head, foldhash::fast::RandomState>,
+    bytes: usize,
+}
+
+/// The most bytes of request heads remembered.
+pub const HEAD_CACHE_BYTES: usize = 16 << 20;
+
+impl HeadCache {
+    fn get(&self, key: &[u8]) -> Option<Head> {
+        self.heads.get(key).cloned()
+    }
+
+    fn put(&mut self, key: Vec<u8>, head: Head) {
+        if key.len() > HEAD_CACHE_BYTES / 4 {
+            return;
+        }
+        if self.bytes + key.len() > HEAD_CACHE_BYTES {
+            self.heads.clear();
+            self.bytes = 0;
+        }
+        self.bytes += key.len();
+        self.heads.insert(key, head);
+    }
 }
 
 /// The next chain hash: the previous one, the message's length, the message.
@@ -269,7 +367,66 @@ struct Top<'a> {
     model: Option<&'a RawValue>,
     tools: Option<&'a RawValue>,
     system: Option<&'a RawValue>,
-    messages: Option<&'a RawValue>,
+    messages: Option<Messages<'a>>,
+}
+
+/// `messages` read in the same pass as the rest: each message's bytes, or "not an array".
+enum Messages<'a> {
+    Array(Vec<&'a RawValue>),
+    NotAnArray,
+}
+
+impl<'de> Deserialize<'de> for Messages<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MessagesVisitor)
+    }
+}
+
+struct MessagesVisitor;
+
+impl<'de> Visitor<'de> for MessagesVisitor {
+    type Value = Messages<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Messages<'de>, A::Error> {
+        let mut messages = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(message) = seq.next_element::<&'de RawValue>()? {
+            messages.push(message);
+        }
+        Ok(Messages::Array(messages))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Messages<'de>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Messages::NotAnArray)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Messages<'de>, E> {
+        Ok(Messages::NotAnArray)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Messages<'de>, E> {
+        Ok(Messages::NotAnArray)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Messages<'de>, E> {
+        Ok(Messages::NotAnArray)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Messages<'de>, E> {
+        Ok(Messages::NotAnArray)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Messages<'de>, E> {
+        Ok(Messages::NotAnArray)
+    }
+
+    fn visit_unit<E>(self) -> Result<Messages<'de>, E> {
+        Ok(Messages::NotAnArray)
+    }
 }
 
 impl<'de> Deserialize<'de> for Top<'de> {
@@ -294,7 +451,10 @@ impl<'de> Visitor<'de> for TopVisitor {
                 "model" => &mut top.model,
                 "tools" => &mut top.tools,
                 "system" => &mut top.system,
-                "messages" => &mut top.messages,
+                "messages" => {
+                    top.messages = Some(map.next_value()?);
+                    continue;
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                     continue;

@@ -18,6 +18,12 @@ fn full(body: &Value) -> Option<(String, usize, Vec<String>)> {
 fn check_same_as_full(body: &Value) {
     let bytes = serde_json::to_vec(body).unwrap();
     let ours = digest(&bytes).prefix;
+    // The same with a warm head cache, and a cache some other body filled first.
+    let cache = Mutex::new(HeadCache::default());
+    let other = json!({"model": "m", "messages": [{"role": "user", "content": "other"}]});
+    digest_with(&serde_json::to_vec(&other).unwrap(), Some(&cache));
+    assert_eq!(digest_with(&bytes, Some(&cache)).prefix, ours, "{body}");
+    assert_eq!(digest_with(&bytes, Some(&cache)).prefix, ours, "{body}");
     match (full(body), ours) {
         (None, None) => {}
         (Some((hash, len, texts)), Some(ours)) => {
@@ -70,10 +76,39 @@ fn anthropic_worked_examples_far_down_a_plain_text_conversation_are_found() {
 }
 
 #[test]
+fn the_head_cache_is_keyed_by_every_byte_of_the_head() {
+    let cache = Mutex::new(HeadCache::default());
+    let body = |system: &str, turn: &str| {
+        serde_json::to_vec(&json!({"model": "m", "messages": [
+            {"role": "system", "content": system}, {"role": "user", "content": turn}]}))
+        .unwrap()
+    };
+    let a = digest_with(&body("Be brief.", "one"), Some(&cache))
+        .prefix
+        .unwrap();
+    let b = digest_with(&body("Be brief.", "two"), Some(&cache))
+        .prefix
+        .unwrap();
+    let c = digest_with(&body("Be brief!", "one"), Some(&cache))
+        .prefix
+        .unwrap();
+    assert_eq!(a.hash, b.hash);
+    assert_ne!(a.chain, b.chain);
+    assert_ne!(a.hash, c.hash);
+    assert_eq!(
+        cache.lock().unwrap().heads.len(),
+        3,
+        "the first turn is in the head"
+    );
+}
+
+#[test]
 fn a_body_that_is_not_a_chat_request_has_no_prefix_but_keeps_its_model() {
     for body in [
         &b"{\"model\":\"m\",\"input\":\"x\"}"[..],
         b"{\"model\":\"m\",\"messages\":[1]}",
+        b"{\"model\":\"m\",\"messages\":{\"a\":1}}",
+        b"{\"model\":\"m\",\"messages\":12.50}",
         b"{\"model\":\"m\",\"messages\":[{\"role\":\"user\"}],\"tools\":3}",
         b"[1,2]",
         b"not json",
