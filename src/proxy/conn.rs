@@ -68,7 +68,10 @@ pub fn raise_fd_limit() -> u64 {
                 limit.rlim_cur = limit.rlim_max;
             }
         }
-        limit.rlim_cur as u64
+        // `rlim_t` is u64 on Linux, not everywhere.
+        #[allow(clippy::unnecessary_cast)]
+        let current = limit.rlim_cur as u64;
+        current
     }
     #[cfg(not(unix))]
     1024

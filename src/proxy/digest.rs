@@ -64,6 +64,7 @@ pub struct PrefixDigest {
 
 /// Digests `body`: linear in its size; never fails (a body that is not a chat request
 /// digests to no prefix).
+#[cfg(test)]
 pub fn digest(body: &[u8]) -> RequestDigest {
     digest_with(body, None)
 }
