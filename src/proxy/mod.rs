@@ -11,6 +11,7 @@
 //! This module and `mcp` are the only async code in the crate; [`run`] is the synchronous
 //! entry point that owns the runtime.
 
+mod body;
 mod book;
 mod conn;
 mod digest;
