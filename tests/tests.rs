@@ -47,6 +47,8 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod proxy_limits;
+mod proxy_records;
 mod review_batch;
 mod samples;
 mod samples_compress;

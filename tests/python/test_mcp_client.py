@@ -191,3 +191,26 @@ def test_compact_context_never_sends_the_key_to_a_caller_named_base_url(tmp_path
     assert allowed.is_error and "CompactedState" in allowed.content[0].text
     assert len(upstream[1]) == 2
     assert all(r["headers"]["authorization"] == f"Bearer {key}" for r in upstream[1])
+
+
+def test_a_request_over_16_mib_is_answered_with_an_error_and_the_server_stays_up(tmp_path):
+    """Issue 21: a message over the 16 MiB limit used to be dropped unanswered (the client
+    waited forever); now its id gets a JSON-RPC error and the next call is served."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body(session):
+        huge = "x" * (17 * 1024 * 1024)
+        try:
+            await asyncio.wait_for(
+                session.call_tool("guard", {"original": huge, "proposal": "x"}), timeout=60)
+        except MCPError as err:
+            refused = err.error
+        else:
+            raise AssertionError("an oversized request was answered as if it were whole")
+        tools = await session.list_tools()
+        return refused, [tool.name for tool in tools.tools]
+
+    refused, names = run(with_session(tmp_path, body))
+    assert refused.code == -32600
+    assert "16 MiB" in refused.message
+    assert names == TOOLS
