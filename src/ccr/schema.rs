@@ -156,8 +156,8 @@ fn connect(path: &Path, create: bool) -> Result<Connection> {
     if create {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
     }
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| sql(path, &e))?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sql(path, &e))?;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| sql(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sql(path, e))?;
     conn.set_prepared_statement_cache_capacity(16);
     Ok(conn)
 }
@@ -168,7 +168,7 @@ fn connect(path: &Path, create: bool) -> Result<Connection> {
 fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     if version > VERSION {
         return Err(Error::input(format!(
             "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
@@ -183,7 +183,7 @@ fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
             [],
             |row| Ok((row.get(0)?, row.get::<_, Option<i64>>(1)?.unwrap_or(0))),
         )
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     match (version, tables) {
         (0, 0) => Ok(false),
         (VERSION, _) if ours == 1 => Ok(true),
@@ -197,7 +197,7 @@ fn init(conn: Connection, path: &Path) -> Result<Connection> {
     // FULL: a put that returned has its original on disk even after a power cut, so a
     // marker already handed to a model never points at nothing.
     conn.pragma_update(None, "synchronous", "FULL")
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     migrate(&conn, path)?;
     Ok(conn)
 }
@@ -252,7 +252,7 @@ fn wal(conn: &Connection, path: &Path) -> Result<()> {
                 attempt += 1;
                 std::thread::sleep(Duration::from_millis(5 + attempt % 20));
             }
-            Err(e) => return Err(sql(path, &e)),
+            Err(e) => return Err(sql(path, e)),
         }
     }
 }
@@ -269,7 +269,7 @@ fn is_busy(err: &rusqlite::Error) -> bool {
 fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     if version == VERSION {
         return Ok(());
     }
@@ -284,10 +284,10 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     // Version 0: new, or not ours. Decide under the write lock so two first openers do not
     // both create.
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     let version: i64 = tx
         .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     if version == 0 {
         let tables: i64 = tx
             .query_row(
@@ -295,31 +295,32 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
                 [],
                 |row| row.get(0),
             )
-            .map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
         if tables > 0 {
             return Err(not_a_store(path, "an SQLite database of another program"));
         }
         tx.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")
-            .map_err(|e| sql(path, &e))?;
-        tx.execute_batch(CREATE).map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
+        tx.execute_batch(CREATE).map_err(|e| sql(path, e))?;
         tx.pragma_update(None, "user_version", VERSION)
-            .map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
     }
-    tx.commit().map_err(|e| sql(path, &e))
+    tx.commit().map_err(|e| sql(path, e))
 }
 
 /// An SQLite error in the user's terms: a damaged file says so and what to do, a store
 /// held too long by another process is a conflict (exit 4), anything else names the path.
-pub fn sql(path: &Path, err: &rusqlite::Error) -> Error {
+pub fn sql(path: &Path, err: rusqlite::Error) -> Error {
     let shown = path.display();
-    match err.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Error::input(format!(
-            "CCR store {shown} is damaged: {}",
-            detail(err)
-        ))
-        .with_hint(format!(
-            "its originals cannot be read; move it aside (e.g. mv {shown} {shown}.damaged) and a new store is created on the next put"
-        )),
+    let error = match err.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+            Error::input(format!("CCR store {shown} is damaged: {}", detail(&err))).with_hint(
+                format!(
+                    "its originals cannot be read; move it aside (e.g. mv {shown} \
+                     {shown}.damaged) and a new store is created on the next put"
+                ),
+            )
+        }
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Error::new(
             ErrorKind::Conflict,
             format!(
@@ -329,14 +330,15 @@ pub fn sql(path: &Path, err: &rusqlite::Error) -> Error {
         )
         .with_hint("retry; if it persists, look for a process holding the store open"),
         Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied | ErrorCode::CannotOpen) => {
-            Error::input(format!("CCR store {shown}: {}", detail(err)))
+            Error::input(format!("CCR store {shown}: {}", detail(&err)))
                 .with_hint("use a writable path")
-        .with_topic(Topic::Setting(Setting::CcrStore))
+                .with_topic(Topic::Setting(Setting::CcrStore))
         }
         Some(ErrorCode::DiskFull) => Error::input(format!("CCR store {shown}: the disk is full"))
             .with_hint("free space, or run `brief ccr gc` to drop expired originals"),
-        _ => Error::input(format!("CCR store {shown}: {}", detail(err))),
-    }
+        _ => Error::input(format!("CCR store {shown}: {}", detail(&err))),
+    };
+    error.with_source(err)
 }
 
 fn detail(err: &rusqlite::Error) -> String {

@@ -133,7 +133,7 @@ impl Store {
     }
 
     pub(super) fn sql(&self, err: rusqlite::Error) -> Error {
-        schema::sql(&self.path, &err)
+        schema::sql(&self.path, err)
     }
 
     /// Stores `original` (keyed by [`hash`]) with the `compressed` text that stands in its
