@@ -243,14 +243,11 @@ fn caller_base_url(
     if asked == configured || allowed.contains(&asked) {
         return Ok(asked);
     }
-    let allowed: Vec<&str> = allowed.iter().map(BaseUrl::as_str).collect();
+    // The caller may be a model following injected text: the refusal does not tell it which
+    // addresses would be accepted.
     Err(Error::input(format!(
-        "base_url `{asked}` is refused: the {wire} key is sent only to the base URL the operator configured ({configured}){}",
-        if allowed.is_empty() {
-            " and no other base URL is allowed".to_string()
-        } else {
-            format!(" or allowed ({})", allowed.join(", "))
-        }
+        "base_url `{asked}` is refused: it is not allowed; the {wire} key is sent only to \
+         the base URL the operator configured or allowed"
     ))
     .with_topic(Topic::BaseUrlNotAllowed { url: asked.to_string() }))
 }
