@@ -72,7 +72,7 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: --ids {a},{b}"),
         Topic::NotPending => "`brief session status DIR` lists the pending operations".into(),
         Topic::Setting(setting) => match domain {
-            Some(domain) => format!("{domain} ({})", setting_words(*setting)),
+            Some(domain) => format!("{domain}; set it with {}", setting_words(*setting)),
             None => format!("set {}", setting_words(*setting)),
         },
         // Only an MCP tool call names a base URL of its own.

@@ -113,12 +113,12 @@ fn hint(err: &crate::error::Error) -> Option<String> {
         Topic::NotPending => "`session_status` lists the pending operations".into(),
         Topic::Setting(setting) => {
             let place = match setting {
-                Setting::CcrStore => "the server's BRIEF_CCR_PATH",
-                Setting::Ledger => "the server's BRIEF_LEDGER",
+                Setting::CcrStore => "BRIEF_CCR_PATH in the server's environment",
+                Setting::Ledger => "BRIEF_LEDGER in the server's environment",
                 Setting::AlignState => "the server's configuration",
             };
             match err.hint.as_deref() {
-                Some(domain) => format!("{domain}: its operator sets {place}"),
+                Some(domain) => format!("{domain}; the server's operator sets it with {place}"),
                 None => format!("the server's operator sets {place}"),
             }
         }
