@@ -249,7 +249,9 @@ fn caller_base_url(
         "base_url `{asked}` is refused: it is not allowed; the {wire} key is sent only to \
          the base URL the operator configured or allowed"
     ))
-    .with_topic(Topic::BaseUrlNotAllowed { url: asked.to_string() }))
+    .with_topic(Topic::BaseUrlNotAllowed {
+        url: asked.to_string(),
+    }))
 }
 
 #[cfg(test)]
