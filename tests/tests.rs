@@ -56,6 +56,7 @@ mod static_vars;
 mod stats_cache;
 mod stats_compact_init;
 mod stats_counts;
+mod strict_prefix;
 mod usage;
 mod versions;
 mod versions_git;

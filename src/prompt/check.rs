@@ -51,6 +51,19 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub prefix_hash: String,
     pub locked_prefix_hash: Option<String>,
+    /// When the prefix differs from the lock: the tokens of the new prefix, which the
+    /// provider writes to its cache again on the next call.
+    pub tokens_rewritten: Option<usize>,
+}
+
+/// How strictly a brief is held to its lock.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Warnings fail too, and so does a prefix that differs from the lock (a change that
+    /// breaks the provider's prompt cache), unless `allow_prefix_change`.
+    pub strict: bool,
+    /// A prefix change is intended: reported as a note even under `strict`.
+    pub allow_prefix_change: bool,
 }
 
 impl Report {
@@ -74,8 +87,14 @@ fn finding(level: Level, kind: &'static str, file: PathBuf, message: String) -> 
     }
 }
 
-/// Checks one loaded brief (load it with [`Brief::load_for_check`]).
+/// Checks one loaded brief (load it with [`Brief::load_for_check`]) with the default
+/// [`Options`]: a prefix change is a note.
 pub fn check(brief: &Brief) -> Result<Report> {
+    check_with(brief, Options::default())
+}
+
+/// Checks one loaded brief; under `strict` a prefix that moved since the lock is an error.
+pub fn check_with(brief: &Brief, check_options: Options) -> Result<Report> {
     let options = ComposeOptions::default();
     let prefix = prefix(brief, options);
     let lock_path = brief.lock_path();
@@ -146,23 +165,18 @@ pub fn check(brief: &Brief) -> Result<Report> {
     }
 
     let locked_prefix_hash = lock.as_ref().map(|l| l.prefix.hash.clone());
-    if let Some(locked) = &locked_prefix_hash
-        && *locked != prefix.hashes.prefix
+    let mut tokens_rewritten = None;
+    if let Some(lock) = &lock
+        && lock.prefix.hash != prefix.hashes.prefix
     {
         let tokens = prefix_tokens(brief, &prefix);
-        let vars = lock
-            .as_ref()
-            .map(|l| changed_vars(&l.vars, &brief.manifest.vars))
-            .unwrap_or_default();
-        findings.push(finding(
-            Level::Note,
-            "prefix-changed",
-            lock_path,
-            format!(
-                "the prefix hash differs from the lock ({} → {}){vars}: this change invalidates the provider's prompt cache: {tokens} tokens will be written again",
-                &locked[..locked.len().min(12)],
-                &prefix.hashes.prefix[..12]
-            ),
+        tokens_rewritten = Some(tokens);
+        findings.push(prefix_changed(
+            brief,
+            lock,
+            &prefix.hashes,
+            tokens,
+            check_options,
         ));
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.level));
@@ -171,7 +185,58 @@ pub fn check(brief: &Brief) -> Result<Report> {
         findings,
         prefix_hash: prefix.hashes.prefix,
         locked_prefix_hash,
+        tokens_rewritten,
     })
+}
+
+/// The finding for a prefix that differs from the lock, located at the lock's prefix hash:
+/// a note, or under `--strict` (without `--allow-prefix-change`) an error, since the change
+/// makes the provider write the whole prefix to its cache again.
+fn prefix_changed(
+    brief: &Brief,
+    lock: &Lock,
+    now: &crate::prompt::prefix::PrefixHashes,
+    tokens: usize,
+    options: Options,
+) -> Finding {
+    let locked = &lock.prefix;
+    let vars = changed_vars(&lock.vars, &brief.manifest.vars);
+    let mut parts = Vec::new();
+    if locked.tools != now.tools {
+        parts.push("tools");
+    }
+    if locked.system != now.system {
+        parts.push("system text");
+    }
+    let what = if locked.wire != now.wire {
+        format!(
+            "; the lock was written for the {} wire format, the brief is composed for {}",
+            locked.wire.as_str(),
+            now.wire.as_str()
+        )
+    } else if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; changed: {}", parts.join(" and "))
+    };
+    let fails = options.strict && !options.allow_prefix_change;
+    let advice = if fails {
+        "; if the change is intended, run `brief lock` and commit brief.lock (or pass --allow-prefix-change)"
+    } else {
+        ""
+    };
+    let mut f = finding(
+        if fails { Level::Error } else { Level::Note },
+        "prefix-changed",
+        brief.lock_path(),
+        format!(
+            "the prefix hash differs from the lock ({} → {}){what}{vars}: this change invalidates the provider's prompt cache: {tokens} tokens will be written again{advice}",
+            &locked.hash[..locked.hash.len().min(12)],
+            &now.prefix[..12]
+        ),
+    );
+    (f.line, f.column) = Lock::prefix_hash_position(&brief.lock_path()).unwrap_or((0, 0));
+    f
 }
 
 /// One brief's check, with the warnings its loading raised (e.g. an item file the manifest
@@ -184,9 +249,9 @@ pub struct Checked {
 
 /// Loads and checks one brief. A brief that cannot be loaded is an error whose located
 /// details name every problem.
-pub fn check_path(path: &Path) -> Result<Checked> {
+pub fn check_path(path: &Path, options: Options) -> Result<Checked> {
     let brief = Brief::load_for_check(path)?;
-    let report = check(&brief)?;
+    let report = check_with(&brief, options)?;
     Ok(Checked {
         report,
         load_warnings: brief.warnings,
@@ -195,12 +260,12 @@ pub fn check_path(path: &Path) -> Result<Checked> {
 
 /// Checks briefs on all cores (they are independent) and returns the results in the order
 /// given.
-pub fn check_paths(paths: &[PathBuf]) -> Vec<Result<Checked>> {
+pub fn check_paths(paths: &[PathBuf], options: Options) -> Vec<Result<Checked>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
     if workers <= 1 {
-        return paths.iter().map(|p| check_path(p)).collect();
+        return paths.iter().map(|p| check_path(p, options)).collect();
     }
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<Checked>>>> =
@@ -211,7 +276,7 @@ pub fn check_paths(paths: &[PathBuf]) -> Vec<Result<Checked>> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = paths.get(i) else { break };
-                    let result = check_path(path);
+                    let result = check_path(path, options);
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(result);
                     }
