@@ -42,6 +42,7 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod quiet;
 mod review_batch;
 mod samples;
 mod samples_compress;

@@ -162,10 +162,22 @@ impl Ui {
         }
     }
 
-    /// A warning on stderr; shown even with `--quiet`.
+    /// A warning on stderr; silenced by `--quiet`, which leaves only data and errors.
     pub fn warn(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
         let label = self.paint_err("warning:", Tone::Warning);
         self.err_line(&format!("{label} {text}"));
+    }
+
+    /// A confirmation on stdout that is not the command's data (`new session …`,
+    /// `collected …`): the exit code says as much, so `--quiet` leaves it out.
+    pub fn confirm(&self, text: &str) -> Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        self.outln(text)
     }
 
     /// A line on stderr, unconditionally (used for reports that belong on stderr).

@@ -386,7 +386,7 @@ fn gc(path: &Path, as_json: bool, ui: &Ui) -> Result<Outcome> {
             "tombstones": swept.tombstones,
         }))?;
     } else {
-        ui.outln(&summary)?;
+        ui.confirm(&summary)?;
     }
     Ok(Outcome::Ok)
 }

@@ -117,7 +117,12 @@ fn print_human(checked: &[Checked], unreadable: &[Error], strict: bool, ui: &Ui)
         for warning in load_warnings {
             ui.warn(&warning.to_string());
         }
-        let status = if report.failed(strict) {
+        let failed = report.failed(strict);
+        // Quiet: a brief that passed says nothing, a failed one only what failed it.
+        if ui.quiet() && !failed {
+            continue;
+        }
+        let status = if failed {
             ui.paint("FAILED", Tone::Error)
         } else {
             ui.paint("ok", Tone::Good)
@@ -128,6 +133,9 @@ fn print_human(checked: &[Checked], unreadable: &[Error], strict: bool, ui: &Ui)
             &report.prefix_hash[..12]
         ))?;
         for f in &report.findings {
+            if ui.quiet() && level_of(f, strict) != Level::Error {
+                continue;
+            }
             print_finding(f, strict, ui)?;
         }
     }
