@@ -13,6 +13,7 @@ mod compose;
 mod compress;
 mod compress_batch;
 mod contract;
+mod count;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
