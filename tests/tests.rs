@@ -59,6 +59,7 @@ mod stats_cache;
 mod stats_compact_init;
 mod stats_counts;
 mod strict_prefix;
+mod tool_schema;
 mod usage;
 mod versions;
 mod versions_git;

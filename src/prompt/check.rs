@@ -11,12 +11,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use crate::brief::{Brief, ItemType, LineIndex, Lock, Problem, Tier};
+use crate::brief::{Brief, LineIndex, Lock, Problem, Tier};
 use crate::cache::volatile;
 use crate::error::{Error, Result};
-use crate::prompt::canonical::sha256_hex;
 use crate::prompt::compose::{ComposeOptions, prefix};
 use crate::prompt::measure::{over_budget, prefix_tokens};
+use crate::prompt::prefix::Wire;
+use crate::prompt::tool_schema::{self, RejectedBy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -31,7 +32,7 @@ pub struct Finding {
     pub level: Level,
     /// A stable name: `no-lock`, `rule-changed`, `rule-not-locked`, `rule-removed`,
     /// `static-placeholder`, `budget`, `volatile-content`, `prefix-changed`,
-    /// `lock-inconsistent`.
+    /// `lock-inconsistent`, `tool-schema`.
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<String>,
@@ -74,7 +75,7 @@ impl Report {
     }
 }
 
-fn finding(level: Level, kind: &'static str, file: PathBuf, message: String) -> Finding {
+pub(super) fn finding(level: Level, kind: &'static str, file: PathBuf, message: String) -> Finding {
     Finding {
         level,
         kind,
@@ -120,8 +121,10 @@ pub fn check_with(brief: &Brief, check_options: Options) -> Result<Report> {
             lock_path.clone(),
             "no brief.lock: rules are not locked; run `brief lock` and commit brief.lock".into(),
         )),
-        Some(lock) => check_rules(brief, lock, &mut findings),
+        Some(lock) => super::check_rules::check_rules(brief, lock, &mut findings),
     }
+
+    tool_schemas(brief, prefix.hashes.wire, &mut findings);
 
     for item in brief.items.iter().filter(|i| i.tier == Tier::Static) {
         let text = if item.is_tool() {
@@ -239,6 +242,38 @@ fn prefix_changed(
     f
 }
 
+/// Every tool's definition as the providers will judge it (`crate::prompt::tool_schema`):
+/// what every provider rejects, or the brief's own provider, is an error; what only
+/// another provider rejects is a warning.
+fn tool_schemas(brief: &Brief, wire: Wire, findings: &mut Vec<Finding>) {
+    for item in brief.items.iter().filter(|i| i.is_tool()) {
+        let Some(tool) = &item.tool else { continue };
+        for problem in tool_schema::problems(tool) {
+            let (level, who) = match (problem.rejected_by, wire) {
+                (RejectedBy::Every, _) => (Level::Error, ""),
+                (RejectedBy::OpenAi, Wire::OpenAi) | (RejectedBy::Anthropic, Wire::Anthropic) => {
+                    (Level::Error, "")
+                }
+                (RejectedBy::OpenAi, _) => {
+                    (Level::Warning, " (if this brief is also sent to OpenAI)")
+                }
+                (RejectedBy::Anthropic, _) => {
+                    (Level::Warning, " (if this brief is also sent to Anthropic)")
+                }
+            };
+            let mut f = finding(
+                level,
+                "tool-schema",
+                item.path.clone(),
+                format!("tool `{}`: {}{who}", tool.name, problem.message),
+            );
+            f.item = Some(item.id.clone());
+            (f.line, f.column) = tool_schema::locate(&item.raw, &problem.path).unwrap_or((1, 1));
+            findings.push(f);
+        }
+    }
+}
+
 /// One brief's check, with the warnings its loading raised (e.g. an item file the manifest
 /// does not name), which every output format shows.
 #[derive(Debug, Clone)]
@@ -323,107 +358,4 @@ fn changed_vars(
     } else {
         format!("; static vars changed: {}", changes.join(", "))
     }
-}
-
-fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {
-    for (id, locked) in &lock.rules {
-        if sha256_hex(locked.text.as_bytes()) != locked.sha256 {
-            let mut f = finding(
-                Level::Error,
-                "lock-inconsistent",
-                brief.lock_path(),
-                format!(
-                    "brief.lock is inconsistent: the text kept for rule `{id}` does not match its sha256; it was edited by hand. Review the rule, then run `brief lock`"
-                ),
-            );
-            f.item = Some(id.clone());
-            findings.push(f);
-        }
-    }
-    for item in brief.items.iter().filter(|i| i.kind == ItemType::Rule) {
-        match lock.rules.get(&item.id) {
-            None => {
-                let mut f = finding(
-                    Level::Error,
-                    "rule-not-locked",
-                    item.path.clone(),
-                    format!(
-                        "rule `{}` is not in brief.lock; review it, then run `brief lock`",
-                        item.id
-                    ),
-                );
-                f.item = Some(item.id.clone());
-                findings.push(f);
-            }
-            Some(locked) if locked.sha256 != sha256_hex(item.raw.as_bytes()) => {
-                let diff = similar::TextDiff::from_lines(&locked.text, &item.raw)
-                    .unified_diff()
-                    .context_radius(2)
-                    .header("locked", "current")
-                    .to_string();
-                let first_change = first_changed_line(&locked.text, &item.raw)
-                    .min(item.raw.lines().count().max(1));
-                let only_line_endings =
-                    locked.text.replace("\r\n", "\n") == item.raw.replace("\r\n", "\n");
-                let mut f = finding(
-                    Level::Error,
-                    "rule-changed",
-                    item.path.clone(),
-                    format!(
-                        "rule `{}` differs from brief.lock{}: rules change only by review; if this change is intended, run `brief lock`",
-                        item.id,
-                        if only_line_endings {
-                            " (only its line endings changed: CRLF vs LF)"
-                        } else {
-                            ""
-                        }
-                    ),
-                );
-                f.item = Some(item.id.clone());
-                f.line = first_change;
-                f.diff = Some(diff);
-                findings.push(f);
-            }
-            Some(_) => {}
-        }
-    }
-    let by_id: std::collections::HashMap<&str, &crate::brief::Item> = brief
-        .items
-        .iter()
-        .map(|item| (item.id.as_str(), item))
-        .collect();
-    for id in lock.rules.keys() {
-        let item = by_id.get(id.as_str());
-        let still_rule = item.is_some_and(|i| i.kind == ItemType::Rule);
-        if !still_rule {
-            let what = if item.is_some() {
-                "is no longer a rule"
-            } else {
-                "is gone"
-            };
-            let mut f = finding(
-                Level::Error,
-                "rule-removed",
-                brief.lock_path(),
-                format!(
-                    "brief.lock names rule `{id}`, which {what}; if intended, run `brief lock`"
-                ),
-            );
-            f.item = Some(id.clone());
-            findings.push(f);
-        }
-    }
-}
-
-/// 1-based line of the first line that differs.
-fn first_changed_line(old: &str, new: &str) -> usize {
-    let mut old_lines = old.split_inclusive('\n');
-    let mut line = 1;
-    for new_line in new.split_inclusive('\n') {
-        if old_lines.next() != Some(new_line) {
-            return line;
-        }
-        line += 1;
-    }
-    line
 }

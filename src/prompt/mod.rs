@@ -3,8 +3,10 @@
 
 pub mod canonical;
 pub mod check;
+mod check_rules;
 pub mod compose;
 pub mod examples;
 pub mod measure;
 pub mod prefix;
+pub mod tool_schema;
 pub mod wire;
