@@ -29,6 +29,7 @@ mod harden_paths;
 mod harden_provider;
 mod hostile_linear;
 mod import;
+mod import_auto;
 mod json_snapshots;
 mod limits;
 mod load_errors;
