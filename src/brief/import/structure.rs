@@ -140,7 +140,11 @@ pub fn find(text: &str, split: Split) -> Found {
     } else {
         Vec::new()
     };
-    let inside_tag = |offset: usize| tags.iter().any(|t| t.0 < offset && offset < t.1);
+    // Tag sections are in order and do not overlap: a binary search finds the one before.
+    let inside_tag = |offset: usize| {
+        let i = tags.partition_point(|t| t.0 < offset);
+        i > 0 && offset < tags[i - 1].1
+    };
     for (open, _, name) in &tags {
         starts.push(Start {
             offset: *open,
@@ -301,10 +305,15 @@ fn tag_sections(text: &str, opaque: &[Range<usize>]) -> Vec<(usize, usize, Strin
     let mut sections = Vec::new();
     let mut open: Option<(usize, String)> = None;
     let mut offset = 0;
+    // The opaque ranges come in text order; lines are visited in text order too.
+    let mut next_opaque = 0;
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
-        if opaque.iter().any(|r| r.contains(&start)) {
+        while next_opaque < opaque.len() && opaque[next_opaque].end <= start {
+            next_opaque += 1;
+        }
+        if opaque.get(next_opaque).is_some_and(|r| r.contains(&start)) {
             continue;
         }
         let bare = line.trim_end();
