@@ -225,7 +225,7 @@ impl Session {
             &request.model,
             "session",
             &settings,
-            &hash,
+            (None, &hash),
             started,
             &result,
         );
