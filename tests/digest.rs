@@ -318,6 +318,23 @@ fn a_short_detail_stays_verbatim_and_the_record_says_why() {
 }
 
 #[test]
+fn the_human_report_says_why_a_section_stayed_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let wake = write_yaml(
+        dir.path(),
+        &json!({
+            "current_task": "Fix the export.",
+            "irreversible_decisions": [{"summary": "Keep EU hosting.", "detail": "Legal said so."}],
+            "open_threads": [{"summary": "Which  queue?", "detail": "Ask ops."}],
+        }),
+    );
+    let out = digest_cmd(&store).arg("digest").arg(&wake).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!(stderr(&out));
+}
+
+#[test]
 fn min_bytes_decides_what_is_compressed() {
     let value = json!({"tool_outputs": [{"name": "log", "content": build_log(100)}]});
     let file =
