@@ -329,7 +329,11 @@ fn the_human_report_says_why_a_section_stayed_verbatim() {
             "open_threads": [{"summary": "Which  queue?", "detail": "Ask ops."}],
         }),
     );
-    let out = digest_cmd(&store).arg("digest").arg(&wake).output().unwrap();
+    let out = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(stderr(&out));
 }
