@@ -108,10 +108,10 @@ fn bad_inputs_are_refused_with_exit_2() {
             &["count", "missing.md"],
             "missing.md: no such file or directory",
         ),
-        (&["count", "."], ".: not a regular file"),
+        (&["count", "."], ".: a directory, not a regular file"),
         (
             &["count", "binary.bin"],
-            "binary.bin: not UTF-8 text (byte 16)",
+            "binary.bin:1: not UTF-8 text (the byte at offset 16 is not valid UTF-8)",
         ),
         (&["count", "-", "-"], "`-` (stdin) is named more than once"),
         (

@@ -31,9 +31,10 @@ pub struct Counted {
 #[derive(Debug)]
 pub enum StreamError {
     Io(io::Error),
-    /// Not UTF-8 text: the offset of the first byte that is not.
+    /// Not UTF-8 text: the offset of the first byte that is not, and its 1-based line.
     NotUtf8 {
         offset: u64,
+        line: u64,
     },
 }
 
@@ -119,6 +120,8 @@ fn split(mut reader: impl Read, mut piece: impl FnMut(String)) -> Result<u64, St
     // Bytes of `pending` already known to be valid UTF-8, and searched for a boundary.
     let mut checked = 0;
     let mut searched: usize = 0;
+    // Line breaks in the text already handed on, for the line of a byte that is not UTF-8.
+    let mut lines_before: u64 = 0;
     loop {
         let read = loop {
             match reader.read(&mut buffer) {
@@ -135,8 +138,11 @@ fn split(mut reader: impl Read, mut piece: impl FnMut(String)) -> Result<u64, St
             // An incomplete character at the end waits for the next read.
             Err(err) if err.error_len().is_none() && !eof => checked + err.valid_up_to(),
             Err(err) => {
-                let offset = total - (pending.len() - checked - err.valid_up_to()) as u64;
-                return Err(StreamError::NotUtf8 { offset });
+                let at = checked + err.valid_up_to();
+                let offset = total - (pending.len() - at) as u64;
+                let line =
+                    lines_before + memchr::memchr_iter(b'\n', &pending[..at]).count() as u64 + 1;
+                return Err(StreamError::NotUtf8 { offset, line });
             }
         };
         checked = valid;
@@ -161,6 +167,7 @@ fn split(mut reader: impl Read, mut piece: impl FnMut(String)) -> Result<u64, St
             Some(q) => {
                 let cut = from + q;
                 let rest = pending.split_off(cut);
+                lines_before += memchr::memchr_iter(b'\n', &pending).count() as u64;
                 piece(into_string(std::mem::replace(&mut pending, rest)));
                 checked -= cut;
                 searched = valid - cut;
@@ -257,7 +264,11 @@ mod tests {
         let at = bytes.len() - 4;
         bytes[at] = 0xff;
         match count_all(Encoding::O200kBase, [Ok(&b"ok"[..]), Ok(&bytes[..])]) {
-            Err((1, StreamError::NotUtf8 { offset })) => assert_eq!(offset, at as u64),
+            Err((1, StreamError::NotUtf8 { offset, line })) => {
+                assert_eq!(offset, at as u64);
+                let expected = bytes[..at].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+                assert_eq!(line, expected);
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::cli::output::{self, Outcome};
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
+use crate::files::{input, policy};
 use crate::numbers::thousands;
 use crate::tokens::Encoding;
 use crate::tokens::stream::{StreamError, count_all};
@@ -74,10 +75,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         let path = &files[index];
         match err {
             StreamError::Io(err) => Error::io(path, &err),
-            StreamError::NotUtf8 { offset } => {
-                Error::input(format!("{}: not UTF-8 text (byte {offset})", name(path)))
-                    .with_hint("brief count counts text: convert the file to UTF-8")
-            }
+            StreamError::NotUtf8 { offset, line } => Error::input(format!(
+                "{}:{line}: not UTF-8 text (the byte at offset {offset} is not valid UTF-8)",
+                input::label(path)
+            ))
+            .with_hint("brief count counts text: convert it to UTF-8 first (e.g. with iconv)"),
         }
     })?;
     let report = Report {
@@ -88,7 +90,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .iter()
             .zip(&counted)
             .map(|(path, c)| FileCount {
-                file: name(path),
+                file: path.display().to_string(),
                 tokens: c.tokens,
                 bytes: c.bytes,
             })
@@ -119,30 +121,24 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 
 /// Every input is a regular file (or stdin, once) before anything is counted.
 fn check_inputs(files: &[PathBuf]) -> Result<()> {
-    if files.iter().filter(|f| f.as_os_str() == STDIN).count() > 1 {
+    if files.iter().filter(|f| input::is_stdin(f)).count() > 1 {
         return Err(Error::input("`-` (stdin) is named more than once")
             .with_hint("stdin can be read once; name it once"));
     }
-    for path in files.iter().filter(|f| f.as_os_str() != STDIN) {
-        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
-        if !meta.is_file() {
-            return Err(
-                Error::input(format!("{}: not a regular file", path.display()))
-                    .with_hint("brief count counts text files and stdin"),
-            );
-        }
+    // The one file policy: a FIFO would hang the count, a device could be endless. The
+    // size is not limited: the count reads in blocks, in bounded memory.
+    for path in files.iter().filter(|f| !input::is_stdin(f)) {
+        policy::check_regular(path)
+            .map_err(|e| e.with_hint("brief count counts regular files and stdin (`-`)"))?;
     }
     Ok(())
 }
 
 fn open(path: &Path) -> io::Result<Box<dyn Read>> {
-    if path.as_os_str() == STDIN {
+    if input::is_stdin(path) {
         Ok(Box::new(io::stdin().lock()))
     } else {
         Ok(Box::new(File::open(path)?))
     }
 }
 
-fn name(path: &Path) -> String {
-    path.display().to_string()
-}
