@@ -52,7 +52,7 @@ fn a_malformed_schema_fails_check_at_each_mistake() {
         .iter()
         .map(|f| (f["line"].as_u64().unwrap(), f["level"].as_str().unwrap()))
         .collect();
-    assert_eq!(at, [(5, "error"), (8, "error"), (7, "error")], "{found:?}");
+    assert_eq!(at, [(5, "error"), (7, "error"), (8, "error")], "{found:?}");
     assert!(found.iter().all(|f| f["item"] == "find_slot"));
 }
 

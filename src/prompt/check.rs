@@ -248,6 +248,7 @@ fn prefix_changed(
 fn tool_schemas(brief: &Brief, wire: Wire, findings: &mut Vec<Finding>) {
     for item in brief.items.iter().filter(|i| i.is_tool()) {
         let Some(tool) = &item.tool else { continue };
+        let mut found = Vec::new();
         for problem in tool_schema::problems(tool) {
             let (level, who) = match (problem.rejected_by, wire) {
                 (RejectedBy::Every, _) => (Level::Error, ""),
@@ -269,8 +270,11 @@ fn tool_schemas(brief: &Brief, wire: Wire, findings: &mut Vec<Finding>) {
             );
             f.item = Some(item.id.clone());
             (f.line, f.column) = tool_schema::locate(&item.raw, &problem.path).unwrap_or((1, 1));
-            findings.push(f);
+            found.push(f);
         }
+        // In the order of the file, as an editor walks them.
+        found.sort_by_key(|f| (f.line, f.column));
+        findings.extend(found);
     }
 }
 

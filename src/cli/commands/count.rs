@@ -141,4 +141,3 @@ fn open(path: &Path) -> io::Result<Box<dyn Read>> {
         Ok(Box::new(File::open(path)?))
     }
 }
-

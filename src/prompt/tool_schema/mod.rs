@@ -278,6 +278,12 @@ fn short(value: &Value) -> String {
 
 /// The candidate nearest to `word` by edit distance, when near enough to be a typo.
 fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    // A cut-short name (`bool`, `int`) reads as its candidate too.
+    if word.len() >= 3
+        && let Some(c) = candidates.iter().find(|c| c.starts_with(word))
+    {
+        return Some(c);
+    }
     candidates
         .iter()
         .map(|c| (strsim(word, c), *c))
