@@ -18,7 +18,7 @@ fn long_text(size: usize) -> String {
             n * 37 % 10_000,
             n % 100
         ));
-        if n % 7 == 0 {
+        if n.is_multiple_of(7) {
             out.push_str("\n\n   \n");
         }
     }

@@ -304,7 +304,7 @@ impl Renderer<'_> {
         self.section(Field::ToolOutputs, Some(i), whole, routed, None);
     }
 
-    fn prose_note(&mut self, i: usize, note: &String) {
+    fn prose_note(&mut self, i: usize, note: &str) {
         let compact = prose::compact(note);
         let mut routed = Routed {
             handling: Handling::CompactSummary,
@@ -334,7 +334,13 @@ impl Renderer<'_> {
                 };
             }
         }
-        self.section(Field::ProseNotes, Some(i), note.clone(), Some(routed), None);
+        self.section(
+            Field::ProseNotes,
+            Some(i),
+            note.to_string(),
+            Some(routed),
+            None,
+        );
     }
 
     fn bulk_json(&mut self, i: usize, array: &NamedJson) {
