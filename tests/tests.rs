@@ -48,6 +48,8 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod proxy_limits;
+mod proxy_records;
 mod quiet;
 mod review_batch;
 mod samples;

@@ -156,7 +156,12 @@ fn connect(path: &Path, create: bool) -> Result<Connection> {
 /// read without writing; anything else (another program's tables, a newer schema) is
 /// refused before the file is touched.
 fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
-    let version: i64 = conn
+    // Both reads in one read transaction: another process creating the store commits its
+    // tables and its version together, and reading them apart saw tables without a version
+    // ("another program's database") while eight writers raced to create the store.
+    let snapshot = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Deferred)
+        .map_err(|e| sql(path, &e))?;
+    let version: i64 = snapshot
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(|e| sql(path, &e))?;
     if version > VERSION {
@@ -166,13 +171,14 @@ fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
         ))
         .with_hint("use the newer briefkit that wrote it, or another --store"));
     }
-    let (tables, ours): (i64, i64) = conn
+    let (tables, ours): (i64, i64) = snapshot
         .query_row(
             "SELECT count(*), sum(name = 'ccr_entries') FROM sqlite_schema WHERE type = 'table'",
             [],
             |row| Ok((row.get(0)?, row.get::<_, Option<i64>>(1)?.unwrap_or(0))),
         )
         .map_err(|e| sql(path, &e))?;
+    snapshot.finish().map_err(|e| sql(path, &e))?;
     match (version, tables) {
         (0, 0) => Ok(false),
         (VERSION, _) if ours == 1 => Ok(true),

@@ -4,10 +4,12 @@
 //! The protocol is the official Rust SDK's (`rmcp`); this module only lists the tools and
 //! routes calls to [`tools`], which calls the same library code as the CLI. Tool work is
 //! synchronous file and SQLite access, so it runs on a blocking thread and the protocol
-//! loop stays responsive. Stdout carries the protocol only; messages go to stderr.
+//! loop stays responsive. Stdout carries the protocol only; messages go to stderr. A
+//! message over [`MAX_MESSAGE_BYTES`] is answered with a JSON-RPC error (`transport`).
 
 mod session_tools;
 pub mod tools;
+mod transport;
 
 use std::sync::Arc;
 
@@ -21,6 +23,8 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+
+pub use transport::MAX_MESSAGE_BYTES;
 
 /// The MCP server: the tool list, built once, in its fixed order.
 struct Server {
@@ -98,7 +102,7 @@ pub fn run() -> Result<()> {
         .map_err(|e| Error::input(format!("cannot start the MCP server's runtime: {e}")))?;
     runtime.block_on(async {
         let service = Server::new()
-            .serve(rmcp::transport::stdio())
+            .serve(transport::stdio())
             .await
             .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")))?;
         service

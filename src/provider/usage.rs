@@ -49,7 +49,10 @@ impl Usage {
         let read = count(usage, &["cache_read_input_tokens"]);
         let written = count(usage, &["cache_creation_input_tokens"]);
         Some(Usage {
-            input_tokens: uncached + read.unwrap_or(0) + written.unwrap_or(0),
+            // Saturating: a server that reports 2^64 - 1 tokens must not wrap (or panic).
+            input_tokens: uncached
+                .saturating_add(read.unwrap_or(0))
+                .saturating_add(written.unwrap_or(0)),
             cached_input_tokens: read,
             cache_write_tokens: written,
             output_tokens: count(usage, &["output_tokens"]).unwrap_or(0),

@@ -6,8 +6,9 @@
 //! body ends, breaks, times out or is dropped because the client went away, the guard
 //! writes the row with the matching status; dropping the body also drops the upstream
 //! response, which closes the upstream connection, so a client that leaves cancels the call.
-//! Parsing the request for the session and the drift check, and making and writing the
-//! row, happen on the ledger thread (`writer`), never in front of the answer's bytes.
+//! Parsing the request for the session and the drift check happens beside the call
+//! (`book`), and writing the row on the ledger thread (`writer`), never in front of the
+//! answer's bytes.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -22,8 +23,8 @@ use tokio::time::Sleep;
 
 use crate::cache::ledger::Entry;
 
+use super::book::{Meta, Pending};
 use super::meter::{Meter, Wire};
-use super::session::Pending;
 use super::{App, BoxError, ProxyBody, reply};
 
 /// How a call ended.
@@ -55,8 +56,8 @@ struct Call {
 
 impl Call {
     /// Settles how the call went from what is at hand, and hands the rest of the row (the
-    /// request's session and drift, worked out on the ledger thread) over: nothing here
-    /// waits, so the client's last byte goes out at once.
+    /// request's session and drift, worked out beside the call) over: nothing here waits,
+    /// so the client's last byte goes out at once.
     fn end(&mut self, ending: Ending, meter: Option<&Meter>) {
         if std::mem::replace(&mut self.done, true) {
             return;
@@ -64,9 +65,12 @@ impl Call {
         let latency_ms = self.started.elapsed().as_millis() as u64;
         let usage = meter.and_then(Meter::usage).cloned();
         let complete = meter.is_some_and(Meter::complete);
+        // An error the answer itself carried explains how it ended (an SDK that reads an
+        // error event closes the connection, so a dropped or broken stream often follows).
+        let carried_error = meter.and_then(Meter::error).is_some();
         let failure: Option<(String, String)> = match ending {
             Ending::Failed { status, message } => Some((status.into(), message)),
-            _ if complete => None,
+            _ if complete || carried_error => None,
             Ending::Ended => Some((
                 "truncated_stream".into(),
                 "the stream ended before its end marker".into(),
@@ -81,6 +85,10 @@ impl Call {
                     "the upstream sent nothing for {}",
                     humantime(self.app.timeout)
                 ),
+            )),
+            Ending::Dropped if self.app.cut_off() => Some((
+                crate::cache::ledger::CANCELLED.into(),
+                "the proxy stopped (its shutdown deadline passed) before the answer ended".into(),
             )),
             Ending::Dropped => Some((
                 "client_disconnected".into(),
@@ -101,7 +109,7 @@ impl Call {
         });
         let blind = meter.and_then(Meter::blind).map(str::to_string);
         let wire = self.wire;
-        self.app.rows.push(Arc::clone(&self.pending), move |meta| {
+        let make = move |meta: &Meta| {
             let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
             entry.session = Some(meta.session.clone());
             entry.prefix_hash = meta.analysis.prefix_hash.clone();
@@ -114,12 +122,14 @@ impl Call {
                 entry.output_tokens = Some(usage.output_tokens);
             }
             if let Some((status, message)) = failure {
-                entry = entry.failed(&status, &message);
+                entry.status = status;
+                entry.error = Some(meta.redactor.redact(&message));
             } else if let Some(why) = blind {
-                entry.error = Some(crate::provider::redact::redact(&why));
+                entry.error = Some(meta.redactor.redact(&why));
             }
             entry
-        });
+        };
+        self.pending.ended(Box::new(make), self.app.book.rows());
     }
 }
 
@@ -139,8 +149,7 @@ pub async fn call(
 ) -> Response<ProxyBody> {
     let started = Instant::now();
     let (mut parts, _) = request.into_parts();
-    let pending = Arc::new(Pending::new(body.clone(), parts.headers.clone()));
-    app.rows.observe(Arc::clone(&pending));
+    let pending = app.book.admit(body.clone(), &parts.headers).await;
     let mut call = Call {
         app: Arc::clone(&app),
         wire,
@@ -232,7 +241,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
         Wire::Anthropic => &app.anthropic,
     };
     let (mut parts, body) = request.into_parts();
-    let body = match super::read_body(body, super::MAX_BODY_BYTES).await {
+    let body = match super::read_body(body, super::MAX_BODY_BYTES, app.client_idle_timeout).await {
         Ok(body) => body,
         Err(err) => return reply::body_error(wire, &err),
     };

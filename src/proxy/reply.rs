@@ -77,6 +77,19 @@ pub fn body_error(wire: Wire, err: &BodyError) -> Response<ProxyBody> {
                 &message,
             )
         }
+        BodyError::Stalled(idle) => {
+            let message = format!(
+                "brief proxy: the request body stopped arriving (nothing for {})",
+                super::relay::humantime(*idle)
+            );
+            error(
+                wire,
+                StatusCode::REQUEST_TIMEOUT,
+                "invalid_request_error",
+                "request_timeout",
+                &message,
+            )
+        }
         BodyError::Unreadable(why) => {
             let kind = match wire {
                 Wire::OpenAi => "invalid_request_error",

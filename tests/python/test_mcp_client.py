@@ -155,3 +155,26 @@ def test_session_tools_manage_a_real_session(tmp_path, upstream):
     assert missing.is_error
     assert blocked.structured_content["pending_operation_id"] in \
         after.structured_content["pending_operations"]
+
+
+def test_a_request_over_16_mib_is_answered_with_an_error_and_the_server_stays_up(tmp_path):
+    """Issue 21: a message over the 16 MiB limit used to be dropped unanswered (the client
+    waited forever); now its id gets a JSON-RPC error and the next call is served."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body(session):
+        huge = "x" * (17 * 1024 * 1024)
+        try:
+            await asyncio.wait_for(
+                session.call_tool("guard", {"original": huge, "proposal": "x"}), timeout=60)
+        except MCPError as err:
+            refused = err.error
+        else:
+            raise AssertionError("an oversized request was answered as if it were whole")
+        tools = await session.list_tools()
+        return refused, [tool.name for tool in tools.tools]
+
+    refused, names = run(with_session(tmp_path, body))
+    assert refused.code == -32600
+    assert "16 MiB" in refused.message
+    assert names == TOOLS

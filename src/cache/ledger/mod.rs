@@ -7,13 +7,15 @@
 //! processes never interleave within a line. A crash can still leave a torn last line; the
 //! reader skips it (and any other unreadable line) with a warning, never fails on it.
 
+mod append;
 pub mod prices;
 pub mod summary;
 
+pub use append::{Appender, append};
+
 use std::fmt;
-use std::fs::{self, OpenOptions};
-use std::io::{BufRead, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -255,41 +257,6 @@ pub fn check_path(path: &Path) -> Result<()> {
         .with_hint(hint));
     }
     Ok(())
-}
-
-/// Appends one entry as one line, creating the file and its directory when needed.
-///
-/// The whole line goes out in a single `write_all` on an `O_APPEND` file, so lines from
-/// concurrent writers never interleave. If the file ends in a torn line (a crash mid-write),
-/// a newline is written first so this entry starts on its own line.
-pub fn append(path: &Path, entry: &Entry) -> Result<()> {
-    let mut line = serde_json::to_string(entry)
-        .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")))?;
-    line.push('\n');
-    let io = |e: std::io::Error| {
-        Error::io(path, &e).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")
-    };
-    check_path(path)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).map_err(&io)?;
-    }
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(&io)?;
-    if file.metadata().map_err(&io)?.len() > 0 {
-        let mut last = [0u8; 1];
-        file.seek(SeekFrom::End(-1)).map_err(&io)?;
-        file.read_exact(&mut last).map_err(&io)?;
-        if last[0] != b'\n' {
-            // Two writers may both do this; an empty line is harmless, a glued one is not.
-            line.insert(0, '\n');
-        }
-    }
-    file.write_all(line.as_bytes()).map_err(&io)
 }
 
 /// Why an entry that parsed cannot be a real call's record: figures no provider reports

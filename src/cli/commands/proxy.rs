@@ -20,7 +20,8 @@ use crate::proxy::{self, Config};
 /// its usage, prefix hash, session and the parts that drifted since the session's previous
 /// call; GET /stats and GET /metrics show the running figures. A session is the
 /// X-Brief-Session header, else a hash of the credential and the model. The bound address
-/// is printed on stdout. Stop with Ctrl-C or SIGTERM: calls in flight finish first.
+/// is printed on stdout. Stop with Ctrl-C or SIGTERM: calls in flight get
+/// --shutdown-timeout to finish, and every row is written.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  brief proxy\n  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 my-agent\n  curl -s http://127.0.0.1:8787/stats"
@@ -45,6 +46,22 @@ pub struct Args {
     /// (90s, 1500ms, 2m)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "600s")]
     pub timeout: Duration,
+    /// How long a client may take to send a request's headers; an idle keep-alive
+    /// connection is closed after it too
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
+    pub header_timeout: Duration,
+    /// The longest pause while a client sends its request body or takes its answer; a
+    /// stalled body is answered 408, a client that stops reading is disconnected
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "30s")]
+    pub client_idle_timeout: Duration,
+    /// Client connections held at once; past it a new connection is answered 503 (lowered
+    /// to what the open-file limit allows)
+    #[arg(long, value_name = "N", default_value_t = proxy::DEFAULT_MAX_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
+    /// After Ctrl-C or SIGTERM, how long calls in flight may take to finish before they are
+    /// cut (their rows say `cancelled`)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "20s")]
+    pub shutdown_timeout: Duration,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -63,6 +80,10 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ledger: ledger::resolve_path(args.ledger),
         allow_remote: args.allow_remote,
         timeout: args.timeout,
+        header_timeout: args.header_timeout,
+        client_idle_timeout: args.client_idle_timeout,
+        max_connections: args.max_connections as usize,
+        shutdown_timeout: args.shutdown_timeout,
     };
     let ledger_path = config.ledger.clone();
     let (openai, anthropic) = (
