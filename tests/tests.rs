@@ -52,6 +52,7 @@ mod proxy_faults;
 mod proxy_limits;
 mod proxy_records;
 mod quiet;
+mod reports;
 mod review_batch;
 mod samples;
 mod samples_compress;

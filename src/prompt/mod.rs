@@ -6,5 +6,6 @@ pub mod check;
 mod check_rules;
 pub mod compose;
 pub mod examples;
+pub mod lock;
 pub mod measure;
 pub mod tool_schema;
