@@ -40,6 +40,7 @@ mod limits;
 mod load_errors;
 mod load_listing;
 mod lock_check;
+mod mcp_compose;
 mod newcomer;
 mod prefix_identity;
 mod probe;

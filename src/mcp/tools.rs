@@ -16,8 +16,7 @@ use crate::brief::Brief;
 use crate::ccr::{self, Lookup, Store};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::wire::Wire;
-use crate::wire::{self, canonical};
+use crate::prompt::render::{Format, RenderOptions, render};
 
 /// What the operator who started the server decided: the provider settings of the tools
 /// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name.
@@ -268,44 +267,36 @@ struct ComposeArgs {
 }
 
 fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
-    let format = a.format.as_deref().unwrap_or("text");
-    if !matches!(format, "text" | "openai" | "anthropic") {
+    let name = a.format.as_deref().unwrap_or("text");
+    let Some(format) = Format::parse(name) else {
         return Err(ToolError(format!(
-            "bad arguments: format `{format}` is not one of text, openai, anthropic"
+            "bad arguments: format `{name}` is not one of text, openai, anthropic"
         )));
-    }
+    };
     let brief = Brief::load(&a.brief)?;
     let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
-    let model_for = |provider: Wire| {
-        brief
-            .manifest
-            .model
-            .as_ref()
-            .filter(|m| m.provider == provider)
-            .map(|m| m.name.as_str())
-    };
-    let output = match format {
-        "openai" => canonical::to_string(&wire::openai::body(
-            &composed.prompt,
-            model_for(Wire::OpenAi),
-            None,
-        )),
-        "anthropic" => canonical::to_string(&wire::anthropic::body(
-            &composed.prompt,
-            model_for(Wire::Anthropic),
-        )),
-        _ => composed.text(),
-    };
+    // The same operation `brief compose` prints: the text, or the body as the bytes sent,
+    // and the prefix hash of that body's wire.
+    let rendered = render(
+        &brief,
+        &composed,
+        RenderOptions {
+            format,
+            cache_key: false,
+            hashes: true,
+        },
+    );
+    let prefix_hash = rendered.hashes.map(|h| h.prefix).unwrap_or_default();
     Ok(json!({
         "status": "ok",
         "summary": format!(
-            "{} composed as {format}: {} bytes, stable prefix {}",
-            brief.manifest.name, output.len(), composed.hashes().prefix
+            "{} composed as {name}: {} bytes, stable prefix {prefix_hash}",
+            brief.manifest.name, rendered.output.len()
         ),
-        "format": format,
-        "prefix_hash": composed.hashes().prefix,
+        "format": name,
+        "prefix_hash": prefix_hash,
         "unused_vars": composed.unused_vars,
-        "output": output,
+        "output": rendered.output,
     }))
 }
 

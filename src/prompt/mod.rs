@@ -8,4 +8,5 @@ pub mod compose;
 pub mod examples;
 pub mod lock;
 pub mod measure;
+pub mod render;
 pub mod tool_schema;
