@@ -12,6 +12,7 @@ mod ccr_store;
 mod compose;
 mod compress;
 mod compress_batch;
+mod compress_library;
 mod contract;
 mod count;
 mod credentials;

@@ -362,26 +362,42 @@ pub fn to_json(report: &Report) -> serde_json::Value {
     serde_json::Value::Object(map)
 }
 
-/// The changes as JSON objects with the keys `kind`, `original`, `proposal`, `line`,
-/// `column`, `proposal_line`, `proposal_column` (the message is for people: it is in
-/// the human report).
+/// A change as reports print it: the keys `kind`, `original`, `proposal`, `line`,
+/// `column`, `proposal_line`, `proposal_column` and, when the texts were compared message
+/// by message, `in_message` (the message is for people: it is in the human report).
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangeReport {
+    pub kind: &'static str,
+    pub original: String,
+    pub proposal: String,
+    pub line: usize,
+    pub column: usize,
+    pub proposal_line: usize,
+    pub proposal_column: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_message: Option<String>,
+}
+
+impl ChangeReport {
+    pub fn of(change: &Change) -> Self {
+        ChangeReport {
+            kind: change.kind.name(),
+            original: change.original.clone(),
+            proposal: change.proposal.clone(),
+            line: change.line,
+            column: change.column,
+            proposal_line: change.proposal_line,
+            proposal_column: change.proposal_column,
+            in_message: change.in_message.clone(),
+        }
+    }
+
+    pub fn all(changes: &[Change]) -> Vec<ChangeReport> {
+        changes.iter().map(ChangeReport::of).collect()
+    }
+}
+
+/// The changes as JSON objects (see [`ChangeReport`]).
 pub fn changes_json(changes: &[Change]) -> serde_json::Value {
-    changes
-        .iter()
-        .map(|c| {
-            let mut value = serde_json::json!({
-                "kind": c.kind.name(),
-                "original": c.original,
-                "proposal": c.proposal,
-                "line": c.line,
-                "column": c.column,
-                "proposal_line": c.proposal_line,
-                "proposal_column": c.proposal_column,
-            });
-            if let Some(m) = &c.in_message {
-                value["in_message"] = m.as_str().into();
-            }
-            value
-        })
-        .collect()
+    serde_json::json!(ChangeReport::all(changes))
 }
