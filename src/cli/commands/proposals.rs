@@ -1,15 +1,16 @@
-//! `brief proposals`: the model proposals waiting for review.
+//! `brief proposals`: the model proposals waiting for review. Arguments, one call to
+//! [`review::pending`], and its report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review::token_change;
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
-use crate::store::proposals;
+use crate::store::review::{self, Pending};
 
 /// List pending proposals: id, item, tokens before → after, guard findings
 ///
@@ -26,36 +27,59 @@ pub struct Args {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    let pending = proposals::list(&brief.dir)?;
-    let items = brief.items_by_id();
-    let stale =
-        |p: &proposals::Proposal| p.is_stale(items.get(p.item.as_str()).map(|item| item.body()));
-    let summary = match pending.len() {
-        0 => "no pending proposals".to_string(),
-        1 => "1 pending proposal".to_string(),
-        n => format!("{n} pending proposals"),
-    };
-    if args.json {
-        let list: Vec<_> = pending
-            .iter()
-            .map(|p| {
-                json!({
-                    "id": p.id, "item": p.item, "created": p.created,
-                    "provider": p.provider, "model": p.model,
-                    "tokens_before": p.tokens_before, "tokens_after": p.tokens_after,
-                    "stale": stale(p),
-                    "dropped": p.guard.dropped,
-                    "introduced": p.guard.introduced,
-                })
-            })
-            .collect();
-        ui.json(&json!({"status": "ok", "summary": summary, "proposals": list}))?;
-        return Ok(Outcome::Ok);
+    let proposals = review::pending(&brief)?;
+    output::print(
+        ui,
+        Form::json_if(args.json),
+        &Listed {
+            proposals,
+            brief: &args.brief,
+        },
+    )
+}
+
+/// `brief proposals`' report.
+#[derive(Serialize)]
+struct Listed<'a> {
+    proposals: Vec<Pending>,
+    #[serde(skip)]
+    brief: &'a Path,
+}
+
+impl Report for Listed<'_> {
+    fn status(&self) -> &str {
+        "ok"
     }
-    if pending.is_empty() {
-        ui.info(&summary);
-        return Ok(Outcome::Ok);
+
+    fn summary(&self) -> String {
+        match self.proposals.len() {
+            0 => "no pending proposals".to_string(),
+            1 => "1 pending proposal".to_string(),
+            n => format!("{n} pending proposals"),
+        }
     }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        if self.proposals.is_empty() {
+            ui.info(&self.summary());
+            return Ok(());
+        }
+        ui.out(&table(ui, &self.proposals))?;
+        ui.info(&self.summary());
+        let dir = crate::cli::ui::shell_quote(&self.brief.display().to_string());
+        let allow = if self.proposals.iter().any(|p| !p.dropped.is_empty()) {
+            " (a flagged one: add --allow-flags)"
+        } else {
+            ""
+        };
+        ui.info(&format!(
+            "see one again with `brief review {dir} ID`; accept it with `brief accept {dir} ID`{allow}, or drop it with `brief discard {dir} ID` (`--stale` or `--all` for many)"
+        ));
+        Ok(())
+    }
+}
+
+fn table(ui: &Ui, pending: &[Pending]) -> String {
     let mut table = Table::new(&[
         Align::Left,
         Align::Left,
@@ -68,14 +92,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     .header([
         "PROPOSAL", "ITEM", "TOKENS", "GUARD", "STATE", "MODEL", "CREATED",
     ]);
-    for p in &pending {
-        let dropped = p.dropped().len();
+    for p in pending {
+        let dropped = p.dropped.len();
         let guard = if dropped == 0 {
             ui.paint("clean", Tone::Good)
         } else {
             ui.paint(&format!("{dropped} dropped"), Tone::Error)
         };
-        let state = if stale(p) {
+        let state = if p.stale {
             ui.paint("stale", Tone::Warning)
         } else {
             "pending".to_string()
@@ -90,16 +114,5 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             ui.paint(&p.created, Tone::Dim),
         ]);
     }
-    ui.out(&table.render())?;
-    ui.info(&summary);
-    let dir = crate::cli::ui::shell_quote(&args.brief.display().to_string());
-    let allow = if pending.iter().any(|p| !p.dropped().is_empty()) {
-        " (a flagged one: add --allow-flags)"
-    } else {
-        ""
-    };
-    ui.info(&format!(
-        "see one again with `brief review {dir} ID`; accept it with `brief accept {dir} ID`{allow}, or drop it with `brief discard {dir} ID` (`--stale` or `--all` for many)"
-    ));
-    Ok(Outcome::Ok)
+    table.render()
 }
