@@ -41,7 +41,7 @@ mod limits;
 mod load_errors;
 mod load_listing;
 mod lock_check;
-mod mcp_compose;
+mod mcp_same_as_cli;
 mod newcomer;
 mod prefix_identity;
 mod probe;

@@ -342,24 +342,56 @@ pub fn facts(text: &str) -> Vec<Fact> {
     extract::extract(text).facts
 }
 
-/// The report as the one JSON object `brief guard --json` prints:
-/// `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value", "line",
-/// "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
+/// The report as the one JSON object `brief guard --json` prints and the MCP `guard` tool
+/// returns: `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value",
+/// "line", "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
 /// "proposal_line", "proposal_column"}], "introduced": [...], "counts": {"<kind>": n}}`.
+#[derive(Debug, Serialize)]
+pub struct Verdict<'a> {
+    pub status: &'static str,
+    pub summary: String,
+    #[serde(flatten)]
+    pub findings: Findings<'a>,
+}
+
+/// A report's findings, as reports print them after `status` and `summary`.
+#[derive(Debug, Serialize)]
+pub struct Findings<'a> {
+    pub dropped: &'a [Fact],
+    pub changed: Vec<ChangeReport>,
+    pub introduced: &'a [Fact],
+    pub counts: &'a BTreeMap<Kind, usize>,
+}
+
+impl Report {
+    /// `clean` or `flagged`.
+    pub fn status_word(&self) -> &'static str {
+        if self.is_clean() { "clean" } else { "flagged" }
+    }
+
+    /// What the report found, for a report that prints its own status and summary.
+    pub fn findings(&self) -> Findings<'_> {
+        Findings {
+            dropped: &self.dropped,
+            changed: ChangeReport::all(&self.changed),
+            introduced: &self.introduced,
+            counts: &self.counts,
+        }
+    }
+
+    /// The whole report as `brief guard --json` prints it.
+    pub fn verdict(&self) -> Verdict<'_> {
+        Verdict {
+            status: self.status_word(),
+            summary: self.summary(),
+            findings: self.findings(),
+        }
+    }
+}
+
+/// [`Report::verdict`] as a JSON value (for the MCP tool's structured content).
 pub fn to_json(report: &Report) -> serde_json::Value {
-    let mut map = serde_json::Map::new();
-    let status = if report.is_clean() {
-        "clean"
-    } else {
-        "flagged"
-    };
-    map.insert("status".into(), status.into());
-    map.insert("summary".into(), report.summary().into());
-    map.insert("dropped".into(), serde_json::json!(report.dropped));
-    map.insert("changed".into(), changes_json(&report.changed));
-    map.insert("introduced".into(), serde_json::json!(report.introduced));
-    map.insert("counts".into(), serde_json::json!(report.counts));
-    serde_json::Value::Object(map)
+    serde_json::to_value(report.verdict()).unwrap_or_default()
 }
 
 /// A change as reports print it: the keys `kind`, `original`, `proposal`, `line`,

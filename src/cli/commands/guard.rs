@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::output::Outcome;
+use serde::Serialize;
+
+use crate::cli::output::{self, Form, Outcome};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::files::input::{self, is_stdin, label};
@@ -59,17 +61,51 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         }
         None => guard::check(&original, &proposal),
     };
-    if args.json {
-        ui.json(&guard::to_json(&report))?;
-    } else {
-        let text = render(&report, &label(&args.original), &label(&args.proposal), ui);
-        ui.out(&text)?;
+    let files = (label(&args.original), label(&args.proposal));
+    output::print(
+        ui,
+        Form::json_if(args.json),
+        &Guarded {
+            findings: report.findings(),
+            report: &report,
+            files,
+        },
+    )
+}
+
+/// `brief guard`'s report: the findings after `status` and `summary`, as the MCP `guard`
+/// tool returns them ([`guard::Verdict`]).
+#[derive(Serialize)]
+struct Guarded<'a> {
+    #[serde(flatten)]
+    findings: guard::Findings<'a>,
+    #[serde(skip)]
+    report: &'a Report,
+    /// The two texts' labels, for the human form.
+    #[serde(skip)]
+    files: (String, String),
+}
+
+impl output::Report for Guarded<'_> {
+    fn status(&self) -> &str {
+        self.report.status_word()
     }
-    Ok(if report.is_clean() {
-        Outcome::Ok
-    } else {
-        Outcome::Failed
-    })
+
+    fn summary(&self) -> String {
+        self.report.summary()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.out(&render(self.report, &self.files.0, &self.files.1, ui))
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.report.is_clean() {
+            Outcome::Ok
+        } else {
+            Outcome::Failed
+        }
+    }
 }
 
 /// The text as an item file (front matter and body), when it is one.

@@ -1,7 +1,7 @@
-//! The MCP `compose` tool and `brief compose` are one library operation: for every format
+//! The MCP tools and their commands are one library operation each. `compose`: for every format
 //! the tool's `output` is the bytes the command prints (a body exactly as sent, not a
 //! re-serialisation), and its `prefix_hash` is the one `compose --json` reports for that
-//! body's wire.
+//! body's wire. `guard`: the tool returns the document `brief guard --json` prints.
 
 use std::fs;
 
@@ -68,4 +68,35 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
         "{anthropic}"
     );
     assert!(!openai.contains("claude-sonnet-4-5"), "{openai}");
+}
+
+#[test]
+fn mcp_guard_returns_the_document_brief_guard_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    let original =
+        "Refunds within 30 days at https://a.example/refunds. You must not promise more.";
+    let proposal = "Refunds within 14 days. You may promise more.";
+    fs::write(root.join("original.md"), original).unwrap();
+    fs::write(root.join("proposal.md"), proposal).unwrap();
+    let answers = mcp_with(
+        root,
+        &[],
+        &[],
+        &[call(
+            1,
+            "guard",
+            json!({"original": original, "proposal": proposal}),
+        )],
+    );
+    let tool = &answers[0]["result"]["structuredContent"];
+    let printed = run_in(root, &["guard", "original.md", "proposal.md", "--json"]);
+    assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
+    let report = json(&printed);
+    assert_eq!(report["status"], "flagged");
+    // The same document, key for key and in the same order.
+    assert_eq!(
+        serde_json::to_string(tool).unwrap(),
+        serde_json::to_string(&report).unwrap()
+    );
 }
