@@ -9,11 +9,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::brief::Brief;
-use crate::ccr::{self, Lookup, Store};
+use crate::ccr::{self, Lookup, Store, Strategy};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
 use crate::prompt::render::{Format, RenderOptions, render};
@@ -220,40 +220,74 @@ fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
         Some(store) => store.get(&query)?,
         None => Lookup::Unknown,
     };
-    Ok(match lookup {
-        Lookup::Found(entry) => {
-            let original = String::from_utf8_lossy(&entry.original).into_owned();
-            json!({
-                "status": "found",
-                "summary": format!("ccr:{} found: {} bytes ({})", entry.hash, entry.original_bytes, entry.strategy),
-                "hash": entry.hash,
-                "strategy": entry.strategy,
-                "source": entry.source,
-                "expires": format_rfc3339(entry.expires_ms),
-                "original": original,
-            })
-        }
-        Lookup::Expired(tomb) => json!({
-            "status": "expired",
-            "summary": format!(
-                "ccr:{} expired at {}; it was stored by strategy {} from {}",
-                tomb.hash, format_rfc3339(tomb.expires_ms), tomb.strategy, tomb.source
+    match lookup {
+        Lookup::Found(entry) => report(Retrieved {
+            status: "found",
+            summary: format!(
+                "ccr:{} found: {} bytes ({})",
+                entry.hash, entry.original_bytes, entry.strategy
             ),
-            "hash": tomb.hash,
-            "strategy": tomb.strategy,
-            "source": tomb.source,
-            "expired_at": format_rfc3339(tomb.expires_ms),
-            "collected": tomb.collected,
-            "awaiting_gc": !tomb.collected,
-            "advice": "do not retry this hash: regenerate the digest or re-read the source it came from",
+            expires: Some(format_rfc3339(entry.expires_ms)),
+            original: Some(String::from_utf8_lossy(&entry.original).into_owned()),
+            hash: entry.hash,
+            strategy: Some(entry.strategy),
+            source: Some(entry.source),
+            ..Retrieved::default()
         }),
-        Lookup::Unknown => json!({
-            "status": "unknown",
-            "summary": format!("ccr:{} was never stored here", query.key),
-            "hash": query.key,
-            "advice": "check the hash against the marker; re-read the source if it is not in this store",
+        Lookup::Expired(tomb) => report(Retrieved {
+            status: "expired",
+            summary: format!(
+                "ccr:{} expired at {}; it was stored by strategy {} from {}",
+                tomb.hash,
+                format_rfc3339(tomb.expires_ms),
+                tomb.strategy,
+                tomb.source
+            ),
+            expired_at: Some(format_rfc3339(tomb.expires_ms)),
+            collected: Some(tomb.collected),
+            awaiting_gc: Some(!tomb.collected),
+            advice: Some(
+                "do not retry this hash: regenerate the digest or re-read the source it came from",
+            ),
+            hash: tomb.hash,
+            strategy: Some(tomb.strategy),
+            source: Some(tomb.source),
+            ..Retrieved::default()
         }),
-    })
+        Lookup::Unknown => report(Retrieved {
+            status: "unknown",
+            summary: format!("ccr:{} was never stored here", query.key),
+            hash: query.key,
+            advice: Some(
+                "check the hash against the marker; re-read the source if it is not in this store",
+            ),
+            ..Retrieved::default()
+        }),
+    }
+}
+
+/// The `retrieve` tool's answer: found, expired or unknown, with the fields of each.
+#[derive(Default, Serialize)]
+struct Retrieved {
+    status: &'static str,
+    summary: String,
+    hash: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strategy: Option<Strategy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    original: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expired_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collected: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    awaiting_gc: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    advice: Option<&'static str>,
 }
 
 #[derive(Deserialize)]
@@ -287,17 +321,35 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
         },
     );
     let prefix_hash = rendered.hashes.map(|h| h.prefix).unwrap_or_default();
-    Ok(json!({
-        "status": "ok",
-        "summary": format!(
+    report(Composition {
+        status: "ok",
+        summary: format!(
             "{} composed as {name}: {} bytes, stable prefix {prefix_hash}",
-            brief.manifest.name, rendered.output.len()
+            brief.manifest.name,
+            rendered.output.len()
         ),
-        "format": name,
-        "prefix_hash": prefix_hash,
-        "unused_vars": composed.unused_vars,
-        "output": rendered.output,
-    }))
+        format: format.as_str(),
+        prefix_hash,
+        unused_vars: composed.unused_vars,
+        output: rendered.output,
+    })
+}
+
+/// The `compose` tool's answer.
+#[derive(Serialize)]
+struct Composition {
+    status: &'static str,
+    summary: String,
+    format: &'static str,
+    prefix_hash: String,
+    unused_vars: Vec<String>,
+    /// What `brief compose` prints: the text, or the body as the bytes sent.
+    output: String,
+}
+
+/// A typed answer as the tool's structured content.
+fn report<T: Serialize>(answer: T) -> Result<Value, ToolError> {
+    serde_json::to_value(answer).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
 }
 
 #[derive(Deserialize)]
