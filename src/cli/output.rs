@@ -54,6 +54,8 @@ pub trait Report: Serialize {
     fn human(&self, ui: &Ui) -> Result<()>;
     /// Messages printed in every form, before the report (warnings on stderr).
     fn notes(&self, _ui: &Ui) {}
+    /// Messages printed in every form, after the report (measurements on stderr).
+    fn after(&self, _ui: &Ui) {}
     /// GitHub workflow commands; a command without its own prints the human form.
     fn github(&self, ui: &Ui) -> Result<()> {
         self.human(ui)
@@ -72,6 +74,7 @@ pub fn print<R: Report + ?Sized>(ui: &Ui, form: Form, report: &R) -> Result<Outc
         Form::Json => json(ui, report.status(), &report.summary(), report)?,
         Form::Github => report.github(ui)?,
     }
+    report.after(ui);
     Ok(report.outcome())
 }
 
