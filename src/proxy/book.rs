@@ -31,6 +31,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::cache::ledger::Entry;
 use crate::provider::redact::Redactor;
 
+use super::detail;
 use super::digest::{HeadCache, RequestDigest, digest_with};
 use super::session::{self, Analysis, Redactors, Sessions, Who};
 use super::writer::Rows;
@@ -295,14 +296,16 @@ impl Shared {
                     break;
                 };
                 order.next += 1;
-                let analysis = match &d.digest.prefix {
+                let (analysis, previous) = match &d.digest.prefix {
                     Some(prefix) => order.sessions.observe(&d.session, prefix),
-                    None => Analysis::default(),
+                    None => (Analysis::default(), None),
                 };
-                ready.push((d, analysis));
+                ready.push((d, analysis, previous));
             }
         }
-        for (d, analysis) in ready {
+        for (d, mut analysis, previous) in ready {
+            // Where the drift is, outside the lock: it reads and redacts the texts.
+            analysis.drift = previous.map(|p| detail::describe(&p, &d.redactor));
             self.in_stage.fetch_sub(1, Ordering::Relaxed);
             let meta = Meta {
                 model: d.model,

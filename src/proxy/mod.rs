@@ -14,6 +14,7 @@
 mod body;
 mod book;
 mod conn;
+mod detail;
 mod digest;
 mod meter;
 mod relay;

@@ -114,6 +114,7 @@ impl Call {
             entry.session = Some(meta.session.clone());
             entry.prefix_hash = meta.analysis.prefix_hash.clone();
             entry.drifted_parts = meta.analysis.drifted_parts.clone();
+            entry.drift_offset = meta.analysis.drift.as_ref().and_then(|d| d.offset);
             entry.latency_ms = latency_ms;
             if let Some(usage) = usage {
                 entry.input_tokens = Some(usage.input_tokens);
