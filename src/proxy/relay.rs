@@ -130,7 +130,7 @@ impl Call {
             }
             entry
         };
-        self.pending.ended(Box::new(make), self.app.book.rows());
+        self.pending.ended(Box::new(make), self.app.book.outlet());
     }
 }
 

@@ -62,9 +62,24 @@ pub struct Args {
     /// cut (their rows say `cancelled`)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "20s")]
     pub shutdown_timeout: Duration,
+    /// Input price per million tokens, for the cost and savings on /stats and the dashboard
+    #[arg(long, value_name = "PRICE")]
+    pub price_input: Option<f64>,
+    /// Cached input price per million tokens [default: the provider's known multiplier of
+    /// the input price]
+    #[arg(long, value_name = "PRICE")]
+    pub price_cached: Option<f64>,
+    /// Output price per million tokens
+    #[arg(long, value_name = "PRICE")]
+    pub price_output: Option<f64>,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    crate::cli::shared_args::check_prices(&[
+        ("--price-input", args.price_input),
+        ("--price-cached", args.price_cached),
+        ("--price-output", args.price_output),
+    ])?;
     let upstream = |flag: Option<String>, kind: ProviderKind| {
         flag.or_else(|| {
             std::env::var(kind.base_url_var())
@@ -84,6 +99,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         client_idle_timeout: args.client_idle_timeout,
         max_connections: args.max_connections as usize,
         shutdown_timeout: args.shutdown_timeout,
+        prices: proxy::PriceFlags {
+            input: args.price_input,
+            cached: args.price_cached,
+            output: args.price_output,
+        },
     };
     let ledger_path = config.ledger.clone();
     let (openai, anthropic) = (

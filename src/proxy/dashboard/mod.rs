@@ -1,0 +1,387 @@
+//! The proxy's dashboard: a page at `/` that shows, live, what `/stats` says — totals, per
+//! model and per session, input and cached share call by call, every drift and where it
+//! was — on the proxy's own listener, from its own memory.
+//!
+//! The page is rendered on the server (`cache::dashboard`), so it reads the same with
+//! scripts off; its one script (`/dashboard/app.js`) repaints it from `/dashboard.json`
+//! every two seconds. Every asset is compiled into the binary: the page needs nothing
+//! from anywhere, and its Content-Security-Policy lets it ask nothing of anyone but the
+//! proxy. The figures are one snapshot ([`Snapshot`]), the one `/stats` serves too, so the
+//! page and `/stats` agree.
+//!
+//! The page shows what clients sent (model and session names, excerpts of their prompts),
+//! so it is for this machine: besides the loopback-only listener, a request whose `Host`
+//! names anything but `localhost` or an IP address is refused (a DNS-rebinding page could
+//! otherwise read it from the browser), unless the proxy was started with `--allow-remote`.
+
+mod recent;
+
+use std::sync::{Arc, Mutex};
+
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
+use serde::Serialize;
+
+use crate::cache::dashboard::{
+    self as view, Drift, Figures, Order, View, chart, drift_table, figures_table, html,
+    pairs_table,
+};
+use crate::numbers::thousands;
+
+pub use recent::{CallPoint, DriftEvent, MAX_DRIFT_EVENTS, MAX_RECENT_CALLS, Recent};
+
+use super::detail::KeptUsage;
+use super::stats::{self, Report};
+use super::{App, ProxyBody, reply};
+
+/// Where the page's script, stylesheet and icon are served.
+const ASSETS: &str = "/dashboard";
+
+/// Where the page's script reads the view.
+const SOURCE: &str = "/dashboard.json";
+
+/// How often the page repaints.
+const EVERY_MS: u64 = 2000;
+
+/// Sessions and models listed on the page, the busiest first (`/stats` lists all).
+const MAX_ROWS: usize = 50;
+
+/// The `/stats` members a sink reports its state under (the fleet's ClickHouse writer);
+/// shown as a table when present.
+const SINK_KEYS: [&str; 2] = ["sink", "sinks"];
+
+/// What the page says about where it runs.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub address: String,
+    pub ledger: String,
+    pub started: String,
+    pub allow_remote: bool,
+}
+
+/// One consistent reading of the proxy's figures, for `/stats` and the page alike.
+pub struct Snapshot {
+    report: Report,
+    calls: Vec<CallPoint>,
+    drifts: Vec<DriftEvent>,
+    kept: KeptUsage,
+}
+
+/// `GET /stats`: the running figures, then the recent calls and drift events.
+#[derive(Serialize)]
+struct StatsJson<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    /// The last calls, oldest first (at most [`MAX_RECENT_CALLS`]).
+    recent_calls: &'a [CallPoint],
+    /// The last drift events, newest first (at most [`MAX_DRIFT_EVENTS`]).
+    drift_events: &'a [DriftEvent],
+    /// The texts sessions keep for drift offsets, and their bounds.
+    drift_texts: KeptUsage,
+}
+
+impl Snapshot {
+    pub fn take(app: &App) -> Snapshot {
+        let backlog = app.backlog();
+        let report = app
+            .stats
+            .lock()
+            .map(|s| s.report_with(backlog))
+            .unwrap_or_else(|_| stats::Stats::default().report());
+        let (calls, drifts) = app
+            .recent
+            .lock()
+            .map(|r| (r.calls().cloned().collect(), r.drifts().cloned().collect()))
+            .unwrap_or_default();
+        Snapshot {
+            report,
+            calls,
+            drifts,
+            kept: app.book.kept(),
+        }
+    }
+
+    pub fn stats_json(&self) -> String {
+        let json = StatsJson {
+            report: &self.report,
+            recent_calls: &self.calls,
+            drift_events: &self.drifts,
+            drift_texts: self.kept,
+        };
+        serde_json::to_string_pretty(&json).unwrap_or_else(|_| "{}".into()) + "\n"
+    }
+
+    fn view(&self, context: &Context) -> View {
+        let r = &self.report;
+        let points: Vec<chart::Point> = self.calls.iter().map(point).collect();
+        let groups = |map: &std::collections::BTreeMap<String, stats::Figures>| {
+            map.iter()
+                .map(|(name, f)| (name.clone(), figures(f)))
+                .collect::<Vec<_>>()
+        };
+        let drifts: Vec<Drift> = self.drifts.iter().map(drift).collect();
+        let mut tables = vec![
+            figures_table(
+                "model",
+                "Per model",
+                "Model",
+                groups(&r.per_model),
+                MAX_ROWS,
+                Order::Calls,
+            ),
+            figures_table(
+                "session",
+                "Per session",
+                "Session",
+                groups(&r.per_session),
+                MAX_ROWS,
+                Order::Calls,
+            ),
+            drift_table(&drifts, r.totals.drifted, true),
+        ];
+        if let Some(sink) = sink_pairs(r) {
+            tables.push(pairs_table("sink", "Fleet sink", sink));
+        }
+        tables.push(pairs_table("bookkeeping", "Bookkeeping", self.bookkeeping()));
+        View {
+            title: "brief proxy".into(),
+            subtitle: format!(
+                "{} · ledger {} · running since {}",
+                context.address, context.ledger, context.started
+            ),
+            summary: r.summary.clone(),
+            cards: view::cards(&figures(&r.totals)),
+            charts: vec![chart::input(&points), chart::share(&points)],
+            tables,
+        }
+    }
+
+    fn bookkeeping(&self) -> Vec<(String, String)> {
+        let r = &self.report;
+        let k = &self.kept;
+        vec![
+            ("ledger rows waiting".into(), thousands(r.ledger_backlog)),
+            ("ledger rows spilled".into(), thousands(r.ledger_spilled)),
+            ("ledger rows not written".into(), thousands(r.ledger_errors)),
+            ("requests being digested".into(), thousands(r.digest_backlog)),
+            (
+                "drift texts kept".into(),
+                format!(
+                    "{} sessions, {} of {} bytes ({} per session at most)",
+                    thousands(k.sessions),
+                    thousands(k.bytes),
+                    thousands(k.budget_bytes),
+                    thousands(k.per_session_bytes)
+                ),
+            ),
+        ]
+    }
+}
+
+fn figures(f: &stats::Figures) -> Figures {
+    Figures {
+        calls: f.calls,
+        failed: f.failed,
+        input_tokens: f.input_tokens,
+        cached_input_tokens: f.cached_input_tokens,
+        cache_write_tokens: f.cache_write_tokens,
+        output_tokens: f.output_tokens,
+        cached_share: f.cached_share,
+        drifted: f.drifted,
+        cost: f.cost,
+        savings: f.savings,
+        first_seen: None,
+        last_seen: None,
+    }
+}
+
+fn point(call: &CallPoint) -> chart::Point {
+    let input = call.input_tokens.unwrap_or(0);
+    let parts = call.drifted_parts.clone().unwrap_or_default();
+    chart::Point {
+        label: format!("call {}", call.seq),
+        calls: 1,
+        input_tokens: input,
+        cached_input_tokens: call.cached_input_tokens.unwrap_or(0),
+        input_reporting: if call.cached_input_tokens.is_some() {
+            input
+        } else {
+            0
+        },
+        cache_write_tokens: call.cache_write_tokens.unwrap_or(0),
+        drifted: u64::from(!parts.is_empty()),
+        drifted_parts: parts,
+    }
+}
+
+fn drift(event: &DriftEvent) -> Drift {
+    Drift {
+        time: event.time.get(..19).unwrap_or(&event.time).replacen('T', " ", 1),
+        session: event.session.clone().unwrap_or_default(),
+        model: format!("{}/{}", event.provider, event.model),
+        parts: event.parts.clone(),
+        part: event.part.clone(),
+        offset: event.offset,
+        previous: event.previous.clone(),
+        current: event.current.clone(),
+        missing: event.missing.map(str::to_string),
+    }
+}
+
+/// A sink's state as (field, value) rows, from whichever of [`SINK_KEYS`] `/stats` has.
+fn sink_pairs(report: &Report) -> Option<Vec<(String, String)>> {
+    let value = serde_json::to_value(report).ok()?;
+    let mut pairs = Vec::new();
+    for key in SINK_KEYS {
+        if let Some(found) = value.get(key).filter(|v| !v.is_null()) {
+            flatten(key, found, &mut pairs);
+        }
+    }
+    (!pairs.is_empty()).then_some(pairs)
+}
+
+fn flatten(name: &str, value: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                flatten(&format!("{name}.{key}"), item, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                flatten(&format!("{name}[{i}]"), item, out);
+            }
+        }
+        Value::String(text) => out.push((name.to_string(), text.clone())),
+        Value::Null => out.push((name.to_string(), "-".into())),
+        other => out.push((name.to_string(), other.to_string())),
+    }
+}
+
+/// The dashboard's routes; `None` for any other request.
+pub fn route<B>(app: &Arc<App>, request: &Request<B>) -> Option<Response<ProxyBody>> {
+    if request.method() != http::Method::GET {
+        return None;
+    }
+    let path = request.uri().path();
+    let answer: (&str, String) = match path {
+        "/" | "/dashboard" => {
+            let snapshot = Snapshot::take(app);
+            let mode = html::Mode::Live {
+                assets: ASSETS,
+                source: SOURCE,
+                every_ms: EVERY_MS,
+            };
+            let footer = footer();
+            let page = html::page(&snapshot.view(&app.page), mode, &footer);
+            ("text/html; charset=utf-8", page)
+        }
+        SOURCE => {
+            let view = Snapshot::take(app).view(&app.page);
+            let json = serde_json::to_string(&view).unwrap_or_else(|_| "{}".into());
+            ("application/json", json)
+        }
+        "/dashboard/app.js" => ("text/javascript; charset=utf-8", html::SCRIPT.into()),
+        "/dashboard/style.css" => ("text/css; charset=utf-8", html::STYLE.into()),
+        "/dashboard/icon.svg" | "/favicon.ico" => ("image/svg+xml", html::ICON.into()),
+        _ => return None,
+    };
+    if !host_allowed(request.headers(), app.page.allow_remote) {
+        return Some(refuse_host());
+    }
+    let mut response = reply::full(StatusCode::OK, answer.0, answer.1);
+    guard_headers(response.headers_mut());
+    Some(response)
+}
+
+/// Whether a request for figures may be answered: its `Host` is `localhost` or an IP
+/// address (a DNS-rebinding page reaches the proxy under a name of its own), or the proxy
+/// was told to serve other machines.
+pub fn host_allowed(headers: &HeaderMap, allow_remote: bool) -> bool {
+    if allow_remote {
+        return true;
+    }
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        // Not a browser: HTTP/1.1 browsers always send one.
+        return true;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name.parse::<std::net::IpAddr>().is_ok()
+}
+
+/// `403` for a request whose `Host` names another site.
+pub fn refuse_host() -> Response<ProxyBody> {
+    let mut response = reply::full(
+        StatusCode::FORBIDDEN,
+        "text/plain; charset=utf-8",
+        "brief proxy: this page is served to localhost only; the Host header names another \
+         site (start the proxy with --allow-remote to serve other names)\n",
+    );
+    guard_headers(response.headers_mut());
+    response
+}
+
+/// What every answer of the dashboard carries: its policy, and no caching, sniffing,
+/// framing or referrer.
+fn guard_headers(headers: &mut HeaderMap) {
+    for (name, value) in [
+        ("content-security-policy", html::LIVE_CSP),
+        ("x-content-type-options", "nosniff"),
+        ("x-frame-options", "DENY"),
+        ("referrer-policy", "no-referrer"),
+        ("cache-control", "no-store"),
+        ("cross-origin-resource-policy", "same-origin"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+}
+
+fn footer() -> String {
+    format!(
+        "briefkit {} · page made {} · figures since the proxy started; the whole history \
+         is in the ledger (brief usage --html)",
+        env!("CARGO_PKG_VERSION"),
+        crate::clock::format_rfc3339(crate::clock::now_ms())
+    )
+}
+
+/// The recent calls and drift events, shared by the rows' outlet and the pages.
+pub fn recent() -> Arc<Mutex<Recent>> {
+    Arc::new(Mutex::new(Recent::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_str(value).unwrap());
+        headers
+    }
+
+    #[test]
+    fn only_local_names_and_addresses_reach_the_figures() {
+        for ok in [
+            "127.0.0.1:8787",
+            "localhost:8787",
+            "LOCALHOST",
+            "[::1]:8787",
+            "app.localhost:1",
+            "10.0.0.5:8787",
+        ] {
+            assert!(host_allowed(&host(ok), false), "{ok}");
+        }
+        for bad in ["evil.example:8787", "evil.example", "localhost.evil.example:80"] {
+            assert!(!host_allowed(&host(bad), false), "{bad}");
+            assert!(host_allowed(&host(bad), true), "{bad}");
+        }
+        assert!(host_allowed(&HeaderMap::new(), false));
+    }
+}
