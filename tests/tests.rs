@@ -16,6 +16,7 @@ mod contract;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
+mod dashboard;
 mod digest;
 mod docs;
 mod guard_accept;

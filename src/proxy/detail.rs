@@ -134,7 +134,9 @@ impl Kept {
         let part = drifted?;
         let missing = match (&before, now) {
             (_, None) => "this call's texts are over the per-session limit",
-            (None, _) if evicted => "the session's previous texts were dropped for the memory budget",
+            (None, _) if evicted => {
+                "the session's previous texts were dropped for the memory budget"
+            }
             (None, _) => "the previous call's texts were over the per-session limit",
             (Some(texts), _) if texts.of(part).is_none() => {
                 "the previous conversation was over the per-session limit"
@@ -334,7 +336,11 @@ mod tests {
         let mut kept = Kept::default();
         kept.swap("s", Some(&texts("\"S\"", None)), None);
         let previous = kept
-            .swap("s", Some(&texts("\"S\"", Some("[1]"))), Some(Part::Messages))
+            .swap(
+                "s",
+                Some(&texts("\"S\"", Some("[1]"))),
+                Some(Part::Messages),
+            )
             .unwrap();
         let detail = describe(&previous, &Redactor::with_keys([]));
         assert_eq!(detail.offset, None);

@@ -327,7 +327,10 @@ mod tests {
             sessions.observe("a", &digest(&grown)).0.drifted_parts,
             Some(vec![])
         );
-        assert_eq!(sessions.observe("b", &digest(&changed)).0.drifted_parts, None);
+        assert_eq!(
+            sessions.observe("b", &digest(&changed)).0.drifted_parts,
+            None
+        );
         assert_eq!(
             sessions.observe("a", &digest(&changed)).0.drifted_parts,
             Some(vec!["system".to_string(), "messages".to_string()])

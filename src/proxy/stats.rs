@@ -182,7 +182,10 @@ impl Stats {
             }
         }
         let prices = self.prices.prices(entry);
-        self.series.entry(key.clone()).or_default().add(entry, prices);
+        self.series
+            .entry(key.clone())
+            .or_default()
+            .add(entry, prices);
         let count = self
             .statuses
             .entry((key, entry.status.clone()))

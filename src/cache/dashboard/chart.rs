@@ -142,7 +142,12 @@ fn frame(shapes: &mut Vec<Shape>, ticks: &[(f64, String)], points: &[Point]) {
     if let (Some(first), Some(last)) = (points.first(), points.last()) {
         shapes.push(label(LEFT, HEIGHT - 6.0, "start", first.label.clone()));
         if points.len() > 1 {
-            shapes.push(label(WIDTH - RIGHT, HEIGHT - 6.0, "end", last.label.clone()));
+            shapes.push(label(
+                WIDTH - RIGHT,
+                HEIGHT - 6.0,
+                "end",
+                last.label.clone(),
+            ));
         }
     }
 }
@@ -235,7 +240,12 @@ pub fn input(points: &[Point]) -> Chart {
             shapes.push(shape(
                 "rect",
                 "drift",
-                &[("x", x), ("y", TOP), ("width", width.max(2.0)), ("height", 4.0)],
+                &[
+                    ("x", x),
+                    ("y", TOP),
+                    ("width", width.max(2.0)),
+                    ("height", 4.0),
+                ],
             ));
         }
         // A full-height target carries the tooltip, so a thin bar is easy to point at.
@@ -351,8 +361,11 @@ mod tests {
         let line = share(&points);
         let poly = line.shapes.iter().find(|s| s.tag == "polyline").unwrap();
         assert_eq!(poly.attrs["points"].split(' ').count(), 2);
-        assert!(line.shapes.iter().any(|s| s.class == "drift"
-            && s.title.as_deref().unwrap().contains("drift: system")));
+        assert!(
+            line.shapes.iter().any(
+                |s| s.class == "drift" && s.title.as_deref().unwrap().contains("drift: system")
+            )
+        );
     }
 
     #[test]

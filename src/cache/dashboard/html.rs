@@ -317,7 +317,10 @@ mod tests {
             assert!(!html.contains("<b>"), "{html}");
             assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
             // The only scripts: the live page's own file.
-            assert_eq!(html.matches("<script").count(), usize::from(matches!(mode, Mode::Live { .. })));
+            assert_eq!(
+                html.matches("<script").count(),
+                usize::from(matches!(mode, Mode::Live { .. }))
+            );
         }
     }
 

@@ -22,8 +22,7 @@ use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use serde::Serialize;
 
 use crate::cache::dashboard::{
-    self as view, Drift, Figures, Order, View, chart, drift_table, figures_table, html,
-    pairs_table,
+    self as view, Drift, Figures, Order, View, chart, drift_table, figures_table, html, pairs_table,
 };
 use crate::numbers::thousands;
 
@@ -141,7 +140,11 @@ impl Snapshot {
         if let Some(sink) = sink_pairs(r) {
             tables.push(pairs_table("sink", "Fleet sink", sink));
         }
-        tables.push(pairs_table("bookkeeping", "Bookkeeping", self.bookkeeping()));
+        tables.push(pairs_table(
+            "bookkeeping",
+            "Bookkeeping",
+            self.bookkeeping(),
+        ));
         View {
             title: "brief proxy".into(),
             subtitle: format!(
@@ -162,7 +165,10 @@ impl Snapshot {
             ("ledger rows waiting".into(), thousands(r.ledger_backlog)),
             ("ledger rows spilled".into(), thousands(r.ledger_spilled)),
             ("ledger rows not written".into(), thousands(r.ledger_errors)),
-            ("requests being digested".into(), thousands(r.digest_backlog)),
+            (
+                "requests being digested".into(),
+                thousands(r.digest_backlog),
+            ),
             (
                 "drift texts kept".into(),
                 format!(
@@ -215,7 +221,11 @@ fn point(call: &CallPoint) -> chart::Point {
 
 fn drift(event: &DriftEvent) -> Drift {
     Drift {
-        time: event.time.get(..19).unwrap_or(&event.time).replacen('T', " ", 1),
+        time: event
+            .time
+            .get(..19)
+            .unwrap_or(&event.time)
+            .replacen('T', " ", 1),
         session: event.session.clone().unwrap_or_default(),
         model: format!("{}/{}", event.provider, event.model),
         parts: event.parts.clone(),
@@ -310,9 +320,7 @@ pub fn host_allowed(headers: &HeaderMap, allow_remote: bool) -> bool {
         None => host.rsplit_once(':').map_or(host, |(name, _)| name),
     };
     let name = name.trim_end_matches('.').to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name.parse::<std::net::IpAddr>().is_ok()
+    name == "localhost" || name.ends_with(".localhost") || name.parse::<std::net::IpAddr>().is_ok()
 }
 
 /// `403` for a request whose `Host` names another site.
@@ -378,7 +386,11 @@ mod tests {
         ] {
             assert!(host_allowed(&host(ok), false), "{ok}");
         }
-        for bad in ["evil.example:8787", "evil.example", "localhost.evil.example:80"] {
+        for bad in [
+            "evil.example:8787",
+            "evil.example",
+            "localhost.evil.example:80",
+        ] {
             assert!(!host_allowed(&host(bad), false), "{bad}");
             assert!(host_allowed(&host(bad), true), "{bad}");
         }

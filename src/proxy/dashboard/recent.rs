@@ -117,7 +117,12 @@ impl Recent {
 /// Puts `item` in its place by `seq` (almost always the end), dropping the oldest past
 /// `cap`; an item older than everything in a full ring is dropped itself.
 fn place<T>(ring: &mut VecDeque<T>, item: T, seq: impl Fn(&T) -> u64, cap: usize) {
-    let at = ring.len() - ring.iter().rev().take_while(|x| seq(x) > seq(&item)).count();
+    let at = ring.len()
+        - ring
+            .iter()
+            .rev()
+            .take_while(|x| seq(x) > seq(&item))
+            .count();
     if ring.len() == cap {
         if at == 0 {
             return;
@@ -156,7 +161,10 @@ mod tests {
             recent.record(i as u64, &row(drifted), (i % 2 == 0).then_some(&detail));
         }
         assert_eq!(recent.calls().count(), MAX_RECENT_CALLS);
-        assert_eq!(recent.calls().last().unwrap().seq, MAX_RECENT_CALLS as u64 + 50);
+        assert_eq!(
+            recent.calls().last().unwrap().seq,
+            MAX_RECENT_CALLS as u64 + 50
+        );
         assert_eq!(recent.drifts().count(), MAX_DRIFT_EVENTS);
         let newest = recent.drifts().next().unwrap();
         assert_eq!(newest.seq, MAX_RECENT_CALLS as u64 + 49);
@@ -183,8 +191,15 @@ mod tests {
         assert_eq!(full.calls().next().unwrap().seq, 11);
         full.record(10 + MAX_RECENT_CALLS as u64 + 5, &row(None), None);
         full.record(10 + MAX_RECENT_CALLS as u64, &row(None), None);
-        let last: Vec<u64> = full.calls().map(|c| c.seq).skip(MAX_RECENT_CALLS - 2).collect();
-        assert_eq!(last, [11 + MAX_RECENT_CALLS as u64, 16 + MAX_RECENT_CALLS as u64]);
+        let last: Vec<u64> = full
+            .calls()
+            .map(|c| c.seq)
+            .skip(MAX_RECENT_CALLS - 2)
+            .collect();
+        assert_eq!(
+            last,
+            [11 + MAX_RECENT_CALLS as u64, 16 + MAX_RECENT_CALLS as u64]
+        );
     }
 
     #[test]
