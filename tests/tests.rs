@@ -13,6 +13,7 @@ mod compose;
 mod compress;
 mod compress_batch;
 mod contract;
+mod credentials;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
@@ -63,6 +64,7 @@ mod static_vars;
 mod stats_cache;
 mod stats_compact_init;
 mod stats_counts;
+mod timeouts;
 mod usage;
 mod versions;
 mod versions_git;

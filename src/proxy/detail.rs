@@ -33,7 +33,7 @@ pub const PER_SESSION_BYTES: usize = 1 << 20;
 /// first.
 pub const BUDGET_BYTES: usize = 32 << 20;
 
-/// The stable parts of a request as `align` compares them (`prompt::prefix`'s texts).
+/// The stable parts of a request as `align` compares them (`wire::prefix`'s texts).
 #[derive(Debug, PartialEq, Eq)]
 pub struct StableTexts {
     pub tools: String,

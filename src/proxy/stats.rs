@@ -188,7 +188,7 @@ impl Stats {
             .add(entry, prices);
         let count = self
             .statuses
-            .entry((key, entry.status.clone()))
+            .entry((key, entry.status.to_string()))
             .or_default();
         *count = count.saturating_add(1);
     }

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::cache::ledger::Entry;
+use crate::call_status::CallStatus;
 
 use super::super::detail::Detail;
 
@@ -29,7 +30,7 @@ pub struct CallPoint {
     pub provider: String,
     pub model: String,
     pub session: Option<String>,
-    pub status: String,
+    pub status: CallStatus,
     pub input_tokens: Option<u64>,
     pub cached_input_tokens: Option<u64>,
     pub cache_write_tokens: Option<u64>,
