@@ -113,7 +113,7 @@ impl Figures {
         });
         let priced = self.priced_calls > 0;
         self.cost = priced.then_some(self.cost_with);
-        self.savings = priced.then(|| self.cost_without - self.cost_with);
+        self.savings = priced.then_some(self.cost_without - self.cost_with);
     }
 }
 

@@ -158,7 +158,7 @@ fn slot(points: usize) -> f64 {
 
 fn tooltip(p: &Point) -> String {
     let mut text = format!(
-        "{}: input {}, cached {} ({}), written {}",
+        "{}: {} in, {} cached ({}), {} written",
         p.label,
         thousands(p.input_tokens),
         thousands(p.cached_input_tokens),
@@ -183,8 +183,36 @@ fn chart(id: &str, title: &str, shapes: Vec<Shape>, legend: Vec<Legend>) -> Char
     }
 }
 
+/// Rectangles of one class drawn as one path (`M x y h w v h h -w z` each): a few bytes a
+/// bar, however many bars.
+#[derive(Default)]
+struct Bars(String);
+
+impl Bars {
+    fn add(&mut self, x: f64, y: f64, width: f64, height: f64) {
+        if height > 0.0 {
+            self.0.push_str(&format!(
+                "M{} {}h{}v{}h-{}z",
+                px(x),
+                px(y),
+                px(width),
+                px(height),
+                px(width)
+            ));
+        }
+    }
+
+    fn shape(self, class: &'static str) -> Option<Shape> {
+        (!self.0.is_empty()).then(|| {
+            let mut path = shape("path", class, &[]);
+            path.attrs.insert("d", self.0);
+            path
+        })
+    }
+}
+
 /// Input per point, stacked: read from the cache, written to it, and the rest; a drifted
-/// point has a red cap.
+/// point has a red cap. Each bar's figures are its tooltip.
 pub fn input(points: &[Point]) -> Chart {
     let mut shapes = Vec::new();
     let legend = vec![
@@ -219,34 +247,30 @@ pub fn input(points: &[Point]) -> Chart {
     let step = slot(points.len());
     let width = if step > 3.0 { step - 1.0 } else { step };
     let scale = |tokens: u64| plot_h * (tokens as f64 / top as f64);
+    let (mut cached_bars, mut write_bars, mut plain_bars, mut drift_bars) = (
+        Bars::default(),
+        Bars::default(),
+        Bars::default(),
+        Bars::default(),
+    );
+    let mut hits = Vec::with_capacity(points.len());
     for (i, p) in points.iter().enumerate() {
         let x = LEFT + step * i as f64;
         let cached = p.cached_input_tokens.min(p.input_tokens);
         let written = p.cache_write_tokens.min(p.input_tokens - cached);
         let rest = p.input_tokens - cached - written;
         let mut base = TOP + plot_h;
-        for (tokens, class) in [(cached, "cached"), (written, "write"), (rest, "plain")] {
+        for (tokens, bars) in [
+            (cached, &mut cached_bars),
+            (written, &mut write_bars),
+            (rest, &mut plain_bars),
+        ] {
             let h = scale(tokens);
-            if h > 0.0 {
-                base -= h;
-                shapes.push(shape(
-                    "rect",
-                    class,
-                    &[("x", x), ("y", base), ("width", width), ("height", h)],
-                ));
-            }
+            base -= h;
+            bars.add(x, base, width, h);
         }
         if p.drifted > 0 {
-            shapes.push(shape(
-                "rect",
-                "drift",
-                &[
-                    ("x", x),
-                    ("y", TOP),
-                    ("width", width.max(2.0)),
-                    ("height", 4.0),
-                ],
-            ));
+            drift_bars.add(x, TOP, width.max(2.0), 4.0);
         }
         // A full-height target carries the tooltip, so a thin bar is easy to point at.
         let mut hit = shape(
@@ -255,13 +279,26 @@ pub fn input(points: &[Point]) -> Chart {
             &[("x", x), ("y", TOP), ("width", step), ("height", plot_h)],
         );
         hit.title = Some(tooltip(p));
-        shapes.push(hit);
+        hits.push(hit);
     }
+    for (bars, class) in [
+        (cached_bars, "cached"),
+        (write_bars, "write"),
+        (plain_bars, "plain"),
+        (drift_bars, "drift"),
+    ] {
+        shapes.extend(bars.shape(class));
+    }
+    shapes.extend(hits);
     chart("input", "Input tokens per call", shapes, legend)
 }
 
+/// Points drawn as dots, at most this many (past it the line alone).
+const MAX_DOTS: usize = 64;
+
 /// The cached share per point as a line (broken where a call reported no cached field),
-/// with a red rule at every drift.
+/// with a red rule at every drift. The figures of each point are the input chart's
+/// tooltips.
 pub fn share(points: &[Point]) -> Chart {
     let mut shapes = Vec::new();
     let legend = vec![
@@ -294,31 +331,33 @@ pub fn share(points: &[Point]) -> Chart {
         }
         run.clear();
     };
-    let mut marks = Vec::new();
+    let mut rules = String::new();
+    let mut dots = Vec::new();
     for (i, p) in points.iter().enumerate() {
         let x = LEFT + step * (i as f64 + 0.5);
         if p.drifted > 0 {
-            let mut rule = shape(
-                "line",
-                "drift",
-                &[("x1", x), ("x2", x), ("y1", TOP), ("y2", TOP + plot_h)],
-            );
-            rule.title = Some(tooltip(p));
-            marks.push(rule);
+            rules.push_str(&format!("M{} {}v{}", px(x), px(TOP), px(plot_h)));
         }
         match p.share() {
             Some(s) => {
                 let y = TOP + plot_h * (1.0 - s);
                 run.push(format!("{},{}", px(x), px(y)));
-                let mut dot = shape("circle", "dot", &[("cx", x), ("cy", y), ("r", 2.5)]);
-                dot.title = Some(tooltip(p));
-                marks.push(dot);
+                if points.len() <= MAX_DOTS {
+                    let mut dot = shape("circle", "dot", &[("cx", x), ("cy", y), ("r", 2.5)]);
+                    dot.title = Some(tooltip(p));
+                    dots.push(dot);
+                }
             }
             None => flush(&mut run, &mut shapes),
         }
     }
     flush(&mut run, &mut shapes);
-    shapes.extend(marks);
+    if !rules.is_empty() {
+        let mut path = shape("path", "drift", &[]);
+        path.attrs.insert("d", rules);
+        shapes.push(path);
+    }
+    shapes.extend(dots);
     chart("share", "Cached share per call", shapes, legend)
 }
 
@@ -355,17 +394,25 @@ mod tests {
     fn every_point_has_a_tooltip_and_a_drift_is_marked() {
         let points = [point(1000, 0, false), point(1000, 800, true)];
         let bars = input(&points);
-        let tips = bars.shapes.iter().filter(|s| s.title.is_some()).count();
-        assert_eq!(tips, 2);
-        assert_eq!(bars.shapes.iter().filter(|s| s.class == "drift").count(), 1);
+        let tips: Vec<&str> = bars
+            .shapes
+            .iter()
+            .filter_map(|s| s.title.as_deref())
+            .collect();
+        assert_eq!(tips.len(), 2);
+        assert!(tips[1].contains("drift: system"), "{tips:?}");
+        let caps = bars.shapes.iter().find(|s| s.class == "drift").unwrap();
+        assert_eq!(caps.attrs["d"].matches('M').count(), 1);
+        let cached = bars.shapes.iter().find(|s| s.class == "cached").unwrap();
+        assert_eq!(
+            cached.attrs["d"].matches('M').count(),
+            1,
+            "the first read none"
+        );
         let line = share(&points);
         let poly = line.shapes.iter().find(|s| s.tag == "polyline").unwrap();
         assert_eq!(poly.attrs["points"].split(' ').count(), 2);
-        assert!(
-            line.shapes.iter().any(
-                |s| s.class == "drift" && s.title.as_deref().unwrap().contains("drift: system")
-            )
-        );
+        assert!(line.shapes.iter().any(|s| s.class == "drift"));
     }
 
     #[test]

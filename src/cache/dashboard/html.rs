@@ -56,6 +56,20 @@ pub fn file_csp() -> String {
     )
 }
 
+/// Text as HTML: `& < >` escaped (quotes are text between tags).
+fn text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Text or an attribute value as HTML: `& < > " '` escaped.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -87,7 +101,7 @@ pub fn page(view: &View, mode: Mode, footer: &str) -> String {
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n",
     );
-    let _ = writeln!(out, "<title>{}</title>", escape(&view.title));
+    let _ = writeln!(out, "<title>{}</title>", text(&view.title));
     let body_attrs = match mode {
         Mode::Live {
             assets,
@@ -116,12 +130,12 @@ pub fn page(view: &View, mode: Mode, footer: &str) -> String {
         }
     };
     let _ = writeln!(out, "</head>\n<body{body_attrs}>\n<header>");
-    let _ = writeln!(out, "<h1 id=\"title\">{}</h1>", escape(&view.title));
-    let _ = writeln!(out, "<p id=\"subtitle\">{}</p>", escape(&view.subtitle));
+    let _ = writeln!(out, "<h1 id=\"title\">{}</h1>", text(&view.title));
+    let _ = writeln!(out, "<p id=\"subtitle\">{}</p>", text(&view.subtitle));
     let _ = writeln!(
         out,
         "<p id=\"summary\" class=\"summary\">{}</p>",
-        escape(&view.summary)
+        text(&view.summary)
     );
     if let Mode::Live { every_ms, .. } = mode {
         let _ = writeln!(
@@ -139,9 +153,9 @@ pub fn page(view: &View, mode: Mode, footer: &str) -> String {
             "<div class=\"card\" id=\"card-{id}\"><div class=\"label\">{}</div>\
              <div class=\"value\" id=\"card-{id}-value\">{}</div>\
              <div class=\"note\" id=\"card-{id}-note\">{}</div></div>",
-            escape(&card.label),
-            escape(&card.value),
-            escape(&card.note)
+            text(&card.label),
+            text(&card.value),
+            text(&card.note)
         );
     }
     out.push_str("</section>\n");
@@ -154,7 +168,7 @@ pub fn page(view: &View, mode: Mode, footer: &str) -> String {
     let _ = write!(
         out,
         "</main>\n<footer>{}</footer>\n</body>\n</html>\n",
-        escape(footer)
+        text(footer)
     );
     out
 }
@@ -164,7 +178,7 @@ fn render_chart(out: &mut String, chart: &Chart) {
     let _ = writeln!(
         out,
         "<section class=\"chart\" id=\"chart-{id}\">\n<h2>{}</h2>",
-        escape(&chart.title)
+        text(&chart.title)
     );
     let _ = write!(
         out,
@@ -181,10 +195,10 @@ fn render_chart(out: &mut String, chart: &Chart) {
         }
         out.push('>');
         if let Some(title) = &shape.title {
-            let _ = write!(out, "<title>{}</title>", escape(title));
+            let _ = write!(out, "<title>{}</title>", text(title));
         }
-        if let Some(text) = &shape.text {
-            out.push_str(&escape(text));
+        if let Some(words) = &shape.text {
+            out.push_str(&text(words));
         }
         let _ = write!(out, "</{}>", shape.tag);
     }
@@ -197,7 +211,7 @@ fn render_chart(out: &mut String, chart: &Chart) {
     let _ = writeln!(
         out,
         "<p class=\"empty\" id=\"empty-{id}\"{hidden}>{}</p>",
-        escape(&chart.empty)
+        text(&chart.empty)
     );
     out.push_str("<ul class=\"legend\">");
     for item in &chart.legend {
@@ -205,7 +219,7 @@ fn render_chart(out: &mut String, chart: &Chart) {
             out,
             "<li><span class=\"swatch {}\"></span>{}</li>",
             escape(item.class),
-            escape(item.label)
+            text(item.label)
         );
     }
     out.push_str("</ul>\n</section>\n");
@@ -225,14 +239,14 @@ fn render_table(out: &mut String, table: &Table) {
         out,
         "<section class=\"table\" id=\"table-{id}\">\n<h2>{}</h2>\n<div class=\"scroll\">\
          <table id=\"t-{id}\">\n<thead><tr>",
-        escape(&table.title)
+        text(&table.title)
     );
     for column in &table.columns {
         let _ = write!(
             out,
             "<th class=\"{}\">{}</th>",
             class(column.kind),
-            escape(&column.label)
+            text(&column.label)
         );
     }
     out.push_str("</tr></thead>\n<tbody>\n");
@@ -241,7 +255,7 @@ fn render_table(out: &mut String, table: &Table) {
             out,
             "<tr class=\"empty\"><td colspan=\"{}\">{}</td></tr>",
             table.columns.len().max(1),
-            escape(&table.empty)
+            text(&table.empty)
         );
     }
     for row in &table.rows {
@@ -251,7 +265,7 @@ fn render_table(out: &mut String, table: &Table) {
                 out,
                 "<td class=\"{}\">{}</td>",
                 class(column.kind),
-                escape(cell)
+                text(cell)
             );
         }
         out.push_str("</tr>\n");
@@ -259,7 +273,7 @@ fn render_table(out: &mut String, table: &Table) {
     let _ = writeln!(
         out,
         "</tbody>\n</table></div>\n<p class=\"note\" id=\"note-{id}\">{}</p>\n</section>",
-        escape(&table.note)
+        text(&table.note)
     );
 }
 

@@ -4,10 +4,14 @@
 //!
 //! The time series keeps at most [`MAX_POINTS`] bars: when it would grow past them, each
 //! pair of neighbours becomes one bar of twice as many calls, so a ledger of millions of
-//! calls is drawn in one pass as runs of consecutive calls. The drift list keeps the latest
-//! [`MAX_DRIFTS`] events and counts the rest.
+//! calls is drawn in one pass as runs of consecutive calls. Rows are appended when they are
+//! finished, which is not always in the order their calls ended (concurrent processes, the
+//! proxy's threads), so calls pass through a window of [`REORDER`] rows sorted by time on
+//! their way to the chart. The drift list keeps the latest [`MAX_DRIFTS`] events and counts
+//! the rest.
 
-use std::collections::VecDeque;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::cache::ledger::Entry;
 use crate::cache::ledger::summary::{Group, GroupBy, Prices, Summary, Totals};
@@ -29,6 +33,36 @@ pub const MAX_GROUP_ROWS: usize = 1000;
 /// Rows of the per-model and per-session tables beside the `--by` one.
 const SIDE_ROWS: usize = 50;
 
+/// Rows held back to be put in time order before they are drawn.
+pub const REORDER: usize = 1024;
+
+/// A call waiting in the reorder window: earliest first, then in ledger order.
+struct Queued {
+    at: (i64, u64),
+    point: Point,
+    time: String,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.at.cmp(&other.at)
+    }
+}
+
 /// The series and drift events of a ledger, and its per-model and per-session sums.
 pub struct LedgerViews {
     by: GroupBy,
@@ -41,6 +75,8 @@ pub struct LedgerViews {
     per_point: u64,
     drifts: VecDeque<Drift>,
     drifts_seen: u64,
+    window: BinaryHeap<Reverse<Queued>>,
+    rows: u64,
 }
 
 impl LedgerViews {
@@ -54,6 +90,8 @@ impl LedgerViews {
             per_point: 1,
             drifts: VecDeque::new(),
             drifts_seen: 0,
+            window: BinaryHeap::new(),
+            rows: 0,
         }
     }
 
@@ -62,7 +100,7 @@ impl LedgerViews {
         for summary in [&mut self.models, &mut self.sessions].into_iter().flatten() {
             summary.add(entry, prices);
         }
-        self.add_point(entry);
+        self.queue(entry);
         if let Some(parts) = entry.drifted_parts.as_ref().filter(|p| !p.is_empty()) {
             self.drifts_seen = self.drifts_seen.saturating_add(1);
             if self.drifts.len() == MAX_DRIFTS {
@@ -82,7 +120,7 @@ impl LedgerViews {
         }
     }
 
-    fn add_point(&mut self, entry: &Entry) {
+    fn queue(&mut self, entry: &Entry) {
         let input = entry.input_tokens.unwrap_or(0);
         let call = Point {
             label: String::new(),
@@ -98,15 +136,29 @@ impl LedgerViews {
             drifted: u64::from(entry.drifted_parts.as_ref().is_some_and(|p| !p.is_empty())),
             drifted_parts: entry.drifted_parts.clone().unwrap_or_default(),
         };
+        self.rows += 1;
+        self.window.push(Reverse(Queued {
+            at: (entry.time_ms().unwrap_or(0), self.rows),
+            point: call,
+            time: minute_second(&entry.time),
+        }));
+        if self.window.len() > REORDER
+            && let Some(Reverse(earliest)) = self.window.pop()
+        {
+            self.draw(earliest.point, earliest.time);
+        }
+    }
+
+    fn draw(&mut self, call: Point, time: String) {
         match self.points.last_mut() {
             Some(last) if last.calls < self.per_point => last.absorb(&call),
             _ => {
                 if self.points.len() == MAX_POINTS {
                     self.halve();
-                    return self.add_point(entry);
+                    return self.draw(call, time);
                 }
                 self.points.push(call);
-                self.times.push(minute_second(&entry.time));
+                self.times.push(time);
             }
         }
     }
@@ -128,7 +180,10 @@ impl LedgerViews {
 
     /// The page: `total` and `groups` are the table report's own (`--by`), so the report
     /// and the table agree; `subtitle` says which ledger and which calls.
-    pub fn view(self, total: &Totals, groups: &[Group], subtitle: String) -> View {
+    pub fn view(mut self, total: &Totals, groups: &[Group], subtitle: String) -> View {
+        while let Some(Reverse(queued)) = self.window.pop() {
+            self.draw(queued.point, queued.time);
+        }
         let mut start = 1u64;
         let points: Vec<Point> = self
             .points
@@ -170,7 +225,9 @@ impl LedgerViews {
                 tables.push(figures_table(id, title, key, rows, SIDE_ROWS, Order::Calls));
             }
         }
-        let drifts: Vec<Drift> = self.drifts.into_iter().rev().collect();
+        let mut drifts: Vec<Drift> = self.drifts.into_iter().rev().collect();
+        // Newest first by time (ties keep the ledger's order).
+        drifts.sort_by(|a, b| b.time.cmp(&a.time));
         tables.push(drift_table(&drifts, self.drifts_seen, false));
         let totals = figures(total);
         View {
@@ -274,16 +331,45 @@ mod tests {
             summary.add(&e, None);
             views.add(&e, None);
         }
-        assert!(views.points.len() <= MAX_POINTS);
-        let calls: u64 = views.points.iter().map(|p| p.calls).sum();
-        assert_eq!(calls, n as u64);
         let (total, groups) = summary.finish();
+        let calls: u64 =
+            views.window.len() as u64 + views.points.iter().map(|p| p.calls).sum::<u64>();
+        assert_eq!(calls, n as u64);
         let view = views.view(&total, &groups, "ledger".into());
+        let bars = view.charts[0]
+            .shapes
+            .iter()
+            .filter(|s| s.class == "hit")
+            .count();
+        assert!(bars <= MAX_POINTS && bars > MAX_POINTS / 2, "{bars}");
         let drift = view.tables.iter().find(|t| t.id == "drift").unwrap();
         assert_eq!(drift.rows.len(), n.div_ceil(100));
         assert_eq!(drift.rows[0][4], "byte 7");
         let session = view.tables.iter().find(|t| t.id == "session").unwrap();
         assert_eq!(session.rows.len(), 3);
+    }
+
+    #[test]
+    fn calls_are_drawn_in_the_order_they_ended_not_the_order_they_were_written() {
+        let mut views = LedgerViews::new(GroupBy::Model);
+        for (ms, input) in [(3, 30), (1, 10), (2, 20), (4, 40)] {
+            let mut e = call(0, false);
+            e.time = crate::clock::format_rfc3339(1_700_000_000_000 + ms);
+            e.input_tokens = Some(input);
+            views.add(&e, None);
+        }
+        let (total, groups) = Summary::new(GroupBy::Model).finish();
+        let view = views.view(&total, &groups, String::new());
+        let tips: Vec<&str> = view.charts[0]
+            .shapes
+            .iter()
+            .filter_map(|s| s.title.as_deref())
+            .collect();
+        let inputs: Vec<&str> = tips
+            .iter()
+            .map(|t| t.split(": ").nth(1).unwrap().split(' ').next().unwrap())
+            .collect();
+        assert_eq!(inputs, ["10", "20", "30", "40"], "{tips:?}");
     }
 
     #[test]

@@ -374,6 +374,66 @@ mod tests {
         headers
     }
 
+    /// The page when every ring is full and every name as long as a row keeps it.
+    fn full_snapshot() -> Snapshot {
+        use crate::cache::ledger::Entry;
+        use crate::proxy::detail::Detail;
+        let mut stats = stats::Stats::default();
+        let mut recent = Recent::default();
+        let excerpt = format!("…\"text\":\"{}…", "You are the desk of T".repeat(4));
+        for i in 0..(MAX_RECENT_CALLS * 4) {
+            let model = format!("{i:05}-{}", "model-".repeat(50))[..256].to_string();
+            let mut row = Entry::new("proxy", "anthropic", &model);
+            row.session = Some(format!("{i:05}-{}", "s".repeat(123)));
+            row.input_tokens = Some(123_456);
+            row.cached_input_tokens = Some(100_000);
+            row.cache_write_tokens = Some(20_000);
+            row.drifted_parts = Some(vec!["system".into(), "messages".into()]);
+            stats.record(&row);
+            let detail = Detail {
+                part: "system".into(),
+                offset: Some(6_328),
+                previous: Some(excerpt.clone()),
+                current: Some(excerpt.clone()),
+                missing: None,
+            };
+            recent.record(i as u64, &row, Some(&detail));
+        }
+        Snapshot {
+            report: stats.report(),
+            calls: recent.calls().cloned().collect(),
+            drifts: recent.drifts().cloned().collect(),
+            kept: KeptUsage::default(),
+        }
+    }
+
+    fn context() -> Context {
+        Context {
+            address: "http://127.0.0.1:8787".into(),
+            ledger: "/home/ada/.local/state/briefkit/usage.jsonl".into(),
+            started: "2026-12-01T09:00:00.000Z".into(),
+            allow_remote: false,
+        }
+    }
+
+    #[test]
+    fn a_full_page_with_its_assets_stays_well_under_300_kib() {
+        let snapshot = full_snapshot();
+        let mode = html::Mode::Live {
+            assets: ASSETS,
+            source: SOURCE,
+            every_ms: EVERY_MS,
+        };
+        let page = html::page(&snapshot.view(&context()), mode, &footer());
+        let assets = html::SCRIPT.len() + html::STYLE.len() + html::ICON.len();
+        let weight = page.len() + assets;
+        assert!(weight < 250 * 1024, "{weight} bytes");
+        assert_eq!(snapshot.drifts.len(), MAX_DRIFT_EVENTS);
+        // The repaint's JSON is of the same order.
+        let json = serde_json::to_string(&snapshot.view(&context())).unwrap();
+        assert!(json.len() < 300 * 1024, "{} bytes", json.len());
+    }
+
     #[test]
     fn only_local_names_and_addresses_reach_the_figures() {
         for ok in [

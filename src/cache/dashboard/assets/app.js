@@ -7,9 +7,9 @@
 "use strict";
 (function () {
   var SVG = "http://www.w3.org/2000/svg";
-  var TAGS = { rect: 1, line: 1, polyline: 1, circle: 1, text: 1 };
+  var TAGS = { rect: 1, line: 1, polyline: 1, path: 1, circle: 1, text: 1 };
   var ATTRS = { x: 1, y: 1, width: 1, height: 1, x1: 1, y1: 1, x2: 1, y2: 1, cx: 1, cy: 1,
-    r: 1, points: 1, "text-anchor": 1 };
+    r: 1, d: 1, points: 1, "text-anchor": 1 };
   var body = document.body;
   var source = body.getAttribute("data-source");
   var every = Number(body.getAttribute("data-every")) || 2000;
