@@ -483,3 +483,64 @@ fn usage_html_honours_since_and_by_and_writes_nothing_on_bad_input() {
     assert_ne!(out.status.code(), Some(0));
     assert!(!missing.exists());
 }
+
+#[test]
+fn a_drift_is_in_stats_and_the_ledger_at_aligns_offset_and_its_excerpt_never_shows_a_key() {
+    let upstream = caching_upstream();
+    let proxy = Proxy::start(&upstream.url, &[]);
+    // The call's own key sits in the system prompt, right before what changes.
+    let key = "plainkeyvalue0123456789ABCDEF";
+    let body = |date: &str| {
+        json!({"model": "claude-test", "max_tokens": 8, "stream": true,
+            "system": format!("Key {key} {date}. Be kind."),
+            "messages": [{"role": "user", "content": "hi"}]})
+        .to_string()
+    };
+    for date in ["Monday", "Tuesday"] {
+        let (status, _, _) = send(
+            &proxy.url,
+            "POST",
+            "/v1/messages",
+            &[
+                ("x-api-key", key),
+                ("anthropic-version", "2023-06-01"),
+                ("x-brief-session", "keyed"),
+            ],
+            body(date).as_bytes(),
+        );
+        assert_eq!(status, 200);
+    }
+    let rows = proxy.wait_rows(2);
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<_> = ["Monday", "Tuesday"]
+        .iter()
+        .map(|date| {
+            let path = dir.path().join(format!("{date}.json"));
+            std::fs::write(&path, body(date)).unwrap();
+            path
+        })
+        .collect();
+    let out = brief()
+        .args(["align", "--json"])
+        .args(&paths)
+        .output()
+        .unwrap();
+    let align: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let offset = align["wakes"][1]["first_difference"]["offset"].clone();
+    assert!(offset.is_u64(), "{align}");
+    assert_eq!(rows[1]["drift_offset"], offset);
+    assert_eq!(rows[0]["drift_offset"], Value::Null);
+    let stats = stats(&proxy);
+    let event = &stats["drift_events"][0];
+    assert_eq!(event["part"], "system");
+    assert_eq!(event["offset"], offset);
+    let shown = format!("{}{}", event["previous"], event["current"]);
+    assert!(!shown.contains("0123456789ABCDEF"), "{shown}");
+    assert!(
+        shown.contains("[redacted]") && shown.contains("Tuesday"),
+        "{shown}"
+    );
+    assert!(!proxy.get("/").contains("0123456789ABCDEF"));
+    assert_eq!(stats["drift_texts"]["sessions"], 1);
+    assert_eq!(stats["recent_calls"].as_array().unwrap().len(), 2);
+}

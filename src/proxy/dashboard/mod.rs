@@ -239,7 +239,10 @@ fn drift(event: &DriftEvent) -> Drift {
 
 /// A sink's state as (field, value) rows, from whichever of [`SINK_KEYS`] `/stats` has.
 fn sink_pairs(report: &Report) -> Option<Vec<(String, String)>> {
-    let value = serde_json::to_value(report).ok()?;
+    sink_pairs_of(&serde_json::to_value(report).ok()?)
+}
+
+fn sink_pairs_of(value: &serde_json::Value) -> Option<Vec<(String, String)>> {
     let mut pairs = Vec::new();
     for key in SINK_KEYS {
         if let Some(found) = value.get(key).filter(|v| !v.is_null()) {
@@ -432,6 +435,24 @@ mod tests {
         // The repaint's JSON is of the same order.
         let json = serde_json::to_string(&snapshot.view(&context())).unwrap();
         assert!(json.len() < 300 * 1024, "{} bytes", json.len());
+    }
+
+    #[test]
+    fn a_sinks_state_in_stats_becomes_a_table_whatever_its_fields() {
+        let stats = serde_json::json!({"status": "ok", "sink": {"kind": "clickhouse",
+            "rows_pending": 12, "last_success": null, "last_error": {"message": "HTTP 401"}}});
+        let pairs = sink_pairs_of(&stats).unwrap();
+        assert_eq!(
+            pairs,
+            [
+                ("sink.kind".to_string(), "clickhouse".to_string()),
+                ("sink.rows_pending".into(), "12".into()),
+                ("sink.last_success".into(), "-".into()),
+                ("sink.last_error.message".into(), "HTTP 401".into()),
+            ]
+        );
+        assert_eq!(sink_pairs_of(&serde_json::json!({"status": "ok"})), None);
+        assert_eq!(sink_pairs_of(&serde_json::json!({"sink": null})), None);
     }
 
     #[test]
