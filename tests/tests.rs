@@ -66,5 +66,6 @@ mod stats_compact_init;
 mod stats_counts;
 mod timeouts;
 mod usage;
+mod usage_html;
 mod versions;
 mod versions_git;

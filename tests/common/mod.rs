@@ -106,3 +106,4 @@ pub mod browser;
 pub mod proxy;
 pub mod server;
 pub mod store;
+pub mod traffic;
