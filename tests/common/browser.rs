@@ -23,7 +23,14 @@ const STEP: Duration = Duration::from_secs(30);
 /// The Chromium binary: `BRIEF_CHROMIUM`, else Debian's, else one on `PATH`.
 fn chromium() -> PathBuf {
     if let Some(path) = std::env::var_os("BRIEF_CHROMIUM") {
-        return PathBuf::from(path);
+        let path = PathBuf::from(path);
+        assert!(
+            path.exists(),
+            "BRIEF_CHROMIUM names {}, which does not exist; unset it to use Debian's \
+             Chromium (`sudo apt-get install -y chromium`)",
+            path.display()
+        );
+        return path;
     }
     // Debian's /usr/bin/chromium is a shell wrapper that adds extension flags; the binary
     // behind it is what a test wants.
@@ -333,7 +340,13 @@ impl Browser {
             "Emulation.setDeviceMetricsOverride",
             json!({"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
         );
-        eprintln!("screenshot: {} ({} bytes)", path.display(), png.len());
+        // Straight to stderr, past the test harness's capture, so every run says where.
+        let _ = writeln!(
+            std::io::stderr(),
+            "screenshot: {} ({} bytes)",
+            path.display(),
+            png.len()
+        );
     }
 }
 
