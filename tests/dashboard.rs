@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use serde_json::{Value, json};
 
 use crate::common::brief;
-use crate::common::browser::{Browser, artifact};
+use crate::common::browser::{artifact, shared};
 use crate::common::proxy::{Proxy, send};
 use crate::common::traffic::*;
 
@@ -18,7 +18,7 @@ fn the_live_dashboard_shows_what_stats_says_and_every_drift_where_align_puts_it(
     let upstream = caching_upstream();
     let proxy = proxy_with_traffic(&upstream);
     let offset = align_offset();
-    let mut browser = Browser::launch();
+    let mut browser = shared();
     browser.open(&format!("{}/", proxy.url));
     // The script's first repaint from /dashboard.json.
     browser.wait_for("document.body.dataset.painted");

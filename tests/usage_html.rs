@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::common::brief;
-use crate::common::browser::{Browser, artifact};
+use crate::common::browser::{artifact, shared};
 use crate::common::traffic::*;
 
 #[test]
@@ -33,7 +33,7 @@ fn a_usage_report_opens_from_disk_and_shows_what_usage_json_says() {
     let html = std::fs::read_to_string(&file).unwrap();
     assert!(html.len() < 300 * 1024);
 
-    let mut browser = Browser::launch();
+    let mut browser = shared();
     browser.open(&format!("file://{}", file.display()));
     assert_eq!(browser.problems(), Vec::<String>::new());
     let total = &usage["total"];

@@ -5,6 +5,10 @@
 //! It is kept off the network: every host name but localhost resolves to nothing, and
 //! background services (updates, sync, metrics) are off; each run has its own profile
 //! directory. Chromium missing is a failure, never a skip: CI installs it (`.ci/run`).
+//!
+//! A test process starts one Chromium ([`shared`]) and the page tests take turns with it:
+//! a start costs a second or two of a CI machine's two cores, a navigation a few
+//! milliseconds. It is closed, and its profile removed, when the process exits.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -12,6 +16,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -66,6 +71,57 @@ fn pipe() -> (OwnedFd, OwnedFd) {
         assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
         (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
     }
+}
+
+/// The process's one browser, while a test holds it.
+pub struct Shared(MutexGuard<'static, Option<Browser>>);
+
+impl std::ops::Deref for Shared {
+    type Target = Browser;
+    fn deref(&self) -> &Browser {
+        self.0.as_ref().unwrap()
+    }
+}
+
+impl std::ops::DerefMut for Shared {
+    fn deref_mut(&mut self) -> &mut Browser {
+        self.0.as_mut().unwrap()
+    }
+}
+
+static SHARED: Mutex<Option<Browser>> = Mutex::new(None);
+
+extern "C" fn close_shared() {
+    // The tests are over: close Chromium and remove its profile (a static is never dropped).
+    let browser = SHARED.lock().unwrap_or_else(PoisonError::into_inner).take();
+    drop(browser);
+}
+
+/// The test process's one Chromium, started on first use, for one test at a time; the page
+/// is as a fresh one's would be (scripts on, the default viewport, no events recorded).
+/// A test that failed while holding it leaves it to the next, restarted if it died.
+pub fn shared() -> Shared {
+    let mut guard = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    let alive = guard
+        .as_mut()
+        .is_some_and(|b| matches!(b.child.try_wait(), Ok(None)));
+    if !alive {
+        let first = guard.is_none();
+        *guard = None;
+        *guard = Some(Browser::launch());
+        if first {
+            // SAFETY: registers a plain function to run at exit; it only locks and drops.
+            unsafe { libc::atexit(close_shared) };
+        }
+    } else {
+        let browser = guard.as_mut().unwrap();
+        browser.call(
+            "Emulation.setScriptExecutionDisabled",
+            json!({"value": false}),
+        );
+        browser.open("about:blank");
+    }
+    Shared(guard)
 }
 
 /// A headless Chromium with one page open.
