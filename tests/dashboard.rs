@@ -9,63 +9,94 @@ use std::io::{Read, Write};
 use serde_json::{Value, json};
 
 use crate::common::brief;
-use crate::common::browser::{artifact, shared};
+use crate::common::browser::{Shared, artifact, shared};
 use crate::common::proxy::{Proxy, send};
 use crate::common::traffic::*;
+
+/// The cards and the per-model and per-session tables say what `/stats` says.
+fn assert_page_equals_stats(browser: &mut Shared, stats: &Value) {
+    let totals = &stats["totals"];
+    assert_eq!(
+        number(&card(browser, "calls")),
+        totals["calls"].as_u64().unwrap()
+    );
+    assert_eq!(
+        number(&card(browser, "input")),
+        totals["input_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(
+        card(browser, "cached-share"),
+        json!(percent(&totals["cached_share"]))
+    );
+    assert_eq!(
+        number(&card(browser, "cache-writes")),
+        totals["cache_write_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(
+        number(&card(browser, "drifted")),
+        totals["drifted"].as_u64().unwrap()
+    );
+    assert_eq!(
+        card(browser, "cost"),
+        json!(format!("{:.4}", totals["cost"].as_f64().unwrap()))
+    );
+    assert_rows_equal(
+        &table(browser, "model"),
+        stats["per_model"].as_object().unwrap(),
+    );
+    assert_rows_equal(
+        &table(browser, "session"),
+        stats["per_session"].as_object().unwrap(),
+    );
+}
+
+/// The drift table's excerpts are `/stats`'s, event for event (newest first).
+fn assert_excerpts_equal_stats(rows: &[Vec<String>], stats: &Value) {
+    let events = stats["drift_events"].as_array().unwrap();
+    assert_eq!(rows.len(), events.len());
+    for (row, event) in rows.iter().zip(events) {
+        assert_eq!(row[1], event["session"].as_str().unwrap());
+        assert_eq!(row[5], event["previous"].as_str().unwrap(), "{row:?}");
+        assert_eq!(row[6], event["current"].as_str().unwrap(), "{row:?}");
+    }
+}
 
 #[test]
 fn the_live_dashboard_shows_what_stats_says_and_every_drift_where_align_puts_it() {
     let upstream = caching_upstream();
     let proxy = proxy_with_traffic(&upstream);
-    let offset = align_offset();
     let mut browser = shared();
-    browser.open(&format!("{}/", proxy.url));
+    // The address is the client's too: a query and a fragment are not the page's business.
+    browser.open(&format!(
+        "{}/?q=<img src=x onerror=alert(7)>#<script>alert(8)</script>",
+        proxy.url
+    ));
     // The script's first repaint from /dashboard.json.
     browser.wait_for("document.body.dataset.painted");
-    assert_eq!(browser.problems(), Vec::<String>::new());
-
-    let stats = stats(&proxy);
-    let totals = &stats["totals"];
-    assert_eq!(number(&card(&mut browser, "calls")), 6);
-    assert_eq!(
-        number(&card(&mut browser, "input")),
-        totals["input_tokens"].as_u64().unwrap()
-    );
-    assert_eq!(
-        card(&mut browser, "cached-share"),
-        json!(percent(&totals["cached_share"]))
-    );
-    assert_eq!(
-        number(&card(&mut browser, "cache-writes")),
-        totals["cache_write_tokens"].as_u64().unwrap()
-    );
-    assert_eq!(number(&card(&mut browser, "drifted")), 1);
-    assert_eq!(
-        card(&mut browser, "cost"),
-        json!(format!("{:.4}", totals["cost"].as_f64().unwrap()))
-    );
-    let models = table(&mut browser, "model");
-    assert_rows_equal(&models, stats["per_model"].as_object().unwrap());
+    let stats = self::stats(&proxy);
+    assert_eq!(stats["totals"]["calls"], json!(CALLS));
+    assert_eq!(stats["totals"]["drifted"], json!(DRIFTED));
+    assert_page_equals_stats(&mut browser, &stats);
     let sessions = table(&mut browser, "session");
-    assert_rows_equal(&sessions, stats["per_session"].as_object().unwrap());
     assert!(
         sessions.iter().any(|r| r[0] == HOSTILE_SESSION),
         "{sessions:?}"
     );
 
-    // The one drift: the desk session's system, at align's offset, with the date after.
+    // Every drift: its session, the part (system, tools, messages) at align's offset, and
+    // what was there before and after — the desk's date, the kit's new tool.
     let drifts = table(&mut browser, "drift");
-    assert_eq!(drifts.len(), 1, "{drifts:?}");
-    let drift = &drifts[0];
-    assert_eq!((drift[1].as_str(), drift[3].as_str()), ("desk", "system"));
-    assert_eq!(drift[4], format!("byte {offset}"));
+    assert_drifts_listed(&drifts, &self::drifts());
+    assert_excerpts_equal_stats(&drifts, &stats);
+    let desk = drifts.iter().find(|r| r[1] == "desk").unwrap();
     assert!(
-        !drift[5].contains("Today is") && drift[6].contains("Today is"),
-        "{drift:?}"
+        !desk[5].contains("Today is") && desk[6].contains("Today is"),
+        "{desk:?}"
     );
-    assert_eq!(stats["drift_events"][0]["offset"], json!(offset));
+    let kit = drifts.iter().find(|r| r[1] == "kit").unwrap();
+    assert!(kit[6].contains(HOSTILE_TOOL), "{kit:?}");
 
-    assert_no_injection(&mut browser);
+    assert_no_injection(&mut browser, &HOSTILE_SHOWN);
     // Everything the page loaded came from the proxy.
     for url in browser.requests() {
         assert!(url.starts_with(&proxy.url), "the page asked for {url}");
@@ -75,15 +106,46 @@ fn the_live_dashboard_shows_what_stats_says_and_every_drift_where_align_puts_it(
         std::fs::copy(artifact("dashboard.png"), docs_image("dashboard.png")).unwrap();
     }
 
-    // Live: a new call shows up without a reload.
-    desk_call(&proxy, 4);
-    browser.wait_for("document.getElementById('card-calls-value').textContent === '7'");
+    // Live, without a reload: the desk's date turns (a drift, and a cache write that lowers
+    // the cached share), then its conversation grows (no drift).
+    anthropic_call(&proxy, "desk", &desk_body_on(4, "2026-12-02"));
+    proxy.wait_rows(CALLS as usize + 1);
+    browser.wait_for(&format!(
+        "document.querySelectorAll('#t-drift tbody tr').length === {}",
+        DRIFTED + 1
+    ));
+    let turned = Drifted {
+        session: "desk",
+        part: "system",
+        before: desk_body(3),
+        after: desk_body_on(4, "2026-12-02"),
+    };
+    let mut expected = self::drifts();
+    expected.push(turned);
+    let stats = self::stats(&proxy);
+    assert_page_equals_stats(&mut browser, &stats);
+    let drifts = table(&mut browser, "drift");
+    assert_drifts_listed(&drifts, &expected);
+    assert_excerpts_equal_stats(&drifts, &stats);
+    assert!(
+        drifts[0][6].contains("2026-12-02"),
+        "newest first: {drifts:?}"
+    );
+
+    anthropic_call(&proxy, "desk", &desk_body_on(5, "2026-12-02"));
+    proxy.wait_rows(CALLS as usize + 2);
+    browser.wait_for(&format!(
+        "document.getElementById('card-calls-value').textContent === '{}'",
+        CALLS + 2
+    ));
+    let stats = self::stats(&proxy);
+    assert_page_equals_stats(&mut browser, &stats);
     assert_eq!(
         table(&mut browser, "drift").len(),
-        1,
+        expected.len(),
         "growing is not drift"
     );
-    assert_eq!(browser.problems(), Vec::<String>::new());
+    assert_no_injection(&mut browser, &HOSTILE_SHOWN);
 
     // Scripts off: the same figures, rendered by the server.
     browser.call(
@@ -91,14 +153,15 @@ fn the_live_dashboard_shows_what_stats_says_and_every_drift_where_align_puts_it(
         json!({"value": true}),
     );
     browser.open(&format!("{}/", proxy.url));
-    let stats = self::stats(&proxy);
-    assert_eq!(number(&card(&mut browser, "calls")), 7);
-    assert_rows_equal(
-        &table(&mut browser, "model"),
-        stats["per_model"].as_object().unwrap(),
+    assert_eq!(
+        browser.eval("document.body.dataset.painted ?? null"),
+        Value::Null
     );
-    assert_eq!(table(&mut browser, "drift").len(), 1);
-    assert_no_injection(&mut browser);
+    assert_page_equals_stats(&mut browser, &stats);
+    let drifts = table(&mut browser, "drift");
+    assert_drifts_listed(&drifts, &expected);
+    assert_excerpts_equal_stats(&drifts, &stats);
+    assert_no_injection(&mut browser, &HOSTILE_SHOWN);
 }
 
 #[test]

@@ -13,7 +13,6 @@ fn a_usage_report_opens_from_disk_and_shows_what_usage_json_says() {
     let upstream = caching_upstream();
     let mut proxy = proxy_with_traffic(&upstream);
     proxy.stop();
-    let offset = align_offset();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("report.html");
     let out = brief()
@@ -36,8 +35,11 @@ fn a_usage_report_opens_from_disk_and_shows_what_usage_json_says() {
     let mut browser = shared();
     browser.open(&format!("file://{}", file.display()));
     assert_eq!(browser.problems(), Vec::<String>::new());
+    // Scripts could not run in it anyway: a report has none.
+    assert_eq!(browser.eval("document.scripts.length"), json!(0));
     let total = &usage["total"];
-    assert_eq!(number(&card(&mut browser, "calls")), 6);
+    assert_eq!(number(&card(&mut browser, "calls")), CALLS);
+    assert_eq!(number(&card(&mut browser, "drifted")), DRIFTED);
     assert_eq!(
         number(&card(&mut browser, "input")),
         total["input_tokens"].as_u64().unwrap()
@@ -69,14 +71,9 @@ fn a_usage_report_opens_from_disk_and_shows_what_usage_json_says() {
             .any(|r| r[0] == format!("openai/{HOSTILE_MODEL}")),
         "{models:?}"
     );
-    let drifts = table(&mut browser, "drift");
-    assert_eq!(drifts.len(), 1, "{drifts:?}");
-    assert_eq!(
-        (drifts[0][1].as_str(), drifts[0][3].as_str()),
-        ("desk", "system")
-    );
-    assert_eq!(drifts[0][4], format!("byte {offset}"));
-    assert_no_injection(&mut browser);
+    // Every drift, at the offset the proxy wrote (align's): a ledger keeps no excerpts.
+    assert_drifts_listed(&table(&mut browser, "drift"), &drifts());
+    assert_no_injection(&mut browser, &[HOSTILE_MODEL, HOSTILE_SESSION]);
     let file_url = format!("file://{}", file.display());
     for url in browser.requests() {
         assert!(
@@ -128,4 +125,64 @@ fn usage_html_honours_since_and_by_and_writes_nothing_on_bad_input() {
     let out = run(&["--html", missing.to_str().unwrap()]);
     assert_ne!(out.status.code(), Some(0));
     assert!(!missing.exists());
+}
+
+/// A ledger is a file anyone can write: every string of a row is hostile.
+fn hostile_row(time: &str, text: &str, drifted: bool) -> Value {
+    json!({"time": time, "command": text, "provider": text, "model": text, "brief": text,
+        "brief_dir": text, "item": text, "prefix_hash": text, "input_tokens": 1000,
+        "cached_input_tokens": 600, "cache_write_tokens": 0, "output_tokens": 3,
+        "latency_ms": 5, "attempts": 1, "status": "ok", "error": text, "session": text,
+        "drifted_parts": if drifted { json!([text, "system"]) } else { json!(null) },
+        "drift_offset": if drifted { json!(7) } else { json!(null) },
+        "target_brief": text, "target_brief_dir": text})
+}
+
+#[test]
+fn no_string_of_a_ledger_becomes_markup_in_a_report_whatever_it_is_grouped_by() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("usage.jsonl");
+    let names = [
+        "<img src=x onerror=alert(1)>",
+        "\"><svg/onload=alert(2)>",
+        "</td></tr></table><script>alert(3)</script>",
+        "'><iframe src=//evil.example></iframe>",
+        "<style>body{background:url(//evil.example/x)}</style>",
+    ];
+    let mut lines = String::new();
+    for (i, name) in names.iter().enumerate() {
+        for call in 0..2 {
+            let time = format!("2026-11-30T09:0{i}:0{call}.000Z");
+            lines.push_str(&hostile_row(&time, name, call == 1).to_string());
+            lines.push('\n');
+        }
+    }
+    std::fs::write(&ledger, lines).unwrap();
+    let mut browser = shared();
+    for by in ["brief", "model", "prefix", "session", "day"] {
+        let file = dir.path().join(format!("by-{by}.html"));
+        let out = brief()
+            .args(["usage", "--by", by, "--ledger"])
+            .arg(&ledger)
+            .arg("--html")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{by}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        browser.open(&format!("file://{}", file.display()));
+        assert_eq!(number(&card(&mut browser, "calls")), 10, "{by}");
+        assert_eq!(number(&card(&mut browser, "drifted")), 5, "{by}");
+        assert_no_injection(&mut browser, &names);
+        let file_url = format!("file://{}", file.display());
+        for url in browser.requests() {
+            assert!(
+                url == file_url || url.starts_with("data:"),
+                "{by}: the report asked for {url}"
+            );
+        }
+    }
 }

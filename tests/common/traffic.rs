@@ -1,6 +1,9 @@
-//! For the page tests (`dashboard`, `usage_html`): scripted traffic through a real proxy —
-//! a session whose system prompt gains a date half-way, an agent whose model and session
-//! names are markup — and reading a page's figures back in the browser.
+//! For the page tests (`dashboard`, `usage_html`): scripted traffic through a real proxy
+//! — four sessions, each drifting in its own way (a system prompt that gains a date, a
+//! tool list that gains a tool, a conversation rewritten, a system prompt that gains
+//! markup), from clients whose every string is hostile where they choose it (model,
+//! session, user agent, tool names, prompt text) — and reading a page's figures back in the
+//! browser.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -14,6 +17,17 @@ use crate::common::proxy::{Proxy, Script, Upstream, send};
 
 pub const HOSTILE_MODEL: &str = "<img src=x onerror=alert(1)>";
 pub const HOSTILE_SESSION: &str = "\"><svg/onload=alert(2)>";
+pub const HOSTILE_TOOL: &str = "<script>alert(3)</script>";
+/// Prompt text that closes the excerpt's cell and opens a frame on another host.
+pub const HOSTILE_TEXT: &str = "</td></tr></table><iframe src=//evil.example/x></iframe>";
+/// What of them a page shows (an excerpt is cut 40 bytes past the difference).
+pub const HOSTILE_SHOWN: [&str; 4] = [
+    HOSTILE_MODEL,
+    HOSTILE_SESSION,
+    HOSTILE_TOOL,
+    "</td></tr></table><iframe",
+];
+pub const HOSTILE_AGENT: &str = "<svg onload=alert(5)> curl/8";
 pub const SYSTEM: &str = "You are the front desk of Tallis Clinic. Keep answers short and kind. \
                       Never give medical advice; book a visit instead.";
 
@@ -22,8 +36,13 @@ pub const SYSTEM: &str = "You are the front desk of Tallis Clinic. Keep answers 
 pub fn caching_upstream() -> Upstream {
     let seen = Mutex::new(HashSet::new());
     Upstream::start(move |request| {
+        let path = request.path();
+        if !path.ends_with("/messages") && !path.ends_with("/chat/completions") {
+            let error = json!({"error": {"type": "not_found_error", "message": "no such path"}});
+            return Script::json(404, &error.to_string());
+        }
         let body = request.json();
-        if request.path().ends_with("/messages") {
+        if path.ends_with("/messages") {
             let system = body["system"].to_string();
             let known = !seen.lock().unwrap().insert(system);
             let (read, written) = if known { (1200, 0) } else { (0, 1200) };
@@ -52,13 +71,13 @@ pub fn caching_upstream() -> Upstream {
     })
 }
 
-/// The desk session's request bodies: the system prompt gains today's date from the third
-/// call on; the conversation only grows.
-pub fn desk_body(call: usize) -> String {
+/// The desk session's request bodies: the system prompt gains a date from the third call
+/// on (`date` for it); the conversation only grows.
+pub fn desk_body_on(call: usize, date: &str) -> String {
     let system = if call < 2 {
         SYSTEM.to_string()
     } else {
-        format!("Today is 2026-12-01. {SYSTEM}")
+        format!("Today is {date}. {SYSTEM}")
     };
     let mut messages = vec![json!({"role": "user", "content": "Can I see Dr Okafor?"})];
     for turn in 0..call {
@@ -71,8 +90,56 @@ pub fn desk_body(call: usize) -> String {
     .to_string()
 }
 
-pub fn desk_call(proxy: &Proxy, call: usize) {
-    let body = desk_body(call);
+pub fn desk_body(call: usize) -> String {
+    desk_body_on(call, "2026-12-01")
+}
+
+/// The kit session: its second call's tools gain one named in markup.
+pub fn kit_body(call: usize) -> String {
+    let tool = |name: &str| {
+        json!({"name": name, "description": "Books a visit.",
+            "input_schema": {"type": "object", "properties": {"day": {"type": "string"}}}})
+    };
+    let mut tools = vec![tool("book_visit")];
+    if call > 0 {
+        tools.push(tool(HOSTILE_TOOL));
+    }
+    json!({"model": "claude-test", "max_tokens": 64, "stream": true, "system": SYSTEM,
+        "tools": tools, "messages": [{"role": "user", "content": "Book me in."}]})
+    .to_string()
+}
+
+/// The notes session: its second call rewrites the first message (with markup in it).
+pub fn notes_body(call: usize) -> String {
+    let first = if call == 0 {
+        "Note: call me back.".to_string()
+    } else {
+        format!("Note: {HOSTILE_TEXT}")
+    };
+    let mut messages = vec![json!({"role": "user", "content": first})];
+    for turn in 0..call {
+        messages.push(json!({"role": "assistant", "content": format!("Noted {turn}.")}));
+        messages.push(json!({"role": "user", "content": "Thanks."}));
+    }
+    json!({"model": "claude-test", "max_tokens": 64, "stream": true, "system": SYSTEM,
+        "messages": messages})
+    .to_string()
+}
+
+/// The hostile agent (OpenAI wire): its second call's system prompt gains markup.
+pub fn hostile_body(call: usize) -> String {
+    let system = if call == 0 {
+        "Be brief.".to_string()
+    } else {
+        format!("Be brief. {HOSTILE_TEXT}")
+    };
+    json!({"model": HOSTILE_MODEL,
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": "hi"}]})
+    .to_string()
+}
+
+/// One call of an Anthropic session through the proxy.
+pub fn anthropic_call(proxy: &Proxy, session: &str, body: &str) {
     let (status, _, _) = send(
         &proxy.url,
         "POST",
@@ -81,17 +148,18 @@ pub fn desk_call(proxy: &Proxy, call: usize) {
             ("x-api-key", "sk-ant-dashboard-test-0123456789abcdef"),
             ("anthropic-version", "2023-06-01"),
             ("content-type", "application/json"),
-            ("x-brief-session", "desk"),
+            ("x-brief-session", session),
         ],
         body.as_bytes(),
     );
     assert_eq!(status, 200);
 }
 
-pub fn hostile_call(proxy: &Proxy) {
-    let body = json!({"model": HOSTILE_MODEL,
-        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]})
-    .to_string();
+pub fn desk_call(proxy: &Proxy, call: usize) {
+    anthropic_call(proxy, "desk", &desk_body(call));
+}
+
+pub fn hostile_call(proxy: &Proxy, call: usize) {
     let (status, _, _) = send(
         &proxy.url,
         "POST",
@@ -99,33 +167,128 @@ pub fn hostile_call(proxy: &Proxy) {
         &[
             ("authorization", "Bearer sk-proj-dashboardtest0123456789"),
             ("content-type", "application/json"),
+            ("user-agent", HOSTILE_AGENT),
             ("x-brief-session", HOSTILE_SESSION),
         ],
-        body.as_bytes(),
+        hostile_body(call).as_bytes(),
     );
     assert_eq!(status, 200);
+    // Paths are the client's too: neither a page nor a row may take one as markup.
+    for path in [
+        "/v1/%3Cimg%20src%3Dx%20onerror%3Dalert(6)%3E",
+        "/<img/src=x/onerror=alert(6)>",
+    ] {
+        send(
+            &proxy.url,
+            "GET",
+            path,
+            &[("user-agent", HOSTILE_AGENT)],
+            b"",
+        );
+    }
 }
 
-/// Where `brief align` says the desk session's prefix first differs when the date arrives.
-pub fn align_offset() -> u64 {
+/// A drift the scripted traffic makes: the session, the part that drifted, and the
+/// bodies before and after.
+pub struct Drifted {
+    pub session: &'static str,
+    pub part: &'static str,
+    pub before: String,
+    pub after: String,
+}
+
+/// Every drift of [`proxy_with_traffic`], one per session, in the order they happen.
+pub fn drifts() -> Vec<Drifted> {
+    vec![
+        Drifted {
+            session: "desk",
+            part: "system",
+            before: desk_body(1),
+            after: desk_body(2),
+        },
+        Drifted {
+            session: HOSTILE_SESSION,
+            part: "system",
+            before: hostile_body(0),
+            after: hostile_body(1),
+        },
+        Drifted {
+            session: "kit",
+            part: "tools",
+            before: kit_body(0),
+            after: kit_body(1),
+        },
+        Drifted {
+            session: "notes",
+            part: "messages",
+            before: notes_body(0),
+            after: notes_body(1),
+        },
+    ]
+}
+
+/// Where `brief align` says `after`'s prefix first differs from `before`'s: part, offset.
+pub fn align(before: &str, after: &str) -> (String, u64) {
     let dir = tempfile::tempdir().unwrap();
-    let (before, after) = (dir.path().join("2.json"), dir.path().join("3.json"));
-    std::fs::write(&before, desk_body(1)).unwrap();
-    std::fs::write(&after, desk_body(2)).unwrap();
+    let (a, b) = (dir.path().join("1.json"), dir.path().join("2.json"));
+    std::fs::write(&a, before).unwrap();
+    std::fs::write(&b, after).unwrap();
     let out = brief()
         .args(["align", "--json"])
-        .arg(&before)
-        .arg(&after)
+        .arg(&a)
+        .arg(&b)
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let difference = &report["wakes"][1]["first_difference"];
-    assert_eq!(difference["part"], "system", "{report}");
-    difference["offset"].as_u64().unwrap()
+    (
+        difference["part"].as_str().unwrap().to_string(),
+        difference["offset"].as_u64().unwrap(),
+    )
 }
 
+/// Every drift a page lists (`rows` of its drift table) is one of `expected`, at its
+/// session, part and `brief align`'s offset, and every expected one is listed.
+pub fn assert_drifts_listed(rows: &[Vec<String>], expected: &[Drifted]) {
+    assert_eq!(rows.len(), expected.len(), "{rows:?}");
+    let mut unmatched: Vec<&Vec<String>> = rows.iter().collect();
+    for drift in expected {
+        let (part, offset) = align(&drift.before, &drift.after);
+        assert_eq!(part, drift.part, "{}", drift.session);
+        let at = format!("byte {}", grouped(offset));
+        let found = unmatched
+            .iter()
+            .position(|r| r[1] == drift.session && r[3] == drift.part && r[4] == at)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no {} drift of {:?} at {at} in {rows:?}",
+                    drift.part, drift.session
+                )
+            });
+        unmatched.remove(found);
+    }
+}
+
+/// `6328` as the page writes it: `6,328`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Calls [`proxy_with_traffic`] makes, and how many of them drift.
+pub const CALLS: u64 = 10;
+pub const DRIFTED: u64 = 4;
+
 /// A proxy that relayed the scripted traffic: four desk calls (drift at the third), two
-/// calls from the hostile agent. Waits until every row is written.
+/// of the hostile agent, two of kit and two of notes (each drifting at its second). Waits
+/// until every row is written.
 pub fn proxy_with_traffic(upstream: &Upstream) -> Proxy {
     let proxy = Proxy::start(
         &upstream.url,
@@ -134,9 +297,12 @@ pub fn proxy_with_traffic(upstream: &Upstream) -> Proxy {
     for call in 0..4 {
         desk_call(&proxy, call);
     }
-    hostile_call(&proxy);
-    hostile_call(&proxy);
-    assert_eq!(proxy.wait_rows(6).len(), 6);
+    for call in 0..2 {
+        hostile_call(&proxy, call);
+        anthropic_call(&proxy, "kit", &kit_body(call));
+        anthropic_call(&proxy, "notes", &notes_body(call));
+    }
+    assert_eq!(proxy.wait_rows(CALLS as usize).len(), CALLS as usize);
     proxy
 }
 
@@ -200,19 +366,31 @@ pub fn assert_rows_equal(rows: &[Vec<String>], expected: &serde_json::Map<String
     }
 }
 
-/// Nothing a client named became an element, and no script of theirs ran.
-pub fn assert_no_injection(browser: &mut Browser) {
-    let planted = browser.eval(
-        "document.querySelectorAll('img, iframe, object, embed, [onerror], [onload], \
-         script:not([src])').length",
-    );
-    assert_eq!(planted, json!(0));
+/// The elements the pages are made of; anything else was planted by a client's string.
+const PAGE_TAGS: &str = "HTML HEAD META TITLE LINK SCRIPT NOSCRIPT STYLE BODY HEADER H1 H2 P MAIN \
+     SECTION DIV TABLE THEAD TBODY TR TH TD UL LI SPAN FOOTER svg rect line polyline path \
+     circle text title";
+
+/// Nothing a client named became an element, no script of theirs ran, and the names shown
+/// (`shown`) are on the page as text.
+pub fn assert_no_injection(browser: &mut Browser, shown: &[&str]) {
+    let planted = browser.eval(&format!(
+        "(() => {{ const ok = new Set({:?}.split(' ')); \
+         return Array.from(document.querySelectorAll('*')).filter(e => !ok.has(e.tagName) \
+           || (e.tagName === 'SCRIPT' && !e.src) || e.getAttributeNames().some(a => a.startsWith('on'))) \
+           .map(e => e.outerHTML.slice(0, 120)); }})()",
+        PAGE_TAGS
+    ));
+    assert_eq!(planted, json!([]), "elements a client planted");
+    // Scripts of the page's own: one file on the live page, none in a report.
+    let scripts = browser.eval("document.scripts.length");
+    assert!(scripts.as_u64().unwrap() <= 1);
     let text = browser.eval("document.body.innerText");
     let text = text.as_str().unwrap();
-    assert!(
-        text.contains(HOSTILE_MODEL),
-        "the hostile name shows as text"
-    );
+    for name in shown {
+        assert!(text.contains(name), "{name:?} shows as text");
+    }
+    assert_eq!(browser.problems(), Vec::<String>::new());
 }
 
 pub fn docs_image(name: &str) -> std::path::PathBuf {
