@@ -101,6 +101,25 @@ fn the_live_dashboard_shows_what_stats_says_and_every_drift_where_align_puts_it(
     for url in browser.requests() {
         assert!(url.starts_with(&proxy.url), "the page asked for {url}");
     }
+    // The figures opened as they are: text in the browser's viewer, nothing planted.
+    for path in ["/stats", "/metrics", "/dashboard.json"] {
+        browser.open(&format!("{}{path}", proxy.url));
+        let planted = browser.eval(
+            "document.querySelectorAll('img, iframe, svg, script, [onerror], [onload]').length",
+        );
+        assert_eq!(planted, json!(0), "{path}");
+        assert!(
+            browser
+                .eval("document.body.innerText")
+                .as_str()
+                .unwrap()
+                .contains("alert(1)"),
+            "{path} shows the hostile model as text"
+        );
+        assert_eq!(browser.problems(), Vec::<String>::new(), "{path}");
+    }
+    browser.open(&format!("{}/", proxy.url));
+    browser.wait_for("document.body.dataset.painted");
     browser.screenshot(&artifact("dashboard.png"));
     if std::env::var_os("BRIEF_UPDATE_DOCS").is_some() {
         std::fs::copy(artifact("dashboard.png"), docs_image("dashboard.png")).unwrap();
@@ -198,6 +217,17 @@ fn the_dashboard_is_served_under_a_policy_that_forbids_inline_script_and_other_h
             let value = &page[at + attribute.len()..];
             assert!(value.starts_with('/'), "{}", &value[..value.len().min(60)]);
         }
+    }
+    // The figures are data whatever opens them: never sniffed as a page, under the policy.
+    for path in ["/stats", "/metrics", "/dashboard.json"] {
+        let (status, head, _) = send(&proxy.url, "GET", path, &[], b"");
+        assert_eq!(status, 200, "{path}");
+        let head = head.to_ascii_lowercase();
+        assert!(head.contains("x-content-type-options: nosniff"), "{path}");
+        assert!(
+            head.contains("content-security-policy: default-src 'none'"),
+            "{path}"
+        );
     }
     // A page on another site that rebinds its name to 127.0.0.1 is refused the figures.
     for path in ["/", "/dashboard.json", "/stats", "/metrics"] {

@@ -363,7 +363,10 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
     match (request.method(), path) {
         (&Method::GET, "/stats") => {
             let body = dashboard::Snapshot::take(&app).stats_json();
-            reply::full(StatusCode::OK, "application/json", body)
+            let mut response = reply::full(StatusCode::OK, "application/json", body);
+            // The figures hold what clients named: data, never a page, whatever opens them.
+            dashboard::guard_headers(response.headers_mut());
+            response
         }
         (&Method::GET, "/metrics") => {
             let backlog = app.backlog();
@@ -372,11 +375,13 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
                 .lock()
                 .map(|s| s.metrics(backlog))
                 .unwrap_or_default();
-            reply::full(
+            let mut response = reply::full(
                 StatusCode::OK,
                 "text/plain; version=0.0.4; charset=utf-8",
                 text,
-            )
+            );
+            dashboard::guard_headers(response.headers_mut());
+            response
         }
         (&Method::POST, "/v1/chat/completions") => model_call(app, Wire::OpenAi, request).await,
         (&Method::POST, "/v1/messages") => model_call(app, Wire::Anthropic, request).await,

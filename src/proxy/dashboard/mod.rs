@@ -104,9 +104,9 @@ pub fn refuse_host() -> Response<ProxyBody> {
     response
 }
 
-/// What every answer of the dashboard carries: its policy, and no caching, sniffing,
-/// framing or referrer.
-fn guard_headers(headers: &mut HeaderMap) {
+/// What every answer of the dashboard and the figures carries: its policy, and no caching,
+/// sniffing, framing or referrer.
+pub fn guard_headers(headers: &mut HeaderMap) {
     for (name, value) in [
         ("content-security-policy", html::LIVE_CSP),
         ("x-content-type-options", "nosniff"),
