@@ -50,6 +50,43 @@ fn assert_page_equals_stats(browser: &mut Shared, stats: &Value) {
     );
 }
 
+/// The cached-share chart has a point for every recent call of `/stats`, in order, at its
+/// share, and a red rule for every drifted one.
+fn assert_share_series_equals_stats(browser: &mut Shared, stats: &Value) {
+    let shown = browser.eval(
+        "Array.from(document.querySelectorAll('#svg-share circle.dot title')).map(t => t.textContent)",
+    );
+    let expected: Vec<String> = stats["recent_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| {
+            let (input, cached) = (
+                call["input_tokens"].as_u64().unwrap(),
+                call["cached_input_tokens"].as_u64().unwrap(),
+            );
+            let mut text = format!(
+                "call {}: {} in, {} cached ({:.1}%), {} written",
+                call["seq"],
+                grouped(input),
+                grouped(cached),
+                cached as f64 * 100.0 / input as f64,
+                grouped(call["cache_write_tokens"].as_u64().unwrap_or(0))
+            );
+            if let Some(parts) = call["drifted_parts"].as_array().filter(|p| !p.is_empty()) {
+                let parts: Vec<&str> = parts.iter().map(|p| p.as_str().unwrap()).collect();
+                text.push_str(&format!("; drift: {}", parts.join(", ")));
+            }
+            text
+        })
+        .collect();
+    assert_eq!(shown, json!(expected));
+    let rules = browser.eval(
+        "(document.querySelector('#svg-share path.drift')?.getAttribute('d') ?? '').split('M').length - 1",
+    );
+    assert_eq!(rules, stats["totals"]["drifted"]);
+}
+
 /// The drift table's excerpts are `/stats`'s, event for event (newest first).
 fn assert_excerpts_equal_stats(rows: &[Vec<String>], stats: &Value) {
     let events = stats["drift_events"].as_array().unwrap();
@@ -77,6 +114,7 @@ fn the_live_dashboard_shows_what_stats_says_and_every_drift_where_align_puts_it(
     assert_eq!(stats["totals"]["calls"], json!(CALLS));
     assert_eq!(stats["totals"]["drifted"], json!(DRIFTED));
     assert_page_equals_stats(&mut browser, &stats);
+    assert_share_series_equals_stats(&mut browser, &stats);
     let sessions = table(&mut browser, "session");
     assert!(
         sessions.iter().any(|r| r[0] == HOSTILE_SESSION),
@@ -143,6 +181,7 @@ fn the_live_dashboard_shows_what_stats_says_and_every_drift_where_align_puts_it(
     expected.push(turned);
     let stats = self::stats(&proxy);
     assert_page_equals_stats(&mut browser, &stats);
+    assert_share_series_equals_stats(&mut browser, &stats);
     let drifts = table(&mut browser, "drift");
     assert_drifts_listed(&drifts, &expected);
     assert_excerpts_equal_stats(&drifts, &stats);
