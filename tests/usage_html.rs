@@ -132,7 +132,7 @@ fn hostile_row(time: &str, text: &str, drifted: bool) -> Value {
     json!({"time": time, "command": text, "provider": text, "model": text, "brief": text,
         "brief_dir": text, "item": text, "prefix_hash": text, "input_tokens": 1000,
         "cached_input_tokens": 600, "cache_write_tokens": 0, "output_tokens": 3,
-        "latency_ms": 5, "attempts": 1, "status": "ok", "error": text, "session": text,
+        "latency_ms": 5, "attempts": 1, "status": text, "error": text, "session": text,
         "drifted_parts": if drifted { json!([text, "system"]) } else { json!(null) },
         "drift_offset": if drifted { json!(7) } else { json!(null) },
         "target_brief": text, "target_brief_dir": text})
