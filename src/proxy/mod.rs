@@ -356,33 +356,7 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
         return page;
     }
     let path = request.uri().path();
-    let figures = matches!(path, "/stats" | "/metrics");
-    if figures && !dashboard::host_allowed(request.headers(), app.page.allow_remote) {
-        return dashboard::refuse_host();
-    }
     match (request.method(), path) {
-        (&Method::GET, "/stats") => {
-            let body = dashboard::Snapshot::take(&app).stats_json();
-            let mut response = reply::full(StatusCode::OK, "application/json", body);
-            // The figures hold what clients named: data, never a page, whatever opens them.
-            dashboard::guard_headers(response.headers_mut());
-            response
-        }
-        (&Method::GET, "/metrics") => {
-            let backlog = app.backlog();
-            let text = app
-                .stats
-                .lock()
-                .map(|s| s.metrics(backlog))
-                .unwrap_or_default();
-            let mut response = reply::full(
-                StatusCode::OK,
-                "text/plain; version=0.0.4; charset=utf-8",
-                text,
-            );
-            dashboard::guard_headers(response.headers_mut());
-            response
-        }
         (&Method::POST, "/v1/chat/completions") => model_call(app, Wire::OpenAi, request).await,
         (&Method::POST, "/v1/messages") => model_call(app, Wire::Anthropic, request).await,
         (_, p) if p.starts_with("/v1/") => {
@@ -394,7 +368,15 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
             };
             relay::pass(app, wire, request).await
         }
-        _ => reply::not_found(path),
+        _ => {
+            // The answer echoes the path, which is the client's: JSON, never sniffed as a page.
+            let mut response = reply::not_found(path);
+            response.headers_mut().insert(
+                http::header::X_CONTENT_TYPE_OPTIONS,
+                http::HeaderValue::from_static("nosniff"),
+            );
+            response
+        }
     }
 }
 

@@ -37,7 +37,8 @@ const SOURCE: &str = "/dashboard.json";
 /// How often the page repaints.
 const EVERY_MS: u64 = 2000;
 
-/// The dashboard's routes; `None` for any other request.
+/// The dashboard's routes and the figures (`/stats`, `/metrics`), under the same rules;
+/// `None` for any other request.
 pub fn route<B>(app: &Arc<App>, request: &Request<B>) -> Option<Response<ProxyBody>> {
     if request.method() != http::Method::GET {
         return None;
@@ -54,6 +55,17 @@ pub fn route<B>(app: &Arc<App>, request: &Request<B>) -> Option<Response<ProxyBo
             let footer = footer();
             let page = html::page(&snapshot.view(&app.page), mode, &footer);
             ("text/html; charset=utf-8", page)
+        }
+        // The figures hold what clients named: data, never a page, whatever opens them.
+        "/stats" => ("application/json", Snapshot::take(app).stats_json()),
+        "/metrics" => {
+            let backlog = app.backlog();
+            let text = app
+                .stats
+                .lock()
+                .map(|s| s.metrics(backlog))
+                .unwrap_or_default();
+            ("text/plain; version=0.0.4; charset=utf-8", text)
         }
         SOURCE => {
             let view = Snapshot::take(app).view(&app.page);
@@ -106,7 +118,7 @@ pub fn refuse_host() -> Response<ProxyBody> {
 
 /// What every answer of the dashboard and the figures carries: its policy, and no caching,
 /// sniffing, framing or referrer.
-pub fn guard_headers(headers: &mut HeaderMap) {
+fn guard_headers(headers: &mut HeaderMap) {
     for (name, value) in [
         ("content-security-policy", html::LIVE_CSP),
         ("x-content-type-options", "nosniff"),
