@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Method, Request, Response, StatusCode};
+use http::{HeaderValue, Method, Request, Response, header};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -372,8 +372,8 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
             // The answer echoes the path, which is the client's: JSON, never sniffed as a page.
             let mut response = reply::not_found(path);
             response.headers_mut().insert(
-                http::header::X_CONTENT_TYPE_OPTIONS,
-                http::HeaderValue::from_static("nosniff"),
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
             );
             response
         }
