@@ -1,13 +1,15 @@
 //! The MCP tools and their commands are one library operation each. `compose`: for every format
 //! the tool's `output` is the bytes the command prints (a body exactly as sent, not a
 //! re-serialisation), and its `prefix_hash` is the one `compose --json` reports for that
-//! body's wire. `guard`: the tool returns the document `brief guard --json` prints.
+//! body's wire. `guard` and `session_status`: the tool returns the document the command prints with
+//! `--json`.
 
 use std::fs;
 
 use serde_json::json;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::session::{new_session, ok};
 use crate::session_mcp::{call, mcp_with};
 
 #[test]
@@ -98,5 +100,31 @@ fn mcp_guard_returns_the_document_brief_guard_json_prints() {
     assert_eq!(
         serde_json::to_string(tool).unwrap(),
         serde_json::to_string(&report).unwrap()
+    );
+}
+
+#[test]
+fn mcp_session_status_returns_the_document_session_status_json_prints() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    ok(
+        root,
+        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
+    );
+    let answers = mcp_with(
+        root,
+        &[],
+        &[],
+        &[call(1, "session_status", json!({"session": "s"}))],
+    );
+    let tool = &answers[0]["result"]["structuredContent"];
+    let printed: serde_json::Value =
+        serde_json::from_str(&ok(root, &["session", "status", "s", "--json"])).unwrap();
+    assert_eq!(printed["status"], "ok");
+    assert!(printed["pending_operations"].is_array(), "{printed}");
+    assert_eq!(
+        serde_json::to_string(tool).unwrap(),
+        serde_json::to_string(&printed).unwrap()
     );
 }
