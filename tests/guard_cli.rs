@@ -73,8 +73,10 @@ fn json_lists_each_dropped_and_introduced_fact_with_its_position() {
             "summary",
             "dropped",
             "changed",
+            "dropped_instructions",
             "introduced",
-            "counts"
+            "counts",
+            "coverage"
         ]
     );
     assert_eq!(report["status"], "flagged");

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::code::code_spans;
-use super::numbers;
+use super::{identifiers, numbers, quantities};
 use super::patterns::{self, Found};
 use super::{Class, Fact};
 
@@ -25,6 +25,8 @@ pub struct Extracted<'t> {
     pub code: HashSet<String>,
     /// Every prose fact, repeats included, in text order: what the second layer binds.
     pub occurrences: Vec<Found>,
+    /// Every code block and inline code span, repeats included, in text order.
+    pub code_found: Vec<Found>,
     /// The text with code, URLs, e-mail addresses and placeholders blanked: the prose the
     /// second layer reads words from.
     pub view: String,
@@ -72,9 +74,9 @@ impl Extend<(Class, String)> for Keys {
 
 impl Extracted<'_> {
     /// Whether the text has a non-code fact of this class and canonical form: as a fact,
-    /// inside code (a value moved into backticks) or, for a number from 0 to 20, as a
-    /// word (`twelve`). The last two are scanned for on the first lookup that needs them:
-    /// most facts of a faithful rewrite are found among the facts themselves.
+    /// inside code (a value moved into backticks) or, for a number, as a word that is not
+    /// a fact itself (`one of`, `single`). The last two are scanned for on the first lookup
+    /// that needs them: most facts of a faithful rewrite are found among the facts.
     pub fn has(&self, class: Class, canonical: &str) -> bool {
         if self.keys.contains(class, canonical) {
             return true;
@@ -84,10 +86,7 @@ impl Extracted<'_> {
             return true;
         }
         class == Class::Numeric
-            && canonical
-                .trim_end_matches('%')
-                .parse::<u8>()
-                .is_ok_and(|n| n <= 20)
+            && canonical.trim_end_matches('%').parse::<u64>().is_ok()
             && self.in_words().contains(class, canonical)
     }
 
@@ -107,7 +106,7 @@ impl Extracted<'_> {
         self.in_words.get_or_init(|| {
             let mut keys = Keys::default();
             for text in [&self.rest, &self.in_code().1] {
-                keys.extend(numbers::number_words(text).map(|n| (Class::Numeric, n)));
+                keys.extend(quantities::spellings(text).map(|n| (Class::Numeric, n)));
             }
             keys
         })
@@ -135,7 +134,14 @@ pub fn extract(text: &str) -> Extracted<'_> {
     blank(&mut view, &hidden);
     let mut keys = Keys::default();
     keys.extend(found.iter().map(|f| (f.kind.class(), f.canonical.clone())));
-    let code_set = code.found.iter().map(|f| f.canonical.clone()).collect();
+    // Identifiers are compared with code: a name that lost or gained its backticks stays.
+    let code_set = code
+        .found
+        .iter()
+        .chain(found.iter().filter(|f| f.kind == super::Kind::Identifier))
+        .map(|f| f.canonical.clone())
+        .collect();
+    let code_found = code.found.clone();
     found.extend(code.found);
     found.sort_by_key(|f| (f.start, f.end));
     let mut seen = HashSet::new();
@@ -150,6 +156,7 @@ pub fn extract(text: &str) -> Extracted<'_> {
         keys,
         code: code_set,
         occurrences,
+        code_found,
         view,
         text,
         rest,
@@ -163,10 +170,11 @@ pub fn extract(text: &str) -> Extracted<'_> {
 /// every found span (and Markdown structure) blanked.
 fn scan(text: String) -> (Vec<Found>, String) {
     type Pass = fn(&str, &mut Vec<Found>);
-    const PASSES: [Pass; 4] = [
+    const PASSES: [Pass; 5] = [
         patterns::urls,
         patterns::emails,
         patterns::placeholders,
+        identifiers::identifiers,
         patterns::prices,
     ];
     let mut found = Vec::new();
@@ -179,10 +187,12 @@ fn scan(text: String) -> (Vec<Found>, String) {
     }
     let structure = numbers::structure(&text);
     blank(&mut text, &structure);
-    let before = found.len();
-    numbers::numbers(&text, &mut found);
-    let spans: Vec<Range<usize>> = found[before..].iter().map(|f| f.start..f.end).collect();
-    blank(&mut text, &spans);
+    for pass in [numbers::numbers as Pass, quantities::facts] {
+        let before = found.len();
+        pass(&text, &mut found);
+        let spans: Vec<Range<usize>> = found[before..].iter().map(|f| f.start..f.end).collect();
+        blank(&mut text, &spans);
+    }
     (found, text)
 }
 

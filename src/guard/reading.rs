@@ -90,6 +90,10 @@ pub struct Constraints {
 
 pub struct Reading<'t> {
     pub text: &'t str,
+    /// Every token of the text, in order (sentences index into it).
+    pub tokens: Vec<Token>,
+    /// The key of each value token (`Tok::Num(n)` is `keys[n]`).
+    pub keys: Vec<Key>,
     pub sentences: Vec<Sentence>,
     pub values: Vec<Value>,
     /// Per sentence: distinct content stems and value keys (sorted), for alignment.
@@ -176,6 +180,8 @@ pub fn read<'t>(
     let Tokens { tokens, sentences } = tokens;
     let mut reading = Reading {
         text,
+        tokens: Vec::new(),
+        keys: Vec::new(),
         values: Vec::new(),
         content: Vec::with_capacity(sentences.len()),
         constraints: Vec::with_capacity(sentences.len()),
@@ -226,6 +232,8 @@ pub fn read<'t>(
             .constraints
             .push(fits.map(|lk| marks::constraints(toks, &consumed, vocab, lk)));
     }
+    reading.tokens = tokens;
+    reading.keys = keys;
     reading
 }
 

@@ -11,18 +11,24 @@ use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::guard::{self, Fact, Kind, Report};
 
-/// Check that every fact and constraint of ORIGINAL survives in PROPOSAL
+/// Check that every fact, constraint and instruction of ORIGINAL survives in PROPOSAL
 ///
-/// Lists each price, number, date, URL, e-mail address, placeholder and piece of code of
-/// the original that the proposal dropped; then each value that survives but changed its
-/// unit, bound, counted noun or subject, and each negation, modal, `only`, exception,
-/// condition or absolute that was lost or reversed in the aligned sentence (`changed`);
-/// then the facts the proposal introduced. A fact survives when it appears at least once
-/// anywhere in the proposal, compared in canonical form (`1,200` = `1200`, `$1,200.00` =
-/// `USD 1200`, `15%` = `15 percent`); code is compared byte for byte. A conversation
-/// sample (`format: messages`) is compared message by message: the proposal (a sample file
-/// or its body) keeps every message and role, else exit 2. Exit status: 0 nothing dropped
-/// or changed, 1 something dropped or changed, 2 bad input.
+/// Lists each price, number (also in words: `five`, `a hundred`), date, URL, e-mail
+/// address, placeholder, identifier (`lookup_order`, `src/main.rs`, `$HOME`, `--json`) and
+/// piece of code of the original that the proposal dropped; then each value that survives
+/// but changed its unit, bound, counted noun or subject (or lost it everywhere), and each
+/// negation, modal, `only`, exception, condition or absolute that was lost or reversed in
+/// the aligned sentence (`changed`); then each instruction of the original (a sentence,
+/// clause, list item or table row that tells the agent what to do or not do) without a
+/// counterpart in the proposal (`dropped_instructions`); then the facts the proposal
+/// introduced. The summary ends with the share of instructions kept and the size ratio. A
+/// fact survives when it appears at least once anywhere in the proposal, compared in
+/// canonical form (`1,200` = `1200`, `$1,200.00` = `USD 1200`, `15%` = `15 percent`); code
+/// is compared byte for byte. A conversation sample (`format: messages`) is compared
+/// message by message: the proposal (a sample file or its body) keeps every message and
+/// role, else exit 2. Exit status: 0 clean, 1 something dropped or changed, an
+/// instruction without a counterpart, or under half of the instructions kept; 2 bad
+/// input.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The original text: a file, or - for stdin
@@ -33,7 +39,8 @@ pub struct Args {
     #[arg(value_name = "PROPOSAL")]
     proposal: PathBuf,
 
-    /// Print one JSON object: status, summary, dropped, changed, introduced, counts
+    /// Print one JSON object: status, summary, dropped, changed, dropped_instructions,
+    /// introduced, counts, coverage
     #[arg(long)]
     json: bool,
 }
@@ -120,8 +127,10 @@ fn read_text(path: &Path) -> Result<String> {
 
 /// Renders a report for people: each dropped fact as `FILE:LINE:COL  kind  value`, then
 /// each change as `FILE:LINE:COL  kind  what changed (PROPOSAL:LINE:COL)`, then each
-/// introduced fact, then the one-line summary. Drops and changes are errors (red),
-/// introduced facts warnings (yellow). Ends with a newline.
+/// dropped instruction as `FILE:LINE:COL  instruction  text` (with the list items that
+/// went, or why it counts as gone), then each introduced fact, then the one-line summary
+/// (which ends with the instructions kept and the size ratio). Drops, changes and dropped
+/// instructions are errors (red), introduced facts warnings (yellow). Ends with a newline.
 pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> String {
     let mut out = String::new();
     let rows = |facts: &[Fact], file: &str| -> Vec<(String, &'static str, String)> {
@@ -162,9 +171,36 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
             )
         })
         .collect();
+    let instructions: Vec<(String, &'static str, String)> = report
+        .dropped_instructions
+        .iter()
+        .map(|d| {
+            let mut text = escaped_line(&d.text, 160);
+            if !d.items.is_empty() {
+                text.push_str(&format!(
+                    "\n      items gone: {}",
+                    escaped_line(&d.items.join(", "), 160)
+                ));
+            } else if !d.reason.is_empty() {
+                text.push_str(&format!("\n      {}", one_line(&d.reason)));
+            }
+            if let Some(under) = &d.under {
+                text.push_str(&format!("\n      under: {}", escaped_line(under, 100)));
+            }
+            (
+                match &d.in_message {
+                    Some(m) => format!("{original} {m}:{}:{}", d.line, d.column),
+                    None => format!("{original}:{}:{}", d.line, d.column),
+                },
+                "instruction",
+                text,
+            )
+        })
+        .collect();
     let place_width = dropped
         .iter()
         .chain(&changed)
+        .chain(&instructions)
         .chain(&introduced)
         .map(|r| r.0.chars().count())
         .max()
@@ -172,6 +208,7 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
     let kind_width = dropped
         .iter()
         .chain(&changed)
+        .chain(&instructions)
         .chain(&introduced)
         .map(|r| r.1.len())
         .max()
@@ -188,6 +225,12 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
             format!("Changed in {proposal}"),
             Tone::Error,
             report.changed.len(),
+        ),
+        (
+            instructions,
+            format!("Instructions of {original} without a counterpart in {proposal}"),
+            Tone::Error,
+            report.dropped_instructions.len(),
         ),
         (
             introduced,
@@ -211,6 +254,8 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
         }
         out.push('\n');
     }
+    out.push_str(&ui.paint(&report.coverage_line(), Tone::Dim));
+    out.push('\n');
     let (tone, summary) = if report.is_clean() {
         (Tone::Good, report.summary())
     } else {

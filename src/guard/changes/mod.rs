@@ -96,8 +96,10 @@ struct Found {
 }
 
 /// Every change between the original `o` and the proposal `p`; `dropped` are the keys of
-/// values the first layer reports as dropped (not reported again).
-pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
+/// values the first layer reports as dropped (not reported again). Also says, per
+/// sentence of the original, whether it was compared with a linked sentence of the
+/// proposal (the third layer trusts this comparison for its constraints).
+pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, Vec<bool>) {
     let best_p = align::best(&o.content, &p.content);
     let best_o = align::best(&p.content, &o.content);
     let group_p = align::groups(&best_p, &best_o, &o.content, &p.content);
@@ -152,7 +154,18 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
             constraints::gained(o, p, q, group_o[q][0], c, &others, &mut found);
         }
     }
+    let reported: FxSet<usize> = found
+        .iter()
+        .filter(|f| !f.gone)
+        .map(|f| f.pair.0)
+        .collect();
+    let mut by_key: super::hash::FxMap<Id, Vec<usize>> = Default::default();
+    for (i, v) in p.values.iter().enumerate() {
+        by_key.entry(v.key.id).or_default().push(i);
+    }
+    values::unbound(o, p, &by_key, &reported, &mut found);
     cancel_double_flips(&mut found);
+    let linked: Vec<bool> = group_p.iter().map(|g| !g.is_empty()).collect();
     let (o_lines, p_lines) = (Lines::new(o.text), Lines::new(p.text));
     let mut out: Vec<Change> = found
         .into_iter()
@@ -175,7 +188,7 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
         .collect();
     out.sort_by_key(|c| (c.line, c.column, c.kind));
     out.dedup_by(|a, b| a.kind == b.kind && a.line == b.line && a.column == b.column);
-    out
+    (out, linked)
 }
 
 /// Each linked group plus the sentences on the other side that chose this one, whether
@@ -246,21 +259,21 @@ fn cancel_double_flips(found: &mut [Found]) {
 }
 
 /// Whitespace runs as one space: a sentence may span lines.
-fn squash(text: &str) -> String {
+pub(super) fn squash(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Line starts of a text, for 1-based line and character column of a byte offset.
-struct Lines(Vec<usize>);
+pub(super) struct Lines(Vec<usize>);
 
 impl Lines {
-    fn new(text: &str) -> Self {
+    pub(super) fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Lines(starts)
     }
 
-    fn at(&self, text: &str, offset: usize) -> (usize, usize) {
+    pub(super) fn at(&self, text: &str, offset: usize) -> (usize, usize) {
         let line = self.0.partition_point(|&s| s <= offset);
         let start = self.0[line - 1];
         (line, text[start..offset].chars().count() + 1)

@@ -23,7 +23,7 @@ pub(super) fn values(
     if same.iter().any(|c| differ(v, c, mine).is_none()) {
         return;
     }
-    if same.is_empty() && !v.key.word && dropped.contains(&v.key.id) {
+    if same.is_empty() && dropped.contains(&v.key.id) {
         // Gone from the whole proposal: the first layer reports it as dropped.
         return;
     }
@@ -171,5 +171,52 @@ fn value_change(
         pair: (v.sentence, c.sentence),
         flip,
         gone: false,
+    }
+}
+
+/// A value of the original whose binding is gone from the whole proposal: the value
+/// survives (the first layer is satisfied), but nowhere with the noun or unit it had
+/// (`at most 5 passengers` removed while `5 business days` stays). `reported` are the
+/// original sentences already holding a value change.
+pub(super) fn unbound(
+    o: &Reading,
+    p: &Reading,
+    by_key: &super::super::hash::FxMap<Id, Vec<usize>>,
+    reported: &FxSet<usize>,
+    out: &mut Vec<Found>,
+) {
+    for v in &o.values {
+        // A number word that is not a count (`one of`) binds nothing worth keeping.
+        if (v.noun.is_empty() && v.unit.is_none())
+            || v.key.word
+            || reported.contains(&v.sentence)
+        {
+            continue;
+        }
+        let Some(theirs) = by_key.get(&v.key.id) else {
+            continue;
+        };
+        let fits = |c: &Value| {
+            let unit = match (&v.unit, &c.unit) {
+                (Some(a), Some(b)) => a.dimension == b.dimension && a.magnitude == b.magnitude,
+                (Some(_), None) => c.noun.is_empty(),
+                _ => true,
+            };
+            let noun = v.noun.is_empty()
+                || v.noun.iter().any(|w| c.noun.contains(w))
+                || (c.sentence < p.content.len()
+                    && v.noun.iter().any(|w| p.content[c.sentence].binary_search(w).is_ok()));
+            unit && noun
+        };
+        if theirs.iter().take(LIMIT).any(|&i| fits(&p.values[i])) {
+            continue;
+        }
+        let c = &p.values[theirs[0]];
+        let what = format!(
+            "`{}` lost what it was bound to: the proposal has it only as `{}`",
+            squash(&o.text[phrase(v, false).1..phrase(v, false).2]),
+            squash(&p.text[phrase(c, false).1..phrase(c, false).2])
+        );
+        out.push(value_change(o, p, v, c, ChangeKind::Value, what, false));
     }
 }

@@ -1,0 +1,229 @@
+//! Where a unit of the original went: the sentence of the proposal (alone, or with the
+//! sentence before or after it, for a unit split in two) that keeps most of its key words,
+//! weighted by how rare each word is in the original.
+//!
+//! Candidates come from an index of the proposal's key words; a word found in more than
+//! [`CAP`] sentences contributes only its [`CAP`] occurrences nearest to where the unit
+//! would sit by position, so each unit costs at most `CAP` steps per word: linear.
+
+use super::super::hash::FxMap;
+use super::super::reading::Reading;
+use super::super::vocab::{Id, Vocab};
+use super::super::lookup::Lookup;
+use super::instruct::{self, ORDERED_ITEM};
+use super::units::{self, FactKeys, Shape};
+
+const CAP: usize = 16;
+
+/// What a sentence of the proposal offers: its key words and constraint families
+/// (with those of the lead-in it is a list item of).
+pub struct Window {
+    pub keys: Vec<Id>,
+    pub families: u16,
+}
+
+/// The proposal's sentences as windows.
+pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<Window> {
+    let by_sentence = super::values_by_sentence(p);
+    let mut out: Vec<Window> = Vec::with_capacity(p.sentences.len());
+    let mut lead: Option<usize> = None;
+    for (s, sentence) in p.sentences.iter().enumerate() {
+        let toks = &p.tokens[sentence.tokens.clone()];
+        let values = &p.values[by_sentence[s].clone()];
+        let consumed = instruct::consumed(toks, values);
+        let bound = values.iter().any(|v| v.bound.is_some());
+        let mut families = instruct::families(toks, &consumed, bound, vocab, lk, p.text);
+        let shape = units::shape(p.text, sentence.start);
+        match shape {
+            Shape::Item { ordered } => {
+                if ordered {
+                    families |= ORDERED_ITEM;
+                }
+                if let Some(l) = lead {
+                    families |= out[l].families & instruct::CHECKED;
+                }
+            }
+            Shape::Heading => lead = Some(s),
+            _ if p.text.as_bytes().get(sentence.start.wrapping_sub(1)) == Some(&b'\n')
+                || sentence.start == 0 =>
+            {
+                lead = None;
+            }
+            _ => {}
+        }
+        if shape != Shape::Heading
+            && !matches!(shape, Shape::Item { .. })
+            && matches!(toks.last().map(|t| t.tok), Some(super::super::words::Tok::Mark(':')))
+        {
+            lead = Some(s);
+        }
+        let mut keys = Vec::new();
+        instruct::keys(toks, &consumed, p, vocab, &mut keys);
+        let from = if s == 0 { 0 } else { sentence.start };
+        let next = p.sentences.get(s + 1).map_or(p.text.len(), |n| n.start);
+        units::facts_in(p.text, facts, from, sentence.end, next, &mut keys);
+        keys.sort_unstable();
+        keys.dedup();
+        out.push(Window { keys, families });
+    }
+    out
+}
+
+/// For each key word, the windows (in order) that have it.
+pub struct Index {
+    starts: Vec<u32>,
+    windows: Vec<u32>,
+    ids: FxMap<Id, u32>,
+}
+
+impl Index {
+    pub fn new(windows: &[Window]) -> Self {
+        let mut ids: FxMap<Id, u32> = FxMap::default();
+        for w in windows {
+            for &k in &w.keys {
+                let n = ids.len() as u32;
+                ids.entry(k).or_insert(n);
+            }
+        }
+        let mut starts = vec![0u32; ids.len() + 1];
+        for w in windows {
+            for k in &w.keys {
+                starts[ids[k] as usize + 1] += 1;
+            }
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut fill = starts.clone();
+        let mut list = vec![0u32; starts[ids.len()] as usize];
+        for (i, w) in windows.iter().enumerate() {
+            for k in &w.keys {
+                let slot = ids[k] as usize;
+                list[fill[slot] as usize] = i as u32;
+                fill[slot] += 1;
+            }
+        }
+        Index {
+            starts,
+            windows: list,
+            ids,
+        }
+    }
+
+    fn get(&self, key: Id) -> &[u32] {
+        match self.ids.get(&key) {
+            Some(&i) => {
+                let i = i as usize;
+                &self.windows[self.starts[i] as usize..self.starts[i + 1] as usize]
+            }
+            None => &[],
+        }
+    }
+}
+
+/// The best counterpart of a unit: the share of its key weight kept (0 to 1) and the
+/// families of the windows that keep it.
+#[derive(Debug, Clone, Copy)]
+pub struct Found {
+    pub share: f64,
+    pub families: u16,
+    /// The first and last window of the counterpart.
+    pub from: usize,
+    pub to: usize,
+}
+
+/// Scratch space reused across units (scores per window).
+pub struct Search<'a> {
+    pub windows: &'a [Window],
+    pub index: &'a Index,
+    score: Vec<f64>,
+    touched: Vec<u32>,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(windows: &'a [Window], index: &'a Index) -> Self {
+        Search {
+            windows,
+            index,
+            score: vec![0.0; windows.len()],
+            touched: Vec::new(),
+        }
+    }
+
+    /// The counterpart of a unit with `keys` weighted by `weight`, expected near window
+    /// `expected`.
+    pub fn find(&mut self, keys: &[Id], weight: &dyn Fn(Id) -> f64, expected: usize) -> Option<Found> {
+        let total: f64 = keys.iter().map(|&k| weight(k)).sum();
+        if total <= 0.0 || self.windows.is_empty() {
+            return None;
+        }
+        for &k in keys {
+            let postings = self.index.get(k);
+            if postings.is_empty() {
+                continue;
+            }
+            let near = if postings.len() <= CAP {
+                postings
+            } else {
+                let at = postings.partition_point(|&p| (p as usize) < expected);
+                let lo = at.saturating_sub(CAP / 2).min(postings.len() - CAP);
+                &postings[lo..lo + CAP]
+            };
+            let w = weight(k);
+            for &p in near {
+                if self.score[p as usize] == 0.0 {
+                    self.touched.push(p);
+                }
+                self.score[p as usize] += w;
+            }
+        }
+        // The two best single windows, nearest the expected place on ties.
+        let mut best: [Option<(f64, usize)>; 2] = [None, None];
+        for &p in &self.touched {
+            let p = p as usize;
+            let s = self.score[p];
+            let better = |b: Option<(f64, usize)>| {
+                b.is_none_or(|(bs, bp)| {
+                    s > bs || (s == bs && p.abs_diff(expected) < bp.abs_diff(expected))
+                })
+            };
+            if better(best[0]) {
+                best[1] = best[0];
+                best[0] = Some((s, p));
+            } else if better(best[1]) {
+                best[1] = Some((s, p));
+            }
+        }
+        for &p in &self.touched {
+            self.score[p as usize] = 0.0;
+        }
+        self.touched.clear();
+        let mut found: Option<Found> = None;
+        for (_, p) in best.into_iter().flatten() {
+            let last = self.windows.len() - 1;
+            for (from, to) in [(p, p), (p.saturating_sub(1), p), (p, (p + 1).min(last))] {
+                let kept: f64 = keys
+                    .iter()
+                    .filter(|k| (from..=to).any(|q| self.windows[q].keys.binary_search(k).is_ok()))
+                    .map(|&k| weight(k))
+                    .sum();
+                let families = (from..=to).fold(0, |f, q| f | self.windows[q].families);
+                let share = kept / total;
+                if found.is_none_or(|f| share > f.share + 1e-9) {
+                    found = Some(Found {
+                        share,
+                        families,
+                        from,
+                        to,
+                    });
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether window range `from..=to` has every key of `wanted`.
+    pub fn has(&self, from: usize, to: usize, wanted: Id) -> bool {
+        (from..=to).any(|q| self.windows[q].keys.binary_search(&wanted).is_ok())
+    }
+}

@@ -1,0 +1,271 @@
+//! The third layer: every instruction of the original needs a counterpart in the
+//! proposal.
+//!
+//! The original is split into units (sentences and clauses, list items, table rows; see
+//! `units.rs`). A unit is instruction-bearing when it tells the agent what to do or not
+//! do: a constraint word, an imperative, a requirement, the agent addressed as `you`, a
+//! numbered step, or a list item under such a lead-in. Filler, courtesies and prefaces
+//! (units with nothing but filler and words about the text) are not instructions.
+//!
+//! A counterpart is a sentence of the proposal (or two adjacent ones) that keeps at least
+//! half of the unit's key words, weighted by rarity in the original (`customer` in every
+//! rule counts less than `promise`; facts count double), after stemming and synonym
+//! groups, and keeps its constraints (`never`, `only`, `unless`, `if`, `until`,
+//! `before`), or a rewording of them, unless the second layer already compared the
+//! sentence and judged its constraints. A unit repeated in the original is covered by any
+//! copy. A unit whose best match keeps under a third of its words is reported; one that
+//! keeps a third to a half is borderline: not reported on its own (a heavy rewording
+//! looks like that), but not counted as kept, so a proposal that keeps under half of its
+//! instructions is flagged even when each unit's test is borderline.
+
+mod counterpart;
+mod instruct;
+mod lists;
+mod units;
+
+use super::changes::{Lines, squash};
+use super::hash::FxMap;
+use super::lookup::Lookup;
+use super::reading::Reading;
+use super::report::{Coverage, DroppedInstruction};
+use super::vocab::{Id, Vocab};
+
+pub use units::FactKeys;
+
+/// A unit whose best counterpart keeps less than this share of its key weight is
+/// reported as dropped ...
+const REPORT: f64 = 0.35;
+/// ... and counts as kept from this share on (in between: borderline, not reported one
+/// by one, not counted as kept).
+const PASS: f64 = 0.5;
+/// A unit of the original taken for a repeat of another must share this much with it.
+const REPEAT: f64 = 0.75;
+/// At most this many units of the original are compared with a unit taken for a repeat.
+const REPEATS: usize = 16;
+
+/// Both readings and what else the layer needs.
+pub struct Input<'a> {
+    pub o: &'a Reading<'a>,
+    pub p: &'a Reading<'a>,
+    pub vocab: &'a Vocab<'a>,
+    pub lk: &'a Lookup,
+    pub o_facts: &'a FactKeys,
+    pub p_facts: &'a FactKeys,
+    /// Per sentence of the original: the second layer compared it with a linked sentence.
+    pub linked: &'a [bool],
+    /// The two texts are the same: every unit is kept.
+    pub identical: bool,
+}
+
+/// The value index range of each sentence (values are in text order).
+pub(super) fn values_by_sentence(r: &Reading) -> Vec<std::ops::Range<usize>> {
+    let mut out = vec![0..0; r.sentences.len()];
+    let mut i = 0;
+    for (s, range) in out.iter_mut().enumerate() {
+        let start = i;
+        while i < r.values.len() && r.values[i].sentence == s {
+            i += 1;
+        }
+        *range = start..i;
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    Dropped,
+    Partial,
+    Kept,
+}
+
+fn family_name(f: u16) -> &'static str {
+    match f {
+        instruct::NEG => "negation",
+        instruct::ONLY => "exclusivity (`only`)",
+        instruct::EXC => "exception",
+        instruct::COND => "condition",
+        instruct::UNTIL => "time limit (`until`)",
+        _ => "order (`before`/`after`)",
+    }
+}
+
+/// The instructions of `o` without a counterpart in `p`, and the coverage counts (the
+/// lengths are filled in by the caller).
+pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
+    let (o, vocab) = (input.o, input.vocab);
+    let units = units::units(o, vocab, input.lk, input.o_facts);
+    // How many units each key word is in: rare words weigh more.
+    let mut df: FxMap<Id, u32> = FxMap::default();
+    for u in &units {
+        for &k in &u.keys {
+            *df.entry(k).or_default() += 1;
+        }
+    }
+    let n = units.len().max(1) as f64;
+    // A fact (a value, code, a name, a URL) says more than a word.
+    let weight = |k: Id| {
+        let rare = 1.0 + (n / f64::from(*df.get(&k).unwrap_or(&1))).ln();
+        let w = vocab.word(k);
+        let fact = w.starts_with(['#', '$', '@'])
+            || ["url:", "mail:", "ph:"].iter().any(|t| w.starts_with(t));
+        if fact { 2.0 * rare } else { rare }
+    };
+    // Units with the same words and constraints are one instruction said twice.
+    let mut groups: FxMap<(&[Id], u16), usize> = FxMap::default();
+    let mut group_of = vec![usize::MAX; units.len()];
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for (i, u) in units.iter().enumerate().filter(|(_, u)| u.instruction) {
+        let key = (u.keys.as_slice(), u.families & instruct::CHECKED);
+        let g = *groups.entry(key).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        });
+        group_of[i] = g;
+        members[g].push(i);
+    }
+    let mut coverage = Coverage {
+        instructions: members.len(),
+        ..Coverage::default()
+    };
+    if input.identical {
+        coverage.kept = members.len();
+        return (Vec::new(), coverage);
+    }
+    let windows = counterpart::windows(input.p, vocab, input.lk, input.p_facts);
+    let index = counterpart::Index::new(&windows);
+    let mut search = counterpart::Search::new(&windows, &index);
+    let (o_len, p_len) = (o.sentences.len(), windows.len());
+    let mut verdict = vec![Verdict::Dropped; units.len()];
+    let mut why: Vec<String> = vec![String::new(); units.len()];
+    let mut gone_items: Vec<Vec<String>> = vec![Vec::new(); units.len()];
+    for (i, u) in units.iter().enumerate().filter(|(_, u)| u.instruction) {
+        let expected = if o_len <= 1 {
+            0
+        } else {
+            u.sentence * p_len.saturating_sub(1) / (o_len - 1)
+        };
+        let Some(found) = search.find(&u.keys, &weight, expected) else {
+            why[i] = "no counterpart in the proposal".into();
+            continue;
+        };
+        if found.share < REPORT {
+            why[i] = format!(
+                "no counterpart in the proposal (the nearest keeps {:.0}% of its words)",
+                found.share * 100.0
+            );
+            continue;
+        }
+        let trusted = input.linked.get(u.sentence).copied().unwrap_or(false);
+        if !trusted
+            && let Some(f) = instruct::lost(u.families & instruct::CHECKED, found.families)
+        {
+            why[i] = format!("its words survive, but its {} was lost", family_name(f));
+            continue;
+        }
+        let missing: Vec<String> = u
+            .items
+            .iter()
+            .filter(|item| !search.has(found.from, found.to, item.keys[0]))
+            .map(|item| squash(&o.text[item.start..item.end]))
+            .collect();
+        verdict[i] = if found.share >= PASS && missing.is_empty() {
+            Verdict::Kept
+        } else {
+            Verdict::Partial
+        };
+        if !missing.is_empty() {
+            why[i] = format!(
+                "{} of its {} list items went",
+                missing.len(),
+                u.items.len()
+            );
+            gone_items[i] = missing;
+        }
+    }
+    repeats(&units, &weight, &mut verdict);
+    let lines = Lines::new(o.text);
+    let mut out = Vec::new();
+    for group in &members {
+        let best = group.iter().map(|&i| verdict[i]).max().unwrap_or(Verdict::Dropped);
+        match best {
+            Verdict::Kept => coverage.kept += 1,
+            Verdict::Partial => coverage.borderline += 1,
+            Verdict::Dropped => coverage.dropped += 1,
+        }
+        // A dropped instruction is reported at its first copy; a list that lost items
+        // at each copy that did.
+        let report: Vec<usize> = match best {
+            Verdict::Dropped => group.iter().copied().take(1).collect(),
+            Verdict::Kept => Vec::new(),
+            _ => group
+                .iter()
+                .copied()
+                .filter(|&i| !gone_items[i].is_empty())
+                .take(1)
+                .collect(),
+        };
+        for i in report {
+            let u = &units[i];
+            let (line, column) = lines.at(o.text, u.start);
+            let under = u.lead.or(u.heading).map(|l| squash(&o.text[units[l].start..units[l].end]));
+            out.push(DroppedInstruction {
+                text: squash(&o.text[u.start..u.end]),
+                line,
+                column,
+                items: std::mem::take(&mut gone_items[i]),
+                reason: std::mem::take(&mut why[i]),
+                under,
+                in_message: None,
+            });
+        }
+    }
+    out.sort_by_key(|d| (d.line, d.column));
+    (out, coverage)
+}
+
+/// A dropped unit whose words and constraints another, kept unit of the original already
+/// says (a repeated rule, `as mentioned above, …`) is kept with it.
+fn repeats(units: &[units::Unit], weight: &dyn Fn(Id) -> f64, verdict: &mut [Verdict]) {
+    let mut postings: FxMap<Id, Vec<u32>> = FxMap::default();
+    for (i, u) in units.iter().enumerate() {
+        if verdict[i] != Verdict::Dropped {
+            for &k in &u.keys {
+                postings.entry(k).or_default().push(i as u32);
+            }
+        }
+    }
+    for i in 0..units.len() {
+        let u = &units[i];
+        if !u.instruction || verdict[i] != Verdict::Dropped {
+            continue;
+        }
+        let total: f64 = u.keys.iter().map(|&k| weight(k)).sum();
+        let mut candidates: Vec<u32> = u
+            .keys
+            .iter()
+            .filter_map(|k| postings.get(k))
+            .flat_map(|list| {
+                let at = list.partition_point(|&p| (p as usize) < i);
+                let lo = at.saturating_sub(REPEATS / 2);
+                list[lo..(lo + REPEATS).min(list.len())].iter().copied()
+            })
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let repeated = candidates.iter().any(|&v| {
+            let other = &units[v as usize];
+            let kept: f64 = u
+                .keys
+                .iter()
+                .filter(|k| other.keys.binary_search(k).is_ok())
+                .map(|&k| weight(k))
+                .sum();
+            v as usize != i
+                && kept >= REPEAT * total
+                && instruct::lost(u.families & instruct::CHECKED, other.families).is_none()
+        });
+        if repeated {
+            verdict[i] = Verdict::Kept;
+        }
+    }
+}
