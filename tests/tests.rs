@@ -21,6 +21,7 @@ mod guard_accept;
 mod guard_bundled;
 mod guard_changes;
 mod guard_cli;
+mod guard_coverage;
 mod guard_props;
 mod guard_table;
 mod harden_cli;

@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::code::code_spans;
-use super::{identifiers, numbers, quantities};
 use super::patterns::{self, Found};
 use super::{Class, Fact};
+use super::{identifiers, numbers, quantities};
 
 /// The facts of a text, and what a fact of another text is looked up in.
 #[derive(Debug)]

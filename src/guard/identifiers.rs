@@ -38,9 +38,7 @@ pub fn identifiers(text: &str, out: &mut Vec<Found>) {
         }
         at = end;
         // A run glued to a non-ASCII letter is part of a word we do not read (`naïve_x`).
-        if bytes.get(end).is_some_and(|b| *b >= 0x80)
-            || (start > 0 && bytes[start - 1] >= 0x80)
-        {
+        if bytes.get(end).is_some_and(|b| *b >= 0x80) || (start > 0 && bytes[start - 1] >= 0x80) {
             continue;
         }
         let run = &text[start..end];
@@ -133,9 +131,9 @@ fn snake(w: &str) -> bool {
 fn dotted(w: &str) -> bool {
     let segments: Vec<&str> = w.split('.').collect();
     segments.len() >= 2
-        && segments.iter().all(|s| {
-            !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        })
+        && segments
+            .iter()
+            .all(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'))
         && segments[0].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && segments[1..]
             .iter()
@@ -189,7 +187,9 @@ fn flag(run: &str, before: Option<u8>) -> Option<(usize, usize)> {
     let ok = if let Some(long) = name.strip_prefix("--") {
         long.starts_with(|c: char| c.is_ascii_alphabetic())
             && long.len() >= 2
-            && long.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+            && long
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
     } else {
         let short = &name[1..];
         (1..=2).contains(&short.len()) && short.bytes().all(|c| c.is_ascii_alphabetic())
@@ -221,7 +221,10 @@ mod tests {
             found("Set OPENAI_API_KEY or $HOME; run with --json or -D."),
             ["OPENAI_API_KEY", "$HOME", "--json", "-D"]
         );
-        assert_eq!(found("Read config.yaml via os.path.join."), ["config.yaml", "os.path.join"]);
+        assert_eq!(
+            found("Read config.yaml via os.path.join."),
+            ["config.yaml", "os.path.join"]
+        );
     }
 
     #[test]

@@ -89,10 +89,14 @@ pub fn check_messages(
             }));
         report
             .dropped_instructions
-            .extend(one.dropped_instructions.into_iter().map(|d| DroppedInstruction {
-                in_message: label.clone(),
-                ..d
-            }));
+            .extend(
+                one.dropped_instructions
+                    .into_iter()
+                    .map(|d| DroppedInstruction {
+                        in_message: label.clone(),
+                        ..d
+                    }),
+            );
         report.coverage.add(&one.coverage);
         for (kind, n) in one.counts {
             *report.counts.entry(kind).or_default() += n;

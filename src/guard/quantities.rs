@@ -98,8 +98,20 @@ fn word(w: &str) -> Option<Word> {
 
 /// Words before `one` or `once` that make it a count.
 const BOUNDS: &[&str] = &[
-    "most", "least", "than", "only", "exactly", "to", "max", "maximum", "minimum", "just",
-    "precisely", "over", "under", "within",
+    "most",
+    "least",
+    "than",
+    "only",
+    "exactly",
+    "to",
+    "max",
+    "maximum",
+    "minimum",
+    "just",
+    "precisely",
+    "over",
+    "under",
+    "within",
 ];
 
 /// One quantity found in a text.
@@ -116,10 +128,7 @@ pub struct Quantity {
 /// The word (letters only) at `at`, and where it ends.
 fn word_at(text: &str, at: usize) -> Option<(&str, usize)> {
     let rest = &text[at..];
-    let len = rest
-        .bytes()
-        .take_while(|b| b.is_ascii_alphabetic())
-        .count();
+    let len = rest.bytes().take_while(|b| b.is_ascii_alphabetic()).count();
     (len > 0).then(|| (&rest[..len], at + len))
 }
 
@@ -232,7 +241,10 @@ pub fn quantities(text: &str) -> Vec<Quantity> {
             }
         }
         resume = end;
-        if bytes.get(end).is_some_and(|&b| is_word_byte(b) || b == b'-') {
+        if bytes
+            .get(end)
+            .is_some_and(|&b| is_word_byte(b) || b == b'-')
+        {
             // `ten-day` reads as ten; `fiftyfold` is not a number word at all (the regex
             // saw a boundary there only for a hyphen).
             if bytes[end] != b'-' {
@@ -394,7 +406,12 @@ mod tests {
     fn read(text: &str) -> Vec<(String, bool)> {
         quantities(text)
             .into_iter()
-            .map(|q| (text[q.start..q.end].to_string() + "=" + &q.canonical, q.fact))
+            .map(|q| {
+                (
+                    text[q.start..q.end].to_string() + "=" + &q.canonical,
+                    q.fact,
+                )
+            })
             .collect()
     }
 
@@ -410,10 +427,7 @@ mod tests {
             read("two hundred and fifty"),
             [("two hundred and fifty=250".into(), true)]
         );
-        assert_eq!(
-            read("five thousand"),
-            [("five thousand=5000".into(), true)]
-        );
+        assert_eq!(read("five thousand"), [("five thousand=5000".into(), true)]);
         assert_eq!(read("a dozen"), [("a dozen=12".into(), true)]);
         assert_eq!(read("twice"), [("twice=2".into(), true)]);
         assert_eq!(read("five percent"), [("five percent=5%".into(), true)]);
@@ -429,15 +443,25 @@ mod tests {
         assert_eq!(read("once the order ships"), [("once=1".into(), false)]);
         assert_eq!(read("once a day"), [("once=1".into(), true)]);
         assert_eq!(read("only once."), [("once=1".into(), true)]);
-        assert_eq!(read("only once the customer confirms"), [("once=1".into(), false)]);
+        assert_eq!(
+            read("only once the customer confirms"),
+            [("once=1".into(), false)]
+        );
         assert_eq!(read("once a customer asks"), [("once=1".into(), false)]);
         assert_eq!(read("a single reply"), [("single=1".into(), false)]);
     }
 
     #[test]
     fn words_that_only_contain_a_number_are_not_numbers() {
-        assert!(read("one-time fee, someone, tone, often, tent").iter().all(|q| !q.1));
+        assert!(
+            read("one-time fee, someone, tone, often, tent")
+                .iter()
+                .all(|q| !q.1)
+        );
         assert!(read("Oneida").is_empty());
-        assert_eq!(read("one two"), [("one=1".into(), false), ("two=2".into(), true)]);
+        assert_eq!(
+            read("one two"),
+            [("one=1".into(), false), ("two=2".into(), true)]
+        );
     }
 }

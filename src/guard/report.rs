@@ -232,7 +232,11 @@ impl Report {
         let c = &self.coverage;
         let mut text = match c.instructions {
             0 => "instructions kept: the original gives none".to_string(),
-            n => format!("instructions kept: {} of {n} ({:.0}%)", c.kept, c.share() * 100.0),
+            n => format!(
+                "instructions kept: {} of {n} ({:.0}%)",
+                c.kept,
+                c.share() * 100.0
+            ),
         };
         if c.borderline > 0 {
             text.push_str(&format!(", {} borderline", c.borderline));

@@ -154,11 +154,7 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
             constraints::gained(o, p, q, group_o[q][0], c, &others, &mut found);
         }
     }
-    let reported: FxSet<usize> = found
-        .iter()
-        .filter(|f| !f.gone)
-        .map(|f| f.pair.0)
-        .collect();
+    let reported: FxSet<usize> = found.iter().filter(|f| !f.gone).map(|f| f.pair.0).collect();
     let mut by_key: super::hash::FxMap<Id, Vec<usize>> = Default::default();
     for (i, v) in p.values.iter().enumerate() {
         by_key.entry(v.key.id).or_default().push(i);

@@ -187,10 +187,7 @@ pub(super) fn unbound(
 ) {
     for v in &o.values {
         // A number word that is not a count (`one of`) binds nothing worth keeping.
-        if (v.noun.is_empty() && v.unit.is_none())
-            || v.key.word
-            || reported.contains(&v.sentence)
-        {
+        if (v.noun.is_empty() && v.unit.is_none()) || v.key.word || reported.contains(&v.sentence) {
             continue;
         }
         let Some(theirs) = by_key.get(&v.key.id) else {
@@ -205,7 +202,9 @@ pub(super) fn unbound(
             let noun = v.noun.is_empty()
                 || v.noun.iter().any(|w| c.noun.contains(w))
                 || (c.sentence < p.content.len()
-                    && v.noun.iter().any(|w| p.content[c.sentence].binary_search(w).is_ok()));
+                    && v.noun
+                        .iter()
+                        .any(|w| p.content[c.sentence].binary_search(w).is_ok()));
             unit && noun
         };
         if theirs.iter().take(LIMIT).any(|&i| fits(&p.values[i])) {

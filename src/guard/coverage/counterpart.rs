@@ -7,9 +7,9 @@
 //! would sit by position, so each unit costs at most `CAP` steps per word: linear.
 
 use super::super::hash::FxMap;
+use super::super::lookup::Lookup;
 use super::super::reading::Reading;
 use super::super::vocab::{Id, Vocab};
-use super::super::lookup::Lookup;
 use super::instruct::{self, ORDERED_ITEM};
 use super::units::{self, FactKeys, Shape};
 
@@ -20,7 +20,14 @@ const CAP: usize = 16;
 pub struct Window {
     pub keys: Vec<Id>,
     pub families: u16,
+    /// The list this sentence belongs to, lead-in and items (first and last window): a
+    /// sentence written as a list (`Do not give:` `- medical advice` …) is found in it.
+    pub block: (usize, usize),
 }
+
+/// At most this many windows on either side of the best one are joined into a list's
+/// window.
+const BLOCK: usize = 8;
 
 /// The proposal's sentences as windows.
 pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<Window> {
@@ -34,6 +41,7 @@ pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec
         let bound = values.iter().any(|v| v.bound.is_some());
         let mut families = instruct::families(toks, &consumed, bound, vocab, lk, p.text);
         let shape = units::shape(p.text, sentence.start);
+        let mut block = (s, s);
         match shape {
             Shape::Item { ordered } => {
                 if ordered {
@@ -41,6 +49,7 @@ pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec
                 }
                 if let Some(l) = lead {
                     families |= out[l].families & instruct::CHECKED;
+                    block.0 = l;
                 }
             }
             Shape::Heading => lead = Some(s),
@@ -53,7 +62,10 @@ pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec
         }
         if shape != Shape::Heading
             && !matches!(shape, Shape::Item { .. })
-            && matches!(toks.last().map(|t| t.tok), Some(super::super::words::Tok::Mark(':')))
+            && matches!(
+                toks.last().map(|t| t.tok),
+                Some(super::super::words::Tok::Mark(':'))
+            )
         {
             lead = Some(s);
         }
@@ -64,7 +76,19 @@ pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec
         units::facts_in(p.text, facts, from, sentence.end, next, &mut keys);
         keys.sort_unstable();
         keys.dedup();
-        out.push(Window { keys, families });
+        out.push(Window {
+            keys,
+            families,
+            block,
+        });
+    }
+    // Each list's last window: the last sentence that names the same lead-in.
+    let mut ends = vec![0usize; out.len()];
+    for (i, w) in out.iter().enumerate() {
+        ends[w.block.0] = i;
+    }
+    for w in &mut out {
+        w.block.1 = ends[w.block.0];
     }
     out
 }
@@ -152,7 +176,12 @@ impl<'a> Search<'a> {
 
     /// The counterpart of a unit with `keys` weighted by `weight`, expected near window
     /// `expected`.
-    pub fn find(&mut self, keys: &[Id], weight: &dyn Fn(Id) -> f64, expected: usize) -> Option<Found> {
+    pub fn find(
+        &mut self,
+        keys: &[Id],
+        weight: &dyn Fn(Id) -> f64,
+        expected: usize,
+    ) -> Option<Found> {
         let total: f64 = keys.iter().map(|&k| weight(k)).sum();
         if total <= 0.0 || self.windows.is_empty() {
             return None;
@@ -201,7 +230,17 @@ impl<'a> Search<'a> {
         let mut found: Option<Found> = None;
         for (_, p) in best.into_iter().flatten() {
             let last = self.windows.len() - 1;
-            for (from, to) in [(p, p), (p.saturating_sub(1), p), (p, (p + 1).min(last))] {
+            let (first, end) = self.windows[p].block;
+            let list = (
+                first.max(p.saturating_sub(BLOCK)),
+                end.min(p + BLOCK).min(last),
+            );
+            for (from, to) in [
+                (p, p),
+                (p.saturating_sub(1), p),
+                (p, (p + 1).min(last)),
+                list,
+            ] {
                 let kept: f64 = keys
                     .iter()
                     .filter(|k| (from..=to).any(|q| self.windows[q].keys.binary_search(k).is_ok()))

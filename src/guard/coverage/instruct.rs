@@ -2,11 +2,11 @@
 //! whether it gives an order (an imperative, a requirement, the agent addressed), and the
 //! key words a counterpart must share with it.
 
-use super::super::lookup::{
-    AUXILIARY, CARRIER, CONTENT, CLAUSE_JOINER, Cue, FILLER, IMPERATIVE, LEAD, Lookup, META,
-    Mark, NONE, OBJECT_START, ORDER, SEQUENCE, STOP,
-};
 use super::super::bind::matches_at;
+use super::super::lookup::{
+    AUXILIARY, CARRIER, CLAUSE_JOINER, CONTENT, Cue, FILLER, IMPERATIVE, LEAD, Lookup, META, Mark,
+    NONE, OBJECT_START, ORDER, SEQUENCE, STOP,
+};
 use super::super::marks;
 use super::super::reading::Reading;
 use super::super::vocab::{Id, Vocab};
@@ -82,7 +82,8 @@ pub fn families(
     let c = marks::constraints(toks, consumed, vocab, lk);
     let mut f = 0;
     let effective_neg = c.modals.iter().any(|m| {
-        matches!(m.mark, Mark::Optional) || (m.negated && matches!(m.mark, Mark::Obligation | Mark::Permission))
+        matches!(m.mark, Mark::Optional)
+            || (m.negated && matches!(m.mark, Mark::Obligation | Mark::Permission))
     });
     if !c.negation.is_empty() || effective_neg {
         f |= NEG;
@@ -111,7 +112,10 @@ pub fn families(
     // `always`, `never`, `at all times`: the strong absolutes (not `all`, `every`).
     if c.universal.iter().any(|&at| {
         let w = &text[at..];
-        !(w.starts_with("all") || w.starts_with("All") || w.starts_with("ever") || w.starts_with("Ever"))
+        !(w.starts_with("all")
+            || w.starts_with("All")
+            || w.starts_with("ever")
+            || w.starts_with("Ever"))
     }) {
         f |= ALWAYS;
     }
@@ -238,6 +242,16 @@ pub fn clause_starts(toks: &[Token], i: usize, vocab: &Vocab) -> bool {
     info.has(IMPERATIVE) && verb_at(toks, k, vocab)
 }
 
+/// Whether a word is a key word: content, not filler, not about the text itself, not a
+/// word that only orders steps (`first`, `then`).
+pub fn is_key(info: super::super::lookup::Info) -> bool {
+    info.has(CONTENT)
+        && !info.has(FILLER)
+        && !info.has(META)
+        && !info.has(ORDER)
+        && !info.has(SEQUENCE)
+}
+
 /// The key words of a run of tokens: content stems under their synonym group (a unit
 /// word as its dimension and magnitude), values, without filler, words about the text
 /// itself or the words of a bound (`limited to`, `up to`).
@@ -248,8 +262,7 @@ pub fn keys(toks: &[Token], consumed: &[bool], r: &Reading, vocab: &Vocab, out: 
         }
         match t.tok {
             Tok::Word(w) => {
-                let info = vocab.info(w);
-                if info.has(CONTENT) && !info.has(FILLER) && !info.has(META) {
+                if is_key(vocab.info(w)) {
                     out.push(vocab.key(w));
                 }
             }

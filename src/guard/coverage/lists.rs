@@ -5,7 +5,7 @@
 //! the last joined by `and`/`or` or by a comma; the first item is the last word before
 //! the first comma, the last item the first content word after the joiner.
 
-use super::super::lookup::{CONTENT, FILLER, LIST_JOINER, META};
+use super::super::lookup::LIST_JOINER;
 use super::super::vocab::{Id, Vocab};
 use super::super::words::{Tok, Token};
 
@@ -22,8 +22,7 @@ const SHORT: usize = 4;
 
 fn key(t: &Token, vocab: &Vocab) -> Option<Id> {
     let w = t.id()?;
-    let info = vocab.info(w);
-    (info.has(CONTENT) && !info.has(FILLER) && !info.has(META)).then(|| vocab.key(w))
+    super::instruct::is_key(vocab.info(w)).then(|| vocab.key(w))
 }
 
 fn item(toks: &[Token], vocab: &Vocab) -> Option<Item> {
@@ -59,10 +58,8 @@ pub fn items(toks: &[Token], vocab: &Vocab) -> Vec<Item> {
         !s.is_empty() && s.len() <= SHORT && s.iter().all(|t| !matches!(t.tok, Tok::Mark(_)))
     };
     let joiner = |s: &[Token]| {
-        s.iter().position(|t| {
-            t.id()
-                .is_some_and(|w| vocab.info(w).has(LIST_JOINER))
-        })
+        s.iter()
+            .position(|t| t.id().is_some_and(|w| vocab.info(w).has(LIST_JOINER)))
     };
     let mut start = 0;
     while start + 1 < segments.len() {

@@ -34,10 +34,10 @@ pub use units::FactKeys;
 
 /// A unit whose best counterpart keeps less than this share of its key weight is
 /// reported as dropped ...
-const REPORT: f64 = 0.35;
+const REPORT: f64 = 0.5;
 /// ... and counts as kept from this share on (in between: borderline, not reported one
 /// by one, not counted as kept).
-const PASS: f64 = 0.5;
+const PASS: f64 = 0.6;
 /// A unit of the original taken for a repeat of another must share this much with it.
 const REPEAT: f64 = 0.75;
 /// At most this many units of the original are compared with a unit taken for a repeat.
@@ -102,12 +102,12 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
         }
     }
     let n = units.len().max(1) as f64;
-    // A fact (a value, code, a name, a URL) says more than a word.
+    // A fact (code, a name, a URL) says more than a word; a value counts as a word
+    // (the first two layers check where it went).
     let weight = |k: Id| {
         let rare = 1.0 + (n / f64::from(*df.get(&k).unwrap_or(&1))).ln();
         let w = vocab.word(k);
-        let fact = w.starts_with(['#', '$', '@'])
-            || ["url:", "mail:", "ph:"].iter().any(|t| w.starts_with(t));
+        let fact = w.starts_with('@') || ["url:", "mail:", "ph:"].iter().any(|t| w.starts_with(t));
         if fact { 2.0 * rare } else { rare }
     };
     // Units with the same words and constraints are one instruction said twice.
@@ -156,10 +156,13 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
             continue;
         }
         let trusted = input.linked.get(u.sentence).copied().unwrap_or(false);
-        if !trusted
-            && let Some(f) = instruct::lost(u.families & instruct::CHECKED, found.families)
+        if !trusted && let Some(f) = instruct::lost(u.families & instruct::CHECKED, found.families)
         {
-            why[i] = format!("its words survive, but its {} was lost", family_name(f));
+            why[i] = format!(
+                "its words survive ({:.0}%), but its {} was lost",
+                found.share * 100.0,
+                family_name(f)
+            );
             continue;
         }
         let missing: Vec<String> = u
@@ -174,11 +177,7 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
             Verdict::Partial
         };
         if !missing.is_empty() {
-            why[i] = format!(
-                "{} of its {} list items went",
-                missing.len(),
-                u.items.len()
-            );
+            why[i] = format!("{} of its {} list items went", missing.len(), u.items.len());
             gone_items[i] = missing;
         }
     }
@@ -186,7 +185,11 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
     let lines = Lines::new(o.text);
     let mut out = Vec::new();
     for group in &members {
-        let best = group.iter().map(|&i| verdict[i]).max().unwrap_or(Verdict::Dropped);
+        let best = group
+            .iter()
+            .map(|&i| verdict[i])
+            .max()
+            .unwrap_or(Verdict::Dropped);
         match best {
             Verdict::Kept => coverage.kept += 1,
             Verdict::Partial => coverage.borderline += 1,
@@ -207,7 +210,10 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
         for i in report {
             let u = &units[i];
             let (line, column) = lines.at(o.text, u.start);
-            let under = u.lead.or(u.heading).map(|l| squash(&o.text[units[l].start..units[l].end]));
+            let under = u
+                .lead
+                .or(u.heading)
+                .map(|l| squash(&o.text[units[l].start..units[l].end]));
             out.push(DroppedInstruction {
                 text: squash(&o.text[u.start..u.end]),
                 line,

@@ -79,7 +79,14 @@ pub type FactKeys = [(usize, Id)];
 
 /// Adds to `keys` the fact keys that belong to the span `start..end`: inside it, or after
 /// it on the same line before the next span (`next_start`).
-pub fn facts_in(text: &str, facts: &FactKeys, start: usize, end: usize, next_start: usize, keys: &mut Vec<Id>) {
+pub fn facts_in(
+    text: &str,
+    facts: &FactKeys,
+    start: usize,
+    end: usize,
+    next_start: usize,
+    keys: &mut Vec<Id>,
+) {
     let from = facts.partition_point(|f| f.0 < start);
     for &(at, id) in &facts[from..] {
         if at >= next_start {
@@ -113,11 +120,14 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
                 // the clause before gives one too: a fronted clause (`If the parcel is
                 // late, apologise`, `Over $300, ask`) stays with its main clause.
                 let comma = matches!(toks[i - 1].tok, Tok::Mark(','));
-                let joiner = toks[i].id().is_some_and(|w| vocab.info(w).has(CLAUSE_JOINER));
+                let joiner = toks[i]
+                    .id()
+                    .is_some_and(|w| vocab.info(w).has(CLAUSE_JOINER));
                 let clause = *starts.last().unwrap_or(&0);
                 (comma || joiner)
                     && instruct::clause_starts(toks, i, vocab)
                     && instruct::imperative_at(toks, clause, vocab)
+                    && has_keys(&toks[clause..i], vocab)
             };
             if split && i > *starts.last().unwrap_or(&0) {
                 starts.push(i);
@@ -125,7 +135,8 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
         }
         let ends_with_colon = matches!(toks.last().map(|t| t.tok), Some(Tok::Mark(':')));
         // A paragraph (a sentence at the very start of a line) ends the list before it.
-        if shape == Shape::Heading || (shape == Shape::Plain && at_line_start(r.text, sentence.start))
+        if shape == Shape::Heading
+            || (shape == Shape::Plain && at_line_start(r.text, sentence.start))
         {
             lead = None;
         }
@@ -136,8 +147,14 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
             let Some(first) = span.iter().find(|t| !matches!(t.tok, Tok::Mark(_))) else {
                 continue;
             };
-            let last = span.iter().rev().find(|t| !matches!(t.tok, Tok::Mark(_))).unwrap_or(first);
-            let bound = values.iter().any(|v| v.bound.is_some() && v.start >= first.start && v.end <= last.end);
+            let last = span
+                .iter()
+                .rev()
+                .find(|t| !matches!(t.tok, Tok::Mark(_)))
+                .unwrap_or(first);
+            let bound = values
+                .iter()
+                .any(|v| v.bound.is_some() && v.start >= first.start && v.end <= last.end);
             let mut families =
                 instruct::families(span, &consumed[from..to], bound, vocab, lk, r.text);
             if matches!(shape, Shape::Item { ordered: true }) {
@@ -145,20 +162,29 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
             }
             let mut keys = Vec::new();
             instruct::keys(span, &consumed[from..to], r, vocab, &mut keys);
-            let next_start = r
-                .sentences
-                .get(s + 1)
-                .map_or(r.text.len(), |n| n.start);
-            let next = if c + 1 < starts.len() { toks[starts[c + 1]].start } else { next_start };
+            let next_start = r.sentences.get(s + 1).map_or(r.text.len(), |n| n.start);
+            let next = if c + 1 < starts.len() {
+                toks[starts[c + 1]].start
+            } else {
+                next_start
+            };
             let fact_from = if units.is_empty() { 0 } else { first.start };
             facts_in(r.text, facts, fact_from, last.end, next, &mut keys);
             keys.sort_unstable();
             keys.dedup();
-            let courtesy = matches!(instruct::cue_at(span, 0, vocab, lk), Some((Cue::Courtesy, _)));
-            let addressed = matches!(instruct::cue_at(span, 0, vocab, lk), Some((Cue::Addressee, _)));
+            let courtesy = matches!(
+                instruct::cue_at(span, 0, vocab, lk),
+                Some((Cue::Courtesy, _))
+            );
+            let addressed = matches!(
+                instruct::cue_at(span, 0, vocab, lk),
+                Some((Cue::Addressee, _))
+            );
             let ordering = instruct::imperative_at(span, 0, vocab)
                 || span.iter().enumerate().any(|(k, t)| {
-                    k > 0 && matches!(t.tok, Tok::Mark(',')) && instruct::imperative_at(span, k + 1, vocab)
+                    k > 0
+                        && matches!(t.tok, Tok::Mark(','))
+                        && instruct::imperative_at(span, k + 1, vocab)
                 })
                 || (shape == Shape::Row && row_cells_order(r.text, span, vocab));
             // A heading names a section; it leads its list but is no instruction itself.
@@ -216,6 +242,14 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
     units
 }
 
+/// Whether a run of tokens has a key word of its own (`Do not, under any circumstances,`
+/// has none: it stays with the clause it negates).
+fn has_keys(toks: &[Token], vocab: &Vocab) -> bool {
+    toks.iter()
+        .filter_map(Token::id)
+        .any(|w| instruct::is_key(vocab.info(w)))
+}
+
 fn at_line_start(text: &str, at: usize) -> bool {
     at == 0 || text.as_bytes()[at - 1] == b'\n'
 }
@@ -223,6 +257,7 @@ fn at_line_start(text: &str, at: usize) -> bool {
 /// Whether a cell of a table row (after a `|`) starts with an imperative.
 fn row_cells_order(text: &str, span: &[Token], vocab: &Vocab) -> bool {
     (1..span.len()).any(|k| {
-        text[span[k - 1].end..span[k].start].contains('|') && instruct::imperative_at(span, k, vocab)
+        text[span[k - 1].end..span[k].start].contains('|')
+            && instruct::imperative_at(span, k, vocab)
     })
 }
