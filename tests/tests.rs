@@ -22,6 +22,7 @@ mod guard_bundled;
 mod guard_changes;
 mod guard_cli;
 mod guard_coverage;
+mod guard_coverage_props;
 mod guard_props;
 mod guard_table;
 mod harden_cli;

@@ -30,7 +30,8 @@ pub struct Extracted<'t> {
     /// The text with code, URLs, e-mail addresses and placeholders blanked: the prose the
     /// second layer reads words from.
     pub view: String,
-    text: &'t str,
+    /// The text itself.
+    pub text: &'t str,
     /// The text with every fact blanked: where number words are looked for.
     rest: String,
     /// Where code content is: scanned for facts only when a lookup needs it.

@@ -121,6 +121,8 @@ pub struct Lookup {
     pub cues: Vec<Vec<Phrase<Cue>>>,
     /// A word's synonym group, by the group's first word.
     pub synonyms: FxMap<&'static str, &'static str>,
+    /// A verb's particle and the word the two mean together (`send` → `back`, `return`).
+    pub phrasal: FxMap<&'static str, (&'static str, &'static str)>,
 }
 
 /// Adds `phrase` to the list of `lists` that `slot` (an [`Info`] field) points at,
@@ -240,6 +242,11 @@ impl Lookup {
             .iter()
             .flat_map(|group| group.iter().map(move |w| (*w, group[0])))
             .collect();
+        let phrasal = ins
+            .phrasal
+            .iter()
+            .map(|&(verb, particle, means)| (verb, (particle, means)))
+            .collect();
         for list in &mut marks {
             list.sort_by_key(|p: &Phrase<Mark>| std::cmp::Reverse(p.words.len()));
         }
@@ -257,6 +264,7 @@ impl Lookup {
             after,
             cues,
             synonyms,
+            phrasal,
         }
     }
 

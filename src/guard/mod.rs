@@ -234,14 +234,7 @@ fn deeper(
     };
     let dropped: hash::FxSet<vocab::Id> = dropped
         .iter()
-        .filter_map(|f| {
-            let prefix = if f.kind.class() == Class::Price {
-                '$'
-            } else {
-                '#'
-            };
-            vocab.get(&format!("{prefix}{}", f.canonical))
-        })
+        .filter_map(|f| vocab.get(&format!("{}{}", key_tag(f.kind.class()), f.canonical)))
         .collect();
     let o = reading::read(original, o, &vocab, language);
     let p = p.map(|p| reading::read(proposal, p, &vocab, language));
@@ -258,6 +251,7 @@ fn deeper(
             o_facts: &o_facts,
             p_facts: &p_facts,
             linked: &linked,
+            dropped: &dropped,
             identical,
         }),
         None => (Vec::new(), Coverage::default()),
@@ -269,6 +263,19 @@ fn deeper(
     }
 }
 
+/// What a fact's key starts with in the vocabulary of a check (values: `$` and `#`, as
+/// the second layer interns them).
+fn key_tag(class: Class) -> &'static str {
+    match class {
+        Class::Price => "$",
+        Class::Numeric => "#",
+        Class::Code => "@",
+        Class::Url => "url:",
+        Class::Email => "mail:",
+        Class::Placeholder => "ph:",
+    }
+}
+
 /// The facts of a text that are not values (code, identifiers, URLs, e-mail addresses,
 /// placeholders) as `(offset, key)`, sorted: key words of the unit they are in.
 fn fact_keys(extracted: &extract::Extracted, vocab: &mut vocab::Vocab) -> Vec<(usize, vocab::Id)> {
@@ -276,19 +283,63 @@ fn fact_keys(extracted: &extract::Extracted, vocab: &mut vocab::Vocab) -> Vec<(u
         .occurrences
         .iter()
         .chain(&extracted.code_found)
-        .filter_map(|f| {
-            let tag = match f.kind.class() {
-                Class::Code => "@",
-                Class::Url => "url:",
-                Class::Email => "mail:",
-                Class::Placeholder => "ph:",
-                Class::Price | Class::Numeric => return None,
-            };
-            Some((f.start, vocab.intern_str(&format!("{tag}{}", f.canonical))))
+        .filter(|f| !matches!(f.kind.class(), Class::Price | Class::Numeric))
+        .map(|f| {
+            let key = format!("{}{}", key_tag(f.kind.class()), f.canonical);
+            (f.start, vocab.intern_str(&key))
         })
         .collect();
     out.sort_unstable();
     out
+}
+
+/// One instruction-bearing unit of a text: what the third layer needs a counterpart for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Instruction {
+    /// The unit as written, whitespace runs as one space.
+    pub text: String,
+    /// 1-based line and column (in characters) of its first word.
+    pub line: usize,
+    pub column: usize,
+    /// Its bytes in the text, first word to last.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The instruction-bearing units of a text, in order (none for a language without a
+/// word table).
+pub fn instructions(text: &str) -> Vec<Instruction> {
+    let extracted = extract::extract(text);
+    let mut vocab = vocab::Vocab::default();
+    let mut prepared = reading::tokenize(&extracted, &mut vocab);
+    let sample = prepared
+        .tokens
+        .tokens
+        .iter()
+        .filter_map(words::Token::id)
+        .take(4000);
+    let Some(language) = lookup::detect(vocab.counts(sample).into_iter()) else {
+        return Vec::new();
+    };
+    vocab.finish(Some(language));
+    reading::number_words(&mut prepared, &mut vocab);
+    vocab.finish(Some(language));
+    let facts = fact_keys(&extracted, &mut vocab);
+    let read = reading::read(text, prepared, &vocab, Some(language));
+    let lines = changes::Lines::new(text);
+    coverage::instruction_spans(&read, &vocab, language, &facts)
+        .into_iter()
+        .map(|(start, end)| {
+            let (line, column) = lines.at(text, start);
+            Instruction {
+                text: changes::squash(&text[start..end]),
+                line,
+                column,
+                start,
+                end,
+            }
+        })
+        .collect()
 }
 
 /// The facts of one text, deduplicated, in text order (what [`check`] compares).

@@ -140,19 +140,36 @@ fn next_word(text: &str, at: usize, hyphen: bool) -> Option<(usize, &str, usize)
     if hyphen && bytes.get(i) == Some(&b'-') {
         i += 1;
     } else {
-        let spaces = bytes[i..].iter().take_while(|b| **b == b' ').count();
-        if spaces == 0 || spaces > 2 {
+        let gap = space(&bytes[i..]);
+        if gap == 0 {
             return None;
         }
-        i += spaces;
+        i += gap;
     }
     let (w, end) = word_at(text, i)?;
     Some((i, w, end))
 }
 
-/// The word before `at` (lowercased), skipping spaces.
+/// The length of the space between two words of one phrase at the start of `bytes`:
+/// spaces and tabs and at most one line break (a reflowed line), else 0.
+fn space(bytes: &[u8]) -> usize {
+    let n = bytes
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count();
+    let breaks = bytes[..n].iter().filter(|b| **b == b'\n').count();
+    if breaks > 1 || n > 8 { 0 } else { n }
+}
+
+/// The word before `at` (lowercased), skipping the space of one phrase.
 fn previous_word(text: &str, at: usize) -> Option<String> {
-    let before = text[..at].trim_end_matches(' ');
+    let trimmed = text[..at].trim_end_matches([' ', '\t', '\n', '\r']);
+    let gap = at - trimmed.len();
+    let before = if gap > 8 || text[trimmed.len()..at].matches('\n').count() > 1 {
+        return None;
+    } else {
+        trimmed
+    };
     let len = before
         .bytes()
         .rev()
@@ -197,7 +214,10 @@ pub fn quantities(text: &str) -> Vec<Quantity> {
                     continue;
                 };
                 article = true;
-                let at = text[..start].trim_end_matches(' ').len() - before.len();
+                let at = text[..start]
+                    .trim_end_matches([' ', '\t', '\n', '\r'])
+                    .len()
+                    - before.len();
                 start = at;
                 current = 1;
                 apply(first, &mut total, &mut current);

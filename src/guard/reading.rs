@@ -120,7 +120,7 @@ pub fn tokenize<'t>(extracted: &'t Extracted<'_>, vocab: &mut Vocab<'t>) -> Prep
         .filter(|f| is_value(f.kind))
         .collect();
     let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.start, f.end)).collect();
-    let tokens = super::words::tokenize(&extracted.view, &spans, vocab);
+    let tokens = super::words::tokenize(&extracted.view, extracted.text, &spans, vocab);
     let mut buf = String::new();
     let keys = found
         .iter()

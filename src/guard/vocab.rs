@@ -23,6 +23,9 @@ pub struct Vocab<'t> {
     unprefixed: Vec<Id>,
     /// The first word of the word's synonym group (`brief` → `concise`), if it has one.
     synonym: Vec<Option<Id>>,
+    /// For a verb with a particle: the particle and the word they mean (`send` → `back`,
+    /// `return`).
+    phrasal: Vec<Option<(Id, Id)>>,
     /// Entries up to here have their info and stem.
     done: usize,
 }
@@ -129,6 +132,14 @@ impl<'t> Vocab<'t> {
                 self.derived_from(id)
             });
             self.synonym.push(synonym);
+            let phrasal = lang.and_then(|lk| {
+                let &(particle, means) = lk.phrasal.get(&*self.words[id])?;
+                Some((
+                    self.intern(Cow::Borrowed(particle)),
+                    self.intern(Cow::Borrowed(means)),
+                ))
+            });
+            self.phrasal.push(phrasal);
             self.done += 1;
         }
     }
@@ -161,6 +172,11 @@ impl<'t> Vocab<'t> {
 
     pub fn stem(&self, id: Id) -> Id {
         self.stems.get(id as usize).copied().unwrap_or(id)
+    }
+
+    /// The particle of a phrasal verb and the word the two mean (`send … back` = `return`).
+    pub fn phrasal(&self, id: Id) -> Option<(Id, Id)> {
+        self.phrasal.get(id as usize).copied().flatten()
     }
 
     /// What the third layer compares a word as: the stem of its synonym group's first word

@@ -54,8 +54,14 @@ pub struct Tokens {
 
 /// Splits `text` into tokens and sentences, interning words in `vocab`. `numbers` are the
 /// spans already known to be values (from the first layer), each one `Tok::Num` token;
-/// number words stay words.
-pub fn tokenize<'t>(text: &'t str, numbers: &[Span], vocab: &mut Vocab<'t>) -> Tokens {
+/// number words stay words. `original` is the text before code and URLs were blanked
+/// (same offsets): a line that only held inline code is not a blank line.
+pub fn tokenize<'t>(
+    text: &'t str,
+    original: &str,
+    numbers: &[Span],
+    vocab: &mut Vocab<'t>,
+) -> Tokens {
     let mut out = Tokens {
         tokens: Vec::with_capacity(text.len() / 5),
         sentences: Vec::new(),
@@ -128,7 +134,7 @@ pub fn tokenize<'t>(text: &'t str, numbers: &[Span], vocab: &mut Vocab<'t>) -> T
                 at = end;
                 continue;
             }
-            '\n' if hard_break(text, at + 1) => close(&mut out, &mut first_tok),
+            '\n' if hard_break(text, original, at + 1) => close(&mut out, &mut first_tok),
             _ => {}
         }
         at += len;
@@ -196,12 +202,18 @@ fn push_word<'t>(
 
 /// Whether the line starting at `at` begins a new block: blank, a list item, a heading, a
 /// quote, a table row, a fence.
-fn hard_break(text: &str, at: usize) -> bool {
+fn hard_break(text: &str, original: &str, at: usize) -> bool {
     let line = &text[at.min(text.len())..];
     let line = &line[..line.find('\n').unwrap_or(line.len())];
     let t = line.trim_start();
     if t.is_empty() {
-        return true;
+        // Blank here; in the original a blank line or a fence, not a line of inline code
+        // or a URL (blanked for the reading, still part of the sentence).
+        let raw = original
+            .get(at..at + line.len())
+            .unwrap_or("")
+            .trim_start_matches([' ', '\t', '>']);
+        return raw.trim().is_empty() || raw.starts_with("```") || raw.starts_with("~~~");
     }
     let b = t.as_bytes();
     if matches!(b[0], b'-' | b'*' | b'+' | b'#' | b'>' | b'|') {
@@ -250,7 +262,8 @@ mod tests {
     #[test]
     fn sentences_end_at_stops_and_block_breaks() {
         let mut v = Vocab::default();
-        let t = tokenize("Do not share. Reply now\n- item one", &[], &mut v);
+        let text = "Do not share. Reply now\n- item one";
+        let t = tokenize(text, text, &[], &mut v);
         assert_eq!(t.sentences.len(), 3);
         let words: Vec<&str> = t
             .tokens

@@ -23,6 +23,9 @@ pub struct Window {
     /// The list this sentence belongs to, lead-in and items (first and last window): a
     /// sentence written as a list (`Do not give:` `- medical advice` …) is found in it.
     pub block: (usize, usize),
+    /// Continues the paragraph or list item of the sentence before it: the two may be
+    /// one unit of the original split in two.
+    pub continues: bool,
 }
 
 /// At most this many windows on either side of the best one are joined into a list's
@@ -76,10 +79,15 @@ pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec
         units::facts_in(p.text, facts, from, sentence.end, next, &mut keys);
         keys.sort_unstable();
         keys.dedup();
+        let continues = s > 0
+            && shape == Shape::Plain
+            && !p.text[p.sentences[s - 1].end..sentence.start].contains("\n\n")
+            && !super::units::at_line_start(p.text, sentence.start);
         out.push(Window {
             keys,
             families,
             block,
+            continues,
         });
     }
     // Each list's last window: the last sentence that names the same lead-in.
@@ -175,12 +183,14 @@ impl<'a> Search<'a> {
     }
 
     /// The counterpart of a unit with `keys` weighted by `weight`, expected near window
-    /// `expected`.
+    /// `expected`: one window, or two when the second continues the first (a split
+    /// sentence), or a whole list for a unit with a list in it (`lists`).
     pub fn find(
         &mut self,
         keys: &[Id],
         weight: &dyn Fn(Id) -> f64,
         expected: usize,
+        lists: bool,
     ) -> Option<Found> {
         let total: f64 = keys.iter().map(|&k| weight(k)).sum();
         if total <= 0.0 || self.windows.is_empty() {
@@ -231,16 +241,17 @@ impl<'a> Search<'a> {
         for (_, p) in best.into_iter().flatten() {
             let last = self.windows.len() - 1;
             let (first, end) = self.windows[p].block;
-            let list = (
-                first.max(p.saturating_sub(BLOCK)),
-                end.min(p + BLOCK).min(last),
-            );
-            for (from, to) in [
-                (p, p),
-                (p.saturating_sub(1), p),
-                (p, (p + 1).min(last)),
-                list,
-            ] {
+            let mut candidates = vec![(p, p)];
+            if p > 0 && self.windows[p].continues {
+                candidates.push((p - 1, p));
+            }
+            if p < last && self.windows[p + 1].continues {
+                candidates.push((p, p + 1));
+            }
+            if lists && first != end {
+                candidates.push((first.max(p.saturating_sub(BLOCK)), end.min(p + BLOCK)));
+            }
+            for (from, to) in candidates {
                 let kept: f64 = keys
                     .iter()
                     .filter(|k| (from..=to).any(|q| self.windows[q].keys.binary_search(k).is_ok()))

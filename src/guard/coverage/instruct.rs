@@ -262,7 +262,16 @@ pub fn keys(toks: &[Token], consumed: &[bool], r: &Reading, vocab: &Vocab, out: 
         }
         match t.tok {
             Tok::Word(w) => {
-                if is_key(vocab.info(w)) {
+                // `send the stove back` is `return the stove`.
+                let phrasal = vocab.phrasal(w).filter(|(particle, _)| {
+                    toks[k + 1..]
+                        .iter()
+                        .take(3)
+                        .any(|t| t.id() == Some(*particle))
+                });
+                if let Some((_, means)) = phrasal {
+                    out.push(vocab.key(means));
+                } else if is_key(vocab.info(w)) {
                     out.push(vocab.key(w));
                 }
             }

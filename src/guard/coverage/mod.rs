@@ -53,6 +53,9 @@ pub struct Input<'a> {
     pub p_facts: &'a FactKeys,
     /// Per sentence of the original: the second layer compared it with a linked sentence.
     pub linked: &'a [bool],
+    /// Keys of the facts the first layer reports as dropped: a unit is not reported
+    /// again for them (a unit whose only loss is its price is a dropped price).
+    pub dropped: &'a super::hash::FxSet<Id>,
     /// The two texts are the same: every unit is kept.
     pub identical: bool,
 }
@@ -89,11 +92,32 @@ fn family_name(f: u16) -> &'static str {
     }
 }
 
+/// The instruction-bearing units of `o`, in order: `(start, end)` bytes of each.
+pub fn instruction_spans(
+    o: &Reading,
+    vocab: &Vocab,
+    lk: &Lookup,
+    facts: &FactKeys,
+) -> Vec<(usize, usize)> {
+    units::units(o, vocab, lk, facts)
+        .into_iter()
+        .filter(|u| u.instruction)
+        .map(|u| (u.start, u.end))
+        .collect()
+}
+
 /// The instructions of `o` without a counterpart in `p`, and the coverage counts (the
 /// lengths are filled in by the caller).
 pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
     let (o, vocab) = (input.o, input.vocab);
-    let units = units::units(o, vocab, input.lk, input.o_facts);
+    let mut units = units::units(o, vocab, input.lk, input.o_facts);
+    for u in &mut units {
+        if u.keys.iter().any(|k| input.dropped.contains(k)) {
+            u.keys.retain(|k| !input.dropped.contains(k));
+            // Nothing but dropped facts: the facts are the finding.
+            u.instruction &= !u.keys.is_empty();
+        }
+    }
     // How many units each key word is in: rare words weigh more.
     let mut df: FxMap<Id, u32> = FxMap::default();
     for u in &units {
@@ -144,7 +168,7 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
         } else {
             u.sentence * p_len.saturating_sub(1) / (o_len - 1)
         };
-        let Some(found) = search.find(&u.keys, &weight, expected) else {
+        let Some(found) = search.find(&u.keys, &weight, expected, !u.items.is_empty()) else {
             why[i] = "no counterpart in the proposal".into();
             continue;
         };
@@ -258,15 +282,19 @@ fn repeats(units: &[units::Unit], weight: &dyn Fn(Id) -> f64, verdict: &mut [Ver
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
+        // A repeat shares two words or more: one shared word (`say` in `mentions`) is a
+        // coincidence, not a restatement.
         let repeated = candidates.iter().any(|&v| {
             let other = &units[v as usize];
-            let kept: f64 = u
+            let shared: Vec<Id> = u
                 .keys
                 .iter()
+                .copied()
                 .filter(|k| other.keys.binary_search(k).is_ok())
-                .map(|&k| weight(k))
-                .sum();
+                .collect();
+            let kept: f64 = shared.iter().map(|&k| weight(k)).sum();
             v as usize != i
+                && shared.len() >= 2
                 && kept >= REPEAT * total
                 && instruct::lost(u.families & instruct::CHECKED, other.families).is_none()
         });

@@ -127,7 +127,8 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
                 (comma || joiner)
                     && instruct::clause_starts(toks, i, vocab)
                     && instruct::imperative_at(toks, clause, vocab)
-                    && has_keys(&toks[clause..i], vocab)
+                    && keys_in(&toks[clause..i], vocab) >= 1
+                    && keys_in(clause_end(toks, i), vocab) >= 2
             };
             if split && i > *starts.last().unwrap_or(&0) {
                 starts.push(i);
@@ -242,15 +243,27 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
     units
 }
 
-/// Whether a run of tokens has a key word of its own (`Do not, under any circumstances,`
-/// has none: it stays with the clause it negates).
-fn has_keys(toks: &[Token], vocab: &Vocab) -> bool {
+/// How many key words a run of tokens has. A clause is split off only when the part
+/// before it has one (`Do not, under any circumstances,` has none: it stays with the
+/// clause it negates) and it has two (`and say so` is too little to find on its own).
+fn keys_in(toks: &[Token], vocab: &Vocab) -> usize {
     toks.iter()
         .filter_map(Token::id)
-        .any(|w| instruct::is_key(vocab.info(w)))
+        .filter(|&w| instruct::is_key(vocab.info(w)))
+        .count()
 }
 
-fn at_line_start(text: &str, at: usize) -> bool {
+/// The tokens from `i` to the next comma, semicolon or colon (or the end).
+fn clause_end(toks: &[Token], i: usize) -> &[Token] {
+    let len = toks[i..]
+        .iter()
+        .skip(1)
+        .position(|t| matches!(t.tok, Tok::Mark(',' | ';' | ':')))
+        .map_or(toks.len() - i, |n| n + 1);
+    &toks[i..i + len]
+}
+
+pub fn at_line_start(text: &str, at: usize) -> bool {
     at == 0 || text.as_bytes()[at - 1] == b'\n'
 }
 

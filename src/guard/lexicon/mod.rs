@@ -125,6 +125,9 @@ pub struct Instructions {
     /// Groups of words a rewording may use for one another (`concise`, `brief`): compared
     /// as one word when looking for a counterpart.
     pub synonyms: &'static [&'static [&'static str]],
+    /// Verbs with a particle that mean one word (`send … back` = `return`): `(verb,
+    /// particle, word)`; the particle may come up to three words after the verb.
+    pub phrasal: &'static [(&'static str, &'static str, &'static str)],
 }
 
 /// Every tabled language; a text is read with the one whose function words it uses most.
