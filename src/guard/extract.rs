@@ -27,16 +27,14 @@ pub struct Extracted<'t> {
     pub occurrences: Vec<Found>,
     /// Every code block and inline code span, repeats included, in text order.
     pub code_found: Vec<Found>,
-    /// The text with code, URLs, e-mail addresses and placeholders blanked: the prose the
-    /// second layer reads words from.
-    pub view: String,
+    /// Code, URLs, e-mail addresses and placeholders, sorted: what the second and third
+    /// layers do not read words from.
+    pub hidden: Vec<Range<usize>>,
     /// The text itself.
     pub text: &'t str,
-    /// The text with every fact blanked: where number words are looked for.
-    rest: String,
     /// Where code content is: scanned for facts only when a lookup needs it.
     inner: Vec<Range<usize>>,
-    in_code: OnceCell<(Keys, String)>,
+    in_code: OnceCell<Keys>,
     in_words: OnceCell<Keys>,
 }
 
@@ -82,8 +80,7 @@ impl Extracted<'_> {
         if self.keys.contains(class, canonical) {
             return true;
         }
-        let (in_code, _) = self.in_code();
-        if in_code.contains(class, canonical) {
+        if self.in_code().contains(class, canonical) {
             return true;
         }
         class == Class::Numeric
@@ -91,24 +88,23 @@ impl Extracted<'_> {
             && self.in_words().contains(class, canonical)
     }
 
-    fn in_code(&self) -> &(Keys, String) {
+    fn in_code(&self) -> &Keys {
         self.in_code.get_or_init(|| {
             let mut keys = Keys::default();
-            if self.inner.is_empty() {
-                return (keys, String::new());
+            if !self.inner.is_empty() {
+                let (inner, _) = scan(joined(self.text, &self.inner));
+                keys.extend(inner.into_iter().map(|f| (f.kind.class(), f.canonical)));
             }
-            let (inner, rest) = scan(joined(self.text, &self.inner));
-            keys.extend(inner.into_iter().map(|f| (f.kind.class(), f.canonical)));
-            (keys, rest)
+            keys
         })
     }
 
+    /// Every number written as a word anywhere in the text, counts or not (`one of`,
+    /// `single`), code included: only ever looked up in.
     fn in_words(&self) -> &Keys {
         self.in_words.get_or_init(|| {
             let mut keys = Keys::default();
-            for text in [&self.rest, &self.in_code().1] {
-                keys.extend(quantities::spellings(text).map(|n| (Class::Numeric, n)));
-            }
+            keys.extend(quantities::spellings(self.text).map(|n| (Class::Numeric, n)));
             keys
         })
     }
@@ -118,11 +114,10 @@ pub fn extract(text: &str) -> Extracted<'_> {
     let code = code_spans(text);
     let mut prose = text.to_string();
     blank(&mut prose, &code.spans);
-    let mut view = prose.clone();
-    let (mut found, rest) = scan(prose);
-    let mut occurrences = found.clone();
+    // The blanked copy is only needed while the passes run.
+    let (mut occurrences, _) = scan(prose);
     occurrences.sort_by_key(|f| (f.start, f.end));
-    let hidden: Vec<Range<usize>> = occurrences
+    let mut hidden: Vec<Range<usize>> = occurrences
         .iter()
         .filter(|f| {
             matches!(
@@ -131,36 +126,40 @@ pub fn extract(text: &str) -> Extracted<'_> {
             )
         })
         .map(|f| f.start..f.end)
+        .chain(code.spans.iter().cloned())
         .collect();
-    blank(&mut view, &hidden);
+    hidden.sort_by_key(|r| r.start);
     let mut keys = Keys::default();
-    keys.extend(found.iter().map(|f| (f.kind.class(), f.canonical.clone())));
+    keys.extend(
+        occurrences
+            .iter()
+            .map(|f| (f.kind.class(), f.canonical.clone())),
+    );
     // Identifiers are compared with code: a name that lost or gained its backticks stays.
     let code_set = code
         .found
         .iter()
-        .chain(found.iter().filter(|f| f.kind == super::Kind::Identifier))
+        .chain(
+            occurrences
+                .iter()
+                .filter(|f| f.kind == super::Kind::Identifier),
+        )
         .map(|f| f.canonical.clone())
         .collect();
-    let code_found = code.found.clone();
-    found.extend(code.found);
-    found.sort_by_key(|f| (f.start, f.end));
+    let mut all: Vec<&Found> = occurrences.iter().chain(&code.found).collect();
+    all.sort_by_key(|f| (f.start, f.end));
     let mut seen = HashSet::new();
-    let first: Vec<bool> = found
-        .iter()
-        .map(|f| seen.insert((f.kind.class(), f.canonical.as_str())))
-        .collect();
-    let mut first = first.into_iter();
-    found.retain(|_| first.next().unwrap_or(false));
+    all.retain(|f| seen.insert((f.kind.class(), f.canonical.as_str())));
+    let facts = located(text, &all);
+    drop(seen);
     Extracted {
-        facts: located(text, found),
+        facts,
         keys,
         code: code_set,
         occurrences,
-        code_found,
-        view,
+        code_found: code.found,
+        hidden,
         text,
-        rest,
         inner: code.inner,
         in_code: OnceCell::new(),
         in_words: OnceCell::new(),
@@ -232,7 +231,7 @@ fn joined(text: &str, spans: &[Range<usize>]) -> String {
 
 /// Turns found spans (sorted by start) into facts with 1-based line and character column,
 /// walking the text once.
-fn located(text: &str, found: Vec<Found>) -> Vec<Fact> {
+fn located(text: &str, found: &[&Found]) -> Vec<Fact> {
     let bytes = text.as_bytes();
     let mut facts = Vec::with_capacity(found.len());
     let (mut at, mut line, mut column) = (0usize, 1usize, 1usize);
@@ -250,7 +249,7 @@ fn located(text: &str, found: Vec<Found>) -> Vec<Fact> {
         facts.push(Fact {
             kind: f.kind,
             value: text[f.start..f.end].to_string(),
-            canonical: f.canonical,
+            canonical: f.canonical.clone(),
             line,
             column,
             offset: f.start,

@@ -32,6 +32,7 @@ mod quantities;
 mod reading;
 mod report;
 mod search;
+mod stored;
 mod units;
 mod vocab;
 mod words;
@@ -198,6 +199,7 @@ struct Deeper {
 /// original's language; a language without a table gets only the language-neutral
 /// comparison of values and no instruction check. A text identical to its proposal is
 /// read once: nothing can have moved, flipped or gone, but its instructions are counted.
+/// Each text is read sentence by sentence, so its tokens are never all held at once.
 fn deeper(
     original: &str,
     proposal: &str,
@@ -205,27 +207,9 @@ fn deeper(
     proposal_facts: &extract::Extracted,
     dropped: &[Fact],
 ) -> Deeper {
-    /// Enough words to tell the language; a sample keeps detection cheap on a long text.
-    const SAMPLE: usize = 4000;
     let identical = original == proposal;
     let mut vocab = vocab::Vocab::default();
-    let mut o = reading::tokenize(original_facts, &mut vocab);
-    let sample = o
-        .tokens
-        .tokens
-        .iter()
-        .filter_map(words::Token::id)
-        .take(SAMPLE);
-    let language = lookup::detect(vocab.counts(sample).into_iter());
-    let mut p = (!identical).then(|| reading::tokenize(proposal_facts, &mut vocab));
-    vocab.finish(language);
-    if language.is_some() {
-        reading::number_words(&mut o, &mut vocab);
-        if let Some(p) = p.as_mut() {
-            reading::number_words(p, &mut vocab);
-        }
-        vocab.finish(language);
-    }
+    let language = reading::language(original_facts, &mut vocab);
     let o_facts = fact_keys(original_facts, &mut vocab);
     let p_facts = if identical {
         Vec::new()
@@ -234,25 +218,38 @@ fn deeper(
     };
     let dropped: hash::FxSet<vocab::Id> = dropped
         .iter()
-        .filter_map(|f| vocab.get(&format!("{}{}", key_tag(f.kind.class()), f.canonical)))
+        .map(|f| vocab.intern_str(&format!("{}{}", key_tag(f.kind.class()), f.canonical)))
         .collect();
-    let o = reading::read(original, o, &vocab, language);
-    let p = p.map(|p| reading::read(proposal, p, &vocab, language));
+    let mut units = language.map(|lk| coverage::Units::new(original, lk, &o_facts));
+    let o = reading::read(original_facts, &mut vocab, language, |vocab, view| {
+        if let Some(units) = units.as_mut() {
+            units.sentence(vocab, view);
+        }
+    });
+    let mut windows = None;
+    let p = (!identical).then(|| {
+        let mut building = language.map(|lk| coverage::Windows::new(proposal, lk, &p_facts));
+        let p = reading::read(proposal_facts, &mut vocab, language, |vocab, view| {
+            if let Some(building) = building.as_mut() {
+                building.sentence(vocab, view);
+            }
+        });
+        windows = building.map(coverage::Windows::finish);
+        p
+    });
     let (changed, linked) = match &p {
         Some(p) => changes::compare(&o, p, &dropped),
         None => (Vec::new(), Vec::new()),
     };
-    let (instructions, coverage) = match language {
-        Some(lk) => coverage::check(&coverage::Input {
-            o: &o,
-            p: p.as_ref().unwrap_or(&o),
+    let (instructions, coverage) = match units {
+        Some(units) => coverage::check(coverage::Input {
+            text: original,
+            units: units.finish(),
+            windows,
+            sentences: o.sentences.len(),
             vocab: &vocab,
-            lk,
-            o_facts: &o_facts,
-            p_facts: &p_facts,
             linked: &linked,
             dropped: &dropped,
-            identical,
         }),
         None => (Vec::new(), Coverage::default()),
     };
@@ -311,32 +308,27 @@ pub struct Instruction {
 pub fn instructions(text: &str) -> Vec<Instruction> {
     let extracted = extract::extract(text);
     let mut vocab = vocab::Vocab::default();
-    let mut prepared = reading::tokenize(&extracted, &mut vocab);
-    let sample = prepared
-        .tokens
-        .tokens
-        .iter()
-        .filter_map(words::Token::id)
-        .take(4000);
-    let Some(language) = lookup::detect(vocab.counts(sample).into_iter()) else {
+    let Some(language) = reading::language(&extracted, &mut vocab) else {
         return Vec::new();
     };
-    vocab.finish(Some(language));
-    reading::number_words(&mut prepared, &mut vocab);
-    vocab.finish(Some(language));
     let facts = fact_keys(&extracted, &mut vocab);
-    let read = reading::read(text, prepared, &vocab, Some(language));
+    let mut units = coverage::Units::new(text, language, &facts);
+    reading::read(&extracted, &mut vocab, Some(language), |vocab, view| {
+        units.sentence(vocab, view);
+    });
     let lines = changes::Lines::new(text);
-    coverage::instruction_spans(&read, &vocab, language, &facts)
+    units
+        .finish()
+        .units
         .into_iter()
-        .map(|(start, end)| {
-            let (line, column) = lines.at(text, start);
+        .map(|u| {
+            let (line, column) = lines.at(text, u.start);
             Instruction {
-                text: changes::squash(&text[start..end]),
+                text: changes::squash(&text[u.start..u.end]),
                 line,
                 column,
-                start,
-                end,
+                start: u.start,
+                end: u.end,
             }
         })
         .collect()

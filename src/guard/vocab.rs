@@ -63,10 +63,6 @@ impl<'t> Vocab<'t> {
         }
     }
 
-    pub fn get(&self, s: &str) -> Option<Id> {
-        self.ids.get(s).copied()
-    }
-
     pub fn word(&self, id: Id) -> &str {
         &self.words[id as usize]
     }

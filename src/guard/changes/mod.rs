@@ -132,26 +132,28 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
         for v in mine {
             values::values(o, p, v, mine, &theirs, &keys, dropped, &mut found);
         }
-        if let Some(c) = &o.constraints[s] {
-            let others: Vec<(usize, &Constraints)> = group
+        if let Some(c) = o.constraints(s) {
+            let owned: Vec<(usize, Constraints)> = group
                 .iter()
-                .filter_map(|&g| p.constraints[g].as_ref().map(|c| (g, c)))
+                .filter_map(|&g| p.constraints(g).map(|c| (g, c)))
                 .collect();
+            let others: Vec<(usize, &Constraints)> = owned.iter().map(|(g, c)| (*g, c)).collect();
             if !others.is_empty() {
-                constraints::lost(o, p, s, group_p[s][0], c, &others, &mut found);
+                constraints::lost(o, p, s, group_p[s][0], &c, &others, &mut found);
             }
         }
     }
     for (q, group) in wide_o.iter().enumerate() {
-        let (Some(c), false) = (&p.constraints[q], group_o[q].is_empty()) else {
+        if group_o[q].is_empty() {
+            continue;
+        }
+        let Some(c) = p.constraints(q) else {
             continue;
         };
-        let others: Vec<&Constraints> = group
-            .iter()
-            .filter_map(|&g| o.constraints[g].as_ref())
-            .collect();
+        let owned: Vec<Constraints> = group.iter().filter_map(|&g| o.constraints(g)).collect();
+        let others: Vec<&Constraints> = owned.iter().collect();
         if !others.is_empty() {
-            constraints::gained(o, p, q, group_o[q][0], c, &others, &mut found);
+            constraints::gained(o, p, q, group_o[q][0], &c, &others, &mut found);
         }
     }
     let reported: FxSet<usize> = found.iter().filter(|f| !f.gone).map(|f| f.pair.0).collect();

@@ -178,6 +178,9 @@ fn value_change(
 /// survives (the first layer is satisfied), but nowhere with the noun or unit it had
 /// (`at most 5 passengers` removed while `5 business days` stays). `reported` are the
 /// original sentences already holding a value change.
+/// A value's key, counted noun and unit (dimension, magnitude bits).
+type Binding<'a> = (Id, Vec<Id>, Option<(&'a str, u64)>);
+
 pub(super) fn unbound(
     o: &Reading,
     p: &Reading,
@@ -185,6 +188,16 @@ pub(super) fn unbound(
     reported: &FxSet<usize>,
     out: &mut Vec<Found>,
 ) {
+    // The nouns each value is bound to in the proposal: most bindings are found here.
+    let bound: FxSet<(Id, Id)> = p
+        .values
+        .iter()
+        .flat_map(|c| c.noun.iter().map(move |&n| (c.key.id, n)))
+        .collect();
+    // A binding is looked for once however often the original repeats it, and a value
+    // that occurs more than `SCAN` times is taken as bound (linear, never a false flag).
+    const SCAN: usize = 4096;
+    let mut seen: super::super::hash::FxMap<Binding, bool> = Default::default();
     for v in &o.values {
         // A number word that is not a count (`one of`) binds nothing worth keeping.
         if (v.noun.is_empty() && v.unit.is_none()) || v.key.word || reported.contains(&v.sentence) {
@@ -193,6 +206,9 @@ pub(super) fn unbound(
         let Some(theirs) = by_key.get(&v.key.id) else {
             continue;
         };
+        if v.noun.iter().any(|&n| bound.contains(&(v.key.id, n))) {
+            continue;
+        }
         let fits = |c: &Value| {
             let unit = match (&v.unit, &c.unit) {
                 (Some(a), Some(b)) => a.dimension == b.dimension && a.magnitude == b.magnitude,
@@ -200,14 +216,23 @@ pub(super) fn unbound(
                 _ => true,
             };
             let noun = v.noun.is_empty()
-                || v.noun.iter().any(|w| c.noun.contains(w))
                 || (c.sentence < p.content.len()
                     && v.noun
                         .iter()
                         .any(|w| p.content[c.sentence].binary_search(w).is_ok()));
             unit && noun
         };
-        if theirs.iter().take(LIMIT).any(|&i| fits(&p.values[i])) {
+        let signature = (
+            v.key.id,
+            v.noun.clone(),
+            v.unit
+                .as_ref()
+                .map(|u| (u.dimension, u.magnitude.to_bits())),
+        );
+        let kept = *seen
+            .entry(signature)
+            .or_insert_with(|| theirs.len() > SCAN || theirs.iter().any(|&i| fits(&p.values[i])));
+        if kept {
             continue;
         }
         let c = &p.values[theirs[0]];

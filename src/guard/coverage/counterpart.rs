@@ -8,10 +8,11 @@
 
 use super::super::hash::FxMap;
 use super::super::lookup::Lookup;
-use super::super::reading::Reading;
+use super::super::reading::SentenceView;
 use super::super::vocab::{Id, Vocab};
+use super::super::words::Tok;
 use super::instruct::{self, ORDERED_ITEM};
-use super::units::{self, FactKeys, Shape};
+use super::units::{self, FactCursor, FactKeys, Shape};
 
 const CAP: usize = 16;
 
@@ -32,73 +33,98 @@ pub struct Window {
 /// window.
 const BLOCK: usize = 8;
 
-/// The proposal's sentences as windows.
-pub fn windows(p: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<Window> {
-    let by_sentence = super::values_by_sentence(p);
-    let mut out: Vec<Window> = Vec::with_capacity(p.sentences.len());
-    let mut lead: Option<usize> = None;
-    for (s, sentence) in p.sentences.iter().enumerate() {
-        let toks = &p.tokens[sentence.tokens.clone()];
-        let values = &p.values[by_sentence[s].clone()];
-        let consumed = instruct::consumed(toks, values);
-        let bound = values.iter().any(|v| v.bound.is_some());
-        let mut families = instruct::families(toks, &consumed, bound, vocab, lk, p.text);
-        let shape = units::shape(p.text, sentence.start);
+/// Builds the proposal's windows as its sentences are read.
+pub struct Windows<'a> {
+    text: &'a str,
+    lk: &'a Lookup,
+    facts: FactCursor<'a>,
+    pub windows: Vec<Window>,
+    ends: Vec<usize>,
+    lead: Option<usize>,
+}
+
+impl<'a> Windows<'a> {
+    pub fn new(text: &'a str, lk: &'a Lookup, facts: &'a FactKeys) -> Self {
+        Windows {
+            text,
+            lk,
+            facts: FactCursor::new(facts),
+            windows: Vec::new(),
+            ends: Vec::new(),
+            lead: None,
+        }
+    }
+
+    pub fn sentence(&mut self, vocab: &Vocab, view: &SentenceView) {
+        let (toks, text) = (view.tokens, self.text);
+        let s = view.index;
+        let bound = view.values.iter().any(|v| v.bound.is_some());
+        let mut families = instruct::families(toks, view.consumed, bound, vocab, self.lk, text);
+        let start = view.sentence.start;
+        let shape = units::shape(text, start);
         let mut block = (s, s);
         match shape {
             Shape::Item { ordered } => {
                 if ordered {
                     families |= ORDERED_ITEM;
                 }
-                if let Some(l) = lead {
-                    families |= out[l].families & instruct::CHECKED;
+                if let Some(l) = self.lead {
+                    families |= self.windows[l].families & instruct::CHECKED;
                     block.0 = l;
                 }
             }
-            Shape::Heading => lead = Some(s),
-            _ if p.text.as_bytes().get(sentence.start.wrapping_sub(1)) == Some(&b'\n')
-                || sentence.start == 0 =>
-            {
-                lead = None;
-            }
+            Shape::Heading => self.lead = Some(s),
+            _ if units::at_line_start(text, start) => self.lead = None,
             _ => {}
         }
         if shape != Shape::Heading
             && !matches!(shape, Shape::Item { .. })
-            && matches!(
-                toks.last().map(|t| t.tok),
-                Some(super::super::words::Tok::Mark(':'))
-            )
+            && matches!(toks.last().map(|t| t.tok), Some(Tok::Mark(':')))
         {
-            lead = Some(s);
+            self.lead = Some(s);
         }
         let mut keys = Vec::new();
-        instruct::keys(toks, &consumed, p, vocab, &mut keys);
-        let from = if s == 0 { 0 } else { sentence.start };
-        let next = p.sentences.get(s + 1).map_or(p.text.len(), |n| n.start);
-        units::facts_in(p.text, facts, from, sentence.end, next, &mut keys);
-        keys.sort_unstable();
-        keys.dedup();
-        let continues = s > 0
-            && shape == Shape::Plain
-            && !p.text[p.sentences[s - 1].end..sentence.start].contains("\n\n")
-            && !super::units::at_line_start(p.text, sentence.start);
-        out.push(Window {
+        instruct::keys(toks, view.consumed, view.keys, vocab, &mut keys);
+        let prev_end = self.ends.last().copied();
+        let mut for_prev = Vec::new();
+        self.facts
+            .take(text, prev_end, view.sentence.end, &mut for_prev, &mut keys);
+        if let Some(p) = self.windows.last_mut() {
+            p.keys.extend(for_prev);
+        }
+        // A sentence that continues the paragraph or list item before it (no blank line,
+        // not at a line's start) may be the second half of a split unit.
+        let continues = prev_end.is_some_and(|p| {
+            shape == Shape::Plain
+                && !text[p..start].contains("\n\n")
+                && !units::at_line_start(text, start)
+        });
+        self.ends.push(view.sentence.end);
+        self.windows.push(Window {
             keys,
             families,
             block,
             continues,
         });
     }
-    // Each list's last window: the last sentence that names the same lead-in.
-    let mut ends = vec![0usize; out.len()];
-    for (i, w) in out.iter().enumerate() {
-        ends[w.block.0] = i;
+
+    /// The windows, keys sorted, each list's last window known.
+    pub fn finish(mut self) -> Vec<Window> {
+        if let (Some(last), Some(&end)) = (self.windows.last_mut(), self.ends.last()) {
+            self.facts.rest(self.text, end, &mut last.keys);
+        }
+        let mut ends = vec![0usize; self.windows.len()];
+        for (i, w) in self.windows.iter_mut().enumerate() {
+            w.keys.sort_unstable();
+            w.keys.dedup();
+            w.keys.shrink_to_fit();
+            ends[w.block.0] = i;
+        }
+        for w in &mut self.windows {
+            w.block.1 = ends[w.block.0];
+        }
+        self.windows
     }
-    for w in &mut out {
-        w.block.1 = ends[w.block.0];
-    }
-    out
 }
 
 /// For each key word, the windows (in order) that have it.

@@ -8,7 +8,7 @@ use super::super::lookup::{
     NONE, OBJECT_START, ORDER, SEQUENCE, STOP,
 };
 use super::super::marks;
-use super::super::reading::Reading;
+use super::super::reading::Key;
 use super::super::vocab::{Id, Vocab};
 use super::super::words::{Tok, Token};
 
@@ -52,22 +52,6 @@ pub fn lost(have: u16, window: u16) -> Option<u16> {
     (0..6)
         .map(|b| 1u16 << b)
         .find(|&f| have & f != 0 && window & satisfied_by(f) == 0)
-}
-
-/// The tokens of a sentence that belong to a value's bound phrase (`no more than 5`):
-/// not constraint words. `values` are the sentence's values.
-pub fn consumed(toks: &[Token], values: &[super::super::reading::Value]) -> Vec<bool> {
-    let mut out = vec![false; toks.len()];
-    for b in values.iter().filter_map(|v| v.bound) {
-        let from = toks.partition_point(|t| t.start < b.at);
-        for (k, t) in toks.iter().enumerate().skip(from) {
-            if t.end > b.end {
-                break;
-            }
-            out[k] = true;
-        }
-    }
-    out
 }
 
 /// The families of a run of tokens.
@@ -255,7 +239,7 @@ pub fn is_key(info: super::super::lookup::Info) -> bool {
 /// The key words of a run of tokens: content stems under their synonym group (a unit
 /// word as its dimension and magnitude), values, without filler, words about the text
 /// itself or the words of a bound (`limited to`, `up to`).
-pub fn keys(toks: &[Token], consumed: &[bool], r: &Reading, vocab: &Vocab, out: &mut Vec<Id>) {
+pub fn keys(toks: &[Token], consumed: &[bool], values: &[Key], vocab: &Vocab, out: &mut Vec<Id>) {
     for (k, t) in toks.iter().enumerate() {
         if consumed.get(k).copied().unwrap_or(false) {
             continue;
@@ -275,7 +259,7 @@ pub fn keys(toks: &[Token], consumed: &[bool], r: &Reading, vocab: &Vocab, out: 
                     out.push(vocab.key(w));
                 }
             }
-            Tok::Num(n) => out.push(r.keys[n].id),
+            Tok::Num(n) => out.push(values[n as usize].id),
             Tok::Mark(_) => {}
         }
     }

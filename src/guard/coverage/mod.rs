@@ -25,12 +25,8 @@ mod units;
 
 use super::changes::{Lines, squash};
 use super::hash::FxMap;
-use super::lookup::Lookup;
-use super::reading::Reading;
 use super::report::{Coverage, DroppedInstruction};
 use super::vocab::{Id, Vocab};
-
-pub use units::FactKeys;
 
 /// A unit whose best counterpart keeps less than this share of its key weight is
 /// reported as dropped ...
@@ -43,36 +39,25 @@ const REPEAT: f64 = 0.75;
 /// At most this many units of the original are compared with a unit taken for a repeat.
 const REPEATS: usize = 16;
 
-/// Both readings and what else the layer needs.
+/// What the layer compares: the original's units, the proposal's windows, and what the
+/// other layers found.
 pub struct Input<'a> {
-    pub o: &'a Reading<'a>,
-    pub p: &'a Reading<'a>,
+    pub text: &'a str,
+    pub units: units::Finished,
+    /// `None`: the two texts are the same, every unit is kept.
+    pub windows: Option<Vec<counterpart::Window>>,
+    /// How many sentences the original has (where a unit is expected in the proposal).
+    pub sentences: usize,
     pub vocab: &'a Vocab<'a>,
-    pub lk: &'a Lookup,
-    pub o_facts: &'a FactKeys,
-    pub p_facts: &'a FactKeys,
     /// Per sentence of the original: the second layer compared it with a linked sentence.
     pub linked: &'a [bool],
     /// Keys of the facts the first layer reports as dropped: a unit is not reported
     /// again for them (a unit whose only loss is its price is a dropped price).
     pub dropped: &'a super::hash::FxSet<Id>,
-    /// The two texts are the same: every unit is kept.
-    pub identical: bool,
 }
 
-/// The value index range of each sentence (values are in text order).
-pub(super) fn values_by_sentence(r: &Reading) -> Vec<std::ops::Range<usize>> {
-    let mut out = vec![0..0; r.sentences.len()];
-    let mut i = 0;
-    for (s, range) in out.iter_mut().enumerate() {
-        let start = i;
-        while i < r.values.len() && r.values[i].sentence == s {
-            i += 1;
-        }
-        *range = start..i;
-    }
-    out
-}
+pub use counterpart::Windows;
+pub use units::Units;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Verdict {
@@ -92,25 +77,15 @@ fn family_name(f: u16) -> &'static str {
     }
 }
 
-/// The instruction-bearing units of `o`, in order: `(start, end)` bytes of each.
-pub fn instruction_spans(
-    o: &Reading,
-    vocab: &Vocab,
-    lk: &Lookup,
-    facts: &FactKeys,
-) -> Vec<(usize, usize)> {
-    units::units(o, vocab, lk, facts)
-        .into_iter()
-        .filter(|u| u.instruction)
-        .map(|u| (u.start, u.end))
-        .collect()
-}
-
 /// The instructions of `o` without a counterpart in `p`, and the coverage counts (the
 /// lengths are filled in by the caller).
-pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
-    let (o, vocab) = (input.o, input.vocab);
-    let mut units = units::units(o, vocab, input.lk, input.o_facts);
+pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
+    let (text, vocab) = (input.text, input.vocab);
+    let units::Finished {
+        mut units,
+        df,
+        count,
+    } = input.units;
     for u in &mut units {
         if u.keys.iter().any(|k| input.dropped.contains(k)) {
             u.keys.retain(|k| !input.dropped.contains(k));
@@ -118,14 +93,7 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
             u.instruction &= !u.keys.is_empty();
         }
     }
-    // How many units each key word is in: rare words weigh more.
-    let mut df: FxMap<Id, u32> = FxMap::default();
-    for u in &units {
-        for &k in &u.keys {
-            *df.entry(k).or_default() += 1;
-        }
-    }
-    let n = units.len().max(1) as f64;
+    let n = count.max(1) as f64;
     // A fact (code, a name, a URL) says more than a word; a value counts as a word
     // (the first two layers check where it went).
     let weight = |k: Id| {
@@ -151,14 +119,13 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
         instructions: members.len(),
         ..Coverage::default()
     };
-    if input.identical {
+    let Some(windows) = input.windows else {
         coverage.kept = members.len();
         return (Vec::new(), coverage);
-    }
-    let windows = counterpart::windows(input.p, vocab, input.lk, input.p_facts);
+    };
     let index = counterpart::Index::new(&windows);
     let mut search = counterpart::Search::new(&windows, &index);
-    let (o_len, p_len) = (o.sentences.len(), windows.len());
+    let (o_len, p_len) = (input.sentences, windows.len());
     let mut verdict = vec![Verdict::Dropped; units.len()];
     let mut why: Vec<String> = vec![String::new(); units.len()];
     let mut gone_items: Vec<Vec<String>> = vec![Vec::new(); units.len()];
@@ -193,7 +160,7 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
             .items
             .iter()
             .filter(|item| !search.has(found.from, found.to, item.keys[0]))
-            .map(|item| squash(&o.text[item.start..item.end]))
+            .map(|item| squash(&text[item.start..item.end]))
             .collect();
         verdict[i] = if found.share >= PASS && missing.is_empty() {
             Verdict::Kept
@@ -206,7 +173,7 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
         }
     }
     repeats(&units, &weight, &mut verdict);
-    let lines = Lines::new(o.text);
+    let lines = Lines::new(text);
     let mut out = Vec::new();
     for group in &members {
         let best = group
@@ -233,13 +200,10 @@ pub fn check(input: &Input) -> (Vec<DroppedInstruction>, Coverage) {
         };
         for i in report {
             let u = &units[i];
-            let (line, column) = lines.at(o.text, u.start);
-            let under = u
-                .lead
-                .or(u.heading)
-                .map(|l| squash(&o.text[units[l].start..units[l].end]));
+            let (line, column) = lines.at(text, u.start);
+            let under = u.under.map(|(start, end)| squash(&text[start..end]));
             out.push(DroppedInstruction {
-                text: squash(&o.text[u.start..u.end]),
+                text: squash(&text[u.start..u.end]),
                 line,
                 column,
                 items: std::mem::take(&mut gone_items[i]),

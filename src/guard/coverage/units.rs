@@ -4,8 +4,9 @@
 //! table row), the heading or lead-in (`Never discuss:`) it sits under, its constraint
 //! families and key words, and whether it is an instruction.
 
+use super::super::hash::FxMap;
 use super::super::lookup::{CLAUSE_JOINER, Cue, Lookup};
-use super::super::reading::Reading;
+use super::super::reading::SentenceView;
 use super::super::vocab::{Id, Vocab};
 use super::super::words::{Tok, Token};
 use super::instruct::{self, ORDERED_ITEM};
@@ -26,21 +27,30 @@ pub struct Unit {
     /// Bytes of the text, first to last token.
     pub start: usize,
     pub end: usize,
-    /// The unit this one is a list item of (its lead-in or heading), if any.
-    pub lead: Option<usize>,
-    /// The nearest heading above.
-    pub heading: Option<usize>,
-    /// Ends its sentence with a colon: introduces what follows.
-    pub lead_in: bool,
+    /// The bytes of the lead-in or heading the unit sits under (for the report).
+    pub under: Option<(usize, usize)>,
     pub families: u16,
     pub instruction: bool,
-    /// An instruction, or a heading that reads as one (`## Forbidden topics`): what a
-    /// list under it inherits.
-    pub gives_order: bool,
     /// Sorted, distinct key words.
     pub keys: Vec<Id>,
     /// The items of a list inside the unit (`medical, legal or tax advice`).
     pub items: Vec<Item>,
+}
+
+/// A unit while its sentence is read: whether it gives an order before its key words are
+/// all known (a fact after it on its line may still join it).
+struct Pending {
+    unit: Unit,
+    order: bool,
+}
+
+/// A lead-in (`Never discuss:`) or heading that a list under it inherits from.
+#[derive(Clone, Copy)]
+struct Lead {
+    span: (usize, usize),
+    families: u16,
+    /// Gives an order, so its list items are instructions.
+    order: bool,
 }
 
 /// The shape of the sentence starting at byte `start`: a list item, heading or table row
@@ -77,71 +87,123 @@ pub fn shape(text: &str, start: usize) -> Shape {
 /// Fact keys (code, identifiers, URLs, e-mail addresses, placeholders) by offset, sorted.
 pub type FactKeys = [(usize, Id)];
 
-/// Adds to `keys` the fact keys that belong to the span `start..end`: inside it, or after
-/// it on the same line before the next span (`next_start`).
-pub fn facts_in(
-    text: &str,
-    facts: &FactKeys,
-    start: usize,
-    end: usize,
-    next_start: usize,
-    keys: &mut Vec<Id>,
-) {
-    let from = facts.partition_point(|f| f.0 < start);
-    for &(at, id) in &facts[from..] {
-        if at >= next_start {
-            break;
+/// Hands out the fact keys of a text to the spans read in order: a fact belongs to the
+/// span it is in, or to the span before it on the same line (`Call it via `x`.`), else to
+/// the next span.
+pub struct FactCursor<'a> {
+    facts: &'a FactKeys,
+    next: usize,
+}
+
+impl<'a> FactCursor<'a> {
+    pub fn new(facts: &'a FactKeys) -> Self {
+        FactCursor { facts, next: 0 }
+    }
+
+    /// The facts up to `end` of a span starting at `start`: those for the previous span
+    /// (ending at `prev_end`, on the same line) go to `prev`, the rest to `this`.
+    pub fn take(
+        &mut self,
+        text: &str,
+        prev_end: Option<usize>,
+        end: usize,
+        prev: &mut Vec<Id>,
+        this: &mut Vec<Id>,
+    ) {
+        while let Some(&(at, id)) = self.facts.get(self.next) {
+            if at > end {
+                break;
+            }
+            match prev_end {
+                Some(p) if p <= at && !text[p..at].contains('\n') => prev.push(id),
+                _ => this.push(id),
+            }
+            self.next += 1;
         }
-        if at <= end || !text[end..at].contains('\n') {
-            keys.push(id);
+    }
+
+    /// The facts after the last span, on its line.
+    pub fn rest(&mut self, text: &str, prev_end: usize, prev: &mut Vec<Id>) {
+        while let Some(&(at, id)) = self.facts.get(self.next) {
+            if at >= prev_end && !text[prev_end..at].contains('\n') {
+                prev.push(id);
+            }
+            self.next += 1;
         }
     }
 }
 
-/// Splits the reading of the original into units.
-pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<Unit> {
-    let by_sentence = super::values_by_sentence(r);
-    let mut units: Vec<Unit> = Vec::new();
-    let mut heading: Option<usize> = None;
-    let mut lead: Option<usize> = None;
-    for (s, sentence) in r.sentences.iter().enumerate() {
-        let toks = &r.tokens[sentence.tokens.clone()];
-        let values = &r.values[by_sentence[s].clone()];
-        let consumed = instruct::consumed(toks, values);
-        let shape = shape(r.text, sentence.start);
-        // Clause starts inside the sentence.
-        let mut starts = vec![0];
-        for i in 1..toks.len() {
-            let after_mark = matches!(toks[i - 1].tok, Tok::Mark(';' | ':'));
-            let split = if after_mark {
-                toks[i].id().is_some()
-            } else {
-                // A new order after a comma or `and` (`be friendly, never promise …`), when
-                // the clause before gives one too: a fronted clause (`If the parcel is
-                // late, apologise`, `Over $300, ask`) stays with its main clause.
-                let comma = matches!(toks[i - 1].tok, Tok::Mark(','));
-                let joiner = toks[i]
-                    .id()
-                    .is_some_and(|w| vocab.info(w).has(CLAUSE_JOINER));
-                let clause = *starts.last().unwrap_or(&0);
-                (comma || joiner)
-                    && instruct::clause_starts(toks, i, vocab)
-                    && instruct::imperative_at(toks, clause, vocab)
-                    && keys_in(&toks[clause..i], vocab) >= 1
-                    && keys_in(clause_end(toks, i), vocab) >= 2
-            };
-            if split && i > *starts.last().unwrap_or(&0) {
-                starts.push(i);
-            }
+/// The instruction-bearing units of a text and what weighs their words.
+pub struct Finished {
+    pub units: Vec<Unit>,
+    /// How many units (of all, not only instructions) have each key word.
+    pub df: FxMap<Id, u32>,
+    /// How many units there are.
+    pub count: usize,
+}
+
+/// Builds the units of the original as its sentences are read. Only instructions are
+/// kept: every other unit is counted (for the weights of words) and let go as soon as no
+/// fact can join it.
+pub struct Units<'a> {
+    text: &'a str,
+    lk: &'a Lookup,
+    facts: FactCursor<'a>,
+    done: Finished,
+    pending: Option<Pending>,
+    heading: Option<(usize, usize)>,
+    lead: Option<Lead>,
+}
+
+impl<'a> Units<'a> {
+    pub fn new(text: &'a str, lk: &'a Lookup, facts: &'a FactKeys) -> Self {
+        Units {
+            text,
+            lk,
+            facts: FactCursor::new(facts),
+            done: Finished {
+                units: Vec::new(),
+                df: FxMap::default(),
+                count: 0,
+            },
+            pending: None,
+            heading: None,
+            lead: None,
         }
+    }
+
+    /// A unit no fact can join any more: counted, and kept when it is an instruction.
+    fn settle(&mut self, p: Pending) {
+        let mut unit = p.unit;
+        unit.keys.sort_unstable();
+        unit.keys.dedup();
+        for &k in &unit.keys {
+            *self.done.df.entry(k).or_default() += 1;
+        }
+        self.done.count += 1;
+        unit.instruction = p.order && !unit.keys.is_empty();
+        if unit.instruction {
+            unit.keys.shrink_to_fit();
+            self.done.units.push(unit);
+        }
+    }
+
+    /// Splits one sentence into units.
+    pub fn sentence(&mut self, vocab: &Vocab, view: &SentenceView) {
+        let (toks, consumed, values) = (view.tokens, view.consumed, view.values);
+        let (text, lk) = (self.text, self.lk);
+        let start = view.sentence.start;
+        let shape = shape(text, start);
+        let starts = clause_starts(toks, vocab);
         let ends_with_colon = matches!(toks.last().map(|t| t.tok), Some(Tok::Mark(':')));
         // A paragraph (a sentence at the very start of a line) ends the list before it.
-        if shape == Shape::Heading
-            || (shape == Shape::Plain && at_line_start(r.text, sentence.start))
-        {
-            lead = None;
+        if shape == Shape::Heading || (shape == Shape::Plain && at_line_start(text, start)) {
+            self.lead = None;
         }
-        let first_unit = units.len();
+        // An item with nothing of its own (`- politics` under `Never discuss:`) is an
+        // instruction when its lead-in gives an order, and carries its constraints.
+        let inherited = self.lead.filter(|_| matches!(shape, Shape::Item { .. }));
+        let mut made: Vec<Pending> = Vec::with_capacity(starts.len());
         for (c, &from) in starts.iter().enumerate() {
             let to = starts.get(c + 1).copied().unwrap_or(toks.len());
             let span = &toks[from..to];
@@ -157,90 +219,124 @@ pub fn units(r: &Reading, vocab: &Vocab, lk: &Lookup, facts: &FactKeys) -> Vec<U
                 .iter()
                 .any(|v| v.bound.is_some() && v.start >= first.start && v.end <= last.end);
             let mut families =
-                instruct::families(span, &consumed[from..to], bound, vocab, lk, r.text);
+                instruct::families(span, &consumed[from..to], bound, vocab, lk, text);
             if matches!(shape, Shape::Item { ordered: true }) {
                 families |= ORDERED_ITEM;
             }
             let mut keys = Vec::new();
-            instruct::keys(span, &consumed[from..to], r, vocab, &mut keys);
-            let next_start = r.sentences.get(s + 1).map_or(r.text.len(), |n| n.start);
-            let next = if c + 1 < starts.len() {
-                toks[starts[c + 1]].start
-            } else {
-                next_start
-            };
-            let fact_from = if units.is_empty() { 0 } else { first.start };
-            facts_in(r.text, facts, fact_from, last.end, next, &mut keys);
-            keys.sort_unstable();
-            keys.dedup();
-            let courtesy = matches!(
-                instruct::cue_at(span, 0, vocab, lk),
-                Some((Cue::Courtesy, _))
-            );
-            let addressed = matches!(
-                instruct::cue_at(span, 0, vocab, lk),
-                Some((Cue::Addressee, _))
-            );
+            instruct::keys(span, &consumed[from..to], view.keys, vocab, &mut keys);
+            let prev_end = made
+                .last()
+                .map(|p| p.unit.end)
+                .or(self.pending.as_ref().map(|p| p.unit.end));
+            let mut for_prev = Vec::new();
+            self.facts
+                .take(text, prev_end, last.end, &mut for_prev, &mut keys);
+            if let Some(p) = made.last_mut().or(self.pending.as_mut()) {
+                p.unit.keys.extend(for_prev);
+            }
+            let cue = instruct::cue_at(span, 0, vocab, lk).map(|c| c.0);
             let ordering = instruct::imperative_at(span, 0, vocab)
                 || span.iter().enumerate().any(|(k, t)| {
                     k > 0
                         && matches!(t.tok, Tok::Mark(','))
                         && instruct::imperative_at(span, k + 1, vocab)
                 })
-                || (shape == Shape::Row && row_cells_order(r.text, span, vocab));
-            // A heading names a section; it leads its list but is no instruction itself.
-            let instruction = !courtesy
-                && !keys.is_empty()
-                && shape != Shape::Heading
+                || (shape == Shape::Row && row_cells_order(text, span, vocab));
+            let order = cue != Some(Cue::Courtesy)
                 && (instruct::marks_instruction(families)
                     || ordering
-                    || addressed
+                    || cue == Some(Cue::Addressee)
                     || instruct::has_requirement(span, vocab, lk)
                     || matches!(shape, Shape::Item { ordered: true }));
-            let gives_order = instruction
-                || (shape == Shape::Heading
-                    && !keys.is_empty()
-                    && instruct::marks_instruction(families));
-            let items = lists::items(span, vocab);
-            units.push(Unit {
-                sentence: s,
-                start: first.start,
-                end: last.end,
-                lead: None,
-                heading,
-                lead_in: false,
-                families,
-                instruction,
-                gives_order,
-                keys,
-                items,
+            if let Some(lead) = inherited {
+                families |= lead.families & instruct::CHECKED;
+            }
+            // A heading names a section: it leads the list under it but is no
+            // instruction itself.
+            let heading = shape == Shape::Heading;
+            made.push(Pending {
+                unit: Unit {
+                    sentence: view.index,
+                    start: first.start,
+                    end: last.end,
+                    under: inherited.map(|l| l.span).or(self.heading),
+                    families,
+                    instruction: false,
+                    keys,
+                    items: lists::items(span, vocab),
+                },
+                order: !heading && (order || inherited.is_some_and(|l| l.order)),
             });
-        }
-        if units.len() == first_unit {
-            continue;
-        }
-        if matches!(shape, Shape::Item { .. }) {
-            // An item with nothing of its own (`- politics` under `Never discuss:`) is an
-            // instruction when its lead-in is one, and carries the lead-in's constraints.
-            if let Some(l) = lead {
-                let (lead_families, lead_instruction) = (units[l].families, units[l].gives_order);
-                for u in &mut units[first_unit..] {
-                    u.lead = Some(l);
-                    u.families |= lead_families & instruct::CHECKED;
-                    u.instruction |= lead_instruction && !u.keys.is_empty();
-                }
+            if heading {
+                self.heading = Some((first.start, last.end));
+                self.lead = Some(Lead {
+                    span: (first.start, last.end),
+                    families,
+                    order: instruct::marks_instruction(families),
+                });
             }
         }
-        if shape == Shape::Heading {
-            heading = Some(first_unit);
-            lead = Some(units.len() - 1);
-        } else if ends_with_colon && !matches!(shape, Shape::Item { .. }) {
-            let l = units.len() - 1;
-            units[l].lead_in = true;
-            lead = Some(l);
+        let Some(last) = made.last() else {
+            return;
+        };
+        if ends_with_colon && !matches!(shape, Shape::Item { .. } | Shape::Heading) {
+            self.lead = Some(Lead {
+                span: (last.unit.start, last.unit.end),
+                families: last.unit.families,
+                order: last.order,
+            });
+        }
+        // Facts can join only the last unit read: the others are settled.
+        let newest = made.pop();
+        if let Some(p) = self.pending.take() {
+            self.settle(p);
+        }
+        for p in made {
+            self.settle(p);
+        }
+        self.pending = newest;
+    }
+
+    /// The instruction-bearing units, each with its key words sorted; how many units
+    /// there were and how many of them have each key word (the rarer a word, the more it
+    /// says).
+    pub fn finish(mut self) -> Finished {
+        if let Some(mut p) = self.pending.take() {
+            self.facts.rest(self.text, p.unit.end, &mut p.unit.keys);
+            self.settle(p);
+        }
+        self.done
+    }
+}
+
+/// Where the clauses of a sentence start: after `;` and `:`, and where a new order starts
+/// after a comma or `and` (`be friendly, never promise …`) when the clause before gives
+/// one too. A fronted clause (`If the parcel is late, apologise`, `Over $300, ask`) stays
+/// with its main clause.
+fn clause_starts(toks: &[Token], vocab: &Vocab) -> Vec<usize> {
+    let mut starts = vec![0];
+    for i in 1..toks.len() {
+        let after_mark = matches!(toks[i - 1].tok, Tok::Mark(';' | ':'));
+        let split = if after_mark {
+            toks[i].id().is_some()
+        } else {
+            let comma = matches!(toks[i - 1].tok, Tok::Mark(','));
+            let joiner = toks[i]
+                .id()
+                .is_some_and(|w| vocab.info(w).has(CLAUSE_JOINER));
+            let clause = *starts.last().unwrap_or(&0);
+            (comma || joiner)
+                && instruct::clause_starts(toks, i, vocab)
+                && instruct::imperative_at(toks, clause, vocab)
+                && keys_in(&toks[clause..i], vocab) >= 1
+                && keys_in(clause_end(toks, i), vocab) >= 2
+        };
+        if split && i > *starts.last().unwrap_or(&0) {
+            starts.push(i);
         }
     }
-    units
+    starts
 }
 
 /// How many key words a run of tokens has. A clause is split off only when the part
