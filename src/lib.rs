@@ -7,7 +7,9 @@
 //! - `brief`: the on-disk format, loader, lock and check;
 //! - `session`: runtime context in three tiers (seed 000), over an append-only log;
 //! - `ccr`: reversible compression, the store of originals by hash and the wake digest;
-//! - `compact`, `guard`, `compress`, `store`, `provider`, `tokens`: as named.
+//! - `compact`, `guard`, `compress`, `store`, `provider`, `tokens`: as named;
+//! - `text` and `files`: leaves every layer uses: the one sanitiser and the one YAML reader
+//!   with limits; the one policy for odd files, links, temporaries and bounded reads.
 //!
 //! Domain modules know nothing of clap, colour or the terminal; only `cli` does.
 
@@ -19,6 +21,7 @@ pub mod clock;
 pub mod compact;
 pub mod compress;
 pub mod error;
+pub mod files;
 pub mod guard;
 pub mod mcp;
 pub mod numbers;
@@ -28,4 +31,5 @@ pub mod provider;
 pub mod proxy;
 pub mod session;
 pub mod store;
+pub mod text;
 pub mod tokens;

@@ -139,7 +139,7 @@ pub(crate) fn read_plain(path: &Path, max: u64, problems: &mut Vec<Problem>) -> 
 /// file (a FIFO would hang the read).
 pub(crate) fn read_text(path: &Path, max: u64, problems: &mut Vec<Problem>) -> Option<String> {
     let bytes = match fs::metadata(path) {
-        Ok(_) if let Err(err) = crate::store::safe::check_regular(path) => {
+        Ok(_) if let Err(err) = crate::files::policy::check_regular(path) => {
             problems.push(Problem::error(
                 path,
                 0,

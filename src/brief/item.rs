@@ -9,8 +9,8 @@ use serde::Deserialize;
 use super::problem::{LineIndex, Problem, line_col};
 use super::sample::{BodyFormat, SampleMessage};
 use super::types::{ItemType, Policy, Tier};
-use super::yaml::YamlError;
 use crate::prompt::wire::ToolDef;
+use crate::text::yaml::YamlError;
 
 #[derive(Debug, Clone)]
 pub struct Item {
@@ -273,7 +273,7 @@ pub fn parse_markdown_with(
         ));
         return None;
     };
-    let front: FrontMatter = match super::yaml::from_str(yaml) {
+    let front: FrontMatter = match crate::text::yaml::from_str(yaml) {
         Ok(front) => front,
         Err(err) => {
             problems.push(yaml_problem(path, &err, 1));
@@ -405,7 +405,7 @@ fn valid_tool_name(name: &str) -> bool {
 
 /// Parses a `<id>.tool.yaml` item.
 pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem>) -> Option<Item> {
-    let tool: ToolFile = match super::yaml::from_str(&raw) {
+    let tool: ToolFile = match crate::text::yaml::from_str(&raw) {
         Ok(tool) => tool,
         Err(err) => {
             problems.push(yaml_problem(path, &err, 0));

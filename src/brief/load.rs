@@ -100,21 +100,22 @@ impl Brief {
         }
         let mut problems = Vec::new();
         let manifest_text = read_text(&manifest_path, MAX_MANIFEST_BYTES, &mut problems);
-        let manifest = manifest_text.as_deref().and_then(|text| {
-            match super::yaml::from_str::<Manifest>(text) {
-                Ok(manifest) => Some(manifest),
-                Err(err) => {
-                    let (line, column) = err.location().unwrap_or((0, 0));
-                    problems.push(Problem::error(
-                        &manifest_path,
-                        line,
-                        column,
-                        super::item::yaml_message(&err.message()),
-                    ));
-                    None
+        let manifest =
+            manifest_text.as_deref().and_then(|text| {
+                match crate::text::yaml::from_str::<Manifest>(text) {
+                    Ok(manifest) => Some(manifest),
+                    Err(err) => {
+                        let (line, column) = err.location().unwrap_or((0, 0));
+                        problems.push(Problem::error(
+                            &manifest_path,
+                            line,
+                            column,
+                            super::item::yaml_message(&err.message()),
+                        ));
+                        None
+                    }
                 }
-            }
-        });
+            });
         let Some(manifest_text) = manifest_text else {
             return Err(into_error(&dir, &problems));
         };
@@ -122,7 +123,7 @@ impl Brief {
         // shows every problem.
         let ids = match &manifest {
             Some(manifest) => manifest.items.clone(),
-            None => match super::yaml::from_str::<ItemsOnly>(&manifest_text) {
+            None => match crate::text::yaml::from_str::<ItemsOnly>(&manifest_text) {
                 Ok(only) => only.items,
                 Err(_) => return Err(into_error(&dir, &problems)),
             },

@@ -116,7 +116,7 @@ impl Lock {
         crate::store::safe::check_inside(dir, path)?;
         let text = read_text(path, MAX_LOCK_BYTES, &mut problems)
             .ok_or_else(|| into_error(dir, &problems))?;
-        let lock: Lock = super::yaml::from_str(&text).map_err(|err| {
+        let lock: Lock = crate::text::yaml::from_str(&text).map_err(|err| {
             let at = err
                 .location()
                 .map_or(String::new(), |(line, column)| format!(":{line}:{column}"));

@@ -11,7 +11,6 @@ mod manifest;
 mod problem;
 pub mod sample;
 mod types;
-pub mod yaml;
 
 pub use item::parse_markdown;
 pub use item::{Item, fill_placeholders, placeholders, unescape_braces};

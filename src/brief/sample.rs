@@ -88,7 +88,7 @@ pub fn parse(body: &str) -> Result<Vec<SampleMessage>, Vec<BodyProblem>> {
     if body.trim().is_empty() {
         return Err(whole(format!("no messages: {SHAPE}")));
     }
-    let raw: Vec<RawMessage> = match super::yaml::from_str(body) {
+    let raw: Vec<RawMessage> = match crate::text::yaml::from_str(body) {
         Ok(raw) => raw,
         Err(err) => {
             let (line, column) = err.location().unwrap_or((1, 1));
@@ -174,7 +174,7 @@ pub fn parse(body: &str) -> Result<Vec<SampleMessage>, Vec<BodyProblem>> {
 /// The roles of a body's entries, read leniently (any role, in any order): `None` when the
 /// body is not a YAML list of `{role, content}` mappings at all.
 pub fn roles(body: &str) -> Option<Vec<String>> {
-    let raw: Vec<RawMessage> = super::yaml::from_str(body).ok()?;
+    let raw: Vec<RawMessage> = crate::text::yaml::from_str(body).ok()?;
     Some(raw.into_iter().map(|m| m.role).collect())
 }
 

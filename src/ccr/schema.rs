@@ -43,22 +43,145 @@ CREATE INDEX IF NOT EXISTS ccr_live_by_expiry ON ccr_entries(expires_ms)
     WHERE original IS NOT NULL;
 ";
 
-/// Opens (creating when missing) the store at `path` and brings its schema up.
+/// The first 16 bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// Opens (creating when missing) the store at `path` and brings its schema up. A file that
+/// is not a CCR store is refused before anything is written to it.
 pub fn open(path: &Path) -> Result<Connection> {
-    if path.is_dir() {
+    match identify(path)? {
+        Found::Missing => create_private(path)?,
+        Found::Empty | Found::Sqlite => {}
+    }
+    let conn = connect(path, true)?;
+    // A store, or a new file this opener makes one; anything else is refused here.
+    is_store(&conn, path)?;
+    init(conn, path)
+}
+
+/// Opens the store at `path` only when it is one: a missing or empty file (0 bytes, or an
+/// SQLite file with no tables yet) is `None` and stays exactly as it is, so look-ups and
+/// reports never create a store; a file that is not a store is refused, unchanged.
+pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
+    match identify(path)? {
+        Found::Missing | Found::Empty => return Ok(None),
+        Found::Sqlite => {}
+    }
+    let conn = connect(path, false)?;
+    if !is_store(&conn, path)? {
+        return Ok(None);
+    }
+    init(conn, path).map(Some)
+}
+
+/// What is at the store's path, judged without writing anything.
+enum Found {
+    Missing,
+    /// A file of 0 bytes: a store whose first opener was stopped before creating it.
+    Empty,
+    /// A file that starts like an SQLite database.
+    Sqlite,
+}
+
+fn identify(path: &Path) -> Result<Found> {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Missing),
+        Err(e) => return Err(Error::io(path, &e).with_hint(HINT_PATH)),
+    };
+    if meta.is_dir() {
         return Err(Error::input(format!(
             "CCR store {}: a directory, not a file",
             path.display()
         ))
         .with_hint("pass the path of the store file, e.g. --store ./ccr.sqlite"));
     }
-    create_private(path)?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if !meta.is_file() {
+        return Err(Error::input(format!(
+            "CCR store {}: {}, not a regular file; refused without opening it",
+            path.display(),
+            crate::files::policy::kind_of(meta.file_type())
+        ))
+        .with_hint(HINT_PATH));
+    }
+    if meta.len() == 0 {
+        return Ok(Found::Empty);
+    }
+    let mut header = [0u8; 16];
+    let read = fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut header))
+        .map(|()| &header == SQLITE_HEADER);
+    match read {
+        Ok(true) => Ok(Found::Sqlite),
+        Ok(false) => Err(not_sqlite(path)),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(not_sqlite(path)),
+        Err(e) => Err(Error::io(path, &e).with_hint(HINT_PATH)),
+    }
+}
+
+const HINT_PATH: &str = "point --store or BRIEF_CCR_PATH at a new file or an existing store";
+
+/// A file that does not start as an SQLite database: a store overwritten by accident, or
+/// a file that never was one. Either way it is left as it is.
+fn not_sqlite(path: &Path) -> Error {
+    let shown = path.display();
+    Error::input(format!(
+        "CCR store {shown} is damaged or not a CCR store (not an SQLite database); it was left unchanged"
+    ))
+    .with_hint(format!(
+        "if it was a store, its originals cannot be read; move it aside (e.g. mv {shown} {shown}.damaged) and a new store is created on the next put; else point --store or BRIEF_CCR_PATH elsewhere"
+    ))
+}
+
+fn not_a_store(path: &Path, why: &str) -> Error {
+    Error::input(format!(
+        "{} is not a briefkit CCR store ({why}); it was left unchanged",
+        path.display()
+    ))
+    .with_hint(HINT_PATH)
+}
+
+fn connect(path: &Path, create: bool) -> Result<Connection> {
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
     let conn = Connection::open_with_flags(path, flags).map_err(|e| sql(path, &e))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sql(path, &e))?;
     conn.set_prepared_statement_cache_capacity(16);
+    Ok(conn)
+}
+
+/// Whether the open database is a CCR store (`true`) or new, with no tables (`false`),
+/// read without writing; anything else (another program's tables, a newer schema) is
+/// refused before the file is touched.
+fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(|e| sql(path, &e))?;
+    if version > VERSION {
+        return Err(Error::input(format!(
+            "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
+            path.display()
+        ))
+        .with_hint("use the newer briefkit that wrote it, or another --store"));
+    }
+    let (tables, ours): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), sum(name = 'ccr_entries') FROM sqlite_schema WHERE type = 'table'",
+            [],
+            |row| Ok((row.get(0)?, row.get::<_, Option<i64>>(1)?.unwrap_or(0))),
+        )
+        .map_err(|e| sql(path, &e))?;
+    match (version, tables) {
+        (0, 0) => Ok(false),
+        (VERSION, _) if ours == 1 => Ok(true),
+        _ => Err(not_a_store(path, "an SQLite database of another program")),
+    }
+}
+
+/// WAL mode, durable writes and the schema, on a file known to be a store or new.
+fn init(conn: Connection, path: &Path) -> Result<Connection> {
     wal(&conn, path)?;
     // FULL: a put that returned has its original on disk even after a power cut, so a
     // marker already handed to a model never points at nothing.
@@ -160,11 +283,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
             )
             .map_err(|e| sql(path, &e))?;
         if tables > 0 {
-            return Err(Error::input(format!(
-                "{} is an SQLite database but not a briefkit CCR store",
-                path.display()
-            ))
-            .with_hint("point --store or BRIEF_CCR_PATH at a new file"));
+            return Err(not_a_store(path, "an SQLite database of another program"));
         }
         tx.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")
             .map_err(|e| sql(path, &e))?;

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::ccr::{HashQuery, Strategy, hash, schema, ttl};
 use crate::error::{Error, Result};
+use crate::files::limits::CCR_ORIGINAL;
 use crate::tokens::{self, Encoding};
 
 /// The encoding the store counts tokens in.
@@ -91,14 +92,16 @@ impl Store {
         })
     }
 
-    /// Opens the store at `path` only when the file exists: look-ups and reports never
-    /// create a store as a side effect.
+    /// Opens the store at `path` only when it is one: look-ups and reports never create a
+    /// store as a side effect, not even in an empty file, and a file that is not a store is
+    /// refused unchanged.
     pub fn open_existing(path: &Path) -> Result<Option<Store>> {
-        if path.exists() {
-            Store::open(path).map(Some)
-        } else {
-            Ok(None)
-        }
+        Ok(schema::open_existing(path)?.map(|conn| Store {
+            conn,
+            path: path.to_path_buf(),
+            ttl_seconds: ttl::DEFAULT_SECONDS,
+            now_ms: Arc::new(crate::clock::now_ms),
+        }))
     }
 
     /// Opens the store the user configured: `--store` (`flag`), else `BRIEF_CCR_PATH`, else
@@ -136,7 +139,9 @@ impl Store {
     /// Stores `original` (keyed by [`hash`]) with the `compressed` text that stands in its
     /// place, the producing `strategy` and a `source` label, for `ttl_seconds` (the store's
     /// TTL when `None`). The same original again refreshes the entry: its expiry becomes the
-    /// later of the old and the new one, and a collected original comes back.
+    /// later of the old and the new one, and a collected original comes back. An original
+    /// or a compressed text over [`CCR_ORIGINAL`] is refused before anything is written
+    /// (SQLite's own limit, about 1 GB, is found only after the whole value was bound).
     pub fn put(
         &self,
         original: &[u8],
@@ -145,6 +150,17 @@ impl Store {
         source: &str,
         ttl_seconds: Option<u64>,
     ) -> Result<Stored> {
+        for (what, len) in [
+            ("original", original.len()),
+            ("compressed text", compressed.len()),
+        ] {
+            if len as u64 > CCR_ORIGINAL.bytes {
+                return Err(Error::input(format!(
+                    "a CCR {what} of {len} bytes is over the store's {CCR_ORIGINAL} limit"
+                ))
+                .with_hint("keep it in a file and store a part of it; nothing was stored"));
+            }
+        }
         let full = crate::prompt::canonical::sha256_hex(original);
         let key = hash(original);
         let now = (self.now_ms)();

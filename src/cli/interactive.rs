@@ -88,16 +88,33 @@ fn edit(ui: &Ui, item: &Item, proposal: &Proposal) -> Result<Option<String>> {
         .iter()
         .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
         .unwrap_or_else(|| "vi".to_string());
-    let path =
-        std::env::temp_dir().join(format!("brief-{}-{}.md", proposal.id, std::process::id()));
-    std::fs::write(&path, &proposal.body).map_err(|e| Error::io(&path, &e))?;
+    // An unpredictable name, created new and never through a link: the temporary
+    // directory is shared, and a link planted under a guessable name would have sent this
+    // write to another file.
+    let path = std::env::temp_dir().join(format!(
+        "brief-{}{}.md",
+        proposal.id,
+        crate::files::policy::temporary_name("edit")
+    ));
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut file| file.write_all(proposal.body.as_bytes()))
+            .map_err(|e| Error::io(&path, &e))?;
+    }
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
     let status = std::process::Command::new(program)
         .args(words)
         .arg(&path)
         .status();
-    let text = std::fs::read_to_string(&path);
+    let text = crate::files::input::read_text(&path, crate::files::limits::EDITED_PROPOSAL);
     let _ = std::fs::remove_file(&path);
     match status {
         Ok(status) if status.success() => {}
@@ -112,7 +129,7 @@ fn edit(ui: &Ui, item: &Item, proposal: &Proposal) -> Result<Option<String>> {
             return Ok(None);
         }
     }
-    let text = text.map_err(|e| Error::io(&path, &e))?;
+    let text = text?;
     let mut body = text.trim_end().to_string();
     if item.body().ends_with('\n') && !body.is_empty() {
         body.push('\n');

@@ -10,6 +10,7 @@ pub mod commands;
 pub mod interactive;
 pub mod interrupt;
 pub mod output;
+pub mod reference;
 pub mod review;
 pub mod shared_args;
 pub mod table;

@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Write};
 use console::Style;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::text::sanitize::for_terminal;
 
 /// The user's colour choice from `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -162,10 +163,11 @@ impl Ui {
         }
     }
 
-    /// A warning on stderr; shown even with `--quiet`.
+    /// A warning on stderr; shown even with `--quiet`. Warnings quote files, servers and
+    /// models, so the text goes through the one sanitiser.
     pub fn warn(&self, text: &str) {
         let label = self.paint_err("warning:", Tone::Warning);
-        self.err_line(&format!("{label} {text}"));
+        self.err_line(&format!("{label} {}", for_terminal(text)));
     }
 
     /// A line on stderr, unconditionally (used for reports that belong on stderr).
@@ -179,20 +181,21 @@ impl Ui {
         if err.kind == ErrorKind::BrokenPipe {
             return;
         }
+        // An error can quote a file, a server or a model: shown through the one sanitiser.
         let label = self.paint_err("error:", Tone::Error);
-        self.err_line(&format!("{label} {}", err.message));
+        self.err_line(&format!("{label} {}", for_terminal(&err.message)));
         for location in &err.locations {
-            self.err_line(&format!("  {location}"));
+            self.err_line(&format!("  {}", for_terminal(&location.to_string())));
         }
         for detail in &err.details {
-            self.err_line(&format!("  {detail}"));
+            self.err_line(&format!("  {}", for_terminal(detail)));
         }
         for cause in err.causes() {
-            self.err_line(&format!("  caused by: {cause}"));
+            self.err_line(&format!("  caused by: {}", for_terminal(&cause)));
         }
         if let Some(hint) = &err.hint {
             let label = self.paint_err("hint:", Tone::Info);
-            self.err_line(&format!("{label} {hint}"));
+            self.err_line(&format!("{label} {}", for_terminal(hint)));
         }
     }
 }

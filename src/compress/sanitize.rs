@@ -1,7 +1,9 @@
 //! Cleaning a model's answer before anyone sees it or it is saved: a proposal is shown on
 //! a terminal and may later become part of a brief, so terminal escapes and control
-//! characters never survive, and a code fence the model wrapped around its whole answer
-//! (despite being told not to) is taken off.
+//! characters never survive (the one sanitiser, [`crate::text::sanitize`]), and a code
+//! fence the model wrapped around its whole answer (despite being told not to) is taken off.
+
+use crate::text::sanitize::strip_controls;
 
 /// Strips ANSI escape sequences (CSI, OSC, DCS and the like, 7- and 8-bit), every other
 /// control character except newline and tab, and one outer code fence wrapping the whole
@@ -20,112 +22,6 @@ pub fn sanitize(answer: &str, original: &str) -> String {
         text.push('\n');
     }
     text
-}
-
-const ESC: char = '\u{1b}';
-const BEL: char = '\u{7}';
-/// 8-bit introducers: CSI, OSC, DCS, SOS, PM, APC, and ST.
-const CSI8: char = '\u{9b}';
-const OSC8: char = '\u{9d}';
-const ST8: char = '\u{9c}';
-
-/// Removes escape sequences and control characters (newline and tab stay).
-pub fn strip_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ESC => match chars.peek().copied() {
-                Some('[') => {
-                    chars.next();
-                    skip_csi(&mut chars);
-                }
-                Some(']' | 'P' | 'X' | '^' | '_') => {
-                    chars.next();
-                    skip_string(&mut chars);
-                }
-                Some(next) if ('\u{20}'..='\u{2f}').contains(&next) => {
-                    // nF escape: intermediates, then one final byte.
-                    while chars
-                        .next_if(|c| ('\u{20}'..='\u{2f}').contains(c))
-                        .is_some()
-                    {}
-                    chars.next_if(|c| ('\u{30}'..='\u{7e}').contains(c));
-                }
-                Some(next) if ('\u{30}'..='\u{7e}').contains(&next) => {
-                    chars.next();
-                }
-                _ => {}
-            },
-            CSI8 => skip_csi(&mut chars),
-            OSC8 | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => {}
-            // Invisible format characters that reorder or hide text on a terminal.
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The one-line form of text a server or a file provided, for a terminal or a record:
-/// escape sequences and control characters removed (as [`strip_controls`]), whitespace
-/// runs folded to one space, at most `max` characters (then `…`).
-pub fn one_line(text: &str, max: usize) -> String {
-    // Line breaks of every kind separate words; the rest of the control characters go.
-    let clean = strip_controls(&text.replace(['\r', '\u{b}', '\u{c}'], "\n"));
-    let mut out = String::new();
-    let mut count = 0;
-    for word in clean.split(char::is_whitespace).filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
-            out.push(' ');
-            count += 1;
-        }
-        for c in word.chars() {
-            if count >= max {
-                out.push('…');
-                return out;
-            }
-            out.push(c);
-            count += 1;
-        }
-    }
-    out
-}
-
-/// Parameters and intermediates, then one final byte; stops early at a line end.
-fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    while let Some(&c) = chars.peek() {
-        if c == '\n' {
-            return;
-        }
-        chars.next();
-        if ('\u{40}'..='\u{7e}').contains(&c) {
-            return;
-        }
-    }
-}
-
-/// An OSC/DCS-like string up to BEL or ST; unterminated, it ends at the line end.
-fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    while let Some(&c) = chars.peek() {
-        match c {
-            '\n' => return,
-            BEL | ST8 => {
-                chars.next();
-                return;
-            }
-            ESC => {
-                chars.next();
-                chars.next_if_eq(&'\\');
-                return;
-            }
-            _ => {
-                chars.next();
-            }
-        }
-    }
 }
 
 /// The opening fence of a line: its character, its length and whether it is one.
@@ -203,28 +99,6 @@ fn unwrap_fence(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_and_controls_are_removed_newlines_and_tabs_kept() {
-        let answer = "\u{1b}[31mRed\u{1b}[0m text\u{1b}]0;title\u{7} and \u{1b}]8;;https://evil.example\u{1b}\\link\u{1b}]8;;\u{1b}\\\r\n\tnext\u{0}\u{8}\u{7f} line\u{9b}2J\u{202e}x\n";
-        assert_eq!(strip_controls(answer), "Red text and link\n\tnext linex\n");
-    }
-
-    #[test]
-    fn one_line_leaves_no_trace_of_an_escape() {
-        assert_eq!(one_line("a\u{1b}[31mb\r\nc", 50), "ab c");
-        assert_eq!(
-            one_line("gpt\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;aGk=\u{7}-x", 50),
-            "gpt-x"
-        );
-        assert_eq!(one_line("abcdef", 3), "abc…");
-    }
-
-    #[test]
-    fn an_unterminated_osc_ends_at_the_line_end() {
-        assert_eq!(strip_controls("a\u{1b}]0;oops\nb"), "a\nb");
-        assert_eq!(strip_controls("trailing \u{1b}"), "trailing ");
-    }
 
     #[test]
     fn one_outer_fence_is_dropped_but_inner_code_stays() {

@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::sse::{Decoder, Event};
-pub use crate::compress::one_line;
 use crate::error::ProviderFailure;
+pub use crate::text::sanitize::one_line;
 
 /// The most bytes one streamed answer may take, framing included. A compress answer is at
 /// most [`super::MAX_ANSWER_BYTES`] of text; streamed one token per event, with each

@@ -295,13 +295,13 @@ pub fn redactor(settings: &Settings) -> Redactor {
 /// Removes every form of the key (see [`Redactor`]) and folds the text onto one line with
 /// the one sanitiser.
 pub fn scrub(text: &str, settings: &Settings) -> String {
-    crate::compress::one_line(&redactor(settings).redact(text), 600)
+    crate::text::sanitize::one_line(&redactor(settings).redact(text), 600)
 }
 
 /// A short server-provided string (a `Location`, a model name) made safe to print and to
 /// store: keys in any form removed, escapes and control characters stripped, one line.
 pub fn clean(text: &str, max: usize, settings: &Settings) -> String {
-    crate::compress::one_line(&redactor(settings).redact(text), max)
+    crate::text::sanitize::one_line(&redactor(settings).redact(text), max)
 }
 
 #[cfg(test)]

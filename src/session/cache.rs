@@ -12,6 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::state::{Operation, State};
+use crate::error::Result;
+use crate::files::limits::SESSION_CACHE;
 use crate::prompt::canonical::sha256_hex;
 use crate::tokens::{self, Encoding};
 
@@ -104,15 +106,19 @@ pub struct Cache {
 }
 
 impl Cache {
-    pub fn read(dir: &Path) -> Cache {
+    /// The cache, or an empty one when it is missing, unreadable, damaged or over its
+    /// limit (it is rebuilt from the log). A link, a FIFO or a device planted in its place
+    /// is refused, as every session file is.
+    pub fn read(dir: &Path) -> Result<Cache> {
         let path = dir.join(CACHE_FILE);
-        if super::log::refuse_link(&path).is_err() {
-            return Cache::default();
-        }
-        std::fs::read(&path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default()
+        super::log::refuse_odd(&path)?;
+        let bytes = match crate::files::policy::read_owned(&path, SESSION_CACHE) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Cache::default()),
+            Err(_) if super::log::refuse_odd(&path).is_ok() => return Ok(Cache::default()),
+            Err(err) => return Err(err),
+        };
+        Ok(serde_json::from_slice(&bytes).unwrap_or_default())
     }
 
     /// The summary when it describes the log as it is now.
@@ -127,7 +133,7 @@ impl Cache {
     /// Best effort: a cache that cannot be written is rebuilt next time.
     pub fn write(&self, dir: &Path) {
         if let Ok(bytes) = serde_json::to_vec(self) {
-            let _ = crate::store::write_atomic(&dir.join(CACHE_FILE), &bytes);
+            let _ = crate::files::write_atomic(&dir.join(CACHE_FILE), &bytes);
         }
     }
 }

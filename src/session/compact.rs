@@ -185,6 +185,9 @@ impl Session {
         if expected.is_empty() {
             return Err(Error::input("Tier 2 is empty: nothing to compact"));
         }
+        // A file planted where the writer's lock or cache should be is refused before the
+        // model call is paid for, not after.
+        self.check_writable()?;
         match self.obtain_state(&state.tier2().collect::<Vec<_>>(), choice, progress)? {
             Obtained::State(value) => self.apply_compaction(&expected, &value, resume, None),
             Obtained::Invalid(violations) => Err(invalid_twice(&violations)),

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::files::limits::SESSION_CONFIG;
 
 pub const CONFIG_FILE: &str = "session.yaml";
 
@@ -40,30 +41,26 @@ pub struct Config {
 impl Config {
     pub fn read(dir: &Path) -> Result<Config> {
         let path = dir.join(CONFIG_FILE);
-        super::log::refuse_link(&path)?;
         if !dir.is_dir() {
             return Err(
                 Error::input(format!("{}: no such session directory", dir.display()))
                     .with_hint("make one with `brief session new DIR --brief BRIEF`"),
             );
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Error::input(format!(
-                    "{}: not a session (no {CONFIG_FILE})",
-                    dir.display()
-                ))
-                .with_hint("make one with `brief session new DIR --brief BRIEF`")
-            } else {
-                Error::io(&path, &e)
-            }
+        let bytes = crate::files::policy::read_owned(&path, SESSION_CONFIG)?.ok_or_else(|| {
+            Error::input(format!(
+                "{}: not a session (no {CONFIG_FILE})",
+                dir.display()
+            ))
+            .with_hint("make one with `brief session new DIR --brief BRIEF`")
         })?;
-        let config: Config = serde_yaml::from_str(&text).map_err(|e| {
+        let text = crate::files::input::utf8(&path.display().to_string(), bytes)?;
+        let config: Config = crate::text::yaml::from_str(&text).map_err(|e| {
             let at = e
                 .location()
-                .map(|l| format!(":{}", l.line()))
+                .map(|(line, column)| format!(":{line}:{column}"))
                 .unwrap_or_default();
-            Error::input(format!("{}{at}: {e}", path.display()))
+            Error::input(format!("{}{at}: {}", path.display(), e.message()))
         })?;
         if config.context_limit == 0 {
             return Err(Error::input(format!(

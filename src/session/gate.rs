@@ -69,7 +69,7 @@ impl Session {
         incoming: u64,
     ) -> Result<GateReport> {
         let locked = Locked::acquire(&self.dir)?;
-        let mut cache = Cache::read(&self.dir);
+        let mut cache = Cache::read(&self.dir)?;
         let summary = match cache.fresh_summary(&locked.log_path).cloned() {
             Some(summary) => summary,
             None => {

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::state::id_number;
 use crate::error::{Error, Result};
+use crate::files::limits::SESSION_JOURNAL;
 use crate::provider::{Answer, Usage};
 
 const PREFIX: &str = "turn-";
@@ -70,10 +71,22 @@ pub fn path(dir: &Path, op: &str) -> PathBuf {
 }
 
 impl Journal {
+    /// Writes the journal atomically, under the session lock (whose holder sweeps
+    /// orphaned temporary files: only writers holding it make any).
     pub fn write(&self, dir: &Path) -> Result<()> {
         let bytes = serde_json::to_vec_pretty(self)
             .map_err(|e| Error::input(format!("cannot encode the turn journal: {e}")))?;
-        crate::store::write_atomic(&path(dir, &self.op), &bytes)
+        let path = path(dir, &self.op);
+        if bytes.len() as u64 > SESSION_JOURNAL.bytes {
+            return Err(Error::input(format!(
+                "{}: {} bytes is over the {SESSION_JOURNAL} limit for {}",
+                path.display(),
+                bytes.len(),
+                SESSION_JOURNAL.what
+            )));
+        }
+        let _locked = super::log::Locked::acquire(dir)?;
+        crate::files::write_atomic(&path, &bytes)
     }
 
     pub fn remove(dir: &Path, op: &str) -> Result<()> {
@@ -87,11 +100,8 @@ impl Journal {
     /// The journal of `op`, if there is one.
     pub fn read(dir: &Path, op: &str) -> Result<Option<Journal>> {
         let path = path(dir, op);
-        super::log::refuse_link(&path)?;
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io(&path, &e)),
+        let Some(bytes) = crate::files::policy::read_owned(&path, SESSION_JOURNAL)? else {
+            return Ok(None);
         };
         serde_json::from_slice(&bytes)
             .map(Some)

@@ -9,15 +9,25 @@
 //! warning; the next writer cuts it off before appending (it was never acknowledged, so
 //! nothing that anyone was told about is lost). Any other unreadable line is damage,
 //! reported with its line number (exit 2).
+//!
+//! Every file of a session obeys the one file policy ([`crate::files::policy`]), as a
+//! brief's files do: a link, a FIFO or a device planted as `log.jsonl`, `.lock`,
+//! `session.yaml`, `.cache.json` or a turn journal is refused (exit 2) before it is opened,
+//! so nothing hangs or reads elsewhere; the log is held to its limit
+//! ([`crate::files::limits::SESSION_LOG`]); and whoever takes the lock sweeps the temporary
+//! files a killed writer left.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::files::limits::SESSION_LOG;
+use crate::files::policy;
 
 pub const LOG_FILE: &str = "log.jsonl";
 pub const LOCK_FILE: &str = ".lock";
@@ -159,9 +169,13 @@ pub struct LogContents {
 /// Reads and parses the whole log. A torn last line is skipped (`torn`); any other line
 /// that is not a valid event is an input error naming its line.
 pub fn read(path: &Path) -> Result<LogContents> {
-    refuse_link(path)?;
-    let bytes = fs::read(path).map_err(|e| Error::io(path, &e))?;
+    let bytes = policy::read_owned(path, SESSION_LOG)?.ok_or_else(|| missing(path))?;
     parse(path, &bytes)
+}
+
+/// The error for a session file that is not there.
+pub fn missing(path: &Path) -> Error {
+    Error::io(path, &std::io::Error::from(std::io::ErrorKind::NotFound))
 }
 
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<LogContents> {
@@ -203,17 +217,28 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LogContents> {
     Ok(out)
 }
 
-/// Nothing in a session is read or written through a symbolic link.
-pub fn refuse_link(path: &Path) -> Result<()> {
-    if let Ok(meta) = fs::symlink_metadata(path)
-        && meta.file_type().is_symlink()
-    {
-        return Err(Error::input(format!(
-            "{}: a symbolic link; session files are never read or written through links",
-            path.display()
-        )));
+/// Nothing in a session is read or written through a symbolic link, and nothing but a
+/// regular file is opened: a missing file passes, anything else at `path` is refused.
+pub fn refuse_odd(path: &Path) -> Result<()> {
+    policy::check_owned(path)
+}
+
+/// Opens the log for writing: never through a link, never blocking, a regular file only.
+fn open_log(path: &Path, append: bool) -> Result<File> {
+    policy::check_owned(path)?;
+    let file = OpenOptions::new()
+        .write(true)
+        .append(append)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::io(path, &e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, &e))?;
+    if !meta.is_file() {
+        return Err(policy::check_owned(path)
+            .err()
+            .unwrap_or_else(|| Error::input(format!("{}: not a regular file", path.display()))));
     }
-    Ok(())
+    Ok(file)
 }
 
 /// The session's exclusive writer lock, held while an event is decided and appended.
@@ -226,16 +251,14 @@ pub struct Locked {
 }
 
 impl Locked {
+    /// Takes the lock, waiting for other writers, then removes the temporary files a
+    /// killed writer left in the session directory (every writer of a temporary file in
+    /// it holds this lock, so none of them is live).
     pub fn acquire(dir: &Path) -> Result<Locked> {
         let lock_path = dir.join(LOCK_FILE);
-        refuse_link(&lock_path)?;
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| Error::io(&lock_path, &e))?;
+        let lock = policy::open_no_follow(&lock_path)?;
         lock.lock().map_err(|e| Error::io(&lock_path, &e))?;
+        policy::remove_orphans(&[dir.to_path_buf()]);
         Ok(Locked {
             _lock: lock,
             log_path: dir.join(LOG_FILE),
@@ -246,10 +269,7 @@ impl Locked {
     /// a line of its own. Returns whether there was one.
     pub fn cut_torn_tail(&self, complete_len: u64) -> Result<bool> {
         let path = &self.log_path;
-        let file = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| Error::io(path, &e))?;
+        let file = open_log(path, false)?;
         let len = file.metadata().map_err(|e| Error::io(path, &e))?.len();
         if len == complete_len {
             return Ok(false);
@@ -271,10 +291,18 @@ impl Locked {
             bytes.push(b'\n');
         }
         crate::store::transaction::fault_point("session-before-append");
-        let mut file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(|e| Error::io(path, &e))?;
+        let mut file = open_log(path, true)?;
+        let len = file.metadata().map_err(|e| Error::io(path, &e))?.len();
+        if len.saturating_add(bytes.len() as u64) > SESSION_LOG.bytes {
+            return Err(Error::input(format!(
+                "{}: appending {} bytes would take the session log past its {SESSION_LOG} limit",
+                path.display(),
+                bytes.len()
+            ))
+            .with_hint(
+                "start a new session for this agent (`brief session new`); nothing was appended",
+            ));
+        }
         if crate::store::transaction::fault_active("session-torn-append") {
             let half = bytes.len() / 2;
             let _ = file.write_all(&bytes[..half]);
@@ -292,7 +320,12 @@ impl Locked {
 /// The last bytes of the log, to tell whether a cache written at some length still
 /// describes it.
 pub fn tail_mark(path: &Path, len: u64) -> Option<String> {
-    let mut file = File::open(path).ok()?;
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()
+        .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))?;
     let from = len.saturating_sub(256);
     file.seek(SeekFrom::Start(from)).ok()?;
     let mut buf = vec![0u8; (len - from) as usize];

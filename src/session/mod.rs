@@ -51,6 +51,7 @@ use serde_json::Value;
 
 use crate::brief::{Brief, Tier};
 use crate::error::{Error, Result};
+use crate::files::limits::SESSION_CONFIG;
 use crate::prompt::compose::{self, ComposeOptions, Prefix};
 use crate::prompt::wire::ToolDef;
 use crate::tokens::Encoding;
@@ -123,7 +124,7 @@ impl Session {
     pub fn create(dir: &Path, new: NewSession) -> Result<Session> {
         let brief = Brief::load(&new.brief)?;
         if dir.exists() {
-            log::refuse_link(dir)?;
+            crate::files::policy::check_not_link(dir)?;
             let empty = std::fs::read_dir(dir)
                 .map_err(|e| Error::io(dir, &e))?
                 .next()
@@ -160,18 +161,32 @@ impl Session {
             framework_tools: new.framework_tools,
             created: crate::clock::format_rfc3339(crate::clock::now_ms()),
         };
+        let yaml = config.to_yaml();
+        if yaml.len() as u64 > SESSION_CONFIG.bytes {
+            return Err(Error::input(format!(
+                "the session's settings take {} bytes, over the {SESSION_CONFIG} limit for {}",
+                yaml.len(),
+                SESSION_CONFIG.what
+            ))
+            .with_hint("pass fewer or shorter --var values; nothing was written"));
+        }
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
-        // The log first: a directory with session.yaml is a session, and it needs a log.
-        crate::store::write_atomic(&dir.join(log::LOG_FILE), b"")?;
-        crate::store::write_atomic(&dir.join(config::CONFIG_FILE), config.to_yaml().as_bytes())?;
+        {
+            // Under the lock like every writer of the directory, so a sweep of orphaned
+            // temporary files never takes one of these.
+            let _locked = log::Locked::acquire(dir)?;
+            // The log first: a directory with session.yaml is a session, and it needs a log.
+            crate::files::write_atomic(&dir.join(log::LOG_FILE), b"")?;
+            crate::files::write_atomic(&dir.join(config::CONFIG_FILE), yaml.as_bytes())?;
+        }
         Session::open(dir)
     }
 
     pub fn open(dir: &Path) -> Result<Session> {
         let config = Config::read(dir)?;
         let log_path = dir.join(log::LOG_FILE);
-        log::refuse_link(&log_path)?;
-        if !log_path.is_file() {
+        log::refuse_odd(&log_path)?;
+        if std::fs::symlink_metadata(&log_path).is_err() {
             return Err(Error::input(format!("{}: missing", log_path.display())));
         }
         let brief = Brief::load(&config.brief)?;
@@ -310,7 +325,7 @@ impl Session {
 
     /// Figures from the derived cache when it is fresh, else from a replay.
     pub fn status(&self, vars: &BTreeMap<String, String>) -> Result<Status> {
-        let mut cache = Cache::read(&self.dir);
+        let mut cache = Cache::read(&self.dir)?;
         if let Some(summary) = cache.fresh_summary(&self.log_path()).cloned() {
             let figures = self.figures_with(summary.tier2_tokens, vars, &mut cache.memo)?;
             return Ok(Status {
@@ -344,7 +359,7 @@ impl Session {
         format: render::Format,
         vars: &BTreeMap<String, String>,
     ) -> Result<Rendered> {
-        let mut cache = Cache::read(&self.dir);
+        let mut cache = Cache::read(&self.dir)?;
         let figures = self.figures_with(state.tier2_tokens, vars, &mut cache.memo)?;
         let provider = match format {
             render::Format::Openai => "openai",

@@ -13,6 +13,7 @@ use super::render::entry_text;
 use super::state::State;
 use super::{Session, envelope};
 use crate::error::{Error, Result};
+use crate::files::limits::SESSION_ENTRY;
 use crate::tokens;
 
 pub use super::gate::{GateReport, GateRequest};
@@ -71,12 +72,22 @@ pub(super) fn now() -> String {
 }
 
 impl Session {
+    /// Refuses a link, a FIFO or a device planted where a writer's files go (`.lock`,
+    /// `.cache.json`), for operations that would otherwise find out only after a model call.
+    pub(super) fn check_writable(&self) -> Result<()> {
+        log::refuse_odd(&self.dir.join(log::LOCK_FILE))?;
+        log::refuse_odd(&self.dir.join(super::cache::CACHE_FILE))
+    }
+
     /// Runs `decide` on the current state under the lock and appends what it returns.
     pub(super) fn write<T>(
         &self,
         decide: impl FnOnce(&State) -> Result<(Vec<Event>, T)>,
     ) -> Result<T> {
         let locked = Locked::acquire(&self.dir)?;
+        // The cache is rewritten after the append: a file planted in its place is refused
+        // before anything is appended.
+        log::refuse_odd(&self.dir.join(super::cache::CACHE_FILE))?;
         let read = log::read(&locked.log_path)?;
         let state = State::replay(&read.events);
         let (events, value) = decide(&state)?;
@@ -98,7 +109,10 @@ impl Session {
     /// Rewrites the derived cache for `state` (the log at `len` bytes), warming the token
     /// counts `status` needs with the session's own values.
     fn refresh_cache(&self, state: &State, len: u64) {
-        let mut cache = Cache::read(&self.dir);
+        // Refused (a planted FIFO or link): the next reader says so; the append stands.
+        let Ok(mut cache) = Cache::read(&self.dir) else {
+            return;
+        };
         let tail = log::tail_mark(&self.log_path(), len).unwrap_or_default();
         cache.summary = Some(Summary::of(state, len, tail));
         let _ = self.figures_with(state.tier2_tokens, &BTreeMap::new(), &mut cache.memo);
@@ -113,6 +127,20 @@ impl Session {
             return Err(Error::input("nothing to append"));
         }
         for item in &new {
+            let size = match item {
+                NewEntry::User(text) | NewEntry::Assistant(text) => text.len(),
+                NewEntry::ToolResult { text, .. } => text.len(),
+                NewEntry::ToolCall { arguments, .. } => {
+                    crate::prompt::canonical::to_string(arguments).len()
+                }
+            };
+            if size as u64 > SESSION_ENTRY.bytes {
+                return Err(Error::input(format!(
+                    "{size} bytes is over the {SESSION_ENTRY} limit for {}",
+                    SESSION_ENTRY.what
+                ))
+                .with_hint("store the text in the CCR store (`brief ccr put`) and append a reference to it; nothing was appended"));
+            }
             match item {
                 NewEntry::User(text)
                 | NewEntry::Assistant(text)

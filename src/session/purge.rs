@@ -107,7 +107,7 @@ impl Session {
         tokens::count(self.encoding, "warm");
         let encoding = self.encoding;
         let tier1 = {
-            let mut memo = Cache::read(&self.dir).memo;
+            let mut memo = Cache::read(&self.dir)?.memo;
             self.tier1_tokens(&mut memo)
         };
         self.write(|state| {

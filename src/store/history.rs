@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::write_atomic;
 use super::safe;
 use crate::error::{Error, Result};
+use crate::files::write_atomic;
 use crate::prompt::canonical::sha256_hex;
 
 pub const HISTORY_DIR: &str = "history";
@@ -175,7 +175,7 @@ fn read_version(
             "not a version file: it must start with front matter between `---` lines",
         )
     })?;
-    let meta: VersionMeta = crate::brief::yaml::from_str(yaml).map_err(|e| {
+    let meta: VersionMeta = crate::text::yaml::from_str(yaml).map_err(|e| {
         let message = e.to_string();
         bad(path, format!("unreadable front matter: {message}"))
     })?;
@@ -225,7 +225,7 @@ fn read_version(
 /// The version's text fields as they may be printed: a version file can arrive in a pull
 /// request, so they get the same cleaning as a server's text.
 fn printable(mut meta: VersionMeta) -> VersionMeta {
-    let clean = |text: &mut String| *text = crate::compress::one_line(text, 300);
+    let clean = |text: &mut String| *text = crate::text::sanitize::one_line(text, 300);
     clean(&mut meta.created);
     for field in [&mut meta.model, &mut meta.note, &mut meta.proposal]
         .into_iter()

@@ -1,6 +1,5 @@
 //! Everything the toolkit writes inside a brief, written so that a crash loses nothing.
 
-mod atomic;
 pub mod git;
 pub mod history;
 pub mod proposals;
@@ -8,5 +7,5 @@ pub mod safe;
 pub mod transaction;
 mod writer_lock;
 
-pub use atomic::write_atomic;
+pub use crate::files::write_atomic;
 pub use writer_lock::{WRITER_LOCK_FILE, WriterLock};

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::write_atomic;
 use super::safe;
 use crate::brief::valid_id;
 use crate::clock::Stamp;
 use crate::error::{Error, Result};
+use crate::files::write_atomic;
 use crate::guard::{Fact, Report};
 use crate::prompt::canonical::sha256_hex;
 
@@ -214,7 +214,7 @@ fn render_within(proposal: &Proposal, limit: u64) -> Result<String> {
 
 fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
     let text = safe::read_text(brief_dir, path, MAX_PROPOSAL_BYTES)?;
-    let mut proposal: Proposal = crate::brief::yaml::from_str(&text).map_err(|e| {
+    let mut proposal: Proposal = crate::text::yaml::from_str(&text).map_err(|e| {
         Error::input(format!("{}: unreadable proposal: {e}", path.display())).with_hint(
             "proposals are written only by `brief compress`; discard this one with `brief discard`",
         )
@@ -226,7 +226,7 @@ fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
         &mut proposal.provider,
         &mut proposal.created,
     ] {
-        *field = crate::compress::one_line(field, 200);
+        *field = crate::text::sanitize::one_line(field, 200);
     }
     if proposal.id != id || item_of(id) != Some(proposal.item.as_str()) {
         return Err(Error::input(format!(

@@ -1,5 +1,10 @@
 //! Paths under a brief, opened so that nothing outside it is read or written.
 //!
+//! The rules every owned file obeys (no FIFOs, devices or links, unpredictable temporary
+//! names, orphans swept under the lock) are the one policy of [`crate::files::policy`],
+//! shared with sessions; this module adds what is particular to a brief: a path is used
+//! only when it resolves inside the brief directory.
+//!
 //! A brief arrives in pull requests, so any file or directory in it may be a symbolic link
 //! planted to send a write (or a read, or a delete) elsewhere, or a FIFO planted to hang a
 //! reader. The rule is the loader's rule for items: a path is used only when it resolves
@@ -9,10 +14,13 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
+pub use crate::files::policy::{
+    check_not_link, check_regular, is_temporary, open_no_follow, remove_orphans, temporary_name,
+};
 
 /// Refuses `path` unless, with every link resolved, it is inside `brief_dir`. A path
 /// that does not exist yet is judged by its parent.
@@ -108,31 +116,6 @@ fn not_a_dir(path: &Path) -> Error {
     Error::input(format!("{}: not a directory", path.display()))
 }
 
-/// Refuses anything but a regular file (a FIFO would hang the reader, a device could
-/// be endless), following links only as far as `check_inside` allows.
-pub fn check_regular(path: &Path) -> Result<()> {
-    let meta = fs::metadata(path).map_err(|e| Error::io(path, &e))?;
-    let kind = meta.file_type();
-    if kind.is_file() {
-        return Ok(());
-    }
-    let what = if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else {
-        "not a regular file"
-    };
-    Err(Error::input(format!(
-        "{}: {what}, not a regular file; refused without opening it",
-        path.display()
-    )))
-}
-
 /// Reads a file under `brief_dir` as text: inside the brief, a regular file, at most
 /// `max` bytes.
 pub fn read_text(brief_dir: &Path, path: &Path, max: u64) -> Result<String> {
@@ -169,29 +152,6 @@ pub fn read_text(brief_dir: &Path, path: &Path, max: u64) -> Result<String> {
     })
 }
 
-/// Opens (creating it) a file without following a link at its last component: for the
-/// writer lock, which a planted dangling link would otherwise create outside the brief.
-pub fn open_no_follow(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .mode(0o644)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                Error::input(format!(
-                    "{}: a symbolic link; refused (brief never follows a link here)",
-                    path.display()
-                ))
-                .with_hint("delete the link; brief creates this file itself")
-            } else {
-                Error::io(path, &e)
-            }
-        })
-}
-
 /// Refuses to write `path` (a file under `brief_dir`, existing or not) unless the write
 /// stays inside the brief: the nearest existing level of the path resolves inside it, a
 /// link at `path` itself resolves inside it (a dangling one never does), and whatever is
@@ -221,7 +181,7 @@ pub fn write_file(brief_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(parent) = path.parent() {
         create_dir(brief_dir, parent)?;
     }
-    super::atomic::write_atomic(path, bytes)
+    crate::files::write_atomic(path, bytes)
 }
 
 /// Writes new files into `dir` (a brief being created; it may not exist yet), in order:
@@ -264,7 +224,7 @@ pub fn write_files(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
                 created.push(path);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                super::atomic::write_atomic(path, bytes)?;
+                crate::files::write_atomic(path, bytes)?;
             }
             Err(e) => return Err(Error::io(path, &e)),
         }
@@ -300,89 +260,4 @@ fn sync_created(dir: &Path, created: &[&Path]) -> Result<()> {
             .map_err(|e| Error::io(path, &e))?;
     }
     Ok(())
-}
-
-/// Refuses a file named on the command line (outside any brief) that is a symbolic link:
-/// replacing the link with a file would surprise, writing through it would write
-/// somewhere the command line does not name.
-pub fn check_not_link(path: &Path) -> Result<()> {
-    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(Error::input(format!(
-            "{}: a symbolic link; refused (brief neither writes through a link nor replaces it)",
-            path.display()
-        ))
-        .with_hint("name the file the link points to; nothing was written"));
-    }
-    Ok(())
-}
-
-/// A temporary file's name for `target`: hidden, unpredictable (so nobody can plant a
-/// link under it in advance), recognisable by [`is_temporary`].
-pub fn temporary_name(target: &str) -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let local = 0u8;
-    let seed = format!(
-        "{target}/{nanos}/{}/{}/{:p}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-        &local
-    );
-    let hash = crate::prompt::canonical::sha256_hex(seed.as_bytes());
-    format!(".{target}.tmp-{}", &hash[..20])
-}
-
-/// A name [`temporary_name`] (or an older brief, `.<name>.tmp-<pid>`) made.
-pub fn is_temporary(name: &str) -> bool {
-    name.starts_with('.')
-        && name.rsplit_once(".tmp-").is_some_and(|(_, tail)| {
-            !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_hexdigit())
-        })
-}
-
-/// Removes temporary files a killed writer left behind in `dirs` (never following a
-/// link to a directory). The caller holds the writer lock, so no live writer owns them.
-/// Returns the paths removed.
-pub fn remove_orphans(dirs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut removed = Vec::new();
-    for dir in dirs {
-        let is_real_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
-        let Ok(entries) = fs::read_dir(dir)
-            .map_err(|_| ())
-            .and_then(|e| if is_real_dir { Ok(e) } else { Err(()) })
-        else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            if is_temporary(name)
-                && entry.file_type().is_ok_and(|t| !t.is_dir())
-                && fs::remove_file(entry.path()).is_ok()
-            {
-                removed.push(entry.path());
-            }
-        }
-    }
-    removed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn temporary_names_are_unpredictable_and_recognised() {
-        let a = temporary_name("0001.md");
-        let b = temporary_name("0001.md");
-        assert_ne!(a, b);
-        assert!(is_temporary(&a), "{a}");
-        assert!(is_temporary(".x.md.tmp-4242"));
-        assert!(!is_temporary("0001.md"));
-        assert!(!is_temporary(".hidden"));
-        assert!(!is_temporary(".x.tmp-notes"));
-    }
 }

@@ -10,10 +10,20 @@ use assert_cmd::Command;
 /// The real `brief` binary, without colour and without the caller's colour settings.
 pub fn brief() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_brief"));
+    // Nothing of the developer's own setup reaches a test: every `BRIEF_*` setting, every
+    // provider address (`*_BASE_URL`) and every key.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("BRIEF_")
+            || name.ends_with("_BASE_URL")
+            || name.ends_with("_API_KEY")
+            || name.starts_with("HEADROOM_")
+        {
+            cmd.env_remove(name.as_ref());
+        }
+    }
     cmd.env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .env_remove("BRIEF_LEDGER")
-        .env_remove("BRIEF_CCR_PATH")
         // The user's state directory (ledger, CCR store) is never the developer's own.
         .env(
             "XDG_STATE_HOME",
@@ -91,6 +101,7 @@ pub fn stderr(output: &std::process::Output) -> String {
 pub fn json(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
 }
+pub mod bounded;
 pub mod proxy;
 pub mod server;
 pub mod store;

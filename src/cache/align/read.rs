@@ -1,13 +1,15 @@
 //! Reading request bodies one at a time from files, JSON-lines files and stdin, so that
-//! `align` holds one body in memory however many it reads.
+//! `align` holds one body in memory however many it reads. Each body (a file, or a line)
+//! is held to [`ALIGN_BODY`]; a FIFO or a device named as a payload is refused unopened.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::error::{Error, Location, Result};
+use crate::files::input;
+use crate::files::limits::{ALIGN_BODY, Limit};
 
 /// Calls `each(source, body)` for every body, in order: a `.jsonl` file or `-` (stdin) is
 /// one body per non-blank line, any other file one body.
@@ -25,20 +27,23 @@ pub fn for_each_body(
             continue;
         }
         let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| Error::io(path, &e))?;
         if path.extension().is_some_and(|ext| ext == "jsonl") {
+            // Many bodies: the file may be long, each line is held to the limit.
+            let any_length = Limit {
+                bytes: u64::MAX,
+                ..ALIGN_BODY
+            };
+            let (file, _) = input::open(path, any_length)?;
             lines(&name, BufReader::new(file), &mut each)?;
         } else {
-            each(&name, whole(path, &name, file)?)?;
+            each(&name, whole(path, &name)?)?;
         }
     }
     Ok(())
 }
 
-fn whole(path: &Path, name: &str, mut file: File) -> Result<Value> {
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .map_err(|e| Error::io(path, &e))?;
+fn whole(path: &Path, name: &str) -> Result<Value> {
+    let bytes = input::read_bytes(path, ALIGN_BODY)?;
     serde_json::from_slice(&bytes).map_err(|e| bad_json(name, e.line(), e.column(), &e))
 }
 
@@ -51,13 +56,20 @@ fn lines(
     let mut number = 0;
     loop {
         line.clear();
-        let read = reader
+        let read = (&mut reader)
+            .take(ALIGN_BODY.bytes + 1)
             .read_until(b'\n', &mut line)
             .map_err(|e| Error::input(format!("{name}: {e}")))?;
         if read == 0 {
             return Ok(());
         }
         number += 1;
+        if line.len() as u64 > ALIGN_BODY.bytes {
+            return Err(Error::input(format!(
+                "{name}:{number}: more than the {ALIGN_BODY} limit for {}; stopped reading",
+                ALIGN_BODY.what
+            )));
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }

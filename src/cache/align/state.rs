@@ -34,11 +34,12 @@ pub struct State {
 impl State {
     /// Reads a state file; `Ok(None)` when it does not exist yet (a first run).
     pub fn load(path: &Path) -> Result<Option<State>> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(Error::io(path, &err)),
-        };
+        if let Err(err) = std::fs::metadata(path)
+            && err.kind() == std::io::ErrorKind::NotFound
+        {
+            return Ok(None);
+        }
+        let text = crate::files::input::read_text(path, crate::files::limits::ALIGN_STATE)?;
         let corrupt = |why: String| {
             Error::input(format!(
                 "{}: not a `brief align` state file ({why})",

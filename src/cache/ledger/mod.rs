@@ -12,7 +12,7 @@ pub mod summary;
 
 use std::fmt;
 use std::fs::{self, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -234,7 +234,7 @@ pub fn check_path(path: &Path) -> Result<()> {
         ))
         .with_hint(hint));
     }
-    crate::store::safe::check_regular(path).map_err(|e| e.with_hint(hint))?;
+    crate::files::policy::check_regular(path).map_err(|e| e.with_hint(hint))?;
     if meta.len() == 0 {
         return Ok(());
     }
@@ -299,7 +299,7 @@ fn implausible(entry: &Entry) -> Option<String> {
     if entry.time_ms().is_none() {
         return Some(format!(
             "`time` is not an RFC 3339 time (`{}`)",
-            crate::compress::one_line(&entry.time, 40)
+            crate::text::sanitize::one_line(&entry.time, 40)
         ));
     }
     // No call takes a trillion tokens; bigger figures are corrupt and would overflow sums.
@@ -353,6 +353,16 @@ impl fmt::Display for Warning {
 /// A link, a file that is not regular and a file that is not a ledger are refused, as
 /// [`check_path`] says.
 pub fn read(path: &Path) -> Result<(Vec<Entry>, Vec<Warning>)> {
+    let mut entries = Vec::new();
+    let warnings = read_each(path, |entry| entries.push(entry))?;
+    Ok((entries, warnings))
+}
+
+/// [`read`], one entry at a time: the file is read a line at a time, so memory follows
+/// what `each` keeps, not the ledger's size. A line over [`LEDGER_LINE`] (a real entry is
+/// well under 4 KiB) is skipped with a warning without being held; after
+/// [`MAX_WARNINGS`] warnings the rest are counted in one last warning.
+pub fn read_each(path: &Path, each: impl FnMut(Entry)) -> Result<Vec<Warning>> {
     if !path.exists() && fs::symlink_metadata(path).is_err() {
         return Err(Error::io(
             path,
@@ -360,47 +370,118 @@ pub fn read(path: &Path) -> Result<(Vec<Entry>, Vec<Warning>)> {
         ));
     }
     check_path(path)?;
-    let bytes = fs::read(path).map_err(|e| Error::io(path, &e))?;
-    Ok(parse(&bytes))
+    let any_length = crate::files::limits::Limit {
+        bytes: u64::MAX,
+        ..LEDGER_LINE
+    };
+    let (file, _) = crate::files::input::open(path, any_length)?;
+    scan(std::io::BufReader::with_capacity(1 << 16, file), each).map_err(|e| Error::io(path, &e))
 }
 
 /// Parses ledger bytes; see [`read`].
 pub fn parse(bytes: &[u8]) -> (Vec<Entry>, Vec<Warning>) {
     let mut entries = Vec::new();
+    let warnings = scan(bytes, |entry| entries.push(entry)).unwrap_or_default();
+    (entries, warnings)
+}
+
+/// The longest ledger line read; longer ones are skipped with a warning.
+pub const LEDGER_LINE: crate::files::limits::Limit =
+    crate::files::limits::Limit::mib(1, "a ledger line");
+
+/// Warnings kept in full; the rest are counted.
+pub const MAX_WARNINGS: usize = 1000;
+
+fn scan(
+    mut reader: impl std::io::BufRead,
+    mut each: impl FnMut(Entry),
+) -> std::io::Result<Vec<Warning>> {
     let mut warnings = Vec::new();
-    let ends_with_newline = bytes.last() == Some(&b'\n');
-    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let count = lines.len();
-    for (i, line) in lines.into_iter().enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
+    let mut more = 0usize;
+    let mut warn = |warning: Warning| {
+        if warnings.len() < MAX_WARNINGS {
+            warnings.push(warning);
+        } else {
+            more += 1;
+        }
+    };
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(LEDGER_LINE.bytes + 1)
+            .read_until(b'\n', &mut line)?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        let terminated = line.last() == Some(&b'\n');
+        if !terminated && line.len() as u64 > LEDGER_LINE.bytes {
+            // Skip the rest of the line without holding it.
+            loop {
+                let buf = reader.fill_buf()?;
+                if buf.is_empty() {
+                    break;
+                }
+                match memchr::memchr(b'\n', buf) {
+                    Some(at) => {
+                        reader.consume(at + 1);
+                        break;
+                    }
+                    None => {
+                        let n = buf.len();
+                        reader.consume(n);
+                    }
+                }
+            }
+            warn(Warning {
+                line: number,
+                torn: false,
+                message: format!("longer than the {LEDGER_LINE} a ledger line can be; skipped"),
+            });
             continue;
         }
-        match serde_json::from_slice::<Entry>(line) {
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Entry>(text) {
             Ok(entry) => match implausible(&entry) {
-                None => entries.push(entry),
-                Some(why) => warnings.push(Warning {
-                    line: i + 1,
+                None => each(entry),
+                Some(why) => warn(Warning {
+                    line: number,
                     torn: false,
                     message: format!("{why}; skipped"),
                 }),
             },
             Err(err) => {
-                let torn = i + 1 == count && !ends_with_newline;
+                // Only the last line can be unterminated: a write cut short.
+                let torn = !terminated;
                 let message = if torn {
                     "torn last line (a write cut short, e.g. by a crash); skipped".to_string()
                 } else {
                     format!("not a ledger entry ({err}); skipped")
                 };
-                warnings.push(Warning {
-                    line: i + 1,
+                warn(Warning {
+                    line: number,
                     torn,
                     message,
                 });
             }
         }
     }
-    (entries, warnings)
+    if more > 0 {
+        warnings.push(Warning {
+            line: number,
+            torn: false,
+            message: format!(
+                "{more} more lines were skipped (only the first {MAX_WARNINGS} are listed)"
+            ),
+        });
+    }
+    Ok(warnings)
 }
 
 #[cfg(test)]

@@ -40,8 +40,16 @@ impl PriceResolver {
             .manifests
             .entry(dir.clone())
             .or_insert_with(|| {
-                let text = std::fs::read_to_string(Path::new(dir).join("brief.yaml")).ok()?;
-                crate::brief::yaml::from_str::<Manifest>(&text).ok()
+                // The directory comes from a ledger line: its manifest is read as any named
+                // file is (a regular file within the manifest limit), so a FIFO or a device
+                // planted there cannot hang or exhaust `usage`.
+                let limit = crate::files::limits::Limit {
+                    bytes: crate::brief::MAX_MANIFEST_BYTES,
+                    what: "a manifest",
+                };
+                let path = Path::new(dir).join("brief.yaml");
+                let text = crate::files::input::read_text(&path, limit).ok()?;
+                crate::text::yaml::from_str::<Manifest>(&text).ok()
             })
             .as_ref()?;
         // A brief's prices are for its own model; a call to another model is not priced by them.

@@ -182,30 +182,56 @@ pub fn summarise(
     by: GroupBy,
     mut prices: impl FnMut(&Entry) -> Option<Prices>,
 ) -> (Totals, Vec<Group>) {
-    let mut total = Totals::default();
-    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    let mut summary = Summary::new(by);
     for entry in entries {
-        let p = prices(entry);
-        total.add(entry, p);
-        let key = by.key(entry);
-        let group = groups.entry(key.clone()).or_insert_with(|| Group {
+        summary.add(entry, prices(entry));
+    }
+    summary.finish()
+}
+
+/// [`summarise`] one entry at a time, so a ledger is summed as it is read: memory follows
+/// the number of groups, not the number of calls.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    by: GroupBy,
+    total: Totals,
+    groups: BTreeMap<String, Group>,
+}
+
+impl Summary {
+    pub fn new(by: GroupBy) -> Summary {
+        Summary {
+            by,
+            total: Totals::default(),
+            groups: BTreeMap::new(),
+        }
+    }
+
+    pub fn add(&mut self, entry: &Entry, prices: Option<Prices>) {
+        self.total.add(entry, prices);
+        let key = self.by.key(entry);
+        let group = self.groups.entry(key.clone()).or_insert_with(|| Group {
             key,
             briefs: Vec::new(),
             totals: Totals::default(),
         });
-        group.totals.add(entry, p);
+        group.totals.add(entry, prices);
         if let Some(brief) = &entry.brief
             && !group.briefs.contains(brief)
         {
             group.briefs.push(brief.clone());
         }
     }
-    let mut groups: Vec<Group> = groups.into_values().collect();
-    groups.sort_by_cached_key(|g| {
-        let first = g.totals.first_seen.as_deref().and_then(crate::clock::parse);
-        (first, g.key.clone())
-    });
-    (total, groups)
+
+    /// The totals and the groups, in order of first appearance in time.
+    pub fn finish(self) -> (Totals, Vec<Group>) {
+        let mut groups: Vec<Group> = self.groups.into_values().collect();
+        groups.sort_by_cached_key(|g| {
+            let first = g.totals.first_seen.as_deref().and_then(crate::clock::parse);
+            (first, g.key.clone())
+        });
+        (self.total, groups)
+    }
 }
 
 #[cfg(test)]

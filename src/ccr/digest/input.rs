@@ -14,6 +14,7 @@ use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::files::limits::DIGEST;
 
 /// A wake digest as written.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -79,28 +80,22 @@ impl DigestFile {
         if text.trim().is_empty() {
             return Ok(DigestFile::default());
         }
-        serde_yaml::from_str::<Option<DigestFile>>(text)
+        crate::text::yaml::from_str::<Option<DigestFile>>(text)
             .map(Option::unwrap_or_default)
             .map_err(|err| {
                 let at = err
                     .location()
-                    .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
-                let message = err.to_string();
-                let message = match message.find(" at line ") {
-                    Some(i) => message[..i].to_string(),
-                    None => message,
-                };
-                Error::input(format!("{}{at}: {message}", path.display())).with_hint(
+                    .map_or(String::new(), |(line, column)| format!(":{line}:{column}"));
+                Error::input(format!("{}{at}: {}", path.display(), err.message())).with_hint(
                     "a digest is a YAML mapping of current_task, hard_constraints, definitions_of_done, irreversible_decisions, open_threads, learnings, tool_outputs, prose_notes and bulk_json (see README, `brief digest`)",
                 )
             })
     }
 
-    /// Reads and parses a digest file.
+    /// Reads and parses a digest file (`-`: stdin): a regular file of UTF-8 within
+    /// [`DIGEST`], refused before it is read when it is not.
     pub fn read(path: &Path) -> Result<DigestFile> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::input(format!("{}: not UTF-8 text", path.display())))?;
+        let text = crate::files::input::read_text(path, DIGEST)?;
         DigestFile::parse(text.strip_prefix('\u{feff}').unwrap_or(&text), path)
     }
 }

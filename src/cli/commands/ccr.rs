@@ -1,6 +1,5 @@
 //! `brief ccr put|get|stats|gc`: the CCR store of originals, by hand.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -10,6 +9,8 @@ use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::clock::format_rfc3339;
 use crate::error::{Error, Result};
+use crate::files::input;
+use crate::files::limits::CCR_ORIGINAL;
 
 /// Keep originals recoverable by hash: put, get, stats and gc of the CCR store
 ///
@@ -75,6 +76,7 @@ pub struct GetArgs {
 /// Count live and expired entries, bytes and tokens, per strategy; show the TTL and path
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
+    /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
 }
@@ -82,6 +84,7 @@ pub struct StatsArgs {
 /// Collect the originals of expired entries (their tombstones stay) and give space back
 #[derive(Debug, clap::Args)]
 pub struct GcArgs {
+    /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
 }
@@ -104,23 +107,10 @@ fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
     // Everything the user gave is checked before the store is touched.
     let strategy: Strategy = args.strategy.parse()?;
     let (ttl_seconds, _) = ttl::resolve(args.ttl.as_deref())?;
-    let original = if args.file == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::input(format!("<stdin>: {e}")))?;
-        bytes
-    } else {
-        std::fs::read(&args.file).map_err(|e| Error::io(Path::new(&args.file), &e))?
-    };
+    let original = input::read_bytes(Path::new(&args.file), CCR_ORIGINAL)?;
     let compressed = match &args.compressed {
-        Some(file) => {
-            let bytes = std::fs::read(file).map_err(|e| Error::io(file, &e))?;
-            String::from_utf8(bytes).map_err(|_| {
-                Error::input(format!("{}: not UTF-8 text", file.display()))
-                    .with_hint("the compressed text stands in a prompt, so it must be text")
-            })?
-        }
+        // Text: it stands in a prompt.
+        Some(file) => input::read_text(file, CCR_ORIGINAL)?,
         None => String::new(),
     };
     let source = args.source.unwrap_or_else(|| {
@@ -229,9 +219,11 @@ fn get(path: &Path, args: &GetArgs, ui: &Ui) -> Result<Outcome> {
                     "advice": EXPIRED_ADVICE,
                 }))?;
             } else {
+                // The source label is whatever the putter said.
                 ui.err_line(&format!(
-                    "{} {summary}",
-                    ui.paint_err("expired:", Tone::Warning)
+                    "{} {}",
+                    ui.paint_err("expired:", Tone::Warning),
+                    crate::text::sanitize::terminal_line(&summary)
                 ));
                 ui.err_line(&format!(
                     "{} {EXPIRED_ADVICE}",

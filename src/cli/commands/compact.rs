@@ -41,9 +41,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 
 fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
     let path = &args.path;
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Error::input(format!("{}: not valid UTF-8", path.display())))?;
+    let text = crate::files::input::read_text(path, crate::files::limits::TEXT_FILE)?;
     let compaction = compact_document(&text);
     if args.write {
         safe::check_not_link(path)?;

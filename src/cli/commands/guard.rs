@@ -3,12 +3,13 @@
 //! Also home of [`render`], the human rendering of a guard report, so that every command
 //! that shows one (`compress`, `accept`) shows it the same way.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
+use crate::files::input::{self, is_stdin, label};
+use crate::files::limits::TEXT_FILE;
 use crate::guard::{self, Fact, Kind, Report};
 
 /// Check that every fact, constraint and instruction of ORIGINAL survives in PROPOSAL
@@ -90,39 +91,9 @@ fn item_file(path: &Path, text: &str) -> Option<crate::brief::Item> {
     crate::brief::parse_markdown(&id, path, text.to_string(), &mut problems)
 }
 
-fn is_stdin(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
-
-/// How a path is named in the report: `<stdin>` for `-`.
-fn label(path: &Path) -> String {
-    if is_stdin(path) {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
-}
-
-/// Reads a file (or stdin for `-`) that must be UTF-8 text.
+/// Reads a file (or stdin for `-`) that must be UTF-8 text within the guard's limit.
 fn read_text(path: &Path) -> Result<String> {
-    let bytes = if is_stdin(path) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::input(format!("<stdin>: cannot read: {e}")))?;
-        bytes
-    } else {
-        std::fs::read(path).map_err(|e| Error::io(path, &e))?
-    };
-    String::from_utf8(bytes).map_err(|err| {
-        let at = err.utf8_error().valid_up_to();
-        let line = err.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
-        Error::input(format!(
-            "{}:{line}: not UTF-8 text (invalid byte at offset {at})",
-            label(path)
-        ))
-        .with_hint("the guard compares text; convert the file to UTF-8 first (e.g. with iconv)")
-    })
+    input::read_text(path, TEXT_FILE)
 }
 
 /// Renders a report for people: each dropped fact as `FILE:LINE:COL  kind  value`, then

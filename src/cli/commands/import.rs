@@ -11,6 +11,8 @@ use crate::brief::{Brief, MANIFEST, valid_id};
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
+use crate::files::input;
+use crate::files::limits::IMPORT_SOURCE;
 use crate::prompt::compose::{ComposeOptions, compose};
 use crate::store::safe;
 use crate::tokens::{self, Encoding};
@@ -168,36 +170,9 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// The largest prompt file `import` reads: room for what `compose` writes of a brief of
-/// 100,000 sections of a couple of KiB each (the manifest's limit), while the plan (source,
-/// bodies, the composed check) stays a few times the file in memory.
-const MAX_SOURCE_BYTES: u64 = 256 * 1024 * 1024;
-
+/// The prompt file, within [`IMPORT_SOURCE`] (checked before it is read).
 fn read_source(path: &Path) -> Result<String> {
-    let meta = fs::metadata(path).map_err(|e| Error::io(path, &e))?;
-    if !meta.is_file() {
-        return Err(Error::input(format!(
-            "{}: not a regular file",
-            path.display()
-        )));
-    }
-    if meta.len() > MAX_SOURCE_BYTES {
-        return Err(Error::input(format!(
-            "{}: {} bytes is too large to import; the limit is {MAX_SOURCE_BYTES} (256 MiB)",
-            path.display(),
-            meta.len()
-        ))
-        .with_hint("split the file and import each part as its own brief; nothing was written"));
-    }
-    let bytes = fs::read(path).map_err(|e| Error::io(path, &e))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        Error::input(format!(
-            "{}: not valid UTF-8 (at byte {offset})",
-            path.display()
-        ))
-        .with_hint("convert the file to UTF-8; nothing was written")
-    })
+    input::read_text(path, IMPORT_SOURCE)
 }
 
 fn brief_name(args: &Args) -> Result<String> {

@@ -8,14 +8,15 @@ mod turn;
 mod view;
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Subcommand;
 
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::files::input;
+use crate::files::limits::SESSION_ENTRY;
 use crate::session::Session;
 
 /// Run an agent's context as a session: Tier 1 from a brief, Tier 2 an append-only memory
@@ -73,28 +74,28 @@ fn notices(session: &Session, ui: &Ui) {
     }
 }
 
+/// Text a model, a client or a session file gave, as a terminal may show it: the one
+/// sanitiser ([`crate::text::sanitize`]) removes escape sequences and control characters
+/// and marks bidirectional controls. The log keeps the text as it came; `--json` output
+/// is exact data.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::sanitize::for_terminal(text)
+}
+
 fn vars(pairs: Vec<(String, String)>) -> BTreeMap<String, String> {
     pairs.into_iter().collect()
 }
 
-/// `-` reads stdin (once per command); anything else is the text itself.
+/// `-` reads stdin (once per command, at most the session entry limit); anything else is
+/// the text itself.
 fn text_arg(value: String) -> Result<String> {
     if value != "-" {
         return Ok(value);
     }
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::input(format!("<stdin>: cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|_| Error::input("<stdin>: not UTF-8 text"))
+    input::read_text(Path::new("-"), SESSION_ENTRY)
 }
 
-/// A file's text (`-`: stdin), which must be UTF-8.
-pub(super) fn file_text(path: &PathBuf) -> Result<String> {
-    if path.as_os_str() == "-" {
-        return text_arg("-".into());
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-    String::from_utf8(bytes)
-        .map_err(|_| Error::input(format!("{}: not UTF-8 text", path.display())))
+/// A file's text (`-`: stdin): a regular file of UTF-8 within the session entry limit.
+pub(super) fn file_text(path: &Path) -> Result<String> {
+    input::read_text(path, SESSION_ENTRY)
 }

@@ -4,14 +4,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::cache::ledger;
 use crate::cache::ledger::prices::PriceResolver;
-use crate::cache::ledger::summary::{Group, GroupBy, Totals, summarise};
-use crate::cache::ledger::{self, Entry};
+use crate::cache::ledger::summary::{Group, GroupBy, Summary, Totals};
 use crate::ccr::thousands;
 use crate::cli::output::{self, Outcome};
 use crate::cli::ui::{Tone, Ui};
 use crate::clock;
 use crate::error::{Error, Result};
+use crate::text::sanitize::terminal_line;
 
 /// Summarise the usage ledger: calls, input, cached share, cache writes, cost and savings
 ///
@@ -91,7 +92,15 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
         ));
     }
-    let (entries, warnings) = ledger::read(&path)?;
+    // Summed as it is read, a line at a time: memory follows the groups, not the ledger.
+    let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
+    let mut summary = Summary::new(args.by.into());
+    let warnings = ledger::read_each(&path, |entry| {
+        if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
+            let prices = resolver.prices(&entry);
+            summary.add(&entry, prices);
+        }
+    })?;
     for warning in &warnings {
         ui.warn(&format!(
             "{}:{}: {}",
@@ -100,12 +109,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             warning.message
         ));
     }
-    let entries: Vec<Entry> = entries
-        .into_iter()
-        .filter(|e| since.is_none_or(|s| e.time_ms().is_some_and(|t| t >= s)))
-        .collect();
-    let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
-    let (total, groups) = summarise(&entries, args.by.into(), |e| resolver.prices(e));
+    let (total, groups) = summary.finish();
     let report = Report {
         path: &path,
         since: args.since.as_deref(),
@@ -339,12 +343,21 @@ impl<'a> Report<'a> {
             ));
         }
         out.push('\n');
+        // Keys and brief names came from clients (through the proxy) and from ledger
+        // lines: what a terminal shows of them goes through the one sanitiser.
+        let keys: Vec<String> = self
+            .groups
+            .iter()
+            .map(|g| match self.by {
+                GroupBy::Prefix => terminal_line(g.key.get(..12).unwrap_or(&g.key)),
+                _ => terminal_line(&g.key),
+            })
+            .collect();
         let key_width = match self.by {
             GroupBy::Prefix => 12,
-            _ => self
-                .groups
+            _ => keys
                 .iter()
-                .map(|g| g.key.len())
+                .map(|k| k.chars().count())
                 .max()
                 .unwrap_or(4)
                 .clamp(5, 40),
@@ -382,13 +395,8 @@ impl<'a> Report<'a> {
         );
         out.push_str(&ui.paint(header.trim_end(), Tone::Dim));
         out.push('\n');
-        for g in self.groups {
+        for (g, key) in self.groups.iter().zip(&keys) {
             let gt = &g.totals;
-            let key = if self.by == GroupBy::Prefix {
-                g.key.get(..12).unwrap_or(&g.key)
-            } else {
-                &g.key
-            };
             let money = |v: f64| {
                 if gt.priced_calls > 0 {
                     format!("{v:.4}")
@@ -398,7 +406,7 @@ impl<'a> Report<'a> {
             };
             let line = format!(
                 "{key:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10}{} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
-                brief_col(&g.briefs.join(",")),
+                brief_col(&terminal_line(&g.briefs.join(","))),
                 gt.calls,
                 thousands(gt.input_tokens),
                 thousands(gt.cached_input_tokens),

@@ -152,7 +152,7 @@ pub fn purge(args: PurgeArgs, ui: &Ui) -> Result<Outcome> {
     if args.json {
         ui.json(&r.reply())?;
     } else {
-        ui.outln(&line)?;
+        ui.outln(&super::shown(&line))?;
         ui.outln(&format!(
             "tier 2: {} -> {} tokens; the cached prefix still covers {} tokens",
             thousands(r.tier2_tokens_before),

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::shown;
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::Result;
@@ -67,7 +68,7 @@ impl ModelArgs {
 pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let session = super::open(&args.dir, ui)?;
     let resume = super::text_arg(args.resume)?;
-    let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(m));
+    let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(&shown(m)));
     super::notices(&session, ui);
     let r = report?;
     if args.json {
@@ -75,7 +76,7 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let summary = r.summary();
-    ui.outln(&summary)?;
+    ui.outln(&shown(&summary))?;
     ui.outln(&format!(
         "cache: all of Tier 2 changed; {} tokens written to the cache again",
         thousands(r.tokens_rewritten)
@@ -91,7 +92,7 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
             .as_str()
             .map(str::to_string)
             .unwrap_or_else(|| fact.to_string());
-        ui.outln(&format!("  forgotten {kind}: {text}"))?;
+        ui.outln(&shown(&format!("  forgotten {kind}: {text}")))?;
     }
     Ok(Outcome::Ok)
 }

@@ -10,6 +10,7 @@ use crate::session::budget::thousands;
 use crate::session::turn::{TurnOutcome, TurnReport, TurnRequest};
 
 use super::compact::ModelArgs;
+use super::shown;
 
 /// Run one orchestrator step: gate the model call, render, call the model (streamed),
 /// record the call, append the answer and its tool calls with visible ids
@@ -59,7 +60,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
     let json = args.json;
     let outcome = session.turn(&request, &mut |m| {
         if !json {
-            ui.info(m)
+            ui.info(&shown(m))
         }
     });
     super::notices(&session, ui);
@@ -84,30 +85,31 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
                 output::json(ui, "ok", &summary, &report)?;
                 return Ok(Outcome::Ok);
             }
+            // The model's text as a terminal may show it; the log keeps it as it came.
             if !report.text.is_empty() {
-                ui.outln(report.text.trim_end_matches('\n'))?;
+                ui.outln(shown(&report.text).trim_end_matches('\n'))?;
             }
             for call in &report.tool_calls {
                 ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
             }
             for run in &report.framework {
-                ui.info(&format!(
+                ui.info(&shown(&format!(
                     "{} {} ({}): {}",
                     run.id, run.name, run.outcome, run.text
-                ));
+                )));
                 if let Some(compact) = &run.compact {
                     for fact in compact.forgotten.as_array().into_iter().flatten() {
-                        ui.info(&format!(
+                        ui.info(&shown(&format!(
                             "  forgotten {}: {}",
                             fact["kind"].as_str().unwrap_or("fact"),
                             fact["value"]
                                 .as_str()
                                 .map_or_else(|| fact.to_string(), str::to_string)
-                        ));
+                        )));
                     }
                 }
             }
-            ui.info(&summary);
+            ui.info(&shown(&summary));
             Ok(Outcome::Ok)
         }
     }

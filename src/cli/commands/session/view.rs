@@ -14,6 +14,9 @@ use crate::prompt::wire::{self, Prompt};
 use crate::session::budget::thousands;
 use crate::session::render::{self, Format};
 use crate::session::{RenderedBody, tools::framework_tools};
+use crate::text::sanitize::terminal_line;
+
+use super::shown;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RenderFormat {
@@ -27,6 +30,7 @@ pub enum RenderFormat {
 pub struct RenderArgs {
     /// The session directory
     pub dir: PathBuf,
+    /// The wire format of the body: a chat-completions request, a messages request, or text
     #[arg(long, value_enum, default_value_t = RenderFormat::Openai)]
     pub format: RenderFormat,
     /// Override a volatile item's value for this render (repeatable)
@@ -45,7 +49,9 @@ pub fn render(args: RenderArgs, ui: &Ui) -> Result<Outcome> {
     super::notices(&session, ui);
     match rendered?.body {
         RenderedBody::Json(body) => ui.outln(&canonical::to_string(&body))?,
-        RenderedBody::Text(text) => ui.out(&text)?,
+        // The text form is for people (the request bodies are the JSON forms): through
+        // the sanitiser, as every other rendering of entries.
+        RenderedBody::Text(text) => ui.out(&shown(&text))?,
     }
     Ok(Outcome::Ok)
 }
@@ -112,7 +118,7 @@ pub fn status(args: StatusArgs, ui: &Ui) -> Result<Outcome> {
         if status.pending.is_empty() {
             "none".to_string()
         } else {
-            status.pending.join(", ")
+            terminal_line(&status.pending.join(", "))
         }
     ));
     ui.out(&out)?;
@@ -153,7 +159,7 @@ pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
     for e in &state.entries {
         out.push_str(&format!(
             "{:<16} {:<12} {:>8}  {}\n",
-            e.id,
+            terminal_line(&e.id),
             e.kind.as_str(),
             thousands(e.tokens),
             state.entry_state(&e.id)
@@ -199,25 +205,26 @@ pub fn show(args: ShowArgs, ui: &Ui) -> Result<Outcome> {
     }
     let mut out = format!(
         "{}  {}  {} tokens  {}\n",
-        entry.id,
+        terminal_line(&entry.id),
         entry.kind.as_str(),
         thousands(entry.tokens),
         state.entry_state(&entry.id)
     );
     if let Some(r) = removal {
-        out.push_str(&format!(
+        out.push_str(&terminal_line(&format!(
             "removed by {} at {} (with {})",
             r.event,
             r.at,
             r.ids.join(", ")
-        ));
+        )));
         if let Some(by) = &r.replaced_by {
-            out.push_str(&format!("; replaced by {by}"));
+            out.push_str(&format!("; replaced by {}", terminal_line(by)));
         }
         out.push('\n');
     }
     out.push('\n');
-    out.push_str(&render::entry_line(entry));
+    // The entry's text as the log keeps it, made safe for a terminal.
+    out.push_str(&shown(&render::entry_line(entry)));
     out.push('\n');
     ui.out(&out)?;
     Ok(Outcome::Ok)
@@ -233,6 +240,7 @@ pub enum ToolsFormat {
 /// fetch_url, delegate_task) as a provider's tools array
 #[derive(Debug, clap::Args)]
 pub struct ToolsArgs {
+    /// Whose tools array to print: OpenAI's `{"type":"function",…}` or Anthropic's `input_schema` form
     #[arg(long, value_enum, default_value_t = ToolsFormat::Openai)]
     pub format: ToolsFormat,
 }

@@ -1,10 +1,13 @@
-//! Parsing YAML from files a pull request can plant, in time linear in their size.
+//! The one YAML reader: parsing YAML from files a pull request or an agent can plant, in
+//! time linear in their size and memory bounded by a limit.
 //!
 //! The YAML scanner keeps one pending "simple key" per open flow collection (`[` / `{`)
 //! and revisits all of them for every token, so deep flow nesting costs time quadratic
-//! in the nesting depth: a 128 KB front matter of `[` took 27 s. Every YAML file a brief
-//! holds goes through [`from_str`], which measures the flow depth in one pass first and
-//! refuses nesting past [`MAX_FLOW_DEPTH`] before the parser sees it. The deserialiser
+//! in the nesting depth: a 128 KB front matter of `[` took 27 s, a digest of 64k levels
+//! 8.9 s. Every YAML text the toolkit reads (a brief's manifest, items, lock, versions and
+//! proposals, a wake digest, a session's `session.yaml`) goes through [`from_str`], which
+//! refuses a text over [`MAX_BYTES`] and measures the flow depth in one pass first,
+//! refusing nesting past [`MAX_FLOW_DEPTH`] before the parser sees it. The deserialiser
 //! refuses 128 levels of any nesting anyway, so no readable file is refused here.
 
 use std::fmt;
@@ -14,10 +17,16 @@ use serde::de::DeserializeOwned;
 /// Deepest flow nesting (`[` and `{` inside each other) accepted in a YAML file.
 pub const MAX_FLOW_DEPTH: usize = 64;
 
+/// The largest YAML text parsed: the largest YAML file the toolkit writes (a lock, a
+/// version or a proposal file, 64 MiB each). Callers reading a file hold it to its own,
+/// usually smaller, limit before it is read.
+pub const MAX_BYTES: usize = 64 * 1024 * 1024;
+
 /// Why a YAML text was refused, with the 1-based line and column where known.
 #[derive(Debug)]
 pub enum YamlError {
     TooDeep { line: usize, column: usize },
+    TooLarge { bytes: usize },
     Parse(serde_yaml::Error),
 }
 
@@ -26,6 +35,7 @@ impl YamlError {
     pub fn location(&self) -> Option<(usize, usize)> {
         match self {
             YamlError::TooDeep { line, column } => Some((*line, *column)),
+            YamlError::TooLarge { .. } => None,
             YamlError::Parse(err) => err.location().map(|l| (l.line(), l.column())),
         }
     }
@@ -35,7 +45,11 @@ impl YamlError {
     pub fn message(&self) -> String {
         match self {
             YamlError::TooDeep { .. } => format!(
-                "nested deeper than {MAX_FLOW_DEPTH} levels of `[`/`{{`; no brief file needs that much"
+                "nested deeper than {MAX_FLOW_DEPTH} levels of `[`/`{{`; no YAML file of briefkit needs that much"
+            ),
+            YamlError::TooLarge { bytes } => format!(
+                "{bytes} bytes of YAML is over the {} MiB limit",
+                MAX_BYTES / (1024 * 1024)
             ),
             YamlError::Parse(err) => {
                 let message = err.to_string();
@@ -59,8 +73,12 @@ impl fmt::Display for YamlError {
 
 impl std::error::Error for YamlError {}
 
-/// `serde_yaml::from_str`, refusing flow nesting deeper than [`MAX_FLOW_DEPTH`] first.
+/// `serde_yaml::from_str`, refusing a text over [`MAX_BYTES`] and flow nesting deeper
+/// than [`MAX_FLOW_DEPTH`] first.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
+    if text.len() > MAX_BYTES {
+        return Err(YamlError::TooLarge { bytes: text.len() });
+    }
     if let Some((line, column)) = too_deep(text, MAX_FLOW_DEPTH) {
         return Err(YamlError::TooDeep { line, column });
     }
@@ -171,6 +189,16 @@ pub fn too_deep(text: &str, limit: usize) -> Option<(usize, usize)> {
                         break;
                     }
                     b'-' | b'?' | b':' if spaced(i + 1) => {}
+                    // A document marker (`--- [` or `... [`) at the start of a line.
+                    b'-' | b'.'
+                        if i == 0
+                            && bytes.len() >= 3
+                            && bytes[..3].iter().all(|&c| c == b)
+                            && spaced(3) =>
+                    {
+                        i += 3;
+                        continue;
+                    }
                     b'&' | b'!' => {
                         // An anchor or tag: the value starts after it.
                         while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t') {
@@ -210,6 +238,10 @@ mod tests {
         // A sequence entry, a tag and an anchor still start a value.
         assert_eq!(too_deep("- - [[x]]\n", 1), Some((1, 6)));
         assert_eq!(too_deep("a: !t &x [[x]]\n", 1), Some((1, 11)));
+        // After a document marker a value starts too.
+        assert_eq!(too_deep("--- [[x]]\n", 1), Some((1, 6)));
+        assert_eq!(too_deep("---\n[[x]]\n", 1), Some((2, 2)));
+        assert_eq!(too_deep("--x [[\n", 1), None);
     }
 
     #[test]
@@ -218,6 +250,17 @@ mod tests {
         let err = from_str::<serde_yaml::Value>(&text).unwrap_err();
         assert_eq!(err.location(), Some((1, 8 + MAX_FLOW_DEPTH)));
         assert!(err.message().contains("nested deeper than 64"));
+        let err =
+            from_str::<serde_yaml::Value>(&format!("--- {}", "[".repeat(100_000))).unwrap_err();
+        assert!(matches!(err, YamlError::TooDeep { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_text_over_the_limit_is_refused_unread() {
+        let text = " ".repeat(MAX_BYTES + 1);
+        let err = from_str::<serde_yaml::Value>(&text).unwrap_err();
+        assert!(matches!(err, YamlError::TooLarge { .. }));
+        assert!(err.message().contains("over the 64 MiB limit"), "{err}");
     }
 
     #[test]

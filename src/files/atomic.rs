@@ -22,7 +22,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".to_string());
-    let tmp = dir.join(super::safe::temporary_name(&name));
+    let tmp = dir.join(super::policy::temporary_name(&name));
     let result = (|| -> std::io::Result<()> {
         let mut file = OpenOptions::new()
             .write(true)
