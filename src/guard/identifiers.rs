@@ -109,7 +109,7 @@ fn inner_capital(w: &str) -> bool {
 }
 
 /// An underscore between two letters or digits (`lookup_order`, `OPENAI_API_KEY`,
-/// `x86_64`), not Markdown emphasis (`_word_`).
+/// `o200k_base`), not Markdown emphasis (`_word_`) nor a numbered id (`msg_12`).
 fn snake(w: &str) -> bool {
     let b = w.as_bytes();
     let inner = (1..b.len().saturating_sub(1)).any(|i| {
@@ -120,7 +120,14 @@ fn snake(w: &str) -> bool {
                 .find(|c| **c != b'_')
                 .is_some_and(u8::is_ascii_alphanumeric)
     });
+    // A counter after a word (`msg_12`, `tool_call_3`) numbers things: an id of a
+    // conversation or a run, not a name a brief defines.
+    let counter = w
+        .rsplit('_')
+        .next()
+        .is_some_and(|last| !last.is_empty() && last.bytes().all(|c| c.is_ascii_digit()));
     inner
+        && !counter
         && b.iter().any(u8::is_ascii_alphabetic)
         && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }

@@ -378,6 +378,11 @@ pub fn to_json(report: &Report) -> serde_json::Value {
     serde_json::to_value(ReportJson::from(report)).unwrap_or(serde_json::Value::Null)
 }
 
+/// The coverage as JSON (see [`CoverageJson`]).
+pub fn coverage_json(coverage: &Coverage) -> serde_json::Value {
+    serde_json::to_value(CoverageJson::from(coverage)).unwrap_or(serde_json::Value::Null)
+}
+
 /// The changes as JSON objects (see [`ChangeJson`]).
 pub fn changes_json(changes: &[Change]) -> serde_json::Value {
     serde_json::to_value(changes.iter().map(ChangeJson::from).collect::<Vec<_>>())

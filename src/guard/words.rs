@@ -27,6 +27,9 @@ pub struct Token {
     pub tok: Tok,
     pub start: usize,
     pub end: usize,
+    /// Joined to the token before by `-`, `_` or `/` (`follow-ups`, `look_up`): part of
+    /// a compound or a name.
+    pub glued: bool,
 }
 
 impl Token {
@@ -127,6 +130,7 @@ pub fn each_sentence<'t, F>(
                     tok: Tok::Num(next_num as u32),
                     start,
                     end,
+                    glued: false,
                 });
                 at = end.max(at + 1);
             }
@@ -146,7 +150,13 @@ pub fn each_sentence<'t, F>(
                 .map_or(text.len(), |n| n.0)
                 .min(hidden.get(h).map_or(text.len(), |s| s.start.max(at)));
             let end = word_end(text, at, limit);
+            let glued = at > 0
+                && matches!(bytes[at - 1], b'-' | b'_' | b'/')
+                && buf.last().is_some_and(|t| t.end + 1 == at);
             push_word(&mut buf, vocab, &text[at..end], at, end);
+            if glued && let Some(last) = buf.last_mut() {
+                last.glued = true;
+            }
             at = end;
             continue;
         }
@@ -164,6 +174,7 @@ pub fn each_sentence<'t, F>(
                 tok: Tok::Mark(c),
                 start: at,
                 end: at + 1,
+                glued: false,
             }),
             '<' | '>' | '≤' | '≥' | '+' => {
                 let eq = bytes.get(at + 1) == Some(&b'=') && c.is_ascii();
@@ -173,6 +184,7 @@ pub fn each_sentence<'t, F>(
                     tok: Tok::Word(id),
                     start: at,
                     end,
+                    glued: false,
                 });
                 at = end;
                 continue;
@@ -223,6 +235,7 @@ fn push_word<'t>(
             tok: Tok::Word(id),
             start,
             end,
+            glued: false,
         })
     };
     let id = vocab.intern_raw(raw);

@@ -55,14 +55,22 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
     let original = read_text(&args.original)?;
     let proposal = read_text(&args.proposal)?;
-    let sample = item_file(&args.original, &original).filter(|i| i.messages().is_some());
-    let report = match sample {
-        // A conversation sample (`format: messages`): message by message.
+    let report = match item_file(&args.original, &original) {
+        // An item file: its body against the proposal (or the proposal's body), as
+        // `review` and `accept` compare them; a conversation sample message by message.
+        // Lines are the files' lines.
         Some(item) => {
-            let body = item_file(&args.proposal, &proposal).map_or(proposal.as_str(), |p| {
+            let proposed = item_file(&args.proposal, &proposal);
+            let body = proposed.as_ref().map_or(proposal.as_str(), |p| {
                 &proposal[proposal.len() - p.body().len()..]
             });
-            guard::check_item(&item, body)?
+            let mut report = guard::check_item(&item, body)?;
+            shift(
+                &mut report,
+                item.body_line - 1,
+                proposed.map_or(0, |p| p.body_line - 1),
+            );
+            report
         }
         None => guard::check(&original, &proposal),
     };
@@ -77,6 +85,33 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
+}
+
+/// Moves the lines of a report on an item's body to the lines of its file: findings in
+/// the original by `original`, in the proposal by `proposal` (findings inside a sample
+/// message keep their lines within the message, which they name).
+pub fn shift(report: &mut Report, original: usize, proposal: usize) {
+    for fact in report.dropped.iter_mut().filter(|f| f.in_message.is_none()) {
+        fact.line += original;
+    }
+    for fact in report
+        .introduced
+        .iter_mut()
+        .filter(|f| f.in_message.is_none())
+    {
+        fact.line += proposal;
+    }
+    for change in report.changed.iter_mut().filter(|c| c.in_message.is_none()) {
+        change.line += original;
+        change.proposal_line += proposal;
+    }
+    for d in report
+        .dropped_instructions
+        .iter_mut()
+        .filter(|d| d.in_message.is_none())
+    {
+        d.line += original;
+    }
 }
 
 /// The text as an item file (front matter and body), when it is one.

@@ -179,6 +179,11 @@ fn verb_at(toks: &[Token], k: usize, vocab: &Vocab) -> bool {
         return false;
     };
     let info = vocab.info(w);
+    // A word glued to the next by one character (`follow-ups`, `check-in`, `look_up`) is
+    // part of a compound or a name, not a verb.
+    if toks.get(k + 1).is_some_and(|n| n.glued) {
+        return false;
+    }
     let next = toks.get(k + 1).map(|t| t.tok);
     let next_info = |n: usize| toks.get(n).and_then(Token::id).map(|id| vocab.info(id));
     // `Return shipping is free`: an auxiliary right after the first words makes them a
