@@ -19,6 +19,7 @@ mod crash;
 mod digest;
 mod docs;
 mod guard_accept;
+mod guard_agree;
 mod guard_bundled;
 mod guard_changes;
 mod guard_cli;
