@@ -93,7 +93,7 @@ pub struct Reading<'t> {
     pub sentences: Vec<Sentence>,
     pub values: Vec<Value>,
     /// Per sentence: distinct content stems and value keys (sorted), for alignment.
-    pub content: Vec<Vec<Id>>,
+    pub content: super::align::Content,
     /// Per sentence: its constraints' index in `table` ([`EMPTY`] when it has none,
     /// [`UNREAD`] when it is not in a tabled language).
     constraint_of: Vec<u32>,
@@ -219,7 +219,7 @@ pub fn read<'t>(
         text,
         sentences: Vec::new(),
         values: Vec::new(),
-        content: Vec::new(),
+        content: super::align::Content::default(),
         constraint_of: Vec::new(),
         table: {
             let mut table = super::stored::Store::default();
@@ -279,8 +279,7 @@ pub fn read<'t>(
                 .collect();
             content.sort_unstable();
             content.dedup();
-            content.shrink_to_fit();
-            reading.content.push(content);
+            reading.content.push(&content);
             let slot = match fits.map(|lk| marks::constraints(toks, &consumed, vocab, lk)) {
                 None => UNREAD,
                 Some(c) if c.is_empty() => EMPTY,

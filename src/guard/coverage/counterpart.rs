@@ -19,11 +19,11 @@ const CAP: usize = 16;
 /// What a sentence of the proposal offers: its key words and constraint families
 /// (with those of the lead-in it is a list item of).
 pub struct Window {
-    pub keys: Vec<Id>,
+    pub keys: Box<[Id]>,
     pub families: u16,
     /// The list this sentence belongs to, lead-in and items (first and last window): a
     /// sentence written as a list (`Do not give:` `- medical advice` …) is found in it.
-    pub block: (usize, usize),
+    pub block: (u32, u32),
     /// Continues the paragraph or list item of the sentence before it: the two may be
     /// one unit of the original split in two.
     pub continues: bool,
@@ -38,9 +38,12 @@ pub struct Windows<'a> {
     text: &'a str,
     lk: &'a Lookup,
     facts: FactCursor<'a>,
-    pub windows: Vec<Window>,
-    ends: Vec<usize>,
-    lead: Option<usize>,
+    windows: Vec<Window>,
+    /// The last sentence's window, its keys still open to a fact after it on its line.
+    pending: Option<(Vec<Id>, Window)>,
+    last_end: Option<usize>,
+    /// The lead-in or heading a list item belongs to: its window and families.
+    lead: Option<(u32, u16)>,
 }
 
 impl<'a> Windows<'a> {
@@ -50,14 +53,32 @@ impl<'a> Windows<'a> {
             lk,
             facts: FactCursor::new(facts),
             windows: Vec::new(),
-            ends: Vec::new(),
+            pending: None,
+            last_end: None,
             lead: None,
+        }
+    }
+
+    fn settle(&mut self) {
+        if let Some((mut keys, mut window)) = self.pending.take() {
+            keys.sort_unstable();
+            keys.dedup();
+            window.keys = keys.into_boxed_slice();
+            self.windows.push(window);
         }
     }
 
     pub fn sentence(&mut self, vocab: &Vocab, view: &SentenceView) {
         let (toks, text) = (view.tokens, self.text);
-        let s = view.index;
+        let mut keys = Vec::new();
+        let mut for_prev = Vec::new();
+        self.facts
+            .take(text, self.last_end, view.sentence.end, &mut for_prev, &mut keys);
+        if let Some((prev, _)) = self.pending.as_mut() {
+            prev.extend(for_prev);
+        }
+        self.settle();
+        let s = view.index as u32;
         let bound = view.values.iter().any(|v| v.bound.is_some());
         let mut families = instruct::families(toks, view.consumed, bound, vocab, self.lk, text);
         let start = view.sentence.start;
@@ -68,12 +89,12 @@ impl<'a> Windows<'a> {
                 if ordered {
                     families |= ORDERED_ITEM;
                 }
-                if let Some(l) = self.lead {
-                    families |= self.windows[l].families & instruct::CHECKED;
+                if let Some((l, lead_families)) = self.lead {
+                    families |= lead_families & instruct::CHECKED;
                     block.0 = l;
                 }
             }
-            Shape::Heading => self.lead = Some(s),
+            Shape::Heading => self.lead = Some((s, families)),
             _ if units::at_line_start(text, start) => self.lead = None,
             _ => {}
         }
@@ -81,47 +102,38 @@ impl<'a> Windows<'a> {
             && !matches!(shape, Shape::Item { .. })
             && matches!(toks.last().map(|t| t.tok), Some(Tok::Mark(':')))
         {
-            self.lead = Some(s);
+            self.lead = Some((s, families));
         }
-        let mut keys = Vec::new();
         instruct::keys(toks, view.consumed, view.keys, vocab, &mut keys);
-        let prev_end = self.ends.last().copied();
-        let mut for_prev = Vec::new();
-        self.facts
-            .take(text, prev_end, view.sentence.end, &mut for_prev, &mut keys);
-        if let Some(p) = self.windows.last_mut() {
-            p.keys.extend(for_prev);
-        }
         // A sentence that continues the paragraph or list item before it (no blank line,
         // not at a line's start) may be the second half of a split unit.
-        let continues = prev_end.is_some_and(|p| {
+        let continues = self.last_end.is_some_and(|p| {
             shape == Shape::Plain
                 && !text[p..start].contains("\n\n")
                 && !units::at_line_start(text, start)
         });
-        self.ends.push(view.sentence.end);
-        self.windows.push(Window {
-            keys,
+        self.last_end = Some(view.sentence.end);
+        let window = Window {
+            keys: Box::default(),
             families,
             block,
             continues,
-        });
+        };
+        self.pending = Some((keys, window));
     }
 
     /// The windows, keys sorted, each list's last window known.
     pub fn finish(mut self) -> Vec<Window> {
-        if let (Some(last), Some(&end)) = (self.windows.last_mut(), self.ends.last()) {
-            self.facts.rest(self.text, end, &mut last.keys);
+        if let (Some((keys, _)), Some(end)) = (self.pending.as_mut(), self.last_end) {
+            self.facts.rest(self.text, end, keys);
         }
-        let mut ends = vec![0usize; self.windows.len()];
-        for (i, w) in self.windows.iter_mut().enumerate() {
-            w.keys.sort_unstable();
-            w.keys.dedup();
-            w.keys.shrink_to_fit();
-            ends[w.block.0] = i;
+        self.settle();
+        let mut ends = vec![0u32; self.windows.len()];
+        for (i, w) in self.windows.iter().enumerate() {
+            ends[w.block.0 as usize] = i as u32;
         }
         for w in &mut self.windows {
-            w.block.1 = ends[w.block.0];
+            w.block.1 = ends[w.block.0 as usize];
         }
         self.windows
     }
@@ -267,6 +279,7 @@ impl<'a> Search<'a> {
         for (_, p) in best.into_iter().flatten() {
             let last = self.windows.len() - 1;
             let (first, end) = self.windows[p].block;
+            let (first, end) = (first as usize, end as usize);
             let mut candidates = vec![(p, p)];
             if p > 0 && self.windows[p].continues {
                 candidates.push((p - 1, p));

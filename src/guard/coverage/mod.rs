@@ -88,7 +88,12 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
     } = input.units;
     for u in &mut units {
         if u.keys.iter().any(|k| input.dropped.contains(k)) {
-            u.keys.retain(|k| !input.dropped.contains(k));
+            u.keys = u
+                .keys
+                .iter()
+                .copied()
+                .filter(|k| !input.dropped.contains(k))
+                .collect();
             // Nothing but dropped facts: the facts are the finding.
             u.instruction &= !u.keys.is_empty();
         }
@@ -107,7 +112,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
     let mut group_of = vec![usize::MAX; units.len()];
     let mut members: Vec<Vec<usize>> = Vec::new();
     for (i, u) in units.iter().enumerate().filter(|(_, u)| u.instruction) {
-        let key = (u.keys.as_slice(), u.families & instruct::CHECKED);
+        let key = (&u.keys[..], u.families & instruct::CHECKED);
         let g = *groups.entry(key).or_insert_with(|| {
             members.push(Vec::new());
             members.len() - 1

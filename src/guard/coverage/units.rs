@@ -32,15 +32,17 @@ pub struct Unit {
     pub families: u16,
     pub instruction: bool,
     /// Sorted, distinct key words.
-    pub keys: Vec<Id>,
+    pub keys: Box<[Id]>,
     /// The items of a list inside the unit (`medical, legal or tax advice`).
-    pub items: Vec<Item>,
+    pub items: Box<[Item]>,
 }
 
 /// A unit while its sentence is read: whether it gives an order before its key words are
 /// all known (a fact after it on its line may still join it).
 struct Pending {
     unit: Unit,
+    /// Its key words so far (a fact after it on its line may still join them).
+    keys: Vec<Id>,
     order: bool,
 }
 
@@ -174,16 +176,16 @@ impl<'a> Units<'a> {
 
     /// A unit no fact can join any more: counted, and kept when it is an instruction.
     fn settle(&mut self, p: Pending) {
-        let mut unit = p.unit;
-        unit.keys.sort_unstable();
-        unit.keys.dedup();
-        for &k in &unit.keys {
+        let (mut unit, mut keys) = (p.unit, p.keys);
+        keys.sort_unstable();
+        keys.dedup();
+        for &k in &keys {
             *self.done.df.entry(k).or_default() += 1;
         }
         self.done.count += 1;
-        unit.instruction = p.order && !unit.keys.is_empty();
+        unit.instruction = p.order && !keys.is_empty();
         if unit.instruction {
-            unit.keys.shrink_to_fit();
+            unit.keys = keys.into_boxed_slice();
             self.done.units.push(unit);
         }
     }
@@ -233,7 +235,7 @@ impl<'a> Units<'a> {
             self.facts
                 .take(text, prev_end, last.end, &mut for_prev, &mut keys);
             if let Some(p) = made.last_mut().or(self.pending.as_mut()) {
-                p.unit.keys.extend(for_prev);
+                p.keys.extend(for_prev);
             }
             let cue = instruct::cue_at(span, 0, vocab, lk).map(|c| c.0);
             let ordering = instruct::imperative_at(span, 0, vocab)
@@ -263,9 +265,10 @@ impl<'a> Units<'a> {
                     under: inherited.map(|l| l.span).or(self.heading),
                     families,
                     instruction: false,
-                    keys,
-                    items: lists::items(span, vocab),
+                    keys: Box::default(),
+                    items: lists::items(span, vocab).into_boxed_slice(),
                 },
+                keys,
                 order: !heading && (order || inherited.is_some_and(|l| l.order)),
             });
             if heading {
@@ -303,7 +306,7 @@ impl<'a> Units<'a> {
     /// says).
     pub fn finish(mut self) -> Finished {
         if let Some(mut p) = self.pending.take() {
-            self.facts.rest(self.text, p.unit.end, &mut p.unit.keys);
+            self.facts.rest(self.text, p.unit.end, &mut p.keys);
             self.settle(p);
         }
         self.done
