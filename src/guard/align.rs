@@ -160,12 +160,7 @@ pub fn best(from: &Content, to: &Content) -> Vec<Match> {
 /// a link when both sides chose each other, or when it is strong and brings words the
 /// other side's own choice lacks (two sentences merged into one, one split in two). A
 /// deleted sentence is not linked to a sentence that merely shares some of its words.
-pub fn groups(
-    best: &[Match],
-    back: &[Match],
-    mine: &Content,
-    theirs: &Content,
-) -> Vec<Vec<usize>> {
+pub fn groups(best: &[Match], back: &[Match], mine: &Content, theirs: &Content) -> Vec<Vec<usize>> {
     // Whether `words` share with `other` a word that `rival` does not have.
     let adds = |words: &[Id], other: &[Id], rival: &[Id]| {
         words

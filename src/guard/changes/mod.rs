@@ -80,6 +80,17 @@ pub struct Change {
     pub in_message: Option<String>,
 }
 
+/// How the second layer compared a sentence of the original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// No sentence of the proposal says the same thing.
+    Alone,
+    /// Compared with its counterpart: its constraints were judged there.
+    Linked,
+    /// Compared, and a change was reported for it.
+    Changed,
+}
+
 /// At most this many values of one sentence group are compared with each value.
 const LIMIT: usize = 64;
 
@@ -99,7 +110,7 @@ struct Found {
 /// values the first layer reports as dropped (not reported again). Also says, per
 /// sentence of the original, whether it was compared with a linked sentence of the
 /// proposal (the third layer trusts this comparison for its constraints).
-pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, Vec<bool>) {
+pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, Vec<Link>) {
     let best_p = align::best(&o.content, &p.content);
     let best_o = align::best(&p.content, &o.content);
     let group_p = align::groups(&best_p, &best_o, &o.content, &p.content);
@@ -161,9 +172,25 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
     for (i, v) in p.values.iter().enumerate() {
         by_key.entry(v.key.id).or_default().push(i);
     }
+    let mut linked: Vec<Link> = group_p
+        .iter()
+        .map(|g| {
+            if g.is_empty() {
+                Link::Alone
+            } else {
+                Link::Linked
+            }
+        })
+        .collect();
+    // Changes found in a linked sentence (not a value whose binding went with a deleted
+    // sentence: that sentence is still gone).
+    for &s in &reported {
+        if let Some(l) = linked.get_mut(s).filter(|l| **l == Link::Linked) {
+            *l = Link::Changed;
+        }
+    }
     values::unbound(o, p, &by_key, &reported, &mut found);
     cancel_double_flips(&mut found);
-    let linked: Vec<bool> = group_p.iter().map(|g| !g.is_empty()).collect();
     let (o_lines, p_lines) = (Lines::new(o.text), Lines::new(p.text));
     let mut out: Vec<Change> = found
         .into_iter()

@@ -72,8 +72,13 @@ impl<'a> Windows<'a> {
         let (toks, text) = (view.tokens, self.text);
         let mut keys = Vec::new();
         let mut for_prev = Vec::new();
-        self.facts
-            .take(text, self.last_end, view.sentence.end, &mut for_prev, &mut keys);
+        self.facts.take(
+            text,
+            self.last_end,
+            view.sentence.end,
+            &mut for_prev,
+            &mut keys,
+        );
         if let Some((prev, _)) = self.pending.as_mut() {
             prev.extend(for_prev);
         }

@@ -49,8 +49,8 @@ pub struct Input<'a> {
     /// How many sentences the original has (where a unit is expected in the proposal).
     pub sentences: usize,
     pub vocab: &'a Vocab<'a>,
-    /// Per sentence of the original: the second layer compared it with a linked sentence.
-    pub linked: &'a [bool],
+    /// Per sentence of the original: how the second layer compared it.
+    pub linked: &'a [super::changes::Link],
     /// Keys of the facts the first layer reports as dropped: a unit is not reported
     /// again for them (a unit whose only loss is its price is a dropped price).
     pub dropped: &'a super::hash::FxSet<Id>,
@@ -144,6 +144,13 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
             why[i] = "no counterpart in the proposal".into();
             continue;
         };
+        let link = input.linked.get(u.sentence).copied();
+        if found.share < PASS && link == Some(super::changes::Link::Changed) {
+            // The second layer reported what changed in this sentence: one finding, not
+            // two. Not counted as kept.
+            verdict[i] = Verdict::Partial;
+            continue;
+        }
         if found.share < REPORT {
             why[i] = format!(
                 "no counterpart in the proposal (the nearest keeps {:.0}% of its words)",
@@ -151,7 +158,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
             );
             continue;
         }
-        let trusted = input.linked.get(u.sentence).copied().unwrap_or(false);
+        let trusted = link.is_some_and(|l| l != super::changes::Link::Alone);
         if !trusted && let Some(f) = instruct::lost(u.families & instruct::CHECKED, found.families)
         {
             why[i] = format!(
