@@ -96,6 +96,18 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
         }
         i += len;
     }
+    // A clause before a colon sets the condition for what follows it (`No movement for 7
+    // days: escalate` = `If there is no movement for 7 days, escalate`).
+    if let Some(colon) = toks.iter().position(|t| t.tok == Tok::Mark(':')) {
+        c.carried.extend(
+            toks[..colon]
+                .iter()
+                .filter_map(Token::id)
+                .filter(|&w| vocab.info(w).has(CONTENT))
+                .map(|w| vocab.stem(w))
+                .take(8),
+        );
+    }
     c
 }
 

@@ -9,7 +9,7 @@
 //!
 //! A counterpart is a sentence of the proposal (or two adjacent ones) that keeps at least
 //! half of the unit's key words, weighted by rarity in the original (`customer` in every
-//! rule counts less than `promise`; facts count double), after stemming and synonym
+//! rule counts less than `promise`; a name, code or a URL counts three times), after stemming and synonym
 //! groups, and keeps its constraints (`never`, `only`, `unless`, `if`, `until`,
 //! `before`), or a rewording of them, unless the second layer already compared the
 //! sentence and judged its constraints. A unit repeated in the original is covered by any
@@ -105,7 +105,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
         let rare = 1.0 + (n / f64::from(*df.get(&k).unwrap_or(&1))).ln();
         let w = vocab.word(k);
         let fact = w.starts_with('@') || ["url:", "mail:", "ph:"].iter().any(|t| w.starts_with(t));
-        if fact { 2.0 * rare } else { rare }
+        if fact { 3.0 * rare } else { rare }
     };
     // Units with the same words and constraints are one instruction said twice.
     let mut groups: FxMap<(&[Id], u16), usize> = FxMap::default();

@@ -89,9 +89,24 @@ pub fn shape(text: &str, start: usize) -> Shape {
 /// Fact keys (code, identifiers, URLs, e-mail addresses, placeholders) by offset, sorted.
 pub type FactKeys = [(usize, Id)];
 
+/// Whether the text between a span's end and a fact keeps the fact in the span's sentence:
+/// no sentence end, blank line or new list item, heading, quote or table row between them
+/// (a line break alone does not end a sentence).
+fn same_sentence(gap: &str) -> bool {
+    if gap.contains(['.', '!', '?', ';']) || gap.contains("\n\n") {
+        return false;
+    }
+    gap.split('\n').skip(1).all(|line| {
+        let t = line.trim_start();
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        !t.starts_with(['-', '*', '+', '#', '>', '|'])
+            && !(digits > 0 && t[digits..].starts_with(['.', ')']))
+    })
+}
+
 /// Hands out the fact keys of a text to the spans read in order: a fact belongs to the
-/// span it is in, or to the span before it on the same line (`Call it via `x`.`), else to
-/// the next span.
+/// span it is in, or to the span before it in the same sentence (`Call it via `x`.`),
+/// else to the next span.
 pub struct FactCursor<'a> {
     facts: &'a FactKeys,
     next: usize,
@@ -117,17 +132,17 @@ impl<'a> FactCursor<'a> {
                 break;
             }
             match prev_end {
-                Some(p) if p <= at && !text[p..at].contains('\n') => prev.push(id),
+                Some(p) if p <= at && same_sentence(&text[p..at]) => prev.push(id),
                 _ => this.push(id),
             }
             self.next += 1;
         }
     }
 
-    /// The facts after the last span, on its line.
+    /// The facts after the last span, in its sentence.
     pub fn rest(&mut self, text: &str, prev_end: usize, prev: &mut Vec<Id>) {
         while let Some(&(at, id)) = self.facts.get(self.next) {
-            if at >= prev_end && !text[prev_end..at].contains('\n') {
+            if at >= prev_end && same_sentence(&text[prev_end..at]) {
                 prev.push(id);
             }
             self.next += 1;
