@@ -73,6 +73,12 @@ pub fn items(toks: &[Token], vocab: &Vocab) -> Vec<Item> {
         let mut k = start + 1;
         while k < segments.len() {
             let seg = segments[k];
+            // An order (`…, use TypeScript and follow the style`) is a clause, not a list
+            // item: no list here.
+            if super::instruct::imperative_at(seg, 0, vocab) {
+                out.clear();
+                break;
+            }
             // An Oxford comma leaves the joiner at the start of the last segment.
             match joiner(seg) {
                 Some(j) if j <= SHORT => {

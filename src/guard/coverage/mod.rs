@@ -158,6 +158,30 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
             );
             continue;
         }
+        // A borderline match that kept none of the words only this unit has, nor any of
+        // its values or names (`confirms the address` matched by `checks the delivery date`
+        // in the next step), is a drop.
+        let kept_fact = u.keys.iter().any(|&k| {
+            vocab.word(k).starts_with(['#', '$', '@']) && search.has(found.from, found.to, k)
+        });
+        let own: Vec<Id> = u
+            .keys
+            .iter()
+            .copied()
+            .filter(|k| df.get(k) == Some(&1))
+            .collect();
+        if found.share < PASS
+            && !kept_fact
+            && !own.is_empty()
+            && !own.iter().any(|&k| search.has(found.from, found.to, k))
+        {
+            why[i] = format!(
+                "no counterpart in the proposal (the nearest keeps {:.0}% of its words, none \
+                 of its own)",
+                found.share * 100.0
+            );
+            continue;
+        }
         let trusted = link.is_some_and(|l| l != super::changes::Link::Alone);
         if !trusted && let Some(f) = instruct::lost(u.families & instruct::CHECKED, found.families)
         {
