@@ -21,6 +21,7 @@
 
 mod english;
 mod english_instructions;
+mod english_synonyms;
 
 pub use english::ENGLISH;
 
