@@ -143,6 +143,8 @@ pub struct SentenceView<'a> {
     pub values: &'a [Value],
     /// Tokens of a value's bound phrase (`no more than 5`): not constraint words.
     pub consumed: &'a [bool],
+    /// The sentence's constraint words, when it is in a tabled language.
+    pub constraints: Option<&'a Constraints>,
 }
 
 fn is_value(kind: Kind) -> bool {
@@ -280,10 +282,11 @@ pub fn read<'t>(
             content.sort_unstable();
             content.dedup();
             reading.content.push(&content);
-            let slot = match fits.map(|lk| marks::constraints(toks, &consumed, vocab, lk)) {
+            let constraints = fits.map(|lk| marks::constraints(toks, &consumed, vocab, lk));
+            let slot = match &constraints {
                 None => UNREAD,
                 Some(c) if c.is_empty() => EMPTY,
-                Some(c) => reading.table.push(&c),
+                Some(c) => reading.table.push(c),
             };
             reading.constraint_of.push(slot);
             each(
@@ -295,6 +298,7 @@ pub fn read<'t>(
                     keys: &keys,
                     values: &reading.values[first_value..],
                     consumed: &consumed,
+                    constraints: constraints.as_ref(),
                 },
             );
             true

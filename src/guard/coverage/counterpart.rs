@@ -85,7 +85,10 @@ impl<'a> Windows<'a> {
         self.settle();
         let s = view.index as u32;
         let bound = view.values.iter().any(|v| v.bound.is_some());
-        let mut families = instruct::families(toks, view.consumed, bound, vocab, self.lk, text);
+        let mut families = match view.constraints {
+            Some(c) => instruct::families_of(c, toks, view.consumed, bound, vocab, text),
+            None => instruct::families(toks, view.consumed, bound, vocab, self.lk, text),
+        };
         let start = view.sentence.start;
         let shape = units::shape(text, start);
         let mut block = (s, s);
@@ -225,21 +228,21 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// The counterpart of a unit with `keys` weighted by `weight`, expected near window
+    /// The counterpart of a unit with `keys` weighted by `weights`, expected near window
     /// `expected`: one window, or two when the second continues the first (a split
     /// sentence), or a whole list for a unit with a list in it (`lists`).
     pub fn find(
         &mut self,
         keys: &[Id],
-        weight: &dyn Fn(Id) -> f64,
+        weights: &[f64],
         expected: usize,
         lists: bool,
     ) -> Option<Found> {
-        let total: f64 = keys.iter().map(|&k| weight(k)).sum();
+        let total: f64 = weights.iter().sum();
         if total <= 0.0 || self.windows.is_empty() {
             return None;
         }
-        for &k in keys {
+        for (&k, &w) in keys.iter().zip(weights) {
             let postings = self.index.get(k);
             if postings.is_empty() {
                 continue;
@@ -251,7 +254,6 @@ impl<'a> Search<'a> {
                 let lo = at.saturating_sub(CAP / 2).min(postings.len() - CAP);
                 &postings[lo..lo + CAP]
             };
-            let w = weight(k);
             for &p in near {
                 if self.score[p as usize] == 0.0 {
                     self.touched.push(p);
@@ -298,8 +300,11 @@ impl<'a> Search<'a> {
             for (from, to) in candidates {
                 let kept: f64 = keys
                     .iter()
-                    .filter(|k| (from..=to).any(|q| self.windows[q].keys.binary_search(k).is_ok()))
-                    .map(|&k| weight(k))
+                    .zip(weights)
+                    .filter(|(k, _)| {
+                        (from..=to).any(|q| self.windows[q].keys.binary_search(k).is_ok())
+                    })
+                    .map(|(_, &w)| w)
                     .sum();
                 let families = (from..=to).fold(0, |f, q| f | self.windows[q].families);
                 let share = kept / total;

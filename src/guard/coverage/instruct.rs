@@ -64,6 +64,19 @@ pub fn families(
     text: &str,
 ) -> u16 {
     let c = marks::constraints(toks, consumed, vocab, lk);
+    families_of(&c, toks, consumed, values_bound, vocab, text)
+}
+
+/// The families of a run of tokens whose constraint words `c` are already read (a whole
+/// sentence, as the second layer read it).
+pub fn families_of(
+    c: &super::super::reading::Constraints,
+    toks: &[Token],
+    consumed: &[bool],
+    values_bound: bool,
+    vocab: &Vocab,
+    text: &str,
+) -> u16 {
     let mut f = 0;
     let effective_neg = c.modals.iter().any(|m| {
         matches!(m.mark, Mark::Optional)

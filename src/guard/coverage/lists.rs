@@ -41,6 +41,9 @@ fn item(toks: &[Token], vocab: &Vocab) -> Option<Item> {
 
 /// The items of the first list in a unit's tokens, or none.
 pub fn items(toks: &[Token], vocab: &Vocab) -> Vec<Item> {
+    if !toks.iter().any(|t| matches!(t.tok, Tok::Mark(','))) {
+        return Vec::new();
+    }
     // Segments between commas.
     let mut segments: Vec<&[Token]> = Vec::new();
     let mut from = 0;

@@ -140,7 +140,8 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
         } else {
             u.sentence * p_len.saturating_sub(1) / (o_len - 1)
         };
-        let Some(found) = search.find(&u.keys, &weight, expected, !u.items.is_empty()) else {
+        let weights: Vec<f64> = u.keys.iter().map(|&k| weight(k)).collect();
+        let Some(found) = search.find(&u.keys, &weights, expected, !u.items.is_empty()) else {
             why[i] = "no counterpart in the proposal".into();
             continue;
         };

@@ -235,8 +235,11 @@ impl<'a> Units<'a> {
             let bound = values
                 .iter()
                 .any(|v| v.bound.is_some() && v.start >= first.start && v.end <= last.end);
-            let mut families =
-                instruct::families(span, &consumed[from..to], bound, vocab, lk, text);
+            // One clause: the sentence's constraint words, already read, are its own.
+            let mut families = match view.constraints.filter(|_| starts.len() == 1) {
+                Some(c) => instruct::families_of(c, span, &consumed[from..to], bound, vocab, text),
+                None => instruct::families(span, &consumed[from..to], bound, vocab, lk, text),
+            };
             if matches!(shape, Shape::Item { ordered: true }) {
                 families |= ORDERED_ITEM;
             }
