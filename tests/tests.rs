@@ -13,6 +13,7 @@ mod compose;
 mod compress;
 mod compress_batch;
 mod contract;
+mod credentials;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
@@ -49,6 +50,8 @@ mod provider;
 mod provider_failures;
 mod proxy;
 mod proxy_faults;
+mod proxy_limits;
+mod proxy_records;
 mod review_batch;
 mod samples;
 mod samples_compress;
@@ -63,6 +66,7 @@ mod static_vars;
 mod stats_cache;
 mod stats_compact_init;
 mod stats_counts;
+mod timeouts;
 mod usage;
 mod versions;
 mod versions_git;

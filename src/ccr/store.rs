@@ -133,7 +133,7 @@ impl Store {
     }
 
     pub(super) fn sql(&self, err: rusqlite::Error) -> Error {
-        schema::sql(&self.path, &err)
+        schema::sql(&self.path, err)
     }
 
     /// Stores `original` (keyed by [`hash`]) with the `compressed` text that stands in its
@@ -161,7 +161,7 @@ impl Store {
                 .with_hint("keep it in a file and store a part of it; nothing was stored"));
             }
         }
-        let full = crate::prompt::canonical::sha256_hex(original);
+        let full = crate::wire::canonical::sha256_hex(original);
         let key = hash(original);
         let now = (self.now_ms)();
         let ttl_ms = i64::try_from(

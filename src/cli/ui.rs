@@ -193,9 +193,9 @@ impl Ui {
         for cause in err.causes() {
             self.err_line(&format!("  caused by: {}", for_terminal(&cause)));
         }
-        if let Some(hint) = &err.hint {
+        if let Some(hint) = crate::cli::hints::for_cli(err) {
             let label = self.paint_err("hint:", Tone::Info);
-            self.err_line(&format!("{label} {}", for_terminal(hint)));
+            self.err_line(&format!("{label} {}", for_terminal(&hint)));
         }
     }
 }

@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::Serialize;
 
 use crate::brief::{Brief, ItemType, LineIndex, Lock, Problem, Tier};
-use crate::cache::volatile;
 use crate::error::{Error, Result};
-use crate::prompt::canonical::sha256_hex;
 use crate::prompt::compose::{ComposeOptions, prefix};
 use crate::prompt::measure::{over_budget, prefix_tokens};
+use crate::text::volatile;
+use crate::wire::canonical::sha256_hex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]

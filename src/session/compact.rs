@@ -21,9 +21,9 @@ use super::{Session, envelope};
 use crate::brief::Brief;
 use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
-use crate::prompt::wire::{Message, Prompt, Role};
 use crate::provider::{CallOptions, Provider};
 use crate::tokens;
+use crate::wire::{Message, Prompt, Role};
 
 const MANIFEST: &str = include_str!("../../briefs/compaction/brief.yaml");
 const ITEMS: [(&str, &str); 3] = [

@@ -8,15 +8,15 @@ use std::time::Instant;
 
 use super::Session;
 use crate::cache::ledger;
-use crate::error::{Error, Result};
-use crate::provider::{Answer, BriefModel, Overrides, ProviderKind, Settings};
+use crate::error::Result;
+use crate::provider::{Answer, Overrides, Settings};
 
-/// Which model to call; `None` fields fall back to the environment and the brief.
+/// Which model to call and where its calls are recorded.
 #[derive(Debug, Clone, Default)]
 pub struct ModelChoice {
-    pub provider: Option<ProviderKind>,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
+    /// What the entry point asks for; unset parts fall back to the environment and the
+    /// brief, as for every other command.
+    pub provider: Overrides,
     /// The ledger file [default: `$BRIEF_LEDGER`, else the user's state directory].
     pub ledger: Option<PathBuf>,
 }
@@ -24,27 +24,7 @@ pub struct ModelChoice {
 impl Session {
     /// The provider settings for `choice`, the session's brief filling the gaps.
     pub fn settings(&self, choice: &ModelChoice) -> Result<Settings> {
-        let brief = &self.brief;
-        let from_brief = match &brief.manifest.model {
-            Some(model) => Some(BriefModel {
-                kind: model.provider.parse().map_err(|e: String| {
-                    Error::input(format!(
-                        "{}: model.provider: {e}",
-                        brief.manifest_path().display()
-                    ))
-                })?,
-                model: model.name.clone(),
-                base_url: model.base_url.clone(),
-            }),
-            None => None,
-        };
-        let flags = Overrides {
-            kind: choice.provider,
-            model: choice.model.clone(),
-            base_url: choice.base_url.clone(),
-            timeout: None,
-        };
-        Settings::resolve(flags, from_brief)
+        Settings::resolve(choice.provider.clone(), self.brief.manifest.model.as_ref())
     }
 
     /// The key the ledger groups this session's calls by (`brief usage --by session`):
@@ -67,7 +47,7 @@ impl Session {
         started: Instant,
         result: &Result<Answer>,
     ) {
-        let mut entry = ledger::Entry::new(command, settings.kind.as_str(), &settings.model);
+        let mut entry = ledger::Entry::new(command, settings.wire.as_str(), &settings.model);
         entry.brief = Some(self.brief.manifest.name.clone());
         entry.brief_dir = Some(self.config.brief.display().to_string());
         entry.prefix_hash = Some(prefix_hash.to_string());

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use crate::ccr::{Store, Strategy, thousands};
 use crate::error::Result;
-use crate::prompt::wire::Prompt;
+use crate::wire::Prompt;
 
 /// The digest schema version, in the rendered text and in every report.
 pub const VERSION: &str = "digest/1";

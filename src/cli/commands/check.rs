@@ -170,7 +170,7 @@ struct BriefJson<'a> {
 struct UnreadableJson<'a> {
     kind: &'static str,
     message: &'a str,
-    hint: Option<&'a str>,
+    hint: Option<String>,
     locations: &'a [Location],
     /// Each problem as one `file:line:column: message` line, then any other detail.
     details: Vec<String>,
@@ -234,7 +234,7 @@ fn print_json(
             .map(|e| UnreadableJson {
                 kind: e.kind.as_str(),
                 message: &e.message,
-                hint: e.hint.as_deref(),
+                hint: crate::cli::hints::for_cli(e),
                 locations: &e.locations,
                 details: e
                     .locations

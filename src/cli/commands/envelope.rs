@@ -40,6 +40,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             args.file.display(),
             e.line()
         ))
+        .with_source(e)
     })?;
     let violations = envelope::validate(&value);
     let summary = if violations.is_empty() {

@@ -12,9 +12,9 @@ use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::files::input;
+use crate::files::inside;
 use crate::files::limits::IMPORT_SOURCE;
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::store::safe;
 use crate::tokens::{self, Encoding};
 
 /// Turn an existing prompt (Markdown) into a brief: one item per section
@@ -231,7 +231,7 @@ fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
     let gitignore = dir.join(".gitignore");
     if fs::symlink_metadata(&gitignore).is_ok() {
         // Kept as it is, but not if it is a link that leaves the directory.
-        safe::check_target(dir, &gitignore)?;
+        inside::check_target(dir, &gitignore)?;
     } else {
         files.push((
             gitignore,
@@ -248,7 +248,7 @@ fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
     // The manifest last: until it exists the directory is not a brief.
     files.push((dir.join(MANIFEST), manifest.into_bytes()));
     refuse_over_limits(&files)?;
-    safe::write_files(dir, &files)
+    inside::write_files(dir, &files)
 }
 
 /// The loader refuses an item file over `MAX_FILE_BYTES` and a manifest over
