@@ -99,8 +99,9 @@ fn same_sentence(gap: &str) -> bool {
     gap.split('\n').skip(1).all(|line| {
         let t = line.trim_start();
         let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-        !t.starts_with(['-', '*', '+', '#', '>', '|'])
-            && !(digits > 0 && t[digits..].starts_with(['.', ')']))
+        let marker = t.starts_with(['-', '*', '+', '#', '>', '|'])
+            || (digits > 0 && t[digits..].starts_with(['.', ')']));
+        !marker
     })
 }
 
