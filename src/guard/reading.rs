@@ -152,7 +152,7 @@ fn is_value(kind: Kind) -> bool {
 }
 
 /// Enough words to tell the language; a sample keeps detection cheap on a long text.
-const SAMPLE: usize = 4000;
+const SAMPLE: usize = 1000;
 
 /// The language of a text, from the first words of its prose.
 pub fn language<'t>(

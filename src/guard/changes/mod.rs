@@ -191,7 +191,14 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
     }
     values::unbound(o, p, &by_key, &reported, &mut found);
     cancel_double_flips(&mut found);
-    let (o_lines, p_lines) = (Lines::new(o.text), Lines::new(p.text));
+    // Line tables only when there is something to place (most checks of a faithful
+    // rewrite find nothing).
+    let live = found.iter().any(|f| !f.gone);
+    let (o_lines, p_lines) = if live {
+        (Lines::new(o.text), Lines::new(p.text))
+    } else {
+        (Lines::new(""), Lines::new(""))
+    };
     let mut out: Vec<Change> = found
         .into_iter()
         .filter(|f| !f.gone)

@@ -210,7 +210,8 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
         }
     }
     repeats(&units, &weight, &mut verdict);
-    let lines = Lines::new(text);
+    let reported = verdict.iter().any(|v| *v != Verdict::Kept);
+    let lines = Lines::new(if reported { text } else { "" });
     let mut out = Vec::new();
     for group in &members {
         let best = group
