@@ -138,6 +138,23 @@ impl Lock {
         }
         Ok(Some(lock))
     }
+
+    /// Line and column (1-based) of the prefix's `hash:` in the lock file at `path`, where
+    /// `check` points a changed prefix (an annotation needs a line). Read again only then.
+    pub fn prefix_hash_position(path: &Path) -> Option<(usize, usize)> {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
+        crate::files::inside::check_inside(dir, path).ok()?;
+        let text = read_text(path, MAX_LOCK_BYTES, &mut Vec::new())?;
+        let mut in_prefix = false;
+        for (i, line) in text.lines().enumerate() {
+            if !line.starts_with([' ', '\t']) {
+                in_prefix = line.trim_end() == "prefix:";
+            } else if in_prefix && line.starts_with("  hash:") {
+                return Some((i + 1, 3));
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]

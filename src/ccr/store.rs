@@ -70,6 +70,9 @@ pub struct Tombstone {
     pub expires_ms: i64,
     pub original_bytes: u64,
     pub original_tokens: u64,
+    /// The original is gone (`gc` or a put collected it); `false` while it still sits in
+    /// the file, expired and never served, awaiting `gc`.
+    pub collected: bool,
 }
 
 /// The answer to `get`: never a bare "not found" for something that once existed.
@@ -294,7 +297,7 @@ impl Store {
                 original,
                 compressed: compressed.unwrap_or_default(),
             })),
-            _ => Ok(Lookup::Expired(Tombstone {
+            original => Ok(Lookup::Expired(Tombstone {
                 hash: query.key.clone(),
                 strategy,
                 source,
@@ -302,6 +305,7 @@ impl Store {
                 expires_ms,
                 original_bytes: size(0),
                 original_tokens: size(1),
+                collected: original.is_none(),
             })),
         }
     }

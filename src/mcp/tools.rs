@@ -248,6 +248,8 @@ fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
             "strategy": tomb.strategy,
             "source": tomb.source,
             "expired_at": format_rfc3339(tomb.expires_ms),
+            "collected": tomb.collected,
+            "awaiting_gc": !tomb.collected,
             "advice": "do not retry this hash: regenerate the digest or re-read the source it came from",
         }),
         Lookup::Unknown => json!({

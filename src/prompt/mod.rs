@@ -3,6 +3,8 @@
 //! check` runs on it, and its measures.
 
 pub mod check;
+mod check_rules;
 pub mod compose;
 pub mod examples;
 pub mod measure;
+pub mod tool_schema;

@@ -36,20 +36,32 @@ impl Session {
             .to_string()
     }
 
-    /// Writes one ledger row for a call (`command`: `session` or `compact`). A ledger
-    /// that cannot be written never fails the call; the operator is told.
+    /// Writes one ledger row for a call (`command`: `session` or `compact`). `bundled`
+    /// names the built-in brief whose prefix was sent (`compaction`), as `compress` names
+    /// the compressor: the row is then that brief's, with the session's brief as its
+    /// `target_brief`, so `usage --by brief` never bills it to the session's brief. A
+    /// ledger that cannot be written never fails the call; the operator is told.
     pub(super) fn record_call(
         &self,
         choice: &ModelChoice,
         command: &str,
         settings: &Settings,
-        prefix_hash: &str,
+        (bundled, prefix_hash): (Option<&str>, &str),
         started: Instant,
         result: &Result<Answer>,
     ) {
         let mut entry = ledger::Entry::new(command, settings.wire.as_str(), &settings.model);
-        entry.brief = Some(self.brief.manifest.name.clone());
-        entry.brief_dir = Some(self.config.brief.display().to_string());
+        let own = (
+            Some(self.brief.manifest.name.clone()),
+            Some(self.config.brief.display().to_string()),
+        );
+        match bundled {
+            None => (entry.brief, entry.brief_dir) = own,
+            Some(name) => {
+                entry.brief = Some(name.to_string());
+                (entry.target_brief, entry.target_brief_dir) = own;
+            }
+        }
         entry.prefix_hash = Some(prefix_hash.to_string());
         entry.session = Some(self.ledger_key());
         let entry = entry.record(started.elapsed(), result);

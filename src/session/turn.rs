@@ -226,7 +226,7 @@ impl Session {
             &request.model,
             "session",
             &settings,
-            &hash,
+            (None, &hash),
             started,
             &result,
         );

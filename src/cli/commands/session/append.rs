@@ -73,7 +73,7 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
             "framework_tools": c.framework_tools,
         }))?;
     } else {
-        ui.outln(&format!(
+        ui.confirm(&format!(
             "new session {} (brief {}, context limit {}, {} tools in Tier 1)",
             args.dir.display(),
             session.brief.manifest.name,

@@ -28,7 +28,7 @@ pub struct CompactArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Print {"status", "summary", "tokens_before", "tokens_after", "state_id",
-    /// "resume_id", "forgotten"}
+    /// "resume_id", "forgotten", "removed_ids", "tokens_rewritten", "ccr", "warnings"}
     #[arg(long)]
     pub json: bool,
 }
@@ -59,6 +59,9 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(&shown(m)));
     super::notices(&session, ui);
     let r = report?;
+    for warning in &r.warnings {
+        ui.warn(warning);
+    }
     if args.json {
         ui.json(&r.to_json())?;
         return Ok(Outcome::Ok);
