@@ -17,8 +17,7 @@ use super::{CallSettings, Compressor, build, eligible, prompts, refusal, status}
 use crate::brief::{Brief, Item, ItemType, Policy};
 use crate::cache::ledger;
 use crate::error::{CallStatus, Error, ErrorKind, Result};
-use crate::guard::ChangeReport;
-use crate::guard::Fact;
+use crate::guard::{ChangeJson, DroppedInstruction, Fact, Report as GuardReport};
 use crate::provider::{self, Answer, CallOptions, Settings};
 use crate::store::proposals::{self, Proposal};
 use crate::wire::Prompt;
@@ -221,16 +220,14 @@ fn pending_items<'b>(brief: &Brief, eligible: &[&'b Item]) -> Vec<&'b str> {
 }
 
 /// One proposal's figures, as `brief compress --json` prints them after `status` and
-/// `summary`.
-#[derive(Debug, Serialize)]
+/// `summary`: its id and item, the token counts and the guard's findings.
+#[derive(Debug)]
 pub struct ProposalFigures {
     pub proposal_id: String,
     pub item: String,
     pub tokens_before: usize,
     pub tokens_after: usize,
-    pub dropped: Vec<Fact>,
-    pub introduced: Vec<Fact>,
-    pub changed: Vec<ChangeReport>,
+    pub guard: GuardReport,
 }
 
 impl ProposalFigures {
@@ -240,10 +237,38 @@ impl ProposalFigures {
             item: proposal.item.clone(),
             tokens_before: proposal.tokens_before,
             tokens_after: proposal.tokens_after,
-            dropped: proposal.guard.dropped.clone(),
-            introduced: proposal.guard.introduced.clone(),
-            changed: ChangeReport::all(&proposal.guard.changed),
+            guard: proposal.guard.clone(),
         }
+    }
+}
+
+impl Serialize for ProposalFigures {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shown<'a> {
+            proposal_id: &'a str,
+            item: &'a str,
+            tokens_before: usize,
+            tokens_after: usize,
+            dropped: &'a [Fact],
+            introduced: &'a [Fact],
+            changed: Vec<ChangeJson<'a>>,
+            dropped_instructions: &'a [DroppedInstruction],
+        }
+        Shown {
+            proposal_id: &self.proposal_id,
+            item: &self.item,
+            tokens_before: self.tokens_before,
+            tokens_after: self.tokens_after,
+            dropped: &self.guard.dropped,
+            introduced: &self.guard.introduced,
+            changed: self.guard.changed.iter().map(ChangeJson::from).collect(),
+            dropped_instructions: &self.guard.dropped_instructions,
+        }
+        .serialize(serializer)
     }
 }
 

@@ -1,13 +1,12 @@
-//! The proposals waiting for review, as `brief proposals`, `brief review` and `brief
-//! discard` see them: each with whether its item changed since it was made (stale:
-//! `accept` refuses it), the guard run again against today's body, and the discarding of
-//! many at once. One operation per command; the CLI only renders what these return.
+//! The proposals waiting for review: each with whether its item changed since it was made
+//! (stale: `accept` refuses it), and `brief discard --all|--stale` as one operation, so the
+//! command only renders what it returns.
 
 use serde::Serialize;
 
-use super::proposals::{self, Proposal};
+use super::proposals;
 use super::transaction;
-use crate::brief::{Brief, Item};
+use crate::brief::Brief;
 use crate::error::{Error, Result};
 use crate::guard::Fact;
 
@@ -45,36 +44,6 @@ pub fn pending(brief: &Brief) -> Result<Vec<Pending>> {
             introduced: p.guard.introduced,
         })
         .collect())
-}
-
-/// A proposal shown again.
-#[derive(Debug)]
-pub struct Reviewed<'b> {
-    /// With the guard's findings of today: run again against the item's current body.
-    pub proposal: Proposal,
-    pub item: &'b Item,
-    pub stale: bool,
-}
-
-/// The proposal `id` with the guard run again against its item's current body; a conflict
-/// when the item is no longer in the brief.
-pub fn review<'b>(brief: &'b Brief, id: &str) -> Result<Reviewed<'b>> {
-    let mut proposal = proposals::load(&brief.dir, id)?;
-    let Some(item) = brief.item(&proposal.item) else {
-        return Err(Error::conflict(format!(
-            "proposal {} is for `{}`, which is no longer in {}",
-            proposal.id,
-            proposal.item,
-            brief.dir.display()
-        )));
-    };
-    let stale = proposal.is_stale(Some(item.body()));
-    proposal.guard = crate::guard::check_item(item, &proposal.body)?;
-    Ok(Reviewed {
-        proposal,
-        item,
-        stale,
-    })
 }
 
 /// Which pending proposals [`discard_many`] drops.
