@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::brief::Item;
 use crate::error::Result;
@@ -288,17 +287,6 @@ impl Report for ChangeReport<'_> {
         ui.info(&self.summary);
         Ok(())
     }
-}
-
-/// A JSON object with `status` and `summary` first, then `fields`.
-pub fn object(status: &str, summary: &str, fields: Vec<(&'static str, Value)>) -> Value {
-    let mut map = serde_json::Map::new();
-    map.insert("status".into(), Value::from(status));
-    map.insert("summary".into(), Value::from(summary));
-    for (key, value) in fields {
-        map.insert(key.into(), value);
-    }
-    Value::Object(map)
 }
 
 #[cfg(test)]
