@@ -25,7 +25,6 @@ mod writer;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -80,7 +79,8 @@ pub struct Config {
     pub openai_upstream: String,
     /// Base URL of the Anthropic upstream (without `/v1`).
     pub anthropic_upstream: String,
-    pub ledger: PathBuf,
+    /// Where the rows go: the ledger file, or a ClickHouse table through its spool.
+    pub ledger: crate::cache::ledger::Destination,
     pub allow_remote: bool,
     pub timeout: Duration,
     pub header_timeout: Duration,
@@ -99,6 +99,9 @@ pub struct Summary {
     /// Client connections the proxy could hold at once (the flag, lowered to what the
     /// file-descriptor limit allows).
     pub max_connections: usize,
+    /// Where the rows' store stood at the end (for ClickHouse: rows sent, rows left in
+    /// the spool).
+    pub sink: crate::cache::ledger::SinkState,
 }
 
 /// What the server shares with every request.
@@ -120,7 +123,8 @@ impl App {
     }
 
     fn backlog(&self) -> stats::Backlog {
-        let counters = self.book.rows().counters();
+        let rows = self.book.rows();
+        let counters = rows.counters();
         let handed = counters.handed.load(Ordering::Relaxed);
         let done =
             counters.written.load(Ordering::Relaxed) + counters.failed.load(Ordering::Relaxed);
@@ -128,6 +132,7 @@ impl App {
             ledger: handed.saturating_sub(done),
             spilled: counters.spilled.load(Ordering::Relaxed),
             digest: self.book.in_stage(),
+            sink: rows.sink_state(),
         }
     }
 }
@@ -195,7 +200,14 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         );
     }
     let stats = Arc::new(Mutex::new(stats::Stats::default()));
-    let sink = Arc::new(writer::LedgerSink::new(config.ledger.clone()));
+    let sink: Arc<dyn writer::Sink> = match &config.ledger {
+        crate::cache::ledger::Destination::File(path) => {
+            Arc::new(writer::LedgerSink::new(path.clone()))
+        }
+        crate::cache::ledger::Destination::ClickHouse(target) => Arc::new(
+            writer::ClickHouseSink::new(crate::cache::ledger::clickhouse::sink(target)?),
+        ),
+    };
     let (rows, writer) = writer::start(sink, Arc::clone(&stats));
     let (book, digesters) = book::start(rows);
     let app = Arc::new(App {
@@ -220,13 +232,14 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     runtime.shutdown_timeout(Duration::from_millis(500));
     // The requests still being digested are finished, then every row is written.
     digesters.finish();
-    let rows_written = writer.finish();
+    let (rows_written, sink) = writer.finish();
     let report = stats.lock().map(|s| s.report()).ok();
     Ok(Summary {
         calls: report.as_ref().map_or(0, |r| r.totals.calls),
         rows_written,
         ledger_errors: report.map_or(0, |r| r.ledger_errors),
         max_connections,
+        sink,
     })
 }
 
@@ -338,7 +351,7 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
             let text = app
                 .stats
                 .lock()
-                .map(|s| s.metrics(backlog))
+                .map(|s| s.metrics(&backlog))
                 .unwrap_or_default();
             reply::full(
                 StatusCode::OK,

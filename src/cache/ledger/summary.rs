@@ -14,6 +14,8 @@ pub enum GroupBy {
     /// The agent session of a proxied call (`brief proxy`); the toolkit's own calls have none.
     Session,
     Day,
+    /// The machine that made the call (`host`); rows from before it was recorded have none.
+    Machine,
 }
 
 impl GroupBy {
@@ -24,10 +26,12 @@ impl GroupBy {
             GroupBy::Prefix => "prefix",
             GroupBy::Session => "session",
             GroupBy::Day => "day",
+            GroupBy::Machine => "machine",
         }
     }
 
-    fn key(self, entry: &Entry) -> String {
+    /// The group an entry belongs to; `(none)` for an entry without the field.
+    pub fn key(self, entry: &Entry) -> String {
         let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".to_string());
         match self {
             GroupBy::Brief => or_none(&entry.brief),
@@ -36,6 +40,7 @@ impl GroupBy {
             GroupBy::Session => or_none(&entry.session),
             // Times are written in UTC, so the day is the date part.
             GroupBy::Day => entry.time.get(..10).unwrap_or(&entry.time).to_string(),
+            GroupBy::Machine => or_none(&entry.host),
         }
     }
 }
@@ -154,6 +159,53 @@ impl Totals {
         }
     }
 
+    /// Adds totals summed elsewhere (a group of rows summed by SQL), saturating like
+    /// [`Totals::add`]; times compare as times.
+    pub fn merge(&mut self, other: &Totals) {
+        let bump = |total: &mut u64, by: u64| *total = total.saturating_add(by);
+        bump(&mut self.calls, other.calls);
+        bump(&mut self.failed, other.failed);
+        bump(&mut self.input_tokens, other.input_tokens);
+        bump(&mut self.cached_input_tokens, other.cached_input_tokens);
+        bump(&mut self.cache_write_tokens, other.cache_write_tokens);
+        bump(&mut self.output_tokens, other.output_tokens);
+        bump(
+            &mut self.calls_without_cache_field,
+            other.calls_without_cache_field,
+        );
+        bump(
+            &mut self.input_tokens_reporting,
+            other.input_tokens_reporting,
+        );
+        bump(&mut self.calls_with_usage, other.calls_with_usage);
+        bump(&mut self.priced_calls, other.priced_calls);
+        self.cost += other.cost;
+        self.cost_without_cache += other.cost_without_cache;
+        bump(&mut self.drift_compared, other.drift_compared);
+        bump(&mut self.drifted, other.drifted);
+        for (part, n) in &other.drifted_parts {
+            self.add_drifted_part(part, *n);
+        }
+        let time = |t: &Option<String>| t.as_deref().and_then(crate::clock::parse);
+        if other.first_seen.is_some()
+            && (self.first_seen.is_none() || time(&other.first_seen) < time(&self.first_seen))
+        {
+            self.first_seen = other.first_seen.clone();
+        }
+        if other.last_seen.is_some()
+            && (self.last_seen.is_none() || time(&other.last_seen) > time(&self.last_seen))
+        {
+            self.last_seen = other.last_seen.clone();
+        }
+    }
+
+    fn add_drifted_part(&mut self, part: &str, n: u64) {
+        match self.drifted_parts.iter_mut().find(|(p, _)| p == part) {
+            Some((_, count)) => *count = count.saturating_add(n),
+            None => self.drifted_parts.push((part.to_string(), n)),
+        }
+    }
+
     /// Cached input over all input, among calls that reported a cached field; `None` when
     /// none did.
     pub fn cached_share(&self) -> Option<f64> {
@@ -222,6 +274,34 @@ impl Summary {
         {
             group.briefs.push(brief.clone());
         }
+    }
+
+    fn group(&mut self, key: &str) -> &mut Group {
+        self.groups.entry(key.to_string()).or_insert_with(|| Group {
+            key: key.to_string(),
+            briefs: Vec::new(),
+            totals: Totals::default(),
+        })
+    }
+
+    /// Adds the totals of rows summed elsewhere (by SQL) to group `key` and the total.
+    pub fn add_totals(&mut self, key: &str, totals: &Totals) {
+        self.total.merge(totals);
+        self.group(key).totals.merge(totals);
+    }
+
+    /// Notes that group `key` holds calls made for `brief` (call in order of first use).
+    pub fn add_brief(&mut self, key: &str, brief: &str) {
+        let group = self.group(key);
+        if !group.briefs.iter().any(|b| b == brief) {
+            group.briefs.push(brief.to_string());
+        }
+    }
+
+    /// Adds `n` drifts of `part` in group `key` (call in order of first drift).
+    pub fn add_drifted_part(&mut self, key: &str, part: &str, n: u64) {
+        self.total.add_drifted_part(part, n);
+        self.group(key).totals.add_drifted_part(part, n);
     }
 
     /// The totals and the groups, in order of first appearance in time.

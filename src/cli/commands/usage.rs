@@ -1,14 +1,13 @@
 //! `brief usage`: what the ledger says the provider actually did with the prefix.
 
-use std::path::{Path, PathBuf};
-
 use serde::Serialize;
 
-use crate::cache::ledger;
 use crate::cache::ledger::prices::PriceResolver;
 use crate::cache::ledger::summary::{Group, GroupBy, Summary, Totals};
+use crate::cache::ledger::{self, Destination, clickhouse};
 use crate::ccr::thousands;
 use crate::cli::output::{self, Outcome};
+use crate::cli::shared_args::LedgerArgs;
 use crate::cli::ui::{Tone, Ui};
 use crate::clock;
 use crate::error::{Error, Result};
@@ -23,13 +22,13 @@ use crate::text::sanitize::terminal_line;
 /// cached or cache-write price is taken from the provider's known multipliers.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The ledger file [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
     /// Only calls at or after this time: YYYY-MM-DD (UTC) or an RFC 3339 date-time
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
-    /// Group the calls by brief, model, prefix hash, agent session (`brief proxy`) or UTC day
+    /// Group the calls by brief, model, prefix hash, agent session (`brief proxy`), UTC day or
+    /// machine (the rows' `host`)
     #[arg(long, value_enum, default_value_t = By::Prefix)]
     pub by: By,
     /// Input price per million tokens (overrides the brief's pricing)
@@ -53,6 +52,7 @@ pub enum By {
     Prefix,
     Session,
     Day,
+    Machine,
 }
 
 impl From<By> for GroupBy {
@@ -63,6 +63,7 @@ impl From<By> for GroupBy {
             By::Prefix => GroupBy::Prefix,
             By::Session => GroupBy::Session,
             By::Day => GroupBy::Day,
+            By::Machine => GroupBy::Machine,
         }
     }
 }
@@ -86,32 +87,61 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             )));
         }
     }
-    let path = ledger::resolve_path(args.ledger.clone());
-    if !path.exists() {
-        return Err(Error::input(format!("no ledger at {}", path.display())).with_hint(
-            "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
-        ));
-    }
-    // Summed as it is read, a line at a time: memory follows the groups, not the ledger.
+    let destination = args.ledger.destination()?;
     let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
-    let mut summary = Summary::new(args.by.into());
-    let warnings = ledger::read_each(&path, |entry| {
-        if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
-            let prices = resolver.prices(&entry);
-            summary.add(&entry, prices);
+    let (summary, warnings) = match &destination {
+        Destination::File(path) => {
+            if !path.exists() {
+                return Err(Error::input(format!("no ledger at {}", path.display())).with_hint(
+                    "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
+                ));
+            }
+            // Summed as it is read, a line at a time: memory follows the groups, not the
+            // ledger.
+            let mut summary = Summary::new(args.by.into());
+            let warnings = ledger::read_each(path, |entry| {
+                if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
+                    let prices = resolver.prices(&entry);
+                    summary.add(&entry, prices);
+                }
+            })?;
+            for warning in &warnings {
+                ui.warn(&format!(
+                    "{}:{}: {}",
+                    path.display(),
+                    warning.line,
+                    warning.message
+                ));
+            }
+            (summary, warnings)
         }
-    })?;
-    for warning in &warnings {
-        ui.warn(&format!(
-            "{}:{}: {}",
-            path.display(),
-            warning.line,
-            warning.message
-        ));
-    }
+        Destination::ClickHouse(target) => {
+            // Summed by SQL in the server; one row per group and price comes back.
+            let client = clickhouse::http::Client::new(target).map_err(|f| f.into_error())?;
+            let found = clickhouse::usage::summarise(&client, args.by.into(), since, |p, m, d| {
+                resolver.prices_for(p, m, d)
+            })?;
+            let mut warnings = Vec::new();
+            if found.implausible > 0 {
+                let warning = ledger::Warning {
+                    line: 0,
+                    torn: false,
+                    message: format!(
+                        "{} row(s) skipped: cached or cache-written tokens above all input, or \
+                         more tokens than any call takes",
+                        found.implausible
+                    ),
+                };
+                ui.warn(&format!("{}: {}", target.display(), warning.message));
+                warnings.push(warning);
+            }
+            (found.summary, warnings)
+        }
+    };
     let (total, groups) = summary.finish();
+    let label = destination.display();
     let report = Report {
-        path: &path,
+        ledger: &label,
         since: args.since.as_deref(),
         by: args.by.into(),
         total: &total,
@@ -127,7 +157,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 }
 
 struct Report<'a> {
-    path: &'a Path,
+    /// The file's path or the table's URL (without its password).
+    ledger: &'a str,
     since: Option<&'a str>,
     by: GroupBy,
     total: &'a Totals,
@@ -264,7 +295,7 @@ impl<'a> Report<'a> {
 
     fn json(&self, warnings: &'a [ledger::Warning]) -> ReportJson<'a> {
         ReportJson {
-            ledger: self.path.display().to_string(),
+            ledger: self.ledger.to_string(),
             since: self.since,
             by: self.by.as_str(),
             total: TotalsJson::new(self.total),
@@ -296,7 +327,7 @@ impl<'a> Report<'a> {
             .map(|s| format!(" since {s}"))
             .unwrap_or_default();
         out.push_str(&ui.paint(
-            &format!("Ledger {}{since}: {}", self.path.display(), self.summary()),
+            &format!("Ledger {}{since}: {}", self.ledger, self.summary()),
             Tone::Strong,
         ));
         out.push('\n');

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::shown;
 use crate::cli::output::Outcome;
+use crate::cli::shared_args::LedgerArgs;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::provider::ProviderKind;
@@ -45,9 +46,8 @@ pub struct ModelArgs {
     /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// The ledger file the calls are recorded in [default: $BRIEF_LEDGER, else the user's state directory]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
 }
 
 fn parse_kind(text: &str) -> Result<ProviderKind, String> {
@@ -55,20 +55,23 @@ fn parse_kind(text: &str) -> Result<ProviderKind, String> {
 }
 
 impl ModelArgs {
-    pub fn choice(&self) -> ModelChoice {
-        ModelChoice {
+    /// The model to call and where its rows go (checked before any call).
+    pub fn choice(&self) -> Result<ModelChoice> {
+        let ledger = self.ledger.destination()?;
+        ledger.check()?;
+        Ok(ModelChoice {
             provider: self.provider,
             model: self.model.clone(),
             base_url: self.base_url.clone(),
-            ledger: self.ledger.clone(),
-        }
+            ledger: Some(ledger),
+        })
     }
 }
 
 pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let session = super::open(&args.dir, ui)?;
     let resume = super::text_arg(args.resume)?;
-    let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(&shown(m)));
+    let report = session.compact(&resume, &args.model.choice()?, &mut |m| ui.info(&shown(m)));
     super::notices(&session, ui);
     let r = report?;
     if args.json {
