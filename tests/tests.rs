@@ -18,6 +18,8 @@ mod contract;
 mod crash;
 mod digest;
 mod docs;
+mod fleet;
+mod fleet_usage;
 mod guard_accept;
 mod guard_bundled;
 mod guard_changes;

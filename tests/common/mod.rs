@@ -102,6 +102,7 @@ pub fn json(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
 }
 pub mod bounded;
+pub mod clickhouse;
 pub mod proxy;
 pub mod server;
 pub mod store;

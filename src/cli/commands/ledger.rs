@@ -36,6 +36,7 @@ pub enum LedgerCommand {
     Schema(SchemaArgs),
     Init(InitArgs),
     Push(PushArgs),
+    Flush(FlushArgs),
 }
 
 /// Print the CREATE TABLE of the ClickHouse table a fleet's rows go to
@@ -98,11 +99,81 @@ pub struct PushArgs {
     pub json: bool,
 }
 
+/// Send the rows this machine's spool holds for a ClickHouse table now
+///
+/// Rows a command or a proxy could not send (ClickHouse down, a wrong password, a missing
+/// table) wait in the spool in the state directory; the next process writing to the same
+/// table sends them, or this command does, waiting until they are all taken or an attempt
+/// fails. Exit 3 when rows are left.
+#[derive(Debug, clap::Args)]
+pub struct FlushArgs {
+    /// clickhouse://[user[:password]@]host[:8123]/database.table (or http(s)://…)
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// How long to wait for ClickHouse to take the rows
+    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration, default_value = "60s")]
+    pub wait: Duration,
+    /// Print {"status", "summary", "target", "rows_sent", "rows_left", "spool_dir",
+    /// "last_error"}
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct FlushReport {
+    target: String,
+    rows_sent: u64,
+    rows_left: u64,
+    spool_dir: Option<String>,
+    last_error: Option<String>,
+}
+
+fn flush(args: FlushArgs, ui: &Ui) -> Result<Outcome> {
+    let target = target(&args.url)?;
+    let state = crate::cache::ledger::clickhouse::flush(&target, args.wait)?;
+    let report = FlushReport {
+        target: state.target.clone(),
+        rows_sent: state.rows_stored,
+        rows_left: state.rows_pending,
+        spool_dir: state.spool_dir.clone(),
+        last_error: state.last_error.clone(),
+    };
+    let summary = format!(
+        "{} row(s) sent to {}, {} left in the spool",
+        thousands(report.rows_sent),
+        report.target,
+        thousands(report.rows_left)
+    );
+    if report.rows_left > 0 {
+        let err = Error::provider(format!(
+            "{summary}{}",
+            report
+                .last_error
+                .as_ref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ))
+        .with_hint("the rows stay in the spool; run this again once ClickHouse takes rows");
+        if args.json {
+            output::json(ui, "error", &summary, &report)?;
+            return Err(err.reported());
+        }
+        return Err(err);
+    }
+    if args.json {
+        output::json(ui, "ok", &summary, &report)?;
+    } else {
+        ui.outln(&summary)?;
+    }
+    Ok(Outcome::Ok)
+}
+
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     match args.command {
         LedgerCommand::Schema(args) => schema_cmd(args, ui),
         LedgerCommand::Init(args) => init(args, ui),
         LedgerCommand::Push(args) => push_cmd(args, ui),
+        LedgerCommand::Flush(args) => flush(args, ui),
     }
 }
 

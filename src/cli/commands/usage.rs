@@ -206,7 +206,7 @@ impl<'a> TotalsJson<'a> {
             calls_without_cache_field: t.calls_without_cache_field,
             calls_with_usage: t.calls_with_usage,
             priced_calls: t.priced_calls,
-            cost: priced.then(|| round(t.cost, 6)),
+            cost: priced.then(|| round(t.cost(), 6)),
             savings: priced.then(|| round(t.savings(), 6)),
             first_seen: t.first_seen.as_deref(),
             last_seen: t.last_seen.as_deref(),
@@ -286,7 +286,7 @@ impl<'a> Report<'a> {
         if t.priced_calls > 0 {
             text.push_str(&format!(
                 ", estimated cost {:.4}, saved {:.4}",
-                t.cost,
+                t.cost(),
                 t.savings()
             ));
         }
@@ -445,7 +445,7 @@ impl<'a> Report<'a> {
                 thousands(gt.cache_write_tokens),
                 drift_col(&gt.drifted.to_string()),
                 thousands(gt.output_tokens),
-                money(gt.cost),
+                money(gt.cost()),
                 money(gt.savings()),
                 minute(gt.first_seen.as_ref()),
                 minute(gt.last_seen.as_ref())

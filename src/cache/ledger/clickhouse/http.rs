@@ -123,8 +123,7 @@ impl Client {
             value.set_sensitive(true);
             headers.insert("x-clickhouse-key", value);
         }
-        let redactor =
-            Redactor::with_secrets(target.password.as_ref().map(|p| p.expose()).into_iter());
+        let redactor = Redactor::with_secrets(target.password.as_ref().map(|p| p.expose()));
         Ok(Client {
             http,
             target: target.clone(),

@@ -66,6 +66,15 @@ pub fn record(target: &Target, entry: &Entry) -> Result<()> {
     sink(target)?.append(std::slice::from_ref(entry), true)
 }
 
+/// Sends what the spool of `target` holds (rows dead processes left) within `wait`;
+/// returns where it stands after.
+pub fn flush(
+    target: &Target,
+    wait: std::time::Duration,
+) -> Result<crate::cache::ledger::SinkState> {
+    Ok(sink(target)?.drain(wait))
+}
+
 /// At the end of a process: each writer gets its target's `exit_wait` to send this
 /// process's rows; what is not sent by then stays in the spool for the next process that
 /// writes to the table. Returns what was left.

@@ -7,7 +7,7 @@
 //! older rows), then this process's own. A batch is recorded in its file's `.ack` before it
 //! is sent; a batch sent before (its answer lost, the process killed) is first looked for
 //! by its `batch_id` and only sent again when it is not there. When ClickHouse fails the
-//! thread backs off (0.25 s doubling to 30 s) and the rows wait in the spool; every failure
+//! thread backs off (0.25 s doubling to 5 s) and the rows wait in the spool; every failure
 //! is kept, credentials removed, for `/stats` and for the command's closing warning.
 //!
 //! [`Options::batch_rows`]: super::target::Options::batch_rows
@@ -27,7 +27,7 @@ use crate::clock;
 use crate::error::Result;
 
 const MIN_BACKOFF: Duration = Duration::from_millis(250);
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// How often spool files left by dead processes are looked for (and the spool measured).
 const ADOPT_EVERY: Duration = Duration::from_secs(10);
 
@@ -64,7 +64,17 @@ struct State {
     /// up to date between measurements.
     spool_bytes: u64,
     overflow_warned: bool,
+    /// The thread has looked for files dead processes left (at least once).
+    adopted_once: bool,
     figures: Figures,
+}
+
+impl State {
+    /// Rows this process holds that ClickHouse has not taken: its own and adopted ones.
+    fn pending(&self) -> u64 {
+        let f = &self.figures;
+        (f.rows_spooled + f.rows_adopted).saturating_sub(f.rows_sent + f.rows_skipped)
+    }
 }
 
 #[derive(Default, Clone)]
@@ -217,6 +227,33 @@ impl Shipper {
             last_error_time: f.last_error_ms.map(clock::format_rfc3339),
             server_version: f.server.clone(),
         }
+    }
+
+    /// Sends what the spool holds now — every file dead processes left — and waits until
+    /// it is all taken, an attempt fails, or `wait` passes (`brief ledger flush`).
+    pub fn drain(&self, wait: Duration) -> SinkState {
+        let deadline = Instant::now() + wait;
+        let shared = &self.shared;
+        let mut state = lock(&shared.state);
+        state.flush = true;
+        state.failures_since_flush = 0;
+        shared.signal.notify_all();
+        loop {
+            let now = Instant::now();
+            if (state.adopted_once && state.pending() == 0)
+                || state.failures_since_flush > 0
+                || now >= deadline
+            {
+                break;
+            }
+            state = shared
+                .signal
+                .wait_timeout(state, deadline - now)
+                .map(|(s, _)| s)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+        drop(state);
+        self.state()
     }
 
     /// Asks for everything waiting to be sent now and waits until this process's rows
@@ -388,6 +425,7 @@ impl Worker {
         let bytes = shared.spool.pending_bytes();
         let mut state = lock(&shared.state);
         state.figures.rows_adopted += rows;
+        state.adopted_once = true;
         state.spool_bytes = bytes;
         if bytes < shared.target.options.spool_limit / 2 {
             state.overflow_warned = false;

@@ -299,12 +299,13 @@ impl Target {
         format!("{}.{}", self.database, self.table)
     }
 
-    /// What is shown of the target: `clickhouse+http://user@host:port/database.table`,
-    /// never the password. (The `+http` says which transport a `clickhouse://` URL used.)
+    /// What is shown of the target: `clickhouse://user@host:port/database.table` (with
+    /// `?secure=1` over TLS), never the password; it parses back to the same table.
     pub fn display(&self) -> String {
         let (scheme, rest) = self.base.split_once("://").unwrap_or(("http", &self.base));
+        let secure = if scheme == "https" { "?secure=1" } else { "" };
         format!(
-            "clickhouse+{scheme}://{}@{rest}/{}",
+            "clickhouse://{}@{rest}/{}{secure}",
             self.user,
             self.table_name()
         )
@@ -378,10 +379,7 @@ mod tests {
         assert_eq!(t.settings, [("async_insert".to_string(), "1".to_string())]);
         let shown = format!("{} {:?}", t.display(), t);
         assert!(!shown.contains("s3cret"), "{shown}");
-        assert_eq!(
-            t.display(),
-            "clickhouse+http://brief@127.0.0.1:8123/fleet.usage"
-        );
+        assert_eq!(t.display(), "clickhouse://brief@127.0.0.1:8123/fleet.usage");
     }
 
     #[test]
@@ -396,6 +394,8 @@ mod tests {
         assert_eq!(t.password.unwrap().expose(), "from-env");
         let t = parse("clickhouse://h/db.t?secure=1").unwrap();
         assert_eq!(t.base, "https://h:8443");
+        // What is shown parses back to the same table.
+        assert_eq!(parse(&t.display()).unwrap().identity(), t.identity());
         let t = parse("clickhouse://us%40er:p%3Ass@h/db.t").unwrap();
         assert_eq!(
             (t.user.as_str(), t.password.unwrap().expose()),

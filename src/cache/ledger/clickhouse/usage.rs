@@ -6,7 +6,8 @@
 //! and leaves out the rows a file's reader would skip (figures no provider reports), which
 //! it counts for the warning. Prices are resolved here as for a file (flags, the brief's
 //! `pricing`, the provider's multipliers) and applied to each group's sums: the cost of a
-//! call is linear in its tokens, so the sum of costs is the cost of the sums.
+//! call is linear in its tokens and summed in exact integer units, so the sum of costs is
+//! the cost of the sums, to the last digit.
 
 use serde::Deserialize;
 
@@ -129,7 +130,8 @@ fn saturated(sum: u64, float: f64) -> u64 {
 /// What the usage queries found.
 pub struct Found {
     pub summary: Summary,
-    /// Rows left out as a file's reader would skip them (figures no provider reports).
+    /// Rows left out as a file's reader would skip them (figures no provider reports),
+    /// counted over the whole table as a file's reader warns of every such line.
     pub implausible: u64,
 }
 
@@ -149,7 +151,7 @@ pub fn summarise(
     let run = |sql: String| client.select(&sql).map_err(|f| f.into_error());
 
     let implausible = run(format!(
-        "SELECT count() FROM {table} FINAL WHERE {since} AND NOT {plausible} FORMAT TabSeparated"
+        "SELECT count() FROM {table} FINAL WHERE NOT {plausible} FORMAT TabSeparated"
     ))?
     .trim()
     .parse::<u64>()
@@ -202,15 +204,15 @@ pub fn summarise(
         if row.with_usage > 0
             && let Some(prices) = prices(&row.provider, &row.model, row.price_dir.as_deref())
         {
-            let (with, without) = prices.cost(
+            let (with, without) = prices.cost_units(
                 row.input_sum,
                 row.priced_cached,
                 row.priced_write,
                 row.priced_output,
             );
             totals.priced_calls = row.with_usage;
-            totals.cost = with;
-            totals.cost_without_cache = without;
+            totals.cost_units = with;
+            totals.cost_without_cache_units = without;
         }
         summary.add_totals(&row.group_key, &totals);
     }
@@ -227,10 +229,11 @@ pub fn summarise(
     }
 
     let parts = run(format!(
-        "SELECT {key} AS group_key, part, count() AS n, toInt64(min({MS})) AS first_ms \
-         FROM {table} FINAL ARRAY JOIN drifted_parts AS part \
+        // First seen by time, then by place in the row, as a file's reader meets them.
+        "SELECT {key} AS group_key, part, count() AS n, min({MS} * 1000 + position) AS first_at \
+         FROM {table} FINAL ARRAY JOIN drifted_parts AS part, arrayEnumerate(drifted_parts) AS position \
          WHERE {filter} AND drift_compared = 1 \
-         GROUP BY group_key, part ORDER BY first_ms, part FORMAT JSONEachRow"
+         GROUP BY group_key, part ORDER BY first_at, part FORMAT JSONEachRow"
     ))?;
     for row in lines::<PartRow>(&parts)? {
         summary.add_drifted_part(&row.group_key, &row.part, row.n);
