@@ -70,6 +70,9 @@ pub struct Tombstone {
     pub expires_ms: i64,
     pub original_bytes: u64,
     pub original_tokens: u64,
+    /// The original is gone (`gc` or a put collected it); `false` while it still sits in
+    /// the file, expired and never served, awaiting `gc`.
+    pub collected: bool,
 }
 
 /// The answer to `get`: never a bare "not found" for something that once existed.
@@ -133,7 +136,7 @@ impl Store {
     }
 
     pub(super) fn sql(&self, err: rusqlite::Error) -> Error {
-        schema::sql(&self.path, &err)
+        schema::sql(&self.path, err)
     }
 
     /// Stores `original` (keyed by [`hash`]) with the `compressed` text that stands in its
@@ -161,7 +164,7 @@ impl Store {
                 .with_hint("keep it in a file and store a part of it; nothing was stored"));
             }
         }
-        let full = crate::prompt::canonical::sha256_hex(original);
+        let full = crate::wire::canonical::sha256_hex(original);
         let key = hash(original);
         let now = (self.now_ms)();
         let ttl_ms = i64::try_from(
@@ -294,7 +297,7 @@ impl Store {
                 original,
                 compressed: compressed.unwrap_or_default(),
             })),
-            _ => Ok(Lookup::Expired(Tombstone {
+            original => Ok(Lookup::Expired(Tombstone {
                 hash: query.key.clone(),
                 strategy,
                 source,
@@ -302,6 +305,7 @@ impl Store {
                 expires_ms,
                 original_bytes: size(0),
                 original_tokens: size(1),
+                collected: original.is_none(),
             })),
         }
     }

@@ -29,10 +29,11 @@ pub use transport::MAX_MESSAGE_BYTES;
 /// The MCP server: the tool list, built once, in its fixed order.
 struct Server {
     tools: Arc<Vec<Tool>>,
+    options: Arc<tools::Options>,
 }
 
 impl Server {
-    fn new() -> Server {
+    fn new(options: tools::Options) -> Server {
         let tools = tools::specs()
             .into_iter()
             .map(|spec| {
@@ -44,6 +45,7 @@ impl Server {
             .collect();
         Server {
             tools: Arc::new(tools),
+            options: Arc::new(options),
         }
     }
 }
@@ -81,7 +83,9 @@ impl ServerHandler for Server {
             ));
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let outcome = tokio::task::spawn_blocking(move || tools::call(&name, arguments)).await;
+        let options = Arc::clone(&self.options);
+        let outcome =
+            tokio::task::spawn_blocking(move || tools::call(&options, &name, arguments)).await;
         let result = match outcome {
             Ok(Ok(value)) => CallToolResult::structured(value),
             Ok(Err(err)) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
@@ -94,21 +98,23 @@ impl ServerHandler for Server {
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin.
-pub fn run() -> Result<()> {
+pub fn run(options: tools::Options) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Error::input(format!("cannot start the MCP server's runtime: {e}")))?;
+        .map_err(|e| {
+            Error::input(format!("cannot start the MCP server's runtime: {e}")).with_source(e)
+        })?;
     runtime.block_on(async {
-        let service = Server::new()
+        let service = Server::new(options)
             .serve(transport::stdio())
             .await
-            .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")))?;
+            .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")).with_source(e))?;
         service
             .waiting()
             .await
-            .map_err(|e| Error::input(format!("the MCP server stopped: {e}")))?;
+            .map_err(|e| Error::input(format!("the MCP server stopped: {e}")).with_source(e))?;
         Ok::<_, Error>(())
     })?;
     // A blocking stdin read cannot be cancelled; do not wait for it.

@@ -12,7 +12,7 @@ use crate::session::model::ModelChoice;
 use crate::session::ops::GateRequest;
 use crate::session::{OpKind, Session};
 
-use super::tools::{Spec, ToolError, args};
+use super::tools::{Options, Spec, ToolError, args};
 
 pub fn specs() -> Vec<Spec> {
     let session = json!({"type": "string", "description": "The session directory"});
@@ -66,8 +66,9 @@ pub fn specs() -> Vec<Spec> {
                 model call, then replace Tier 2 with the state and the resume instruction \
                 (the old entries stay in the session's log). Reports tokens before and \
                 after and the facts of the old memory the state no longer holds. The model \
-                is the session brief's, else provider/model/base_url; keys come from the \
-                server's environment.",
+                is provider/model if given, else the server's and the session brief's; keys \
+                come from the server's environment and go only to the base URL its operator \
+                configured: a base_url the server was not started to allow is refused.",
             schema: json!({
                 "type": "object",
                 "properties": {
@@ -84,12 +85,12 @@ pub fn specs() -> Vec<Spec> {
     ]
 }
 
-pub fn call(name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(options: &Options, name: &str, arguments: Value) -> Result<Value, ToolError> {
     match name {
         "session_status" => status(args(arguments)?),
         "gate" => gate(args(arguments)?),
         "purge" => purge(args(arguments)?),
-        "compact_context" => compact_context(args(arguments)?),
+        "compact_context" => compact_context(options, args(arguments)?),
         other => Err(ToolError(format!("unknown tool `{other}`"))),
     }
 }
@@ -180,17 +181,21 @@ struct CompactArgs {
     base_url: Option<String>,
 }
 
-fn compact_context(a: CompactArgs) -> Result<Value, ToolError> {
-    let provider = a
+/// The tool's provider and model are the caller's to choose; its base URL is not: the key
+/// goes only to the base URL the server's operator configured or allowed.
+fn compact_context(options: &Options, a: CompactArgs) -> Result<Value, ToolError> {
+    let kind = a
         .provider
         .as_deref()
         .map(str::parse)
         .transpose()
         .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
+    let mut provider = options.provider.clone();
+    provider.wire = kind.or(provider.wire);
+    provider.model = a.model.or(provider.model);
+    provider.caller_base_url = a.base_url.clone();
     let choice = ModelChoice {
         provider,
-        model: a.model,
-        base_url: a.base_url,
         ledger: None,
     };
     let session = Session::open(&a.session)?;

@@ -10,10 +10,10 @@
 //! previous call's last chain hash. A session therefore keeps a few dozen bytes however
 //! long its conversation grows (see `session`).
 //!
-//! The prefix itself is `prompt::prefix`'s, the one identity; what a message is compared as
+//! The prefix itself is `wire::prefix`'s, the one identity; what a message is compared as
 //! is `align`'s, so the proxy says "drifted" exactly when `brief align` would. Only the head
 //! of `messages` that can hold system messages and worked examples is parsed into one JSON
-//! tree (for `prompt::prefix::layout`); the conversation after it is read one message at a
+//! tree (for `wire::prefix::layout`); the conversation after it is read one message at a
 //! time, so digesting a body of a million small messages holds one of them parsed at a time
 //! (plus 32 bytes per message: where it is and its chain hash), not a tree ten times the
 //! size of the body.
@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
 use crate::cache::align::comparison_text;
-use crate::prompt::prefix::{self, StablePrefix};
+use crate::wire::prefix::{self, StablePrefix};
 
 use super::body::{Messages, Top};
 
@@ -153,7 +153,7 @@ pub struct Head {
 }
 
 impl HeadParts<'_> {
-    /// The head as one tree, laid out by `prompt::prefix` (the one identity).
+    /// The head as one tree, laid out by `wire::prefix` (the one identity).
     fn digest(&self) -> Option<Head> {
         let mut body = Map::new();
         for (name, raw) in [("tools", self.tools), ("system", self.system)] {
@@ -255,7 +255,7 @@ fn from_hex(hex: &str) -> Hash {
     out
 }
 
-/// How many leading messages decide the layout: `prompt::prefix::layout` run on only
+/// How many leading messages decide the layout: `wire::prefix::layout` run on only
 /// these gives the same tools, system, worked examples and live zone as on all of them,
 /// and every message after them is conversation.
 ///

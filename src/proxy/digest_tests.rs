@@ -3,7 +3,7 @@ use serde_json::json;
 
 use super::*;
 
-/// What `align` and `prompt::prefix` say of the whole body parsed at once.
+/// What `align` and `wire::prefix` say of the whole body parsed at once.
 fn full(body: &Value) -> Option<(String, usize, Vec<String>)> {
     let layout = prefix::layout(body).ok()?;
     let stable = StablePrefix::of_layout(&layout);

@@ -39,9 +39,9 @@ use hyper_util::server::graceful::GracefulShutdown;
 
 use crate::error::{Error, Result};
 
+use crate::wire::{BaseUrl, Wire};
 pub use book::{BUDGET_BYTES, MAX_MODEL_CHARS};
 pub use digest::MAX_HEAD_MESSAGES;
-pub use meter::Wire;
 pub use session::{MAX_SESSIONS, SESSION_HEADER};
 pub use stats::MAX_SERIES;
 pub use writer::{MAX_BATCH, QUEUE_ROWS};
@@ -76,9 +76,9 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(20);
 pub struct Config {
     pub listen: SocketAddr,
     /// Base URL of the OpenAI-compatible upstream (`…/v1`).
-    pub openai_upstream: String,
+    pub openai_upstream: BaseUrl,
     /// Base URL of the Anthropic upstream (without `/v1`).
-    pub anthropic_upstream: String,
+    pub anthropic_upstream: BaseUrl,
     /// Where the rows go: the ledger file, or a ClickHouse table through its spool.
     pub ledger: crate::cache::ledger::Destination,
     pub allow_remote: bool,
@@ -149,29 +149,27 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         ))
         .with_hint("use 127.0.0.1:PORT, or add --allow-remote if other machines must reach it"));
     }
-    let openai =
-        upstream::Upstream::parse(&config.openai_upstream, Wire::OpenAi, "--openai-upstream")?;
-    let anthropic = upstream::Upstream::parse(
-        &config.anthropic_upstream,
-        Wire::Anthropic,
-        "--anthropic-upstream",
-    )?;
+    let openai = upstream::Upstream::new(config.openai_upstream, Wire::OpenAi);
+    let anthropic = upstream::Upstream::new(config.anthropic_upstream, Wire::Anthropic);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("brief-proxy")
         .build()
-        .map_err(|e| Error::input(format!("cannot start the proxy's runtime: {e}")))?;
+        .map_err(|e| {
+            Error::input(format!("cannot start the proxy's runtime: {e}")).with_source(e)
+        })?;
     let listener = {
         let _guard = runtime.enter();
         conn::listen(config.listen, config.max_connections)
     }
     .map_err(|e| {
         Error::input(format!("cannot listen on {}: {e}", config.listen))
+            .with_source(e)
             .with_hint("pick another address with --listen, e.g. 127.0.0.1:0 for any free port")
     })?;
     let local = listener
         .local_addr()
-        .map_err(|e| Error::input(format!("cannot read the bound address: {e}")))?;
+        .map_err(|e| Error::input(format!("cannot read the bound address: {e}")).with_source(e))?;
     for (upstream, flag, var) in [
         (&openai, "--openai-upstream", "OPENAI_BASE_URL"),
         (&anthropic, "--anthropic-upstream", "ANTHROPIC_BASE_URL"),
@@ -292,7 +290,7 @@ async fn serve(listener: tokio::net::TcpListener, app: Arc<App>, limits: Limits)
     drop(listener);
     eprintln!(
         "brief proxy: stopping; calls in flight have {} to finish (signal again to stop now)",
-        relay::humantime(limits.shutdown_timeout)
+        crate::clock::format_duration(limits.shutdown_timeout)
     );
     tokio::select! {
         () = graceful.shutdown() => {}

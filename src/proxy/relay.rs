@@ -24,8 +24,10 @@ use tokio::time::Sleep;
 use crate::cache::ledger::Entry;
 
 use super::book::{Meta, Pending};
-use super::meter::{Meter, Wire};
+use super::meter::Meter;
 use super::{App, BoxError, ProxyBody, reply};
+use crate::call_status::CallStatus;
+use crate::wire::Wire;
 
 /// How a call ended.
 enum Ending {
@@ -38,10 +40,7 @@ enum Ending {
     /// The client went away before the end.
     Dropped,
     /// No answer at all: the upstream could not be reached or failed before its headers.
-    Failed {
-        status: &'static str,
-        message: String,
-    },
+    Failed { status: CallStatus, message: String },
 }
 
 /// The ledger row of one call, written exactly once.
@@ -68,30 +67,30 @@ impl Call {
         // An error the answer itself carried explains how it ended (an SDK that reads an
         // error event closes the connection, so a dropped or broken stream often follows).
         let carried_error = meter.and_then(Meter::error).is_some();
-        let failure: Option<(String, String)> = match ending {
-            Ending::Failed { status, message } => Some((status.into(), message)),
+        let failure: Option<(CallStatus, String)> = match ending {
+            Ending::Failed { status, message } => Some((status, message)),
             _ if complete || carried_error => None,
             Ending::Ended => Some((
-                "truncated_stream".into(),
+                CallStatus::TruncatedStream,
                 "the stream ended before its end marker".into(),
             )),
             Ending::Broken(why) => Some((
-                "truncated_stream".into(),
+                CallStatus::TruncatedStream,
                 format!("the upstream connection broke mid-answer: {why}"),
             )),
             Ending::Idle => Some((
-                "timeout".into(),
+                CallStatus::Timeout,
                 format!(
                     "the upstream sent nothing for {}",
-                    humantime(self.app.timeout)
+                    crate::clock::format_duration(self.app.timeout)
                 ),
             )),
             Ending::Dropped if self.app.cut_off() => Some((
-                crate::cache::ledger::CANCELLED.into(),
+                CallStatus::Cancelled,
                 "the proxy stopped (its shutdown deadline passed) before the answer ended".into(),
             )),
             Ending::Dropped => Some((
-                "client_disconnected".into(),
+                CallStatus::ClientDisconnected,
                 "the client closed the connection before the answer ended".into(),
             )),
         };
@@ -101,11 +100,11 @@ impl Call {
                 .and_then(Meter::error)
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
-            Some((format!("http_{}", status.as_u16()), message))
+            Some((CallStatus::Http(status.as_u16()), message))
         });
         let failure = failure.or_else(|| {
             let error = meter.and_then(Meter::error)?;
-            Some(("stream_error".into(), error.to_string()))
+            Some((CallStatus::StreamError, error.to_string()))
         });
         let blind = meter.and_then(Meter::blind).map(str::to_string);
         let wire = self.wire;
@@ -172,7 +171,7 @@ pub async fn call(
         Err(message) => {
             call.end(
                 Ending::Failed {
-                    status: "error",
+                    status: CallStatus::Error,
                     message: message.clone(),
                 },
                 None,
@@ -201,11 +200,11 @@ pub async fn call(
             let message = format!(
                 "{} sent no answer within {}",
                 upstream.as_str(),
-                humantime(app.timeout)
+                crate::clock::format_duration(app.timeout)
             );
             call.end(
                 Ending::Failed {
-                    status: "timeout",
+                    status: CallStatus::Timeout,
                     message: message.clone(),
                 },
                 None,
@@ -269,13 +268,13 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
             &format!(
                 "{} sent no answer within {}",
                 upstream.as_str(),
-                humantime(app.timeout)
+                crate::clock::format_duration(app.timeout)
             ),
         ),
     }
 }
 
-fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'static str, String) {
+fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (CallStatus, String) {
     let mut reason = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(inner) = source {
@@ -284,22 +283,14 @@ fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'stati
     }
     if err.is_connect() {
         (
-            "connect",
+            CallStatus::Connect,
             format!("could not connect to {upstream}: {reason}"),
         )
     } else {
         (
-            "error",
+            CallStatus::Error,
             format!("{upstream} failed before answering: {reason}"),
         )
-    }
-}
-
-pub fn humantime(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{} ms", d.as_millis())
     }
 }
 

@@ -22,8 +22,8 @@ use bytes::Bytes;
 use http::HeaderMap;
 
 use crate::cache::align::Part;
-use crate::prompt::canonical::sha256_hex;
 use crate::provider::redact::Redactor;
+use crate::wire::canonical::sha256_hex;
 
 use super::digest::{Hash, PrefixDigest};
 

@@ -146,7 +146,7 @@ impl Stats {
         self.series.entry(key.clone()).or_default().add(entry);
         let count = self
             .statuses
-            .entry((key, entry.status.clone()))
+            .entry((key, entry.status.to_string()))
             .or_default();
         *count = count.saturating_add(1);
     }

@@ -12,7 +12,7 @@ use super::cache::{Cache, Summary};
 use super::log::{self, Event, GateRecord, Locked};
 use super::ops::now;
 use super::state::State;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 
 /// What the gate decided.
 #[derive(Debug, Clone, Serialize)]
@@ -101,7 +101,7 @@ impl Session {
             GateRequest::Resume(op) => {
                 let found = pending.iter().find(|p| &p.id == op).ok_or_else(|| {
                     Error::input(format!("{op} is not a pending operation of this session"))
-                        .with_hint("`brief session status DIR` lists the pending operations")
+                        .with_topic(Topic::NotPending)
                 })?;
                 let kind = OpKind::parse(&found.kind)
                     .ok_or_else(|| Error::input(format!("{op}: unknown kind `{}`", found.kind)))?;

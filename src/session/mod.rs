@@ -53,8 +53,8 @@ use crate::brief::{Brief, Tier};
 use crate::error::{Error, Result};
 use crate::files::limits::SESSION_CONFIG;
 use crate::prompt::compose::{self, ComposeOptions, Prefix};
-use crate::prompt::wire::ToolDef;
 use crate::tokens::Encoding;
+use crate::wire::ToolDef;
 
 pub use budget::{Level, Limits, OpKind};
 pub use config::Config;
@@ -371,7 +371,7 @@ impl Session {
             .manifest
             .model
             .as_ref()
-            .filter(|m| m.provider == provider)
+            .filter(|m| m.provider.as_str() == provider)
             .map(|m| m.name.as_str());
         let parts = render::Parts {
             static_system: &self.prefix.static_system,

@@ -7,15 +7,15 @@ use std::time::Instant;
 
 use super::Session;
 use crate::cache::ledger;
-use crate::error::{Error, Result};
-use crate::provider::{Answer, BriefModel, Overrides, ProviderKind, Settings};
+use crate::error::Result;
+use crate::provider::{Answer, Overrides, Settings};
 
-/// Which model to call; `None` fields fall back to the environment and the brief.
+/// Which model to call and where its calls are recorded.
 #[derive(Debug, Clone, Default)]
 pub struct ModelChoice {
-    pub provider: Option<ProviderKind>,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
+    /// What the entry point asks for; unset parts fall back to the environment and the
+    /// brief, as for every other command.
+    pub provider: Overrides,
     /// Where the calls' rows go [default: `--ledger`'s default: `$BRIEF_LEDGER`, else the
     /// user's state directory].
     pub ledger: Option<ledger::Destination>,
@@ -24,27 +24,7 @@ pub struct ModelChoice {
 impl Session {
     /// The provider settings for `choice`, the session's brief filling the gaps.
     pub fn settings(&self, choice: &ModelChoice) -> Result<Settings> {
-        let brief = &self.brief;
-        let from_brief = match &brief.manifest.model {
-            Some(model) => Some(BriefModel {
-                kind: model.provider.parse().map_err(|e: String| {
-                    Error::input(format!(
-                        "{}: model.provider: {e}",
-                        brief.manifest_path().display()
-                    ))
-                })?,
-                model: model.name.clone(),
-                base_url: model.base_url.clone(),
-            }),
-            None => None,
-        };
-        let flags = Overrides {
-            kind: choice.provider,
-            model: choice.model.clone(),
-            base_url: choice.base_url.clone(),
-            timeout: None,
-        };
-        Settings::resolve(flags, from_brief)
+        Settings::resolve(choice.provider.clone(), self.brief.manifest.model.as_ref())
     }
 
     /// The key the ledger groups this session's calls by (`brief usage --by session`):
@@ -56,20 +36,32 @@ impl Session {
             .to_string()
     }
 
-    /// Writes one ledger row for a call (`command`: `session` or `compact`). A ledger
-    /// that cannot be written never fails the call; the operator is told.
+    /// Writes one ledger row for a call (`command`: `session` or `compact`). `bundled`
+    /// names the built-in brief whose prefix was sent (`compaction`), as `compress` names
+    /// the compressor: the row is then that brief's, with the session's brief as its
+    /// `target_brief`, so `usage --by brief` never bills it to the session's brief. A
+    /// ledger that cannot be written never fails the call; the operator is told.
     pub(super) fn record_call(
         &self,
         choice: &ModelChoice,
         command: &str,
         settings: &Settings,
-        prefix_hash: &str,
+        (bundled, prefix_hash): (Option<&str>, &str),
         started: Instant,
         result: &Result<Answer>,
     ) {
-        let mut entry = ledger::Entry::new(command, settings.kind.as_str(), &settings.model);
-        entry.brief = Some(self.brief.manifest.name.clone());
-        entry.brief_dir = Some(self.config.brief.display().to_string());
+        let mut entry = ledger::Entry::new(command, settings.wire.as_str(), &settings.model);
+        let own = (
+            Some(self.brief.manifest.name.clone()),
+            Some(self.config.brief.display().to_string()),
+        );
+        match bundled {
+            None => (entry.brief, entry.brief_dir) = own,
+            Some(name) => {
+                entry.brief = Some(name.to_string());
+                (entry.target_brief, entry.target_brief_dir) = own;
+            }
+        }
         entry.prefix_hash = Some(prefix_hash.to_string());
         entry.session = Some(self.ledger_key());
         let entry = entry.record(started.elapsed(), result);

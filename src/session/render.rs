@@ -15,7 +15,7 @@
 use serde_json::{Map, Value, json};
 
 use super::log::{Entry, Kind};
-use crate::prompt::wire::{self, Message, Prompt, ToolDef};
+use crate::wire::{self, Message, Prompt, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -177,7 +177,7 @@ fn tier1_prompt(parts: &Parts) -> Prompt {
 }
 
 pub fn openai(parts: &Parts) -> Value {
-    let mut body = wire::openai_body(&tier1_prompt(parts), parts.model, None);
+    let mut body = wire::openai::body(&tier1_prompt(parts), parts.model, None);
     let messages = body["messages"]
         .as_array_mut()
         .expect("wire makes an array");
@@ -193,7 +193,7 @@ fn messages_of<'a>(parts: &Parts<'a>) -> Vec<Vec<&'a Entry>> {
 }
 
 pub fn anthropic(parts: &Parts) -> Value {
-    let mut body = wire::anthropic_body(&tier1_prompt(parts), parts.model);
+    let mut body = wire::anthropic::body(&tier1_prompt(parts), parts.model);
     if parts.static_system.is_empty()
         && let Some(last) = body
             .get_mut("tools")

@@ -13,7 +13,7 @@ use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{Entry, check_path};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, Topic};
 
 /// Appends one entry as one line, creating the file and its directory when needed. No sync:
 /// the toolkit's own calls are a few a minute, and the kernel writes them out.
@@ -67,13 +67,15 @@ impl Appender {
 
 fn encode(entry: &Entry, out: &mut Vec<u8>) -> Result<()> {
     serde_json::to_writer(&mut *out, entry)
-        .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")))?;
+        .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")).with_source(e))?;
     out.push(b'\n');
     Ok(())
 }
 
 fn io_error(path: &Path, err: &std::io::Error) -> Error {
-    Error::io(path, err).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")
+    Error::io(path, err)
+        .with_hint("use a writable path for the ledger")
+        .with_topic(Topic::Setting(Setting::Ledger))
 }
 
 /// Opens the ledger for appending (creating it and its directory), after refusing a link

@@ -432,8 +432,8 @@ mod tests {
 
     #[test]
     fn calls_without_a_cached_field_are_left_out_of_the_share() {
-        let mut failed =
-            call("2026-11-30T10:00:00.000Z", "aa", 0, None, None).failed("timeout", "no answer");
+        let mut failed = call("2026-11-30T10:00:00.000Z", "aa", 0, None, None)
+            .failed(crate::call_status::CallStatus::Timeout, "no answer");
         failed.input_tokens = None;
         let entries = vec![
             call("2026-11-30T09:00:00.000Z", "aa", 1000, None, None),

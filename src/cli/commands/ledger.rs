@@ -111,7 +111,7 @@ pub struct FlushArgs {
     #[arg(value_name = "URL")]
     pub url: String,
     /// How long to wait for ClickHouse to take the rows
-    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration, default_value = "60s")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::clock::parse_duration, default_value = "60s")]
     pub wait: Duration,
     /// Print {"status", "summary", "target", "rows_sent", "rows_left", "spool_dir",
     /// "last_error"}

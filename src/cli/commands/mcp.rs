@@ -1,22 +1,37 @@
 //! `brief mcp`: the MCP server over stdio (see `crate::mcp`).
 
 use crate::cli::output::Outcome;
+use crate::cli::shared_args::ProviderArgs;
 use crate::cli::ui::Ui;
 use crate::error::Result;
+use crate::wire::BaseUrl;
 
 /// Serve briefkit's tools to an MCP client over stdio
 ///
 /// Tools, in this fixed order: retrieve {hash}, compose {brief, vars?, format?},
 /// guard {original, proposal}, and the session tools session_status {session},
 /// gate {session, estimate, kind?}, purge {session, ids, summary?}, compact_context
-/// {session, resume_instruction} (the model: the session brief's, else the optional
-/// provider, model and base_url arguments; keys from the environment). Each calls the same
-/// code as the matching command. Meant to be started by an MCP client (its `command` is
-/// `brief`, its `args` `["mcp"]`); it runs until the client closes stdin.
+/// {session, resume_instruction} (the model: the tool call's provider and model, else these
+/// flags, the environment, the session brief's; keys only from the environment). Each calls
+/// the same code as the matching command. Meant to be started by an MCP client (its
+/// `command` is `brief`, its `args` `["mcp"]`); it runs until the client closes stdin.
+///
+/// The key goes only to the base URL configured here (--base-url, OPENAI_BASE_URL /
+/// ANTHROPIC_BASE_URL, the session brief's): a tool call that names another `base_url` is
+/// refused unless that URL is given with --allow-base-url.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// A base URL a tool call may name in `base_url` (the key is sent there); repeatable.
+    /// Without it, a tool call's `base_url` other than the configured one is refused
+    #[arg(long, value_name = "URL", value_parser = BaseUrl::parse)]
+    pub allow_base_url: Vec<BaseUrl>,
+}
 
-pub fn run(_args: Args, _ui: &Ui) -> Result<Outcome> {
-    crate::mcp::run()?;
+pub fn run(args: Args, _ui: &Ui) -> Result<Outcome> {
+    let mut provider = args.provider.overrides();
+    provider.allowed_base_urls = args.allow_base_url;
+    crate::mcp::run(crate::mcp::tools::Options { provider })?;
     Ok(Outcome::Ok)
 }

@@ -12,7 +12,7 @@ use reqwest::blocking::Client as Http;
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use super::target::Target;
-use crate::error::{Error, ProviderFailure};
+use crate::error::{CallStatus, Error};
 use crate::provider::redact::Redactor;
 
 /// What went wrong talking to ClickHouse, as data for the writer's retry decision.
@@ -42,10 +42,10 @@ impl Failure {
     /// As the toolkit's error: a network or server failure (exit 3).
     pub fn into_error(self) -> Error {
         let class = match self.kind {
-            FailureKind::Unreachable => ProviderFailure::Connect,
-            _ => ProviderFailure::Other,
+            FailureKind::Unreachable => CallStatus::Connect,
+            _ => CallStatus::Error,
         };
-        let err = Error::provider(self.message).with_provider_failure(class);
+        let err = Error::provider(self.message).with_call_status(class);
         match self.hint {
             Some(hint) => err.with_hint(hint),
             None => err,

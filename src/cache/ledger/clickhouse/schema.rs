@@ -107,7 +107,7 @@ struct Row<'a> {
     output_tokens: Option<u64>,
     latency_ms: u64,
     attempts: u32,
-    status: &'a str,
+    status: &'a crate::error::CallStatus,
     error: &'a Option<String>,
     session: &'a Option<String>,
     drifted_parts: &'a [String],

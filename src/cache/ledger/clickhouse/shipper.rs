@@ -572,7 +572,7 @@ fn local(err: crate::error::Error) -> Failure {
         kind: FailureKind::Server,
         code: None,
         message: format!("the spool: {}", err.message),
-        hint: err.hint,
+        hint: err.hint.map(String::from),
     }
 }
 

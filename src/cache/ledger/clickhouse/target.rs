@@ -186,8 +186,7 @@ impl Target {
         for (name, val) in url.query_pairs() {
             let (name, val) = (name.into_owned(), val.into_owned());
             let duration = |what: &str| {
-                crate::provider::parse_duration(&val)
-                    .map_err(|e| bad(value, format!("{what}: {e}")))
+                crate::clock::parse_duration(&val).map_err(|e| bad(value, format!("{what}: {e}")))
             };
             match name.as_str() {
                 "batch_rows" => {

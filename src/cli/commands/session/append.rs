@@ -73,7 +73,7 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
             "framework_tools": c.framework_tools,
         }))?;
     } else {
-        ui.outln(&format!(
+        ui.confirm(&format!(
             "new session {} (brief {}, context limit {}, {} tools in Tier 1)",
             args.dir.display(),
             session.brief.manifest.name,
@@ -139,7 +139,7 @@ fn entry(args: &mut AppendArgs) -> Result<NewEntry> {
     if let Some(name) = args.tool_call.take() {
         let raw = super::text_arg(args.args.take().unwrap_or_default())?;
         let arguments: Value = serde_json::from_str(&raw)
-            .map_err(|e| Error::input(format!("--args is not JSON: {e}")))?;
+            .map_err(|e| Error::input(format!("--args is not JSON: {e}")).with_source(e))?;
         return Ok(NewEntry::ToolCall {
             name,
             arguments,

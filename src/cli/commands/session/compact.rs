@@ -4,10 +4,9 @@ use std::path::PathBuf;
 
 use super::shown;
 use crate::cli::output::Outcome;
-use crate::cli::shared_args::LedgerArgs;
+use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::provider::ProviderKind;
 use crate::session::budget::thousands;
 use crate::session::model::ModelChoice;
 
@@ -29,29 +28,19 @@ pub struct CompactArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Print {"status", "summary", "tokens_before", "tokens_after", "state_id",
-    /// "resume_id", "forgotten"}
+    /// "resume_id", "forgotten", "removed_ids", "tokens_rewritten", "ccr", "warnings"}
     #[arg(long)]
     pub json: bool,
 }
 
-/// Which model to call.
+/// Which model to call (the provider flags every model-calling command takes) and where
+/// the calls are recorded.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ModelArgs {
-    /// `openai` (any OpenAI-compatible server) or `anthropic` [default: the brief's, else openai]
-    #[arg(long, value_name = "NAME", value_parser = parse_kind)]
-    pub provider: Option<ProviderKind>,
-    /// The model [default: the brief's `model.name`]
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
-    /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     #[command(flatten)]
     pub ledger: LedgerArgs,
-}
-
-fn parse_kind(text: &str) -> Result<ProviderKind, String> {
-    text.parse()
 }
 
 impl ModelArgs {
@@ -60,9 +49,7 @@ impl ModelArgs {
         let ledger = self.ledger.destination()?;
         ledger.check()?;
         Ok(ModelChoice {
-            provider: self.provider,
-            model: self.model.clone(),
-            base_url: self.base_url.clone(),
+            provider: self.provider.overrides(),
             ledger: Some(ledger),
         })
     }
@@ -74,6 +61,9 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let report = session.compact(&resume, &args.model.choice()?, &mut |m| ui.info(&shown(m)));
     super::notices(&session, ui);
     let r = report?;
+    for warning in &r.warnings {
+        ui.warn(warning);
+    }
     if args.json {
         ui.json(&r.to_json())?;
         return Ok(Outcome::Ok);
