@@ -39,12 +39,11 @@ fn binary() -> PathBuf {
             return PathBuf::from(candidate);
         }
     }
-    panic!(
-        "clickhouse-server is not installed: these tests run against a real ClickHouse. \
-         Install it with `sudo apt-get install -y clickhouse-server clickhouse-client` \
-         (.ci/run does), or point CLICKHOUSE_SERVER at the binary"
-    );
+    panic!("clickhouse-server is not installed: these tests run against a real ClickHouse. {INSTALL}");
 }
+
+const INSTALL: &str = "Install it with `sudo apt-get install -y clickhouse-server clickhouse-client` \
+     (Debian's package; .ci/run does when it is missing), or point CLICKHOUSE_SERVER at the binary";
 
 impl ClickHouse {
     /// Starts a fresh server and waits until it answers.
@@ -118,7 +117,7 @@ impl ClickHouse {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start clickhouse-server: {e}"));
+            .unwrap_or_else(|e| panic!("cannot start clickhouse-server: {e}. {INSTALL}"));
         self.child = Some(child);
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(30) {
