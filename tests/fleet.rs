@@ -217,7 +217,8 @@ fn two_proxies_and_a_session_land_every_row_once() {
 }
 
 #[test]
-fn clickhouse_stopped_hung_killed_and_restarted_and_a_proxy_killed_lose_and_double_nothing() {
+fn clickhouse_stopped_hung_killed_and_restarted_and_a_proxy_killed_lose_and_double_nothing_with_a_session_between()
+ {
     let mut ch = ClickHouse::start();
     init(&ch, TABLE);
     let up = upstream();
@@ -254,6 +255,14 @@ fn clickhouse_stopped_hung_killed_and_restarted_and_a_proxy_killed_lose_and_doub
         down["sink"]["rows_pending"].as_u64().unwrap() >= 5,
         "{down}"
     );
+    // A session's turn while ClickHouse is down: answered, its row left in the spool when
+    // the command ends, for a proxy of the same table to send later.
+    let root = workspace("clinic");
+    let turn = session_turn(root.path(), state.path(), &url);
+    assert_eq!(turn.status.code(), Some(0), "{}", stderr(&turn));
+    let said = stderr(&turn);
+    assert!(said.contains("not in ClickHouse"), "{said}");
+    assert!(!said.contains(PASSWORD), "{said}");
 
     // Hung (it holds the connection and answers nothing): still no call waits.
     ch.restart();
@@ -280,7 +289,8 @@ fn clickhouse_stopped_hung_killed_and_restarted_and_a_proxy_killed_lose_and_doub
     // A new proxy on the same state directory takes over what the killed one left.
     let a2 = proxy(&up, &url, state.path(), "machine-a");
     slowest = slowest.max(calls(&a2, "agent-1", 5));
-    let total = sent + 10;
+    let proxied = sent + 10;
+    let total = proxied + 1;
 
     let (raw, once, ids) = wait_rows(&ch, TABLE, total, Duration::from_secs(60));
     assert_eq!(once, total, "every row arrived");
@@ -293,12 +303,16 @@ fn clickhouse_stopped_hung_killed_and_restarted_and_a_proxy_killed_lose_and_doub
     assert_eq!(
         by(
             &ch,
-            "SELECT ifNull(host, '-'), count() FROM fleet.usage GROUP BY host ORDER BY host"
+            "SELECT ifNull(host, '-'), count() FROM fleet.usage WHERE command = 'proxy' GROUP BY host ORDER BY host"
         ),
         [
-            ("machine-a".to_string(), total / 2),
-            ("machine-b".to_string(), total / 2)
+            ("machine-a".to_string(), proxied / 2),
+            ("machine-b".to_string(), proxied / 2)
         ]
+    );
+    assert_eq!(
+        ch.count("SELECT count() FROM fleet.usage FINAL WHERE command = 'session'"),
+        1
     );
     drop(b);
     drop(a2);

@@ -39,7 +39,9 @@ fn binary() -> PathBuf {
             return PathBuf::from(candidate);
         }
     }
-    panic!("clickhouse-server is not installed: these tests run against a real ClickHouse. {INSTALL}");
+    panic!(
+        "clickhouse-server is not installed: these tests run against a real ClickHouse. {INSTALL}"
+    );
 }
 
 const INSTALL: &str = "Install it with `sudo apt-get install -y clickhouse-server clickhouse-client` \
