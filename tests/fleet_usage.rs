@@ -336,3 +336,18 @@ fn ledger_mistakes_exit_2_and_server_refusals_exit_3_without_the_password() {
     assert!(err.contains("no table fleet.nothing"), "{err}");
     assert!(err.contains("brief ledger init"), "{err}");
 }
+
+#[test]
+#[should_panic(expected = "apt-get install -y clickhouse-server")]
+fn a_missing_clickhouse_server_fails_the_tests_with_how_to_install_it() {
+    crate::common::clickhouse::find_binary(None, &["/nonexistent/sbin/clickhouse-server"]);
+}
+
+#[test]
+#[should_panic(expected = "clickhouse-server is not installed")]
+fn a_clickhouse_server_named_but_missing_fails_the_same_way() {
+    crate::common::clickhouse::find_binary(
+        Some("/nonexistent/clickhouse-server".into()),
+        &["/usr/sbin/clickhouse-server"],
+    );
+}

@@ -5,7 +5,7 @@
 //! these tests are never skipped.
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -31,17 +31,27 @@ fn free_port() -> u16 {
 
 /// The server binary: `CLICKHOUSE_SERVER`, else what the Debian package installs.
 fn binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("CLICKHOUSE_SERVER") {
-        return PathBuf::from(path);
-    }
-    for candidate in ["/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"] {
-        if Path::new(candidate).exists() {
-            return PathBuf::from(candidate);
-        }
-    }
-    panic!(
-        "clickhouse-server is not installed: these tests run against a real ClickHouse. {INSTALL}"
-    );
+    find_binary(
+        std::env::var_os("CLICKHOUSE_SERVER").map(PathBuf::from),
+        &["/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"],
+    )
+}
+
+/// The first of `named` and `candidates` that exists; a test fails with how to install
+/// the server when none does (these tests are never skipped).
+pub fn find_binary(named: Option<PathBuf>, candidates: &[&str]) -> PathBuf {
+    let found = match named {
+        Some(path) => path.exists().then_some(path),
+        None => candidates
+            .iter()
+            .map(PathBuf::from)
+            .find(|path| path.exists()),
+    };
+    found.unwrap_or_else(|| {
+        panic!(
+            "clickhouse-server is not installed: these tests run against a real ClickHouse. {INSTALL}"
+        )
+    })
 }
 
 const INSTALL: &str = "Install it with `sudo apt-get install -y clickhouse-server clickhouse-client` \
