@@ -307,6 +307,19 @@ fn ledger_mistakes_exit_2_and_server_refusals_exit_3_without_the_password() {
     let (exit, err) = code(&["usage", "--ledger", "clickhouse://h/db.t?batch_rows=lots"]);
     assert_eq!(exit, Some(2), "{err}");
     assert!(err.contains("batch_rows"), "{err}");
+    // The HTML report draws a file call by call: refused for a table, nothing written.
+    let page = tempfile::tempdir().unwrap();
+    let html = page.path().join("report.html");
+    let (exit, err) = code(&[
+        "usage",
+        "--ledger",
+        "clickhouse://h/db.t",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(exit, Some(2), "{err}");
+    assert!(err.contains("--html"), "{err}");
+    assert!(!html.exists());
     // http:// with the format is the same table as clickhouse://.
     let http = format!("http://fleet:{PASSWORD}@127.0.0.1:{}/fleet.usage", ch.port);
     let (exit, err) = code(&["ledger", "init", &ch.url(TABLE)]);
