@@ -5,6 +5,7 @@
 use std::fs;
 
 use briefkit::brief::Brief;
+use briefkit::cache::ledger::Destination;
 use briefkit::compress::{self, Request, Unwatched};
 use briefkit::provider::{CallOptions, Settings};
 use briefkit::wire::Wire;
@@ -32,7 +33,7 @@ fn a_library_user_proposes_through_the_same_operation_as_the_cli() {
         compressor: &compressor,
         settings: Settings::new(Wire::OpenAi, "test-model", server.url()),
         options: CallOptions::text(512),
-        ledger: ledger.clone(),
+        ledger: Destination::File(ledger.clone()),
     };
 
     let refused = compress::propose(&request, "cancellations", &Unwatched).unwrap_err();

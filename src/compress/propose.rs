@@ -30,9 +30,9 @@ pub struct Request<'a> {
     pub compressor: &'a Compressor,
     pub settings: Settings,
     pub options: CallOptions,
-    /// The ledger every call is recorded in (checked writable by the caller, before any
-    /// call: a ledger that cannot be written is bad input, not a lost record).
-    pub ledger: PathBuf,
+    /// The ledger every call is recorded in (checked by the caller, before any call: a
+    /// ledger that cannot be written is bad input, not a lost record).
+    pub ledger: ledger::Destination,
 }
 
 /// One model call, ready to run on any thread.
@@ -162,7 +162,7 @@ fn ask_one(
         Err(err) if err.kind == ErrorKind::Interrupted => entry.cancelled(started.elapsed()),
         Err(_) | Ok(_) => entry.record(started.elapsed(), &result),
     };
-    if let Err(err) = ledger::append(&request.ledger, &row) {
+    if let Err(err) = request.ledger.record(&row) {
         watch.event(Event::NotRecorded(&err));
     }
     result

@@ -11,11 +11,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::brief::Item;
-use crate::cache::ledger;
 use crate::cli::interrupt;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review;
-use crate::cli::shared_args::ProviderArgs;
+use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
 use crate::compress::{self, Event, PendingCall, ProposalFigures, Proposed, Request, Watch};
 use crate::error::Result;
@@ -71,9 +70,8 @@ pub struct Args {
     /// Print one JSON object instead of the review screen, and do not ask
     #[arg(long)]
     pub json: bool,
-    /// The ledger file the call is recorded in [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
 }
 
 /// The longest answer asked for unless --max-tokens says: a shorter body never needs more.
@@ -98,8 +96,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         return estimate::run(&args, ui, &brief, &targets, &compressor);
     }
     // Before any call: a ledger that cannot be written is bad input, not a lost record.
-    let ledger = ledger::resolve_path(args.ledger.clone());
-    ledger::check_path(&ledger)?;
+    let ledger = args.ledger.destination()?;
+    ledger.check()?;
     let request = Request {
         brief: &brief,
         compressor: &compressor,
