@@ -136,7 +136,8 @@ fn gate(a: GateArgs) -> Result<Value, ToolError> {
         },
         &BTreeMap::new(),
     )?;
-    Ok(report.to_json())
+    serde_json::to_value(report.answer())
+        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -192,5 +193,6 @@ fn compact_context(options: &Options, a: CompactArgs) -> Result<Value, ToolError
     };
     let session = Session::open(&a.session)?;
     let report = session.compact(&a.resume_instruction, &choice, &mut |_| {})?;
-    Ok(report.to_json())
+    serde_json::to_value(report.answer())
+        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
 }

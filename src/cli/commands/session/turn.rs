@@ -66,7 +66,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
     super::notices(&session, ui);
     match outcome? {
         TurnOutcome::Blocked(gate) => {
-            ui.outln(&serde_json::to_string(&gate.to_json()).unwrap_or_default())?;
+            ui.outln(&super::one_line_json(&gate.answer())?)?;
             if !json {
                 ui.info(&format!(
                     "{} blocked: ~{} tokens do not fit in {}; purge or compact, then `brief session turn {} --resume {}`",
@@ -98,13 +98,11 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
                     run.id, run.name, run.outcome, run.text
                 )));
                 if let Some(compact) = &run.compact {
-                    for fact in compact.forgotten.as_array().into_iter().flatten() {
+                    for fact in &compact.forgotten {
                         ui.info(&shown(&format!(
                             "  forgotten {}: {}",
-                            fact["kind"].as_str().unwrap_or("fact"),
-                            fact["value"]
-                                .as_str()
-                                .map_or_else(|| fact.to_string(), str::to_string)
+                            fact.kind.name(),
+                            fact.value
                         )));
                     }
                 }
