@@ -21,6 +21,8 @@ mod crash;
 mod dashboard;
 mod digest;
 mod docs;
+mod fleet;
+mod fleet_usage;
 mod guard_accept;
 mod guard_agree;
 mod guard_bundled;
