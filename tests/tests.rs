@@ -53,6 +53,7 @@ mod session;
 mod session_compact;
 #[cfg(debug_assertions)]
 mod session_crash;
+mod session_gate_ops;
 mod session_mcp;
 mod session_props;
 mod session_turn;

@@ -135,14 +135,7 @@ fn gate(a: GateArgs) -> Result<Value, ToolError> {
         })?,
     };
     let session = Session::open(&a.session)?;
-    let report = session.gate(
-        GateRequest::New {
-            estimate: a.estimate,
-            kind,
-            high_volume: false,
-        },
-        &BTreeMap::new(),
-    )?;
+    let report = session.gate(GateRequest::new(a.estimate, kind, false), &BTreeMap::new())?;
     Ok(report.to_json())
 }
 

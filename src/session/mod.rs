@@ -25,9 +25,11 @@
 
 pub mod budget;
 mod cache;
+pub mod calls;
 pub mod compact;
 pub mod config;
 pub mod envelope;
+pub mod flow;
 mod framework;
 mod gate;
 pub mod journal;
@@ -326,20 +328,19 @@ impl Session {
     /// Figures from the derived cache when it is fresh, else from a replay.
     pub fn status(&self, vars: &BTreeMap<String, String>) -> Result<Status> {
         let mut cache = Cache::read(&self.dir)?;
-        if let Some(summary) = cache.fresh_summary(&self.log_path()).cloned() {
-            let figures = self.figures_with(summary.tier2_tokens, vars, &mut cache.memo)?;
-            return Ok(Status {
-                figures,
-                live_entries: summary.live_entries,
-                pending: summary.pending.iter().map(|p| p.id.clone()).collect(),
-            });
-        }
-        let state = self.state()?;
-        let figures = self.figures_with(state.tier2_tokens, vars, &mut cache.memo)?;
+        let summary = match cache.fresh_summary(&self.log_path()).cloned() {
+            Some(summary) => summary,
+            None => cache::Summary::of(&self.state()?, 0, String::new()),
+        };
+        let figures = self.figures_with(summary.tier2_tokens, vars, &mut cache.memo)?;
         Ok(Status {
+            over_budget: self.limits().over(figures.current_context_tokens),
             figures,
-            live_entries: state.live.len() as u64,
-            pending: state.pending().iter().map(|p| p.id.clone()).collect(),
+            live_entries: summary.live_entries,
+            pending: summary.pending.iter().map(|p| p.id.clone()).collect(),
+            reserved_operation_tokens: summary.reserved(),
+            over_budget_entries: summary.over_budget.clone(),
+            open_calls: summary.flow.open.iter().map(|c| c.id.clone()).collect(),
         })
     }
 
@@ -373,6 +374,19 @@ impl Session {
             .as_ref()
             .filter(|m| m.provider == provider)
             .map(|m| m.name.as_str());
+        if format != render::Format::Text
+            && let Some(call) = state.flow.open.first()
+        {
+            return Err(Error::input(format!(
+                "{} (`{}`) has no result yet: every provider refuses a request with a tool call and no result",
+                call.id, call.name
+            ))
+            .with_hint(format!(
+                "answer it first: `brief session append {} --tool-result {} --text ...` (`--format text` shows the session as it is)",
+                self.dir.display(),
+                call.id
+            )));
+        }
         let parts = render::Parts {
             static_system: &self.prefix.static_system,
             examples: &self.prefix.examples,
@@ -381,10 +395,20 @@ impl Session {
             tier3: &figures.tier3,
             model,
         };
-        let body = match format {
-            render::Format::Openai => RenderedBody::Json(render::openai(&parts)),
-            render::Format::Anthropic => RenderedBody::Json(render::anthropic(&parts)),
-            render::Format::Text => RenderedBody::Text(render::text(&parts)),
+        let body = match render::body(format, &parts) {
+            Some(body) => {
+                let violations = render::check(format, &body);
+                if !violations.is_empty() {
+                    return Err(Error::input(format!(
+                        "{}: the session renders a request its provider would refuse",
+                        self.log_path().display()
+                    ))
+                    .with_details(violations.iter().map(ToString::to_string).collect())
+                    .with_hint("the log was written by an older brief or by hand; purge the entries named, or start a new session"));
+                }
+                RenderedBody::Json(body)
+            }
+            None => RenderedBody::Text(render::text(&parts)),
         };
         Ok(Rendered { body, figures })
     }
@@ -398,6 +422,15 @@ pub struct Status {
     pub live_entries: u64,
     /// Operations the gate blocked that were not resumed yet.
     pub pending: Vec<String>,
+    /// Estimates of tool calls the gate let through whose results are still to come.
+    pub reserved_operation_tokens: u64,
+    /// The context leaves nothing for operations: the next model call waits for a purge or
+    /// a compaction.
+    pub over_budget: bool,
+    /// Live results appended over the budget (kept whole).
+    pub over_budget_entries: Vec<String>,
+    /// Live tool calls waiting for their result.
+    pub open_calls: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -14,6 +14,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::calls::BlockedCall;
 use super::compact::CompactReport;
 use super::journal::{Journal, Received};
 use super::log::{Entry, Event, Kind};
@@ -37,6 +38,10 @@ pub struct TurnRequest {
     /// `reserved_completion_tokens`].
     pub max_tokens: Option<u32>,
     pub model: ModelChoice,
+    /// The estimate for a tool call whose tool item declares no `result_estimate`.
+    pub tool_estimate: Option<u64>,
+    /// Run the framework's sub-agents in the turn instead of handing their calls back.
+    pub run_subagents: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -44,6 +49,8 @@ pub enum TurnOutcome {
     /// The gate blocked the call: the seed's `context_budget_exceeded` object.
     Blocked(GateReport),
     Done(TurnReport),
+    /// `--resume op_N` of a tool call the gate had held back: it fits now.
+    Released(PendingCall),
 }
 
 /// A tool call for the caller to run.
@@ -55,6 +62,8 @@ pub struct PendingCall {
     pub call_id: String,
     pub name: String,
     pub arguments: Value,
+    /// The gate's operation for this call.
+    pub operation_id: String,
 }
 
 /// A framework tool the turn ran itself.
@@ -85,8 +94,11 @@ pub struct TurnReport {
     /// The answer's entries: its text (`msg_N`) and tool calls (`tool_call_N`).
     pub appended_ids: Vec<String>,
     pub text: String,
-    /// Tool calls for the caller to run, in the model's order.
+    /// Tool calls for the caller to run, in the model's order, each let through by the
+    /// gate.
     pub tool_calls: Vec<PendingCall>,
+    /// Tool calls the gate held back: they do not fit until a purge or a compaction.
+    pub blocked: Vec<BlockedCall>,
     pub framework: Vec<FrameworkRun>,
     pub model: String,
     pub finish_reason: String,
@@ -112,7 +124,7 @@ impl Session {
                 journal.op
             ));
             return self
-                .finish(journal, true, &request.model, progress)
+                .finish(journal, true, request, progress)
                 .map(TurnOutcome::Done);
         }
         if let Some(user) = &request.user
@@ -121,6 +133,19 @@ impl Session {
             return Err(Error::input("--user is empty"));
         }
         let state = self.state()?;
+        if let Some(op) = &request.resume
+            && state.operation(op).is_some_and(|o| o.call.is_some())
+        {
+            return Ok(match self.resume_call(op, &request.vars)? {
+                Ok(call) => TurnOutcome::Released(call),
+                Err(gate) => TurnOutcome::Blocked(gate),
+            });
+        }
+        if state.live.is_empty() && request.user.is_none() && request.resume.is_none() {
+            return Err(Error::input(
+                "Tier 2 is empty: the first turn needs --user (providers require the conversation to open with the user's message)",
+            ));
+        }
         if let Some(call) = state
             .tier2()
             .find(|e| e.kind == Kind::ToolCall && !state.is_answered(&e.id))
@@ -173,11 +198,7 @@ impl Session {
                 let user = request.user.clone();
                 let incoming = self.user_tokens(&state, user.as_deref());
                 let gate = self.gate_with(
-                    GateRequest::New {
-                        estimate: u64::from(max_tokens),
-                        kind: OpKind::Model,
-                        high_volume: false,
-                    },
+                    GateRequest::new(u64::from(max_tokens), OpKind::Model, false),
                     &request.vars,
                     incoming,
                 )?;
@@ -250,7 +271,7 @@ impl Session {
         journal.answer = Some(Received::from(&answer));
         journal.write(&self.dir)?;
         crate::store::transaction::fault_point("session-turn-after-journal");
-        self.finish(journal, false, &request.model, progress)
+        self.finish(journal, false, request, progress)
             .map(TurnOutcome::Done)
     }
 
@@ -283,6 +304,7 @@ impl Session {
             group: None,
             source: None,
             op: (!op.is_empty()).then(|| op.to_string()),
+            over_budget: false,
         };
         entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
         entry
@@ -294,9 +316,10 @@ impl Session {
         &self,
         journal: Journal,
         interrupted: bool,
-        choice: &ModelChoice,
+        request: &TurnRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<TurnReport> {
+        let choice = &request.model;
         let op = journal.op.clone();
         let received = journal.answer.clone().expect("only answered turns finish");
         let state = self.state()?;
@@ -345,16 +368,13 @@ impl Session {
             framework.push(self.run_compaction(call, &op, choice, progress)?);
         }
         let state = self.state()?;
-        let tool_calls = calls
+        let waiting: Vec<&Entry> = calls
             .iter()
+            .copied()
             .filter(|c| !is_framework(c) && state.is_live(&c.id) && !state.is_answered(&c.id))
-            .map(|c| PendingCall {
-                id: c.id.clone(),
-                call_id: c.call.clone().unwrap_or_default(),
-                name: c.name.clone().unwrap_or_default(),
-                arguments: c.arguments(),
-            })
             .collect();
+        let (tool_calls, blocked) =
+            self.gate_calls(&waiting, request.tool_estimate, &request.vars)?;
         Journal::remove(&self.dir, &op)?;
         Ok(TurnReport {
             operation_id: op,
@@ -367,6 +387,7 @@ impl Session {
                 .collect(),
             text: received.text,
             tool_calls,
+            blocked,
             framework,
             model: received.model,
             finish_reason: received.finish_reason,
