@@ -8,7 +8,15 @@ fn bundled_briefs_pass_a_strict_check() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = run_in(
         root,
-        &["check", "--strict", "briefs/support", "briefs/compressor"],
+        &[
+            "check",
+            "--strict",
+            "briefs/support",
+            "briefs/compressor",
+            "briefs/fetch_url",
+            "briefs/web_search_agent",
+            "briefs/delegate_task",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }

@@ -41,6 +41,7 @@ mod purge;
 pub mod render;
 pub mod schema;
 pub mod state;
+pub mod subagent;
 pub mod tools;
 pub mod turn;
 

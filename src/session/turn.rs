@@ -21,6 +21,7 @@ use super::log::{Entry, Event, Kind};
 use super::model::ModelChoice;
 use super::ops::{GateReport, GateRequest, PurgeReport, now};
 use super::render::{self, entry_text};
+use super::subagent::{Ran, SubagentRun};
 use super::{OpKind, Session};
 use crate::error::{Error, Result};
 use crate::prompt::prefix::StablePrefix;
@@ -42,6 +43,9 @@ pub struct TurnRequest {
     pub tool_estimate: Option<u64>,
     /// Run the framework's sub-agents in the turn instead of handing their calls back.
     pub run_subagents: bool,
+    /// The ledger's `command` for the model call [default: `session`; a delegated task's
+    /// turns are `subagent`].
+    pub ledger_command: Option<&'static str>,
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +103,8 @@ pub struct TurnReport {
     pub tool_calls: Vec<PendingCall>,
     /// Tool calls the gate held back: they do not fit until a purge or a compaction.
     pub blocked: Vec<BlockedCall>,
+    /// Sub-agents run in the turn (`--run-subagents`).
+    pub subagents: Vec<SubagentRun>,
     pub framework: Vec<FrameworkRun>,
     pub model: String,
     pub finish_reason: String,
@@ -244,7 +250,7 @@ impl Session {
         let result = provider.call_body(&body, &options);
         self.record_call(
             &request.model,
-            "session",
+            request.ledger_command.unwrap_or("session"),
             &settings,
             &hash,
             started,
@@ -373,8 +379,28 @@ impl Session {
             .copied()
             .filter(|c| !is_framework(c) && state.is_live(&c.id) && !state.is_answered(&c.id))
             .collect();
-        let (tool_calls, blocked) =
+        let mut subagents = Vec::new();
+        let mut blocked = Vec::new();
+        let waiting: Vec<&Entry> = if request.run_subagents {
+            let mut rest = Vec::new();
+            for call in waiting {
+                let name = call.name.clone().unwrap_or_default();
+                if !self.is_subagent(&name) {
+                    rest.push(call);
+                    continue;
+                }
+                match self.run_in_turn(call, request, progress)? {
+                    Ran::Run(run) => subagents.push(run),
+                    Ran::Blocked(held) => blocked.push(held),
+                }
+            }
+            rest
+        } else {
+            waiting
+        };
+        let (tool_calls, mut held) =
             self.gate_calls(&waiting, request.tool_estimate, &request.vars)?;
+        blocked.append(&mut held);
         Journal::remove(&self.dir, &op)?;
         Ok(TurnReport {
             operation_id: op,
@@ -388,6 +414,7 @@ impl Session {
             text: received.text,
             tool_calls,
             blocked,
+            subagents,
             framework,
             model: received.model,
             finish_reason: received.finish_reason,

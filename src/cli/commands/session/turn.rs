@@ -67,6 +67,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
         model: args.model.choice(),
         tool_estimate: args.tool_estimate,
         run_subagents: args.run_subagents,
+        ledger_command: None,
     };
     let json = args.json;
     let outcome = session.turn(&request, &mut |m| {
@@ -119,6 +120,25 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
             }
             for call in &report.tool_calls {
                 ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
+            }
+            for run in &report.subagents {
+                for call in &run.tool_calls {
+                    ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
+                }
+                let done = match (&run.result_id, &run.delegate) {
+                    (Some(id), _) => format!("appended {id}"),
+                    (None, Some(d)) => format!(
+                        "its own tool calls above wait in {}; answer them there, then `brief session subagent {} {}`",
+                        d.session.display(),
+                        args.dir.display(),
+                        run.id
+                    ),
+                    (None, None) => String::new(),
+                };
+                ui.info(&shown(&format!(
+                    "{} {} ({}): {done}",
+                    run.id, run.name, run.outcome
+                )));
             }
             for held in &report.blocked {
                 ui.outln(&serde_json::to_string(&held.gate).unwrap_or_default())?;
