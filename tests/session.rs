@@ -612,7 +612,7 @@ fn bad_input_exits_2_and_changes_nothing() {
         vec!["session", "gate", "s"],
         vec!["session", "show", "s", "msg_99"],
         vec!["session", "new", "s", "--brief", "clinic"],
-        vec!["session", "new", "t", "--brief", "clinic"],
+        vec!["session", "new", "t", "--brief", "nowhere"],
         vec!["session", "render", "s", "--format", "xml"],
     ];
     for case in cases {

@@ -68,6 +68,7 @@ impl Session {
         vars: &BTreeMap<String, String>,
         incoming: u64,
     ) -> Result<GateReport> {
+        self.warn_unknown_vars(vars);
         let vars = self.vars(vars);
         let limits = self.limits();
         self.write_head(&vars, |summary, budget| {

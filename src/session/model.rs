@@ -38,10 +38,28 @@ impl Session {
             }),
             None => None,
         };
+        // The session's own settings (from `session new`) stand in for absent flags.
+        let stored_kind = match &self.config.provider {
+            Some(name) => Some(name.parse().map_err(|e: String| {
+                Error::input(format!(
+                    "{}: provider: {e}",
+                    self.dir.join(super::config::CONFIG_FILE).display()
+                ))
+            })?),
+            None => None,
+        };
+        // A flag naming another provider leaves the session's model and server aside.
+        let same = choice.provider.is_none() || choice.provider == stored_kind;
         let flags = Overrides {
-            kind: choice.provider,
-            model: choice.model.clone(),
-            base_url: choice.base_url.clone(),
+            kind: choice.provider.or(stored_kind),
+            model: choice
+                .model
+                .clone()
+                .or_else(|| self.config.model.clone().filter(|_| same)),
+            base_url: choice
+                .base_url
+                .clone()
+                .or_else(|| self.config.base_url.clone().filter(|_| same)),
             timeout: None,
         };
         Settings::resolve(flags, from_brief)
