@@ -79,11 +79,7 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
             model: args.model,
             base_url: args.base_url,
         },
-    );
-    let session = match session {
-        Ok(session) => session,
-        Err(err) => return Err(err),
-    };
+    )?;
     super::notices(&session, ui);
     let c = &session.config;
     if args.json {
