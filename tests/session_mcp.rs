@@ -13,13 +13,25 @@ use crate::session::{new_session, ok};
 
 /// Sends `requests` (JSON-RPC, one per line) after the handshake; returns the answers.
 fn mcp(root: &std::path::Path, requests: &[Value]) -> Vec<Value> {
+    mcp_with(root, &[], &[], requests)
+}
+
+/// [`mcp`] with more arguments for `brief mcp` and more environment variables.
+pub fn mcp_with(
+    root: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    requests: &[Value],
+) -> Vec<Value> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
         .arg("mcp")
+        .args(args)
         .current_dir(root)
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .env("BRIEF_RETRY_BASE_MS", "1")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -49,12 +61,12 @@ fn mcp(root: &std::path::Path, requests: &[Value]) -> Vec<Value> {
     answers
 }
 
-fn call(id: u64, name: &str, arguments: Value) -> Value {
+pub fn call(id: u64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
 
 #[test]
-fn compact_context_is_served_last_and_compacts_through_the_library() {
+fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
@@ -108,7 +120,11 @@ fn compact_context_is_served_last_and_compacts_through_the_library() {
             "session_status",
             "gate",
             "purge",
-            "compact_context"
+            "compact_context",
+            "subagent",
+            "compress",
+            "digest",
+            "ccr_put"
         ]
     );
     let missing = &answers[1];

@@ -37,6 +37,7 @@ mod limits;
 mod load_errors;
 mod load_listing;
 mod lock_check;
+mod mcp_parity;
 mod newcomer;
 mod prefix_identity;
 mod probe;

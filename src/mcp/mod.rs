@@ -8,6 +8,7 @@
 
 mod session_tools;
 pub mod tools;
+mod work_tools;
 
 use std::sync::Arc;
 
@@ -25,10 +26,11 @@ use crate::error::{Error, Result};
 /// The MCP server: the tool list, built once, in its fixed order.
 struct Server {
     tools: Arc<Vec<Tool>>,
+    context: Arc<tools::Context>,
 }
 
 impl Server {
-    fn new() -> Server {
+    fn new(context: tools::Context) -> Server {
         let tools = tools::specs()
             .into_iter()
             .map(|spec| {
@@ -40,6 +42,7 @@ impl Server {
             .collect();
         Server {
             tools: Arc::new(tools),
+            context: Arc::new(context),
         }
     }
 }
@@ -77,7 +80,9 @@ impl ServerHandler for Server {
             ));
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let outcome = tokio::task::spawn_blocking(move || tools::call(&name, arguments)).await;
+        let context = Arc::clone(&self.context);
+        let outcome =
+            tokio::task::spawn_blocking(move || tools::call(&context, &name, arguments)).await;
         let result = match outcome {
             Ok(Ok(value)) => CallToolResult::structured(value),
             Ok(Err(err)) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
@@ -89,15 +94,16 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin.
-pub fn run() -> Result<()> {
+/// Serves MCP on stdin/stdout until the client closes stdin; relative paths in tool
+/// arguments are resolved against `root`.
+pub fn run(root: std::path::PathBuf) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| Error::input(format!("cannot start the MCP server's runtime: {e}")))?;
     runtime.block_on(async {
-        let service = Server::new()
+        let service = Server::new(tools::Context { root })
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")))?;

@@ -7,7 +7,7 @@
 //! act on, never a panic.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -16,7 +16,7 @@ use crate::brief::Brief;
 use crate::ccr::{self, Lookup, Store};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::prompt::{canonical, wire};
+use crate::prompt::prefix::{Wire, as_sent};
 
 /// A tool call that could not be done, with the reason in words.
 #[derive(Debug)]
@@ -29,11 +29,50 @@ impl From<crate::error::Error> for ToolError {
             message.push_str("\n  ");
             message.push_str(&detail);
         }
-        if let Some(hint) = err.hint {
+        if let Some(hint) = err.hint.as_deref().and_then(for_a_model) {
             message.push_str("\nhint: ");
             message.push_str(&hint);
         }
         ToolError(message)
+    }
+}
+
+/// A hint written for the command line, in words a model calling a tool can act on: a
+/// flag becomes the tool's argument, a command line is left out (the model has no shell).
+fn for_a_model(hint: &str) -> Option<String> {
+    if let Some(at) = hint.find("--var ") {
+        let names: Vec<&str> = hint[at..]
+            .split("--var ")
+            .filter_map(|part| part.split('=').next())
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        return Some(format!(
+            "give a value for {} in the `vars` argument",
+            names.join(", ")
+        ));
+    }
+    let cli = hint.contains("`brief ")
+        || hint.contains("brief session")
+        || hint.split_whitespace().any(|w| w.starts_with("--"));
+    (!cli).then(|| hint.to_string())
+}
+
+/// Where relative paths in tool arguments are resolved: `brief mcp --root DIR`, by default
+/// the directory the server was started in (a desktop client may start it in `/`).
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub root: PathBuf,
+}
+
+impl Context {
+    /// `path` made absolute against the root, so every error names the path it tried.
+    pub fn path(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.root.join(path)
+        }
     }
 }
 
@@ -97,16 +136,18 @@ pub fn specs() -> Vec<Spec> {
         },
     ];
     specs.extend(super::session_tools::specs());
+    specs.extend(super::work_tools::specs());
     specs
 }
 
 /// Runs one tool. `Err` is a tool error (bad arguments or a failure the caller can fix).
-pub fn call(name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
     match name {
         "retrieve" => retrieve(args(arguments)?),
-        "compose" => compose_tool(args(arguments)?),
+        "compose" => compose_tool(ctx, args(arguments)?),
         "guard" => guard(args(arguments)?),
-        other => super::session_tools::call(other, arguments),
+        "compress" | "digest" | "ccr_put" => super::work_tools::call(ctx, name, arguments),
+        other => super::session_tools::call(ctx, other, arguments),
     }
 }
 
@@ -177,14 +218,14 @@ struct ComposeArgs {
     format: Option<String>,
 }
 
-fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
+fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Value, ToolError> {
     let format = a.format.as_deref().unwrap_or("text");
     if !matches!(format, "text" | "openai" | "anthropic") {
         return Err(ToolError(format!(
             "bad arguments: format `{format}` is not one of text, openai, anthropic"
         )));
     }
-    let brief = Brief::load(&a.brief)?;
+    let brief = Brief::load(&ctx.path(&a.brief))?;
     let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
     let model_for = |provider: &str| {
         brief
@@ -194,16 +235,10 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
             .filter(|m| m.provider == provider)
             .map(|m| m.name.as_str())
     };
+    // The bytes `brief compose` prints, which are the bytes the provider layer sends.
     let output = match format {
-        "openai" => canonical::to_string(&wire::openai_body(
-            &composed.prompt,
-            model_for("openai"),
-            None,
-        )),
-        "anthropic" => canonical::to_string(&wire::anthropic_body(
-            &composed.prompt,
-            model_for("anthropic"),
-        )),
+        "openai" => as_sent(&composed.body(Wire::OpenAi, model_for("openai"), None)),
+        "anthropic" => as_sent(&composed.body(Wire::Anthropic, model_for("anthropic"), None)),
         _ => composed.text(),
     };
     Ok(json!({

@@ -8,15 +8,38 @@ use crate::error::Result;
 ///
 /// Tools, in this fixed order: retrieve {hash}, compose {brief, vars?, format?},
 /// guard {original, proposal}, and the session tools session_status {session},
-/// gate {session, estimate, kind?}, purge {session, ids, summary?}, compact_context
-/// {session, resume_instruction} (the model: the session brief's, else the optional
-/// provider, model and base_url arguments; keys from the environment). Each calls the same
-/// code as the matching command. Meant to be started by an MCP client (its `command` is
+/// gate {session, estimate?, kind?, high_volume?, resume?}, purge {session, ids, summary?},
+/// compact_context {session, resume_instruction} (the model: the session brief's, else the
+/// optional provider, model and base_url arguments; keys from the environment), subagent
+/// {session, tool_call_id, estimate?}; then compress {brief, item, provider?, model?} (a
+/// proposal only, never an accept), digest {digest, min_bytes?} and ccr_put {original,
+/// compressed?, strategy?, source?, ttl?}. Each calls the same code as the matching
+/// command. Relative paths are resolved against --root. Meant to be started by an MCP client (its `command` is
 /// `brief`, its `args` `["mcp"]`); it runs until the client closes stdin.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The directory relative paths in tool arguments are resolved against [default: the
+    /// directory the server was started in]
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<std::path::PathBuf>,
+}
 
-pub fn run(_args: Args, _ui: &Ui) -> Result<Outcome> {
-    crate::mcp::run()?;
+pub fn run(args: Args, _ui: &Ui) -> Result<Outcome> {
+    let root = match args.root {
+        Some(dir) => dir,
+        None => std::env::current_dir()
+            .map_err(|e| crate::error::Error::io(std::path::Path::new("."), &e))?,
+    };
+    let root = std::fs::canonicalize(&root).map_err(|e| {
+        crate::error::Error::io(&root, &e)
+            .with_hint("--root names the directory relative paths are resolved against")
+    })?;
+    if !root.is_dir() {
+        return Err(crate::error::Error::input(format!(
+            "--root {}: not a directory",
+            root.display()
+        )));
+    }
+    crate::mcp::run(root)?;
     Ok(Outcome::Ok)
 }
