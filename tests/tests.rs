@@ -8,6 +8,7 @@ mod align;
 mod align_tail;
 mod bundled_briefs;
 mod ccr_cli;
+mod ccr_records;
 mod ccr_store;
 mod compose;
 mod compress;

@@ -58,6 +58,20 @@ pub struct Entry {
     #[serde(skip)]
     pub original: Vec<u8>,
     pub compressed: String,
+    /// Every strategy the original was stored under, oldest first (the entry's own
+    /// `strategy` is the latest put's).
+    pub records: Vec<Record>,
+}
+
+/// One strategy an original was stored under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Record {
+    pub strategy: String,
+    pub source: String,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    pub compressed_bytes: u64,
+    pub compressed_tokens: u64,
 }
 
 /// What is left of an expired entry: enough to say what it was and that it is gone.
@@ -222,6 +236,26 @@ impl Store {
             ],
         )
         .map_err(|e| self.sql(e))?;
+        // Every strategy the original was stored under keeps its record.
+        tx.execute(
+            "INSERT INTO ccr_records (hash, strategy, source, created_ms, updated_ms,
+                 compressed_bytes, compressed_tokens)
+             VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
+             ON CONFLICT(hash, strategy) DO UPDATE SET
+                 source = excluded.source,
+                 updated_ms = excluded.updated_ms,
+                 compressed_bytes = excluded.compressed_bytes,
+                 compressed_tokens = excluded.compressed_tokens",
+            params![
+                key,
+                strategy.name(),
+                source,
+                now,
+                compressed.len() as i64,
+                compressed_tokens
+            ],
+        )
+        .map_err(|e| self.sql(e))?;
         let expires_ms: i64 = tx
             .query_row(
                 "SELECT expires_ms FROM ccr_entries WHERE hash = ?1",
@@ -293,6 +327,7 @@ impl Store {
                 compressed_tokens: size(3),
                 original,
                 compressed: compressed.unwrap_or_default(),
+                records: self.records(&query.key),
             })),
             _ => Ok(Lookup::Expired(Tombstone {
                 hash: query.key.clone(),
@@ -304,6 +339,30 @@ impl Store {
                 original_tokens: size(1),
             })),
         }
+    }
+
+    /// The strategies `hash` was stored under; none from a store older than the records
+    /// (opened by a reader, which never migrates).
+    fn records(&self, hash: &str) -> Vec<Record> {
+        let Ok(mut statement) = self.conn.prepare_cached(
+            "SELECT strategy, source, created_ms, updated_ms, compressed_bytes, compressed_tokens
+             FROM ccr_records WHERE hash = ?1 ORDER BY created_ms, strategy",
+        ) else {
+            return Vec::new();
+        };
+        statement
+            .query_map([hash], |row| {
+                Ok(Record {
+                    strategy: row.get(0)?,
+                    source: row.get(1)?,
+                    created_ms: row.get(2)?,
+                    updated_ms: row.get(3)?,
+                    compressed_bytes: u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
+                    compressed_tokens: u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0),
+                })
+            })
+            .map(|rows| rows.filter_map(std::result::Result::ok).collect())
+            .unwrap_or_default()
     }
 
     pub(super) fn strategy(&self, name: &str) -> Result<Strategy> {

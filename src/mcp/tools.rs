@@ -185,6 +185,7 @@ fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
                 "source": entry.source,
                 "expires": format_rfc3339(entry.expires_ms),
                 "original": original,
+                "records": ccr::records_json(&entry.records),
             })
         }
         Lookup::Expired(tomb) => json!({

@@ -41,6 +41,10 @@ pub struct Args {
 pub use crate::ccr::digest::render_and_back;
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let (ttl_seconds, ttl_source) = crate::ccr::ttl::resolve(None)?;
+    if let Some(note) = ttl_source.note(ttl_seconds) {
+        ui.info(&note);
+    }
     let (digest, store_path) =
         render_and_back(&args.digest, args.store.as_deref(), args.min_bytes)?;
     if digest.sections.is_empty() {
