@@ -161,11 +161,21 @@ impl Session {
                 call.id,
                 call.name.as_deref().unwrap_or_default()
             ))
-            .with_hint(format!(
-                "brief session append {} --tool-result {} --text ...",
-                self.dir.display(),
-                call.id
-            )));
+            .with_hint(
+                if self.is_subagent(call.name.as_deref().unwrap_or_default()) {
+                    format!(
+                        "brief session subagent {} {} (or --run-subagents next time)",
+                        self.dir.display(),
+                        call.id
+                    )
+                } else {
+                    format!(
+                        "brief session append {} --tool-result {} --text ...",
+                        self.dir.display(),
+                        call.id
+                    )
+                },
+            ));
         }
         let settings = self.settings(&request.model)?;
         let (user, max_tokens, gate) = match &request.resume {
