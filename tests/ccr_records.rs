@@ -91,3 +91,48 @@ fn an_original_stored_under_two_strategies_keeps_both_records() {
     assert_eq!(strategies.len(), 2, "{got}");
     assert!(strategies.contains(&"manual") && strategies.contains(&"tool_output_head_tail"));
 }
+
+#[test]
+fn a_put_that_reports_no_tokens_leaves_them_to_the_first_reader_with_the_same_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "Order NW-20417 shipped on 2026-11-17 with UPS; tracking 1Z999AA10123456784.";
+    // `ccr put` counts nothing; the library's default put counts at once.
+    let lazy = brief()
+        .env("BRIEF_CCR_PATH", dir.path().join("lazy.sqlite"))
+        .args(["ccr", "put", "--json"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let hash = json(&lazy)["hash"].as_str().unwrap().to_string();
+    let store = briefkit::ccr::Store::open(&dir.path().join("eager.sqlite")).unwrap();
+    store
+        .put(
+            text.as_bytes(),
+            "",
+            briefkit::ccr::Strategy::Manual,
+            "test",
+            None,
+        )
+        .unwrap();
+    let figures = |file: &str| {
+        let get = brief()
+            .env("BRIEF_CCR_PATH", dir.path().join(file))
+            .args(["ccr", "get", &hash, "--json"])
+            .output()
+            .unwrap();
+        let stats = brief()
+            .env("BRIEF_CCR_PATH", dir.path().join(file))
+            .args(["ccr", "stats", "--json"])
+            .output()
+            .unwrap();
+        (
+            json(&get)["original_tokens"].clone(),
+            json(&stats)["original_tokens"].clone(),
+        )
+    };
+    let (lazy_get, lazy_stats) = figures("lazy.sqlite");
+    let (eager_get, eager_stats) = figures("eager.sqlite");
+    assert_eq!(lazy_get, eager_get);
+    assert_eq!(lazy_stats, eager_stats);
+    assert!(lazy_get.as_u64().unwrap() > 10);
+}

@@ -30,6 +30,9 @@ pub struct Store {
     pub(super) path: PathBuf,
     pub(super) ttl_seconds: u64,
     pub(super) now_ms: Clock,
+    /// Count tokens when putting; off, they are counted when first read (`get`, `stats`,
+    /// or collection), so a put that reports none loads no vocabulary.
+    pub(super) count_tokens: bool,
 }
 
 /// What `put` did.
@@ -71,7 +74,8 @@ pub struct Record {
     pub created_ms: i64,
     pub updated_ms: i64,
     pub compressed_bytes: u64,
-    pub compressed_tokens: u64,
+    /// `None`: put without counting, and its text was replaced by a later put's.
+    pub compressed_tokens: Option<u64>,
 }
 
 /// What is left of an expired entry: enough to say what it was and that it is gone.
@@ -103,6 +107,7 @@ impl Store {
             path: path.to_path_buf(),
             ttl_seconds: ttl::DEFAULT_SECONDS,
             now_ms: Arc::new(crate::clock::now_ms),
+            count_tokens: true,
         })
     }
 
@@ -115,6 +120,7 @@ impl Store {
             path: path.to_path_buf(),
             ttl_seconds: ttl::DEFAULT_SECONDS,
             now_ms: Arc::new(crate::clock::now_ms),
+            count_tokens: true,
         }))
     }
 
@@ -133,6 +139,14 @@ impl Store {
     }
 
     /// Replaces the clock (milliseconds since the Unix epoch), e.g. to test expiry.
+    /// Puts leave token counts to the first reader that needs them (see
+    /// [`NOT_COUNTED`]): for callers that report none (`ccr put`, a session's originals, a
+    /// digest's backing), which then load no tokenizer vocabulary.
+    pub fn without_token_counts(mut self) -> Store {
+        self.count_tokens = false;
+        self
+    }
+
     pub fn with_clock(mut self, now_ms: impl Fn() -> i64 + Send + Sync + 'static) -> Store {
         self.now_ms = Arc::new(now_ms);
         self
@@ -186,8 +200,11 @@ impl Store {
         .unwrap_or(i64::MAX / 2)
             * 1000;
         let expires = now.saturating_add(ttl_ms);
-        let original_tokens = count(&String::from_utf8_lossy(original));
-        let compressed_tokens = count(compressed);
+        let (original_tokens, compressed_tokens) = if self.count_tokens {
+            (count(&String::from_utf8_lossy(original)), count(compressed))
+        } else {
+            (NOT_COUNTED, NOT_COUNTED)
+        };
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(|e| self.sql(e))?;
         let existing: Option<(String, i64)> = tx
@@ -314,6 +331,14 @@ impl Store {
         }
         let strategy = self.strategy(&strategy)?;
         let size = |i: usize| u64::try_from(sizes[i]).unwrap_or(0);
+        // Counted now when the put left it to the first reader.
+        let tokens = |i: usize, text: &dyn Fn() -> String| {
+            if sizes[i] == NOT_COUNTED {
+                count(&text()) as u64
+            } else {
+                size(i)
+            }
+        };
         match original {
             Some(original) if expires_ms > now => Ok(Lookup::Found(Entry {
                 hash: query.key.clone(),
@@ -322,12 +347,12 @@ impl Store {
                 created_ms,
                 expires_ms,
                 original_bytes: size(0),
-                original_tokens: size(1),
+                original_tokens: tokens(1, &|| String::from_utf8_lossy(&original).into_owned()),
                 compressed_bytes: size(2),
-                compressed_tokens: size(3),
+                compressed_tokens: tokens(3, &|| compressed.clone().unwrap_or_default()),
+                records: self.records(&query.key, &strategy, &compressed),
                 original,
                 compressed: compressed.unwrap_or_default(),
-                records: self.records(&query.key),
             })),
             _ => Ok(Lookup::Expired(Tombstone {
                 hash: query.key.clone(),
@@ -336,14 +361,16 @@ impl Store {
                 created_ms,
                 expires_ms,
                 original_bytes: size(0),
-                original_tokens: size(1),
+                original_tokens: tokens(1, &|| {
+                    String::from_utf8_lossy(original.as_deref().unwrap_or_default()).into_owned()
+                }),
             })),
         }
     }
 
     /// The strategies `hash` was stored under; none from a store older than the records
     /// (opened by a reader, which never migrates).
-    fn records(&self, hash: &str) -> Vec<Record> {
+    fn records(&self, hash: &str, latest: &Strategy, compressed: &Option<String>) -> Vec<Record> {
         let Ok(mut statement) = self.conn.prepare_cached(
             "SELECT strategy, source, created_ms, updated_ms, compressed_bytes, compressed_tokens
              FROM ccr_records WHERE hash = ?1 ORDER BY created_ms, strategy",
@@ -358,11 +385,20 @@ impl Store {
                     created_ms: row.get(2)?,
                     updated_ms: row.get(3)?,
                     compressed_bytes: u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
-                    compressed_tokens: u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0),
+                    compressed_tokens: u64::try_from(row.get::<_, i64>(5)?).ok(),
                 })
             })
-            .map(|rows| rows.filter_map(std::result::Result::ok).collect())
+            .map(|rows| rows.filter_map(std::result::Result::ok).collect::<Vec<_>>())
             .unwrap_or_default()
+            .into_iter()
+            .map(|mut r| {
+                // The latest strategy's compressed text is at hand: count it if need be.
+                if r.compressed_tokens.is_none() && r.strategy == latest.name() {
+                    r.compressed_tokens = Some(count(compressed.as_deref().unwrap_or("")) as u64);
+                }
+                r
+            })
+            .collect()
     }
 
     pub(super) fn strategy(&self, name: &str) -> Result<Strategy> {
@@ -375,6 +411,9 @@ impl Store {
         })
     }
 }
+
+/// The token columns of a put that left counting to the first reader.
+pub const NOT_COUNTED: i64 = -1;
 
 fn count(text: &str) -> i64 {
     i64::try_from(tokens::count(TOKENS, text)).unwrap_or(i64::MAX)

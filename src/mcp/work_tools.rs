@@ -181,7 +181,9 @@ fn ccr_put(a: PutArgs) -> Result<Value, ToolError> {
     let compressed = a.compressed.unwrap_or_default();
     let source = a.source.unwrap_or_else(|| "mcp".into());
     let path = crate::ccr::path::resolve(None)?;
-    let store = Store::open(&path)?.with_ttl(ttl_seconds);
+    let store = Store::open(&path)?
+        .with_ttl(ttl_seconds)
+        .without_token_counts();
     let stored = store.put(a.original.as_bytes(), &compressed, strategy, &source, None)?;
     let verb = if stored.refreshed {
         "refreshed"

@@ -123,7 +123,10 @@ fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
             args.file.clone()
         }
     });
-    let store = Store::open(path)?.with_ttl(ttl_seconds);
+    // Nothing here reports tokens: the first reader that needs them counts them.
+    let store = Store::open(path)?
+        .with_ttl(ttl_seconds)
+        .without_token_counts();
     let stored = store.put(&original, &compressed, strategy, &source, None)?;
     let verb = if stored.refreshed {
         "refreshed"
