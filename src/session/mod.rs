@@ -266,7 +266,7 @@ impl Session {
                 self.log_path().display()
             ));
         }
-        Ok(State::replay(&read.events))
+        Ok(State::replay_owned(read.events))
     }
 
     /// The session's values with `overrides` on top.

@@ -145,6 +145,9 @@ impl Session {
         summary.apply(&events);
         summary.log_len = len;
         summary.log_tail = log::tail_mark(&locked.log_path, len).unwrap_or_default();
+        // Warm the counts `status` and `gate` need for the new Tier 2 (Tier 3's telemetry
+        // line changes with it), so they load no vocabulary.
+        let _ = self.figures_with(summary.tier2_tokens, &self.config.vars, &mut cache.memo);
         cache.summary = Some(summary);
         cache.write(&self.dir);
         Ok(value)

@@ -84,6 +84,24 @@ impl State {
         state
     }
 
+    /// [`State::replay`] taking the events, so appended entries move instead of being
+    /// copied (a render replays every entry of a long session).
+    pub fn replay_owned(events: Vec<Event>) -> State {
+        let mut state = State::default();
+        for event in events {
+            match event {
+                Event::Append { entries, .. } => {
+                    for entry in entries {
+                        state.flow.push(&entry);
+                        state.add(entry);
+                    }
+                }
+                other => state.apply(&other),
+            }
+        }
+        state
+    }
+
     pub fn apply(&mut self, event: &Event) {
         match event {
             Event::Append { entries, .. } => {
