@@ -53,6 +53,28 @@ def generated_texts(count=19, size=15_000):
     return texts
 
 
+def unique_text(path, texts, size):
+    """A text of about `size` bytes in which no line repeats: numbered sentences of words
+    drawn at random from `texts` (their words, punctuation and code as written), so that a
+    counter cannot win by meeting the same item twice. Returns the file's size."""
+    if os.path.exists(path) and os.path.getsize(path) >= size:
+        return os.path.getsize(path)
+    rng = random.Random(size)
+    vocabulary = sorted({w for t in texts for w in t.split()}) or WORDS
+    tmp = path + ".tmp"
+    written = 0
+    with open(tmp, "w", encoding="utf-8") as f:
+        n = 0
+        while written < size:
+            n += 1
+            words = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(8, 40)))
+            line = f"{n}. {words}\n" + ("\n" if n % 5 == 0 else "")
+            f.write(line)
+            written += len(line.encode("utf-8"))
+    os.replace(tmp, path)
+    return os.path.getsize(path)
+
+
 def paragraph(rng, words):
     text = " ".join(rng.choice(WORDS) for _ in range(words)).capitalize()
     return text + f", order {rng.randint(1000, 99999)} for ${rng.randint(1, 999)}.00."

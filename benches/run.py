@@ -5,6 +5,7 @@ Run it through `scripts/bench.sh` (builds the release binary, makes the venv und
 target/bench-venv from benches/requirements.txt, then runs this file). Sections:
 
   tokens   `brief stats` against Python tiktoken on the same item bodies (counts must match)
+  count    `brief count` against Python tiktoken on one text in which no line repeats
   align    `brief align` against headroom's CacheAligner on the same JSON-lines bodies
   guard    `brief guard` against `grep` (finding the facts in both texts: the floor)
   scale    compose, check, lock and stats of one brief of 1k, 10k and 100k items, and `cat`
@@ -161,6 +162,41 @@ def section_tokens(args):
     print(f"{size / 1e6:.1f} MB of item bodies; best of {args.runs}; counts equal.\n")
     table(["process", "tokens", "wall", "CPU", "peak RSS", "MB/s (wall)",
            "tiktoken wall ÷ brief wall"], rows)
+
+
+def section_count(args):
+    corpus = bench_data.corpus_texts(args.corpus)
+    path = os.path.join(WORK, f"count-{args.count_mb}mb.txt")
+    size = bench_data.unique_text(path, corpus or bench_data.generated_texts(),
+                                  args.count_mb * 1_000_000)
+    source = "the corpus's words" if corpus else "generated words"
+    print(f"## count: `brief count` against Python tiktoken\n\nText: one file of "
+          f"{size / 1e6:.1f} MB in which no line repeats (numbered sentences of {source} "
+          "drawn at random). tiktoken counts it with `encode_ordinary` in a fresh interpreter "
+          "(import, vocabulary load, reading the file and counting, all included); its "
+          "`encode_ordinary` alone is timed inside that process, the bare tokenizer. The "
+          "token totals must be equal or the run stops.\n")
+    rows = []
+    for encoding in ("o200k_base", "cl100k_base"):
+        py = [sys.executable, os.path.join(HERE, "tiktoken_count_file.py"), encoding, path]
+        results = interleaved({
+            "brief": brief("count", "--json", "--tokenizer", encoding, path, capture=True),
+            "tiktoken": dict(cmd=py, capture=True),
+        }, args.runs)
+        ours = json.loads(results["brief"][0].stdout)["tokens"]
+        theirs = json.loads(results["tiktoken"][0].stdout)
+        if ours != theirs["tokens"]:
+            sys.exit(f"token counts differ ({encoding}): brief {ours}, tiktoken {theirs['tokens']}")
+        b, t = best(results["brief"]), best(results["tiktoken"])
+        bare = min(json.loads(r.stdout)["count_seconds"] for r in results["tiktoken"])
+        rows.append([f"`brief count` ({encoding})", f"{ours:,}", *cells(results["brief"]),
+                     f"{size / 1e6 / b:.1f}", f"**{t / b:.2f}**", f"**{bare / b:.2f}**"])
+        rows.append([f"Python tiktoken ({encoding})", f"{theirs['tokens']:,}",
+                     *cells(results["tiktoken"]), f"{size / 1e6 / t:.1f}", "1.00",
+                     f"(`encode_ordinary` alone: {ms(bare)}, {size / 1e6 / bare:.1f} MB/s)"])
+    print(f"Best of {args.runs}; counts equal.\n")
+    table(["process", "tokens", "wall", "CPU", "peak RSS", "MB/s (wall)",
+           "tiktoken wall ÷ brief wall", "tiktoken `encode_ordinary` alone ÷ brief wall"], rows)
 
 
 def section_align(args):
@@ -351,7 +387,7 @@ def section_binary(args):
     table(["command", "wall", "CPU", "peak RSS"], rows)
 
 
-SECTIONS = {"tokens": section_tokens, "align": section_align, "guard": section_guard,
+SECTIONS = {"tokens": section_tokens, "count": section_count, "align": section_align, "guard": section_guard,
             "scale": section_scale, "session": section_session, "binary": section_binary}
 
 
@@ -363,6 +399,7 @@ def main():
     parser.add_argument("--corpus", default=os.environ.get(
         "BRIEF_CORPUS", os.path.join(ROOT, "..", "..", "shared", "corpus", "briefs")))
     parser.add_argument("--copies", type=int, default=100, help="corpus copies for tokens")
+    parser.add_argument("--count-mb", type=int, default=30, help="MB of text for count")
     parser.add_argument("--bodies", type=int, default=10_000, help="bodies for align")
     parser.add_argument("--align-runs", type=int, default=3)
     parser.add_argument("--scale", default="1000,10000,100000")

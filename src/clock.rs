@@ -1,15 +1,17 @@
-//! The one clock of the toolkit, and UTC times without a date-time dependency: the one
-//! place the toolkit does calendar arithmetic (Howard Hinnant's days-from-civil algorithms).
+//! The one clock of the toolkit, UTC times without a date-time dependency (the one place
+//! the toolkit does calendar arithmetic: Howard Hinnant's days-from-civil algorithms), and
+//! the one way durations are read from the command line and written for people.
 //!
 //! The toolkit only ever needs "now" in UTC in a fixed RFC 3339 form (ledger lines that
-//! DuckDB and ClickHouse read as timestamps, version and proposal stamps), a `--since` date
-//! turned into an instant, and an HTTP date from `Retry-After`: no time-zone database.
+//! DuckDB and ClickHouse read as timestamps, version and proposal stamps) and a `--since`
+//! date turned into an instant: no time-zone database. (`Retry-After`'s HTTP dates are
+//! read by the `httpdate` crate.)
 //!
 //! "Now" is injectable: library callers pass a [`Clock`] (`Clock::Fixed` in tests), and the
 //! binary honours `BRIEF_NOW` (an RFC 3339 time) so that end-to-end tests and reproducible
 //! demos get the same stamps on every run.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const MS_PER_DAY: i64 = 86_400_000;
 
@@ -189,6 +191,57 @@ pub fn parse(text: &str) -> Option<i64> {
     Some(day_ms + h * 3_600_000 + mi * 60_000 + s * 1000 + frac_ms - offset_ms)
 }
 
+/// Parses a duration as the command line and the environment give it: a whole number
+/// with a unit, `ms`, `s`, `m`, `h` or `d` (`1500ms`, `90s`, `2m`, `24h`, `7d`), or alone
+/// for seconds (`90`). A length that does not fit is refused, never wrapped; zero is the
+/// caller's to judge.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let not_a_duration = || format!("`{text}` is not a duration (try 90s, 1500ms, 2m or 24h)");
+    let value: u64 = number.parse().map_err(|_| not_a_duration())?;
+    let seconds = |scale: u64| {
+        value
+            .checked_mul(scale)
+            .map(Duration::from_secs)
+            .ok_or_else(|| format!("`{text}` is too long a duration"))
+    };
+    match unit.trim() {
+        "ms" => Ok(Duration::from_millis(value)),
+        "s" => seconds(1),
+        "m" => seconds(60),
+        "h" => seconds(3600),
+        "d" => seconds(86_400),
+        _ => Err(not_a_duration()),
+    }
+}
+
+/// A timeout as [`parse_duration`] reads it, more than zero (a timeout of nothing would
+/// fail every call).
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err("a timeout must be more than zero".into());
+    }
+    Ok(duration)
+}
+
+/// A duration as a person reads it: `250 ms` under a second, else seconds, whole (`2 s`,
+/// `999999 s`) or to the millisecond (`1.5 s`, `1.25 s`).
+pub fn format_duration(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else if duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        let text = format!("{}.{:03}", duration.as_secs(), duration.subsec_millis());
+        format!("{} s", text.trim_end_matches('0'))
+    }
+}
+
 fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
@@ -230,6 +283,49 @@ pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn durations_parse_as_the_command_line_writes_them() {
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1500ms"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3h"), Ok(Duration::from_secs(3 * 3600)));
+        assert_eq!(parse_duration(" 7d "), Ok(Duration::from_secs(7 * 86_400)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert!(parse_timeout("0").is_err());
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3w").is_err());
+        assert!(parse_duration("-5").is_err());
+        assert!(parse_duration("1.5").is_err());
+    }
+
+    /// Regression (issue 23): `value * 60` overflowed (a panic in a debug build, a wrapped
+    /// and wrong timeout in a release one) for a minute count past u64::MAX / 60.
+    #[test]
+    fn a_duration_too_long_to_hold_is_refused_not_overflowed() {
+        let huge = format!("{}m", u64::MAX / 60 + 1);
+        assert!(parse_duration(&huge).unwrap_err().contains("too long"));
+        assert!(parse_duration(&format!("{}d", u64::MAX / 86_400 + 1)).is_err());
+        assert_eq!(
+            parse_duration(&format!("{}m", u64::MAX / 60)),
+            Ok(Duration::from_secs(u64::MAX / 60 * 60))
+        );
+        assert!(parse_duration("99999999999999999999999m").is_err());
+    }
+
+    #[test]
+    fn durations_format_for_people() {
+        assert_eq!(format_duration(Duration::ZERO), "0 ms");
+        assert_eq!(format_duration(Duration::from_millis(250)), "250 ms");
+        assert_eq!(format_duration(Duration::from_secs(2)), "2 s");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(format_duration(Duration::from_millis(1250)), "1.25 s");
+        assert_eq!(format_duration(Duration::from_secs(999_999)), "999999 s");
+        assert_eq!(
+            format_duration(Duration::MAX),
+            format!("{}.999 s", u64::MAX)
+        );
+    }
 
     #[test]
     fn formats_known_instants() {

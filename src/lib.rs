@@ -2,6 +2,8 @@
 //!
 //! The folders name the architecture:
 //! - `cli`: argument parsing, the terminal UI, renderers and one file per subcommand;
+//! - `call_status`: how a model call ended, as the ledger records it (a leaf);
+//! - `wire`: which provider wire format a request speaks, and its base URL (a leaf);
 //! - `prompt`: composition, wire bodies and the one prefix identity;
 //! - `cache`: the cache instruments (provider facts, probe, align, volatile detector, ledger);
 //! - `brief`: the on-disk format, loader, lock and check;
@@ -15,6 +17,7 @@
 
 pub mod brief;
 pub mod cache;
+pub mod call_status;
 pub mod ccr;
 pub mod cli;
 pub mod clock;
@@ -33,3 +36,4 @@ pub mod session;
 pub mod store;
 pub mod text;
 pub mod tokens;
+pub mod wire;

@@ -124,6 +124,52 @@ fn cli_get_tells_expired_from_unknown_in_text_and_json() {
     assert_eq!(json(&out)["status"], "unknown");
 }
 
+/// Regression (issue 27): `get` said an expired original "was collected" while `stats`
+/// still counted it as awaiting `gc`. The two states now read differently.
+#[test]
+fn cli_get_tells_expired_awaiting_gc_from_collected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    let (store, _) = clocked(&path);
+    let stored = store
+        .put(
+            b"old notes",
+            "notes",
+            Strategy::SummaryBacking,
+            "wake",
+            Some(60),
+        )
+        .unwrap();
+    drop(store);
+    let get = |json_flag: bool| {
+        let mut cmd = ccr_cmd(&path);
+        cmd.args(["ccr", "get", &stored.hash]);
+        if json_flag {
+            cmd.arg("--json");
+        }
+        cmd.output().unwrap()
+    };
+    let stats = ccr_cmd(&path)
+        .args(["ccr", "stats", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&stats)["awaiting_gc"], 1);
+    let before = get(false);
+    assert_eq!(before.status.code(), Some(1));
+    let value = json(&get(true));
+    assert_eq!(value["status"], "expired");
+    assert_eq!(value["collected"], false);
+    assert_eq!(value["awaiting_gc"], true);
+    let gc = ccr_cmd(&path).args(["ccr", "gc"]).output().unwrap();
+    assert_eq!(gc.status.code(), Some(0));
+    let after = get(false);
+    assert_eq!(after.status.code(), Some(1));
+    let value = json(&get(true));
+    assert_eq!(value["collected"], true);
+    assert_eq!(value["awaiting_gc"], false);
+    insta::assert_snapshot!(format!("{}---\n{}", stderr(&before), stderr(&after)));
+}
+
 #[test]
 fn cli_get_on_a_missing_store_is_unknown_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -217,7 +217,7 @@ fn two_concurrent_accepts_one_wins_the_other_exits_4() {
         assert_eq!(history["status"], "ok");
         assert_eq!(
             history["versions"][1]["sha256"],
-            briefkit::prompt::canonical::sha256_hex(current.as_bytes())
+            briefkit::wire::canonical::sha256_hex(current.as_bytes())
         );
     }
 }

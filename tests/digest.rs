@@ -43,8 +43,11 @@ const CONSTRAINTS: [&str; 3] = [
 ];
 const DONE: &str = "The export runs 3 nights in a row with 0 failures; version 2.4.1 is tagged.";
 const DECISION: &str = "Exports stay in the EU region (eu-west-1) for good.";
-const DECISION_DETAIL: &str =
-    "Legal signed off on 2026-11-02.\nMoving regions later means re-consent from 14,000 customers.";
+const DECISION_DETAIL: &str = "Legal signed off on 2026-11-02 after a review of every data flow the export touches, \
+     including the nightly copies, the retry queue and the audit trail.\n\
+     Moving regions later means re-consent from 14,000 customers, a new data processing \
+     agreement with each of the 37 resellers, and a second review by the works council.\n\
+     The cost estimate for a move was 180 engineering days; the board declined it on 2026-11-09.";
 
 /// A digest with all nine fields.
 fn full_digest() -> Value {
@@ -53,7 +56,7 @@ fn full_digest() -> Value {
         "hard_constraints": CONSTRAINTS,
         "definitions_of_done": DONE,
         "irreversible_decisions": [{"summary": DECISION, "detail": DECISION_DETAIL}],
-        "open_threads": [{"summary": "Is  the  retry budget per job or per   customer?", "detail": "Asked in the platform channel.\nTwo answers so far, and they disagree."}],
+        "open_threads": [{"summary": "Is  the  retry budget per job or per   customer?", "detail": "Asked in the platform channel on Monday, with the numbers from last week's incident.\nTwo answers so far, and they disagree: the platform team counts per job, the billing team per customer.\nThe scheduler's code counts per job; its comment says per customer.\nWaiting for the owner of the scheduler, back on Thursday."}],
         "learnings": ["The export API paginates at 500 rows.", "The export API   paginates at 500 rows.", "Backoff must honour Retry-After."],
         "tool_outputs": [{"name": "cargo build", "content": build_log(1200)}, {"name": "ls", "content": "a.txt\nb.txt"}],
         "prose_notes": ["Short note: staging is frozen on Fridays.", "The retry loop went wrong in three ways. First it ignored Retry-After. Then it retried non-idempotent calls.\n\n".repeat(40)],
@@ -124,10 +127,19 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
                 "tokens_before",
                 "tokens_after",
                 "cache_hit_expected",
-                "ccr_hash"
+                "ccr_hash",
+                "reason"
             ]
         );
         assert_eq!(section["cache_hit_expected"], false);
+        // Routing never makes a section larger than the section written out whole.
+        for unit in ["bytes", "tokens"] {
+            assert!(
+                section[format!("{unit}_after")].as_u64()
+                    <= section[format!("{unit}_before")].as_u64(),
+                "{section}"
+            );
+        }
     }
     let by_id = |id: &str| {
         sections
@@ -277,6 +289,55 @@ fn the_text_order_follows_the_routing_table() {
     assert_eq!(rendered.text.matches("paginates at 500 rows").count(), 1);
 }
 
+/// Regression (issue 27): a short detail behind a marker made its section bigger (78 → 157
+/// bytes). The verbatim entry stays, and the record says why.
+#[test]
+fn a_short_detail_stays_verbatim_and_the_record_says_why() {
+    let value = json!({
+        "irreversible_decisions": [{"summary": "Keep EU hosting.", "detail": "Legal said so."}],
+        "open_threads": [{"summary": "Which  queue?", "detail": "Ask ops."}],
+    });
+    let file =
+        DigestFile::parse(&serde_yaml::to_string(&value).unwrap(), Path::new("w.yaml")).unwrap();
+    let rendered = digest::render(&file, &Options::default());
+    assert!(rendered.backings.is_empty());
+    assert!(!rendered.text.contains("[ccr:"), "{}", rendered.text);
+    assert!(
+        rendered
+            .text
+            .contains("- Keep EU hosting.\n  Legal said so.")
+    );
+    assert!(rendered.text.contains("- Which  queue?\n  Ask ops."));
+    for section in &rendered.sections {
+        assert_eq!(section.handling, digest::Handling::Verbatim, "{section:?}");
+        assert_eq!(section.bytes_after, section.bytes_before);
+        let reason = section.reason.as_deref().unwrap_or_default();
+        assert!(reason.starts_with("kept verbatim: "), "{section:?}");
+        assert!(reason.contains("would be"), "{reason}");
+    }
+}
+
+#[test]
+fn the_human_report_says_why_a_section_stayed_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let wake = write_yaml(
+        dir.path(),
+        &json!({
+            "current_task": "Fix the export.",
+            "irreversible_decisions": [{"summary": "Keep EU hosting.", "detail": "Legal said so."}],
+            "open_threads": [{"summary": "Which  queue?", "detail": "Ask ops."}],
+        }),
+    );
+    let out = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!(stderr(&out));
+}
+
 #[test]
 fn min_bytes_decides_what_is_compressed() {
     let value = json!({"tool_outputs": [{"name": "log", "content": build_log(100)}]});
@@ -401,6 +462,10 @@ proptest! {
         for original in std::iter::once(&task).chain(rules.iter()).chain(std::iter::once(&summary)) {
             prop_assert!(rendered.text.contains(original.as_str()), "{:?}", original);
             prop_assert!(briefkit::guard::check(original, &rendered.text).is_clean());
+        }
+        for section in &rendered.sections {
+            prop_assert!(section.bytes_after <= section.bytes_before, "{:?}", section);
+            prop_assert!(section.tokens_after <= section.tokens_before, "{:?}", section);
         }
     }
 }

@@ -227,7 +227,7 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
         let out = cmd.output().unwrap();
         assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
         assert!(
-            stderr(&out).contains("no data from the server for 0.3 s (idle timeout"),
+            stderr(&out).contains("no data from the server for 300 ms (idle timeout"),
             "{}",
             stderr(&out)
         );

@@ -7,7 +7,8 @@ use std::time::Duration;
 use crate::loopback::fixtures::*;
 use crate::loopback::{Reply, Server};
 use briefkit::provider::redact::Redactor;
-use briefkit::provider::{self, CallOptions, ProviderKind, Settings};
+use briefkit::provider::{self, CallOptions, Settings};
+use briefkit::wire::Wire;
 
 fn base64(text: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -44,7 +45,7 @@ fn echoes() -> Vec<String> {
 
 #[test]
 fn a_redirect_is_never_followed_so_the_key_and_the_item_stay_with_their_origin() {
-    for kind in [ProviderKind::OpenAi, ProviderKind::Anthropic] {
+    for kind in [Wire::OpenAi, Wire::Anthropic] {
         for code in [301, 302, 303, 307, 308] {
             let elsewhere = Server::start(vec![Reply::sse(
                 &openai_stream("leaked", Some("stop"), None, true),
@@ -84,7 +85,7 @@ fn a_redirect_is_never_followed_so_the_key_and_the_item_stay_with_their_origin()
 fn a_key_echoed_changed_in_an_error_is_still_redacted() {
     let redactor = Redactor::with_keys([KEY]);
     for echo in echoes() {
-        for kind in [ProviderKind::OpenAi, ProviderKind::Anthropic] {
+        for kind in [Wire::OpenAi, Wire::Anthropic] {
             let body = format!(r#"{{"error":{{"message":"bad key {echo} given","type":"auth"}}}}"#);
             let (_server, err) = fail(
                 kind,
@@ -113,7 +114,7 @@ fn a_model_name_with_escapes_or_the_key_is_cleaned_before_anyone_sees_it() {
     let body =
         openai_stream("Short.", Some("stop"), None, true).replace("\"test-model-2025\"", &model);
     let (_server, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body, &[])],
         &CallOptions::text(10),
     );
@@ -125,14 +126,14 @@ fn an_answer_holding_the_key_in_any_form_is_marked() {
     for echo in echoes() {
         let body = openai_stream(&format!("Your key is {echo}."), Some("stop"), None, true);
         let (_server, answer) = run(
-            ProviderKind::OpenAi,
+            Wire::OpenAi,
             vec![Reply::sse(&body, &[])],
             &CallOptions::text(10),
         );
         assert!(answer.contains_key, "{echo}");
     }
     let (_server, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(
             &openai_stream("Short.", Some("stop"), None, true),
             &[],
@@ -162,7 +163,7 @@ fn big_answer(size: usize) -> String {
 fn an_answer_over_the_size_cap_is_refused() {
     let too_big = provider::MAX_ANSWER_BYTES + 1;
     let (_server, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&big_answer(too_big), &[])],
         &CallOptions::text(10),
     );
@@ -172,7 +173,7 @@ fn an_answer_over_the_size_cap_is_refused() {
         err.message
     );
     let (_server, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&big_answer(provider::MAX_ANSWER_BYTES), &[])],
         &CallOptions::text(10),
     );
@@ -190,7 +191,7 @@ fn a_slow_but_live_stream_is_not_cut_off_by_the_timeout() {
     let server = Server::start(vec![
         Reply::sse(&body, &cuts).pause(Duration::from_millis(100)),
     ]);
-    let mut settings: Settings = settings(ProviderKind::OpenAi, &server);
+    let mut settings: Settings = settings(Wire::OpenAi, &server);
     settings.timeout = Duration::from_millis(500);
     let answer = provider::call(&settings, &prompt(), &CallOptions::text(10))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -200,7 +201,7 @@ fn a_slow_but_live_stream_is_not_cut_off_by_the_timeout() {
 #[test]
 fn a_retry_after_too_long_is_reported_as_asked_not_capped() {
     let (_server, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::status(
             429,
             &[("retry-after", "999999")],
@@ -223,14 +224,14 @@ fn a_retry_after_honoured_says_what_was_waited() {
     let ok = Reply::sse(&openai_stream("Short.", Some("stop"), None, true), &[]);
     let server = Server::start(vec![reply.clone(), reply, ok]);
     let answer = provider::call(
-        &settings(ProviderKind::OpenAi, &server),
+        &settings(Wire::OpenAi, &server),
         &prompt(),
         &CallOptions::text(10),
     )
     .unwrap();
     assert_eq!(answer.attempts, 3);
     let (_s, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![
             Reply::status(503, &[("retry-after", "0")], "text/plain", "busy"),
             Reply::status(503, &[], "text/plain", "busy"),

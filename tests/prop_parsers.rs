@@ -13,16 +13,16 @@ use briefkit::cache::ledger;
 use briefkit::error::Error;
 use briefkit::prompt::compose::{ComposeOptions, compose, prefix};
 use briefkit::prompt::measure::prefix_tokens;
-use briefkit::prompt::prefix::Wire;
-use briefkit::prompt::wire::body;
 use briefkit::session::log;
 use briefkit::store::history::{Action, History, NewVersion};
 use briefkit::store::proposals;
+use briefkit::wire::Wire;
+use briefkit::wire::body;
 use proptest::prelude::*;
 
 use crate::common::server::loopback;
 use crate::common::{fixtures, snapshot_tree, workspace};
-use briefkit::provider::{self, CallOptions, ProviderKind};
+use briefkit::provider::{self, CallOptions};
 use loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 
 /// A valid text damaged at random: bytes replaced, bytes inserted, the end cut off.
@@ -272,7 +272,7 @@ proptest! {
         anthropic in damaged(anthropic_stream("Orders over 40 EUR ship free.", Some("end_turn"), true)),
         cut in any::<prop::sample::Index>(),
     ) {
-        for (kind, bytes) in [(ProviderKind::OpenAi, &openai), (ProviderKind::Anthropic, &anthropic)] {
+        for (kind, bytes) in [(Wire::OpenAi, &openai), (Wire::Anthropic, &anthropic)] {
             let text = String::from_utf8_lossy(bytes).into_owned();
             let reply = loopback::Reply::sse(&text, &[cut.index(text.len().max(1))]);
             let server = loopback::Server::start(vec![reply; 3]);

@@ -5,14 +5,15 @@ use std::time::{Duration, Instant};
 
 use crate::loopback::fixtures::*;
 use crate::loopback::{Reply, Server, odd_cuts};
-use briefkit::provider::{CallOptions, Provider, ProviderKind, Usage};
+use briefkit::provider::{CallOptions, Provider, Usage};
+use briefkit::wire::Wire;
 
 #[test]
 fn openai_stream_split_at_odd_places_gives_the_exact_text_and_usage() {
     let body = openai_stream(ESCAPED_TEXT, Some("stop"), Some(OPENAI_USAGE), true);
     for step in [3, 17, 64] {
         let (server, answer) = run(
-            ProviderKind::OpenAi,
+            Wire::OpenAi,
             vec![Reply::sse(&body, &odd_cuts(&body, step))],
             &CallOptions::text(2000),
         );
@@ -27,7 +28,7 @@ fn openai_request_has_the_key_streaming_usage_and_length_cap() {
     let body = openai_stream("ok", Some("stop"), Some(OPENAI_USAGE), true);
     let mut options = CallOptions::text(900);
     options.cache_key = Some("support-brief".into());
-    let (server, _) = run(ProviderKind::OpenAi, vec![Reply::sse(&body, &[])], &options);
+    let (server, _) = run(Wire::OpenAi, vec![Reply::sse(&body, &[])], &options);
     let request = &server.requests()[0];
     assert!(
         request.head.starts_with("POST /v1/chat/completions "),
@@ -61,7 +62,7 @@ fn anthropic_stream_split_at_odd_places_adds_cache_reads_to_input() {
     let body = anthropic_stream(ESCAPED_TEXT, Some("end_turn"), true);
     for step in [2, 5, 33] {
         let (server, answer) = run(
-            ProviderKind::Anthropic,
+            Wire::Anthropic,
             vec![Reply::sse(&body, &odd_cuts(&body, step))],
             &CallOptions::text(2000),
         );
@@ -101,7 +102,7 @@ fn anthropic_stream_split_at_odd_places_adds_cache_reads_to_input() {
 fn a_probe_sends_the_smallest_answer_and_accepts_a_length_stop() {
     let body = anthropic_stream("O", Some("max_tokens"), true);
     let (server, answer) = run(
-        ProviderKind::Anthropic,
+        Wire::Anthropic,
         vec![Reply::sse(&body, &[])],
         &CallOptions::probe(),
     );
@@ -115,7 +116,7 @@ fn a_429_then_success_waits_as_retry_after_asks() {
     let ok = openai_stream(ESCAPED_TEXT, Some("stop"), Some(OPENAI_USAGE), true);
     let started = Instant::now();
     let (server, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![
             Reply::status(
                 429,
@@ -138,7 +139,7 @@ fn an_anthropic_overloaded_event_is_retried() {
     let overloaded = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
     let ok = anthropic_stream("fine", Some("end_turn"), true);
     let (_, answer) = run(
-        ProviderKind::Anthropic,
+        Wire::Anthropic,
         vec![Reply::sse(overloaded, &[]), Reply::sse(&ok, &[])],
         &CallOptions::text(100),
     );
@@ -150,7 +151,7 @@ fn an_anthropic_overloaded_event_is_retried() {
 fn a_server_without_usage_or_cached_field_says_so() {
     let body = openai_stream("hi", Some("stop"), None, true);
     let (_, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body, &[])],
         &CallOptions::probe(),
     );
@@ -162,7 +163,7 @@ fn a_server_without_usage_or_cached_field_says_so() {
         true,
     );
     let (_, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body, &[])],
         &CallOptions::probe(),
     );
@@ -175,7 +176,7 @@ fn a_server_without_usage_or_cached_field_says_so() {
 fn a_400_naming_the_length_field_switches_to_the_other() {
     let ok = openai_stream("hi", Some("stop"), Some(OPENAI_USAGE), true);
     let (server, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![
             Reply::status(
                 400,
@@ -198,7 +199,7 @@ fn a_400_naming_the_length_field_switches_to_the_other() {
 fn no_key_sends_no_authorization_header() {
     let body = openai_stream("hi", Some("stop"), None, true);
     let server = Server::start(vec![Reply::sse(&body, &[])]);
-    let mut settings = settings(ProviderKind::OpenAi, &server);
+    let mut settings = settings(Wire::OpenAi, &server);
     settings.api_key = None;
     let provider = Provider::new(settings).unwrap();
     provider.call(&prompt(), &CallOptions::text(10)).unwrap();

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use crate::loopback::fixtures::*;
 use crate::loopback::{Reply, Server, odd_cuts};
-use briefkit::provider::{self, CallOptions, Provider, ProviderKind, Settings};
+use briefkit::provider::{self, CallOptions, Provider, Settings};
+use briefkit::wire::Wire;
 
 #[test]
 fn three_500s_fail_after_three_attempts() {
@@ -16,7 +17,7 @@ fn three_500s_fail_after_three_attempts() {
         r#"{"error":{"message":"upstream exploded","type":"server_error"}}"#,
     );
     let (server, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![reply.clone(), reply.clone(), reply.clone(), reply],
         &CallOptions::text(2000),
     );
@@ -30,7 +31,7 @@ fn three_500s_fail_after_three_attempts() {
 #[test]
 fn a_401_is_not_retried_and_the_hint_names_the_key_variable() {
     let (server, err) = fail(
-        ProviderKind::Anthropic,
+        Wire::Anthropic,
         vec![Reply::status(
             401,
             &[],
@@ -52,7 +53,7 @@ fn a_401_is_not_retried_and_the_hint_names_the_key_variable() {
 #[test]
 fn a_retry_after_beyond_the_cap_ends_the_call() {
     let (server, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::status(
             429,
             &[("retry-after", "3600")],
@@ -73,7 +74,7 @@ fn a_retry_after_beyond_the_cap_ends_the_call() {
 fn an_openai_stream_cut_before_the_finish_reason_fails_without_retry() {
     let body = openai_stream(ESCAPED_TEXT, None, None, false);
     let (server, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![
             Reply::sse(&body, &odd_cuts(&body, 50)),
             Reply::sse(&body, &[]),
@@ -92,7 +93,7 @@ fn an_openai_stream_cut_before_the_finish_reason_fails_without_retry() {
 fn an_openai_stream_cut_before_done_fails() {
     let body = openai_stream("short", Some("stop"), Some(OPENAI_USAGE), false);
     let (_, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body, &[])],
         &CallOptions::probe(),
     );
@@ -104,7 +105,7 @@ fn an_openai_stream_cut_inside_an_event_fails() {
     let body = openai_stream(ESCAPED_TEXT, Some("stop"), Some(OPENAI_USAGE), true);
     let cut = body.find("\"finish_reason\":\"stop\"").unwrap();
     let (_, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body[..cut], &[])],
         &CallOptions::text(2000),
     );
@@ -115,7 +116,7 @@ fn an_openai_stream_cut_inside_an_event_fails() {
 fn an_anthropic_stream_cut_before_message_stop_fails() {
     let body = anthropic_stream(ESCAPED_TEXT, Some("end_turn"), false);
     let (_, err) = fail(
-        ProviderKind::Anthropic,
+        Wire::Anthropic,
         vec![Reply::sse(&body, &[3, 99])],
         &CallOptions::text(2000),
     );
@@ -129,7 +130,7 @@ fn an_anthropic_stream_cut_before_message_stop_fails() {
 #[test]
 fn a_non_json_body_fails() {
     let (_, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::status(
             200,
             &[],
@@ -145,14 +146,14 @@ fn a_non_json_body_fails() {
     );
 
     let (_, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse("data: <html>oops</html>\n\n", &[])],
         &CallOptions::text(10),
     );
     assert!(err.message.contains("not JSON"), "{}", err.message);
 
     let (_, err) = fail(
-        ProviderKind::Anthropic,
+        Wire::Anthropic,
         vec![Reply::status(200, &[], "text/plain", "just some words\n")],
         &CallOptions::text(10),
     );
@@ -166,7 +167,7 @@ fn a_non_json_body_fails() {
 #[test]
 fn an_error_object_in_a_200_fails_with_the_servers_message() {
     let (_, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::status(
             200,
             &[],
@@ -182,13 +183,13 @@ fn an_error_object_in_a_200_fails_with_the_servers_message() {
 fn an_empty_answer_fails_for_text_but_not_for_a_probe() {
     let body = openai_stream("", Some("stop"), Some(OPENAI_USAGE), true);
     let (_, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body, &[])],
         &CallOptions::text(10),
     );
     assert!(err.message.contains("empty"), "{}", err.message);
     let (_, answer) = run(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body, &[])],
         &CallOptions::probe(),
     );
@@ -200,7 +201,7 @@ fn an_empty_answer_fails_for_text_but_not_for_a_probe() {
 fn a_length_stop_is_an_incomplete_answer() {
     let body = openai_stream("Orders over", Some("length"), Some(OPENAI_USAGE), true);
     let (_, err) = fail(
-        ProviderKind::OpenAi,
+        Wire::OpenAi,
         vec![Reply::sse(&body, &[])],
         &CallOptions::text(3),
     );
@@ -217,11 +218,7 @@ fn a_refused_connection_is_retried_then_fails() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let mut settings = Settings::new(
-        ProviderKind::OpenAi,
-        "m",
-        format!("http://127.0.0.1:{port}/v1"),
-    );
+    let mut settings = Settings::new(Wire::OpenAi, "m", format!("http://127.0.0.1:{port}/v1"));
     settings.retry_base = Duration::from_millis(1);
     let err = provider::call(&settings, &prompt(), &CallOptions::text(10)).unwrap_err();
     assert_eq!(err.exit_code(), 3);
@@ -234,7 +231,7 @@ fn a_refused_connection_is_retried_then_fails() {
 fn a_stalled_stream_times_out() {
     let partial = openai_stream("Orders", None, None, false);
     let server = Server::start(vec![Reply::sse(&partial, &[]).hang(Duration::from_secs(5))]);
-    let mut settings = settings(ProviderKind::OpenAi, &server);
+    let mut settings = settings(Wire::OpenAi, &server);
     settings.timeout = Duration::from_millis(700);
     let started = Instant::now();
     let err = provider::call(&settings, &prompt(), &CallOptions::text(10)).unwrap_err();
@@ -254,11 +251,11 @@ fn the_api_key_never_appears_in_errors_or_debug_output() {
     );
     let cases = vec![
         (
-            ProviderKind::OpenAi,
+            Wire::OpenAi,
             vec![Reply::status(401, &[], "application/json", &echo)],
         ),
         (
-            ProviderKind::Anthropic,
+            Wire::Anthropic,
             vec![Reply::status(
                 403,
                 &[],
@@ -267,22 +264,22 @@ fn the_api_key_never_appears_in_errors_or_debug_output() {
             )],
         ),
         (
-            ProviderKind::OpenAi,
+            Wire::OpenAi,
             vec![Reply::status(500, &[], "text/plain", KEY); 3],
         ),
         (
-            ProviderKind::OpenAi,
+            Wire::OpenAi,
             vec![Reply::sse(
                 &format!("data: {{\"error\":{{\"message\":\"{KEY}\"}}}}\n\n"),
                 &[],
             )],
         ),
         (
-            ProviderKind::Anthropic,
+            Wire::Anthropic,
             vec![Reply::sse(&format!("data: not json {KEY}\n\n"), &[])],
         ),
         (
-            ProviderKind::OpenAi,
+            Wire::OpenAi,
             vec![Reply::status(200, &[], "text/html", KEY)],
         ),
     ];
@@ -319,7 +316,7 @@ fn tls_to_a_plain_server_fails_cleanly() {
             let _ = std::io::Write::write_all(&mut stream.unwrap(), b"HTTP/1.1 200 OK\r\n\r\n");
         }
     });
-    let mut settings = Settings::new(ProviderKind::OpenAi, "m", url);
+    let mut settings = Settings::new(Wire::OpenAi, "m", url);
     settings.retry_base = Duration::from_millis(1);
     let err = provider::call(&settings, &prompt(), &CallOptions::text(10)).unwrap_err();
     assert_eq!(err.exit_code(), 3);

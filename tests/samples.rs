@@ -9,9 +9,10 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use briefkit::brief::Brief;
-use briefkit::prompt::canonical::sorted;
 use briefkit::prompt::compose::{ComposeOptions, compose};
-use briefkit::prompt::prefix::{StablePrefix, Wire};
+use briefkit::wire::Wire;
+use briefkit::wire::canonical::sorted;
+use briefkit::wire::prefix::StablePrefix;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
 

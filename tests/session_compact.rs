@@ -273,4 +273,159 @@ fn the_bundled_compaction_brief_is_locked_and_clean() {
         "the embedded brief is the one on disk"
     );
     assert!(system.contains("affected_files"));
+    assert_eq!(
+        on_disk.manifest.name,
+        briefkit::session::compact::COMPACTION_BRIEF
+    );
+}
+
+fn ledger_rows(root: &Path) -> Vec<Value> {
+    std::fs::read_to_string(root.join("ledger.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Regression (issue 27): compaction rows carried the session's brief name with the
+/// compaction brief's prefix hash, so `usage --by brief` billed compaction to the session's
+/// brief. They name the compaction brief, with the session's as `target_brief`, as
+/// `compress` rows do.
+#[test]
+fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    filled(root);
+    let server = Server::start(vec![answer("openai", &state().to_string())]);
+    let out = compact(root, &server, "openai");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows = ledger_rows(root);
+    assert_eq!(rows.len(), 1);
+    let (_, hash) = briefkit::session::compact::compaction_brief().unwrap();
+    assert_eq!(rows[0]["command"], "compact");
+    assert_eq!(rows[0]["brief"], "compaction");
+    assert_eq!(rows[0]["brief_dir"], Value::Null);
+    assert_eq!(rows[0]["prefix_hash"], hash);
+    assert_eq!(rows[0]["target_brief"], "clinic");
+    assert!(
+        rows[0]["target_brief_dir"]
+            .as_str()
+            .unwrap()
+            .ends_with("clinic")
+    );
+    let usage = brief()
+        .current_dir(root)
+        .args([
+            "usage",
+            "--by",
+            "brief",
+            "--json",
+            "--ledger",
+            "ledger.jsonl",
+        ])
+        .output()
+        .unwrap();
+    let text = crate::common::stdout(&usage);
+    assert!(text.contains("\"compaction\""), "{text}");
+}
+
+/// Regression (issue 27): a compaction could grow Tier 2 without a word.
+#[test]
+fn a_compaction_that_does_not_shrink_tier2_warns() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    ok(root, &["session", "append", "s", "--user", "Hi."]);
+    let server = Server::start(vec![answer("openai", &state().to_string())]);
+    let out = compact(root, &server, "openai");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    assert!(report["tokens_after"].as_u64() >= report["tokens_before"].as_u64());
+    let warnings = report["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{report}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .starts_with("Tier 2 did not shrink")
+    );
+    assert!(
+        stderr(&out).contains("warning: Tier 2 did not shrink"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_compaction_that_shrinks_tier2_has_no_warning() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    let long = "Ada asked about the Tuesday slot and the invoice again. ".repeat(40);
+    ok(root, &["session", "append", "s", "--user", &long]);
+    let server = Server::start(vec![answer("openai", &state().to_string())]);
+    let out = compact(root, &server, "openai");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    assert!(report["tokens_after"].as_u64() < report["tokens_before"].as_u64());
+    assert_eq!(report["warnings"], json!([]));
+    assert!(!stderr(&out).contains("warning:"), "{}", stderr(&out));
+}
+
+/// Regression (issue 27): the figures of the framework's own purge report (token counts,
+/// the Tier 2 sizes) were listed as facts the state forgot.
+#[test]
+fn the_frameworks_own_report_figures_are_not_forgotten_facts() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    filled(root);
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "purge",
+            "--args",
+            r#"{"ids":["tool_call_2","tool_res_3"]}"#,
+        ],
+    );
+    let session = briefkit::session::Session::open(&root.join("s")).unwrap();
+    let ids = ["tool_call_2".to_string(), "tool_res_3".to_string()];
+    let (_, result) = session
+        .purge_answering(
+            &ids,
+            Some("Checked Tuesday: 10:30 is free."),
+            Some(("tool_call_4", "op_1")),
+        )
+        .unwrap();
+    let report_text = result.expect("the purge's answer").text;
+    assert!(report_text.contains("tokens"), "{report_text}");
+    drop(session);
+    let server = Server::start(vec![answer("openai", &state().to_string())]);
+    let out = compact(root, &server, "openai");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    let forgotten: Vec<String> = report["forgotten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["value"].as_str().unwrap_or_default().to_string())
+        .collect();
+    // The conversation's own facts are still checked.
+    assert!(
+        forgotten.iter().any(|f| f.contains("7731")),
+        "{forgotten:?}"
+    );
+    for figure in regex::Regex::new(r"[0-9][0-9,]*")
+        .unwrap()
+        .find_iter(&report_text)
+    {
+        let figure = figure.as_str();
+        assert!(
+            !forgotten.iter().any(|f| f == figure),
+            "the purge report's {figure} is listed as forgotten: {forgotten:?}"
+        );
+    }
 }

@@ -80,7 +80,7 @@ fn history_json_lists_every_version_with_the_documented_fields() {
     assert_eq!(v2["action"], "compress");
     assert_eq!(
         v2["sha256"],
-        briefkit::prompt::canonical::sha256_hex(SHORT_BOOKING.as_bytes())
+        briefkit::wire::canonical::sha256_hex(SHORT_BOOKING.as_bytes())
     );
     assert!(v2["tokens"].as_u64().unwrap() > 10);
 }

@@ -9,8 +9,8 @@ use serde::Deserialize;
 use super::problem::{LineIndex, Problem, line_col};
 use super::sample::{BodyFormat, SampleMessage};
 use super::types::{ItemType, Policy, Tier};
-use crate::prompt::wire::ToolDef;
 use crate::text::yaml::YamlError;
+use crate::wire::ToolDef;
 
 #[derive(Debug, Clone)]
 pub struct Item {
@@ -216,7 +216,7 @@ pub(crate) fn strip_bom(path: &Path, text: String, problems: &mut Vec<Problem>) 
     }
 }
 
-/// A message from `store::safe` without its leading `path: `, for a problem that names
+/// A message from `files::inside` without its leading `path: `, for a problem that names
 /// the path itself.
 pub(crate) fn after_path(message: &str) -> String {
     message

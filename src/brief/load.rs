@@ -10,7 +10,7 @@ use super::item::{Item, parse_markdown_with, parse_tool};
 use super::manifest::Manifest;
 use super::problem::{LineIndex, Problem, into_error};
 use super::types::valid_id;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 
 /// Item files larger than this are refused: a brief is re-sent every turn, and one item
 /// this big is almost certainly a mistake.
@@ -86,9 +86,8 @@ impl Brief {
         }
         if !dir.is_dir() {
             return Err(
-                Error::input(format!("{}: no such brief directory", dir.display())).with_hint(
-                    "name a directory that holds a brief.yaml, or create one with `brief init DIR`",
-                ),
+                Error::input(format!("{}: no such brief directory", dir.display()))
+                    .with_topic(Topic::NoBrief { exists: false }),
             );
         }
         if !manifest_path.is_file() {
@@ -96,7 +95,7 @@ impl Brief {
                 "{}: not a brief: it has no {MANIFEST}",
                 dir.display()
             ))
-            .with_hint("create one with `brief init DIR`"));
+            .with_topic(Topic::NoBrief { exists: true }));
         }
         let mut problems = Vec::new();
         let manifest_text = read_text(&manifest_path, MAX_MANIFEST_BYTES, &mut problems);

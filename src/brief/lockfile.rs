@@ -10,8 +10,9 @@ use super::Brief;
 use super::load::{MAX_LOCK_BYTES, read_text};
 use super::problem::into_error;
 use crate::error::{Error, Result};
-use crate::prompt::canonical::sha256_hex;
-use crate::prompt::prefix::{PrefixHashes, Wire};
+use crate::wire::Wire;
+use crate::wire::canonical::sha256_hex;
+use crate::wire::prefix::PrefixHashes;
 
 pub const LOCK_FILE: &str = "brief.lock";
 const HEADER: &str = "# Written by `brief lock`; checked by `brief check`. Do not edit by hand.\n";
@@ -42,7 +43,7 @@ pub struct LockedRule {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LockedPrefix {
-    /// The wire format the hashes were taken in (`prompt::prefix`); locks written before it
+    /// The wire format the hashes were taken in (`wire::prefix`); locks written before it
     /// was recorded were OpenAI's.
     #[serde(default = "default_wire")]
     pub wire: Wire,
@@ -89,7 +90,7 @@ impl Lock {
 
     pub fn to_yaml(&self) -> Result<String> {
         let body = serde_yaml::to_string(self)
-            .map_err(|e| Error::input(format!("cannot render the lock: {e}")))?;
+            .map_err(|e| Error::input(format!("cannot render the lock: {e}")).with_source(e))?;
         let text = format!("{HEADER}{body}");
         if text.len() as u64 > MAX_LOCK_BYTES {
             return Err(Error::input(format!(
@@ -113,7 +114,7 @@ impl Lock {
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         // A lock linked to a file outside the brief is not read (nor shown in errors).
-        crate::store::safe::check_inside(dir, path)?;
+        crate::files::inside::check_inside(dir, path)?;
         let text = read_text(path, MAX_LOCK_BYTES, &mut problems)
             .ok_or_else(|| into_error(dir, &problems))?;
         let lock: Lock = crate::text::yaml::from_str(&text).map_err(|err| {
@@ -136,6 +137,23 @@ impl Lock {
             .with_hint("regenerate it with `brief lock`"));
         }
         Ok(Some(lock))
+    }
+
+    /// Line and column (1-based) of the prefix's `hash:` in the lock file at `path`, where
+    /// `check` points a changed prefix (an annotation needs a line). Read again only then.
+    pub fn prefix_hash_position(path: &Path) -> Option<(usize, usize)> {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
+        crate::files::inside::check_inside(dir, path).ok()?;
+        let text = read_text(path, MAX_LOCK_BYTES, &mut Vec::new())?;
+        let mut in_prefix = false;
+        for (i, line) in text.lines().enumerate() {
+            if !line.starts_with([' ', '\t']) {
+                in_prefix = line.trim_end() == "prefix:";
+            } else if in_prefix && line.starts_with("  hash:") {
+                return Some((i + 1, 3));
+            }
+        }
+        None
     }
 }
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::provider::ProviderKind;
+use crate::wire::Wire;
 
 use crate::tokens::Encoding;
 
@@ -48,29 +48,18 @@ pub struct Budget {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
-    /// `openai` (any OpenAI-compatible server) or `anthropic`, checked when the brief is
-    /// loaded (a misspelled provider is a load error at its line) and kept in its canonical
-    /// lower-case spelling.
+    /// `openai` (any OpenAI-compatible server) or `anthropic`, in any letter case, checked
+    /// when the brief is loaded (a misspelled provider is a load error at its line).
     #[serde(deserialize_with = "provider_name")]
-    pub provider: String,
+    pub provider: Wire,
     pub name: String,
     #[serde(default)]
     pub base_url: Option<String>,
 }
 
-impl ModelConfig {
-    /// The wire format the brief's model speaks.
-    pub fn kind(&self) -> ProviderKind {
-        // Checked at load time; a manifest built in code with a bad name means OpenAI-compatible.
-        self.provider.parse().unwrap_or(ProviderKind::OpenAi)
-    }
-}
-
-fn provider_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+fn provider_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Wire, D::Error> {
     let text = String::deserialize(deserializer)?;
-    text.parse::<ProviderKind>()
-        .map(|kind| kind.as_str().to_string())
-        .map_err(serde::de::Error::custom)
+    text.parse::<Wire>().map_err(serde::de::Error::custom)
 }
 
 /// Prices in currency units per million tokens.

@@ -28,7 +28,7 @@ use serde::Deserialize;
 use super::item::{Item, STATIC_PLACEHOLDER, capped, placeholders};
 use super::problem::Problem;
 use super::types::{ItemType, Tier};
-pub use crate::prompt::wire::Role;
+pub use crate::wire::Role;
 
 /// How an item's body is written: the front matter's optional `format`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

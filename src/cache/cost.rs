@@ -12,9 +12,9 @@ use serde::Serialize;
 
 use crate::brief::{Brief, Item, Tier, fill_placeholders, unescape_braces};
 use crate::cache::facts::{self, Facts};
-use crate::cache::volatile;
 use crate::compact::compact_markdown;
 use crate::prompt::compose::{Prefix, prefix_of, tools_json};
+use crate::text::volatile;
 use crate::tokens;
 
 /// One item's figures: as written and as compacted.
@@ -174,7 +174,7 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
         .manifest
         .model
         .as_ref()
-        .map(|m| facts::lookup(&m.provider, &m.name));
+        .map(|m| facts::lookup(m.provider.as_str(), &m.name));
     let cost = turn_cost(brief, cache, prefix_tokens, volatile_tokens);
     Measured {
         items,

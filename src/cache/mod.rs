@@ -8,4 +8,3 @@ pub mod facts;
 pub mod ledger;
 pub mod probe;
 pub mod stats_report;
-pub mod volatile;

@@ -60,7 +60,7 @@ pub const HASH_LEN: usize = 24;
 /// The CCR hash of some original bytes: the first 24 lowercase hex characters of their
 /// SHA-256.
 pub fn hash(original: &[u8]) -> String {
-    let mut full = crate::prompt::canonical::sha256_hex(original);
+    let mut full = crate::wire::canonical::sha256_hex(original);
     full.truncate(HASH_LEN);
     full
 }

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, Topic};
 
 /// The environment variable naming the store file.
 pub const ENV_PATH: &str = "BRIEF_CCR_PATH";
@@ -31,7 +31,8 @@ pub fn resolve(flag: Option<&Path>) -> Result<PathBuf> {
             Error::input(
                 "cannot find a place for the CCR store: neither XDG_STATE_HOME nor HOME is set",
             )
-            .with_hint("pass --store PATH or set BRIEF_CCR_PATH")
+            .with_hint("name where the CCR store is")
+            .with_topic(Topic::Setting(Setting::CcrStore))
         })
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Setting, Topic};
 
 /// The schema version in `PRAGMA user_version`.
 pub const VERSION: i64 = 2;
@@ -105,14 +105,19 @@ fn identify(path: &Path) -> Result<Found> {
     let meta = match fs::metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Missing),
-        Err(e) => return Err(Error::io(path, &e).with_hint(HINT_PATH)),
+        Err(e) => {
+            return Err(Error::io(path, &e)
+                .with_hint(HINT_PATH)
+                .with_topic(Topic::Setting(Setting::CcrStore)));
+        }
     };
     if meta.is_dir() {
         return Err(Error::input(format!(
             "CCR store {}: a directory, not a file",
             path.display()
         ))
-        .with_hint("pass the path of the store file, e.g. --store ./ccr.sqlite"));
+        .with_hint("name the store file itself, e.g. ./ccr.sqlite")
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
     if !meta.is_file() {
         return Err(Error::input(format!(
@@ -120,7 +125,8 @@ fn identify(path: &Path) -> Result<Found> {
             path.display(),
             crate::files::policy::kind_of(meta.file_type())
         ))
-        .with_hint(HINT_PATH));
+        .with_hint(HINT_PATH)
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
     if meta.len() == 0 {
         return Ok(Found::Empty);
@@ -133,11 +139,13 @@ fn identify(path: &Path) -> Result<Found> {
         Ok(true) => Ok(Found::Sqlite),
         Ok(false) => Err(not_sqlite(path)),
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(not_sqlite(path)),
-        Err(e) => Err(Error::io(path, &e).with_hint(HINT_PATH)),
+        Err(e) => Err(Error::io(path, &e)
+            .with_hint(HINT_PATH)
+            .with_topic(Topic::Setting(Setting::CcrStore))),
     }
 }
 
-const HINT_PATH: &str = "point --store or BRIEF_CCR_PATH at a new file or an existing store";
+const HINT_PATH: &str = "use a new file or an existing store";
 
 /// A file that does not start as an SQLite database: a store overwritten by accident, or
 /// a file that never was one. Either way it is left as it is.
@@ -147,8 +155,9 @@ fn not_sqlite(path: &Path) -> Error {
         "CCR store {shown} is damaged or not a CCR store (not an SQLite database); it was left unchanged"
     ))
     .with_hint(format!(
-        "if it was a store, its originals cannot be read; move it aside (e.g. mv {shown} {shown}.damaged) and a new store is created on the next put; else point --store or BRIEF_CCR_PATH elsewhere"
+        "if it was a store, its originals cannot be read; move it aside (e.g. mv {shown} {shown}.damaged) and a new store is created on the next put; else use another path"
     ))
+    .with_topic(Topic::Setting(Setting::CcrStore))
 }
 
 fn not_a_store(path: &Path, why: &str) -> Error {
@@ -157,6 +166,7 @@ fn not_a_store(path: &Path, why: &str) -> Error {
         path.display()
     ))
     .with_hint(HINT_PATH)
+    .with_topic(Topic::Setting(Setting::CcrStore))
 }
 
 fn connect(path: &Path, create: bool) -> Result<Connection> {
@@ -164,8 +174,8 @@ fn connect(path: &Path, create: bool) -> Result<Connection> {
     if create {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
     }
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| sql(path, &e))?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sql(path, &e))?;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| sql(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sql(path, e))?;
     conn.set_prepared_statement_cache_capacity(16);
     Ok(conn)
 }
@@ -174,23 +184,30 @@ fn connect(path: &Path, create: bool) -> Result<Connection> {
 /// read without writing; anything else (another program's tables, a newer schema) is
 /// refused before the file is touched.
 fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
-    let version: i64 = conn
+    // Both reads in one read transaction: another process creating the store commits its
+    // tables and its version together, and reading them apart saw tables without a version
+    // ("another program's database") while eight writers raced to create the store.
+    let snapshot = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Deferred)
+        .map_err(|e| sql(path, e))?;
+    let version: i64 = snapshot
         .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     if version > VERSION {
         return Err(Error::input(format!(
             "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
             path.display()
         ))
-        .with_hint("use the newer briefkit that wrote it, or another --store"));
+        .with_hint("use the newer briefkit that wrote it, or another store")
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
-    let (tables, ours): (i64, i64) = conn
+    let (tables, ours): (i64, i64) = snapshot
         .query_row(
             "SELECT count(*), sum(name = 'ccr_entries') FROM sqlite_schema WHERE type = 'table'",
             [],
             |row| Ok((row.get(0)?, row.get::<_, Option<i64>>(1)?.unwrap_or(0))),
         )
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
+    snapshot.finish().map_err(|e| sql(path, e))?;
     match (version, tables) {
         (0, 0) => Ok(false),
         (1 | VERSION, _) if ours == 1 => Ok(true),
@@ -204,7 +221,7 @@ fn init(conn: Connection, path: &Path) -> Result<Connection> {
     // FULL: a put that returned has its original on disk even after a power cut, so a
     // marker already handed to a model never points at nothing.
     conn.pragma_update(None, "synchronous", "FULL")
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     migrate(&conn, path)?;
     Ok(conn)
 }
@@ -214,7 +231,9 @@ fn init(conn: Connection, path: &Path) -> Result<Connection> {
 /// `-shm` files the main file's permissions.
 fn create_private(path: &Path) -> Result<()> {
     let io = |e: std::io::Error| {
-        Error::io(path, &e).with_hint("pass a writable path with --store or BRIEF_CCR_PATH")
+        Error::io(path, &e)
+            .with_hint("use a writable path")
+            .with_topic(Topic::Setting(Setting::CcrStore))
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.exists()
@@ -257,7 +276,7 @@ fn wal(conn: &Connection, path: &Path) -> Result<()> {
                 attempt += 1;
                 std::thread::sleep(Duration::from_millis(5 + attempt % 20));
             }
-            Err(e) => return Err(sql(path, &e)),
+            Err(e) => return Err(sql(path, e)),
         }
     }
 }
@@ -274,38 +293,38 @@ fn is_busy(err: &rusqlite::Error) -> bool {
 fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     if version == VERSION {
         return Ok(());
     }
     if version == 1 {
         let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
-            .map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
         let now: i64 = tx
             .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
         if now == 1 {
-            tx.execute_batch(CREATE_RECORDS)
-                .map_err(|e| sql(path, &e))?;
+            tx.execute_batch(CREATE_RECORDS).map_err(|e| sql(path, e))?;
             tx.pragma_update(None, "user_version", VERSION)
-                .map_err(|e| sql(path, &e))?;
+                .map_err(|e| sql(path, e))?;
         }
-        return tx.commit().map_err(|e| sql(path, &e));
+        return tx.commit().map_err(|e| sql(path, e));
     }
     if version > VERSION {
         return Err(Error::input(format!(
             "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
             path.display()
         ))
-        .with_hint("use the newer briefkit that wrote it, or another --store"));
+        .with_hint("use the newer briefkit that wrote it, or another store")
+        .with_topic(Topic::Setting(Setting::CcrStore)));
     }
     // Version 0: new, or not ours. Decide under the write lock so two first openers do not
     // both create.
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     let version: i64 = tx
         .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(|e| sql(path, &e))?;
+        .map_err(|e| sql(path, e))?;
     if version == 0 {
         let tables: i64 = tx
             .query_row(
@@ -313,33 +332,33 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
                 [],
                 |row| row.get(0),
             )
-            .map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
         if tables > 0 {
             return Err(not_a_store(path, "an SQLite database of another program"));
         }
         tx.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")
-            .map_err(|e| sql(path, &e))?;
-        tx.execute_batch(CREATE).map_err(|e| sql(path, &e))?;
-        tx.execute_batch(CREATE_RECORDS)
-            .map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
+        tx.execute_batch(CREATE).map_err(|e| sql(path, e))?;
+        tx.execute_batch(CREATE_RECORDS).map_err(|e| sql(path, e))?;
         tx.pragma_update(None, "user_version", VERSION)
-            .map_err(|e| sql(path, &e))?;
+            .map_err(|e| sql(path, e))?;
     }
-    tx.commit().map_err(|e| sql(path, &e))
+    tx.commit().map_err(|e| sql(path, e))
 }
 
 /// An SQLite error in the user's terms: a damaged file says so and what to do, a store
 /// held too long by another process is a conflict (exit 4), anything else names the path.
-pub fn sql(path: &Path, err: &rusqlite::Error) -> Error {
+pub fn sql(path: &Path, err: rusqlite::Error) -> Error {
     let shown = path.display();
-    match err.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Error::input(format!(
-            "CCR store {shown} is damaged: {}",
-            detail(err)
-        ))
-        .with_hint(format!(
-            "its originals cannot be read; move it aside (e.g. mv {shown} {shown}.damaged) and a new store is created on the next put"
-        )),
+    let error = match err.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+            Error::input(format!("CCR store {shown} is damaged: {}", detail(&err))).with_hint(
+                format!(
+                    "its originals cannot be read; move it aside (e.g. mv {shown} \
+                     {shown}.damaged) and a new store is created on the next put"
+                ),
+            )
+        }
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Error::new(
             ErrorKind::Conflict,
             format!(
@@ -349,13 +368,15 @@ pub fn sql(path: &Path, err: &rusqlite::Error) -> Error {
         )
         .with_hint("retry; if it persists, look for a process holding the store open"),
         Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied | ErrorCode::CannotOpen) => {
-            Error::input(format!("CCR store {shown}: {}", detail(err)))
-                .with_hint("pass a writable path with --store or BRIEF_CCR_PATH")
+            Error::input(format!("CCR store {shown}: {}", detail(&err)))
+                .with_hint("use a writable path")
+                .with_topic(Topic::Setting(Setting::CcrStore))
         }
         Some(ErrorCode::DiskFull) => Error::input(format!("CCR store {shown}: the disk is full"))
             .with_hint("free space, or run `brief ccr gc` to drop expired originals"),
-        _ => Error::input(format!("CCR store {shown}: {}", detail(err))),
-    }
+        _ => Error::input(format!("CCR store {shown}: {}", detail(&err))),
+    };
+    error.with_source(err)
 }
 
 fn detail(err: &rusqlite::Error) -> String {

@@ -88,6 +88,9 @@ pub struct Tombstone {
     pub expires_ms: i64,
     pub original_bytes: u64,
     pub original_tokens: u64,
+    /// The original is gone (`gc` or a put collected it); `false` while it still sits in
+    /// the file, expired and never served, awaiting `gc`.
+    pub collected: bool,
 }
 
 /// The answer to `get`: never a bare "not found" for something that once existed.
@@ -161,7 +164,7 @@ impl Store {
     }
 
     pub(super) fn sql(&self, err: rusqlite::Error) -> Error {
-        schema::sql(&self.path, &err)
+        schema::sql(&self.path, err)
     }
 
     /// Stores `original` (keyed by [`hash`]) with the `compressed` text that stands in its
@@ -189,7 +192,7 @@ impl Store {
                 .with_hint("keep it in a file and store a part of it; nothing was stored"));
             }
         }
-        let full = crate::prompt::canonical::sha256_hex(original);
+        let full = crate::wire::canonical::sha256_hex(original);
         let key = hash(original);
         let now = (self.now_ms)();
         let ttl_ms = i64::try_from(
@@ -354,7 +357,7 @@ impl Store {
                 original,
                 compressed: compressed.unwrap_or_default(),
             })),
-            _ => Ok(Lookup::Expired(Tombstone {
+            original => Ok(Lookup::Expired(Tombstone {
                 hash: query.key.clone(),
                 strategy,
                 source,
@@ -364,6 +367,7 @@ impl Store {
                 original_tokens: tokens(1, &|| {
                     String::from_utf8_lossy(original.as_deref().unwrap_or_default()).into_owned()
                 }),
+                collected: original.is_none(),
             })),
         }
     }

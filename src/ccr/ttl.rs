@@ -84,21 +84,11 @@ const HINT: &str =
 /// (`90m`, `24h`, `7d`). Zero, negative and fractional values are refused.
 pub fn parse(text: &str) -> std::result::Result<u64, String> {
     let text = text.trim();
-    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((at, _)) => text.split_at(at),
-        None => (text, ""),
-    };
-    let scale: u64 = match unit.trim() {
-        "" | "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(format!("`{text}` is not a duration")),
-    };
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration"))?;
-    let seconds = number.saturating_mul(scale);
+    let duration = crate::clock::parse_duration(text)?;
+    if duration.subsec_nanos() != 0 {
+        return Err(format!("`{text}` is not a whole number of seconds"));
+    }
+    let seconds = duration.as_secs();
     if seconds == 0 {
         return Err("a TTL of zero would expire every entry at once".into());
     }

@@ -18,7 +18,7 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
-    /// Print only data and errors: no progress or status messages
+    /// Print only data and errors: no progress, status, warning or confirmation messages
     #[arg(short, long, global = true)]
     pub quiet: bool,
 

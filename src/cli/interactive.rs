@@ -82,54 +82,19 @@ pub fn ask(
 }
 
 /// Opens the proposal's body in `$VISUAL` or `$EDITOR` (else `vi`); the edited text, or
-/// `None` when the editor failed or nothing changed.
+/// `None` when nothing changed or the editor failed (said on stderr).
 fn edit(ui: &Ui, item: &Item, proposal: &Proposal) -> Result<Option<String>> {
     let editor = ["VISUAL", "EDITOR"]
         .iter()
         .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
         .unwrap_or_else(|| "vi".to_string());
-    // An unpredictable name, created new and never through a link: the temporary
-    // directory is shared, and a link planted under a guessable name would have sent this
-    // write to another file.
-    let path = std::env::temp_dir().join(format!(
-        "brief-{}{}.md",
-        proposal.id,
-        crate::files::policy::temporary_name("edit")
-    ));
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .mode(0o600)
-            .open(&path)
-            .and_then(|mut file| file.write_all(proposal.body.as_bytes()))
-            .map_err(|e| Error::io(&path, &e))?;
-    }
-    let mut words = editor.split_whitespace();
-    let program = words.next().unwrap_or("vi");
-    let status = std::process::Command::new(program)
-        .args(words)
-        .arg(&path)
-        .status();
-    let text = crate::files::input::read_text(&path, crate::files::limits::EDITED_PROPOSAL);
-    let _ = std::fs::remove_file(&path);
-    match status {
-        Ok(status) if status.success() => {}
-        Ok(status) => {
-            ui.warn(&format!(
-                "{editor} exited with {status}: the proposal is unchanged"
-            ));
+    let text = match run_editor(&editor, &proposal.body)? {
+        Ok(text) => text,
+        Err(why) => {
+            ui.warn(&why);
             return Ok(None);
         }
-        Err(err) => {
-            ui.warn(&format!("cannot run {editor}: {err}; set $EDITOR"));
-            return Ok(None);
-        }
-    }
-    let text = text?;
+    };
     let mut body = text.trim_end().to_string();
     if item.body().ends_with('\n') && !body.is_empty() {
         body.push('\n');
@@ -139,4 +104,97 @@ fn edit(ui: &Ui, item: &Item, proposal: &Proposal) -> Result<Option<String>> {
         return Ok(None);
     }
     Ok(Some(body))
+}
+
+/// Runs `editor` (a program and its arguments, split on whitespace) on a temporary copy of
+/// `text` and returns what it left there; `Err(why)` when the editor could not run or
+/// failed. The copy is a new file with an unpredictable name, created exclusively and
+/// readable by its owner only (`tempfile`): a predictable name in a shared temporary
+/// directory would let another user plant a link there and have the body written through
+/// it. The file is removed afterwards, whatever the editor did.
+fn run_editor(editor: &str, text: &str) -> Result<Result<String, String>> {
+    use std::io::Write as _;
+    let mut file = tempfile::Builder::new()
+        .prefix("brief-edit-")
+        .suffix(".md")
+        .tempfile()
+        .map_err(|e| Error::io(&std::env::temp_dir(), &e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| Error::io(file.path(), &e))?;
+    let path = file.path().to_path_buf();
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi");
+    let status = std::process::Command::new(program)
+        .args(words)
+        .arg(&path)
+        .status();
+    // Editors often save by writing a new file and renaming it over the old one: read by
+    // path, not through the handle; at most what a proposal file may hold.
+    let edited = crate::files::input::read_text(&path, crate::files::limits::EDITED_PROPOSAL);
+    drop(file);
+    match status {
+        Ok(status) if status.success() => {}
+        Ok(status) => {
+            return Ok(Err(format!(
+                "{editor} exited with {status}: the proposal is unchanged"
+            )));
+        }
+        Err(err) => return Ok(Err(format!("cannot run {editor}: {err}; set $EDITOR"))),
+    }
+    edited.map(Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    /// A shell editor that records the file it was given and its mode, then edits it.
+    fn recording_editor(dir: &Path) -> String {
+        let script = dir.join("editor.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$1\" >> {log}\nstat -c %a \"$1\" >> {log}\nprintf 'edited\\n' >> \"$1\"\n",
+                log = dir.join("log").display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script.display().to_string()
+    }
+
+    /// Regression (issue 23): the editor's copy was written with `fs::write` to
+    /// `brief-<proposal>-<pid>.md` in the shared temporary directory, so a link planted at
+    /// that name had the proposal written through it. The copy is now a fresh private file
+    /// with an unpredictable name, gone afterwards.
+    #[test]
+    fn the_editor_gets_a_private_unpredictable_temp_file_that_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let editor = recording_editor(dir.path());
+        let first = run_editor(&editor, "body\n").unwrap().unwrap();
+        let second = run_editor(&editor, "body\n").unwrap().unwrap();
+        assert_eq!(first, "body\nedited\n");
+        assert_eq!(second, first);
+        let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        let (a, b) = (Path::new(lines[0]), Path::new(lines[2]));
+        assert_ne!(a, b, "each edit gets its own name");
+        assert_eq!(lines[1], "600", "readable by its owner only");
+        assert_eq!(lines[3], "600");
+        let pid = std::process::id().to_string();
+        assert!(!lines[0].contains(&pid), "{}", lines[0]);
+        assert!(!a.exists() && !b.exists(), "the copies are removed");
+    }
+
+    #[test]
+    fn an_editor_that_fails_or_cannot_run_leaves_the_text_unchanged() {
+        let failed = run_editor("false", "body").unwrap().unwrap_err();
+        assert!(failed.contains("exited with"), "{failed}");
+        let missing = run_editor("/nonexistent/editor", "body")
+            .unwrap()
+            .unwrap_err();
+        assert!(missing.contains("cannot run"), "{missing}");
+    }
 }

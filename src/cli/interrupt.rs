@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::cli::ui::Ui;
+use crate::error::{Error, Result};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -14,21 +15,16 @@ extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
-/// The exit code of a process stopped by SIGINT, as shells report it.
-pub const EXIT_INTERRUPTED: i32 = 130;
-
-/// The call was interrupted by the operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interrupted;
-
 /// Runs `work` on a worker thread and waits for it, with a spinner on stderr when stderr is
-/// a terminal. SIGINT during the wait returns `Err(Interrupted)` at once (the worker is left
-/// to die with the process); SIGINT's default action is restored afterwards.
+/// a terminal. SIGINT during the wait returns an [`crate::error::ErrorKind::Interrupted`] error (exit
+/// 130) at once, saying `label` was cancelled (the worker is left to die with the process);
+/// SIGINT's default action is restored afterwards. A worker that panicked is an internal
+/// error (its message is already on stderr).
 pub fn run<T: Send + 'static>(
     ui: &Ui,
     label: &str,
     work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, Interrupted> {
+) -> Result<T> {
     INTERRUPTED.store(false, Ordering::SeqCst);
     // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
     let previous = unsafe {
@@ -47,7 +43,9 @@ pub fn run<T: Send + 'static>(
     let mut frame = 0;
     let outcome = loop {
         if INTERRUPTED.load(Ordering::SeqCst) {
-            break Err(Interrupted);
+            break Err(Error::interrupted(format!(
+                "cancelled by Ctrl-C while {label}; nothing saved"
+            )));
         }
         if spin {
             let _ = term.write_str(&format!("\r{} {label}…", frames[frame % frames.len()]));
@@ -57,8 +55,7 @@ pub fn run<T: Send + 'static>(
             Ok(value) => break Ok(value),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                // The worker panicked; its message is already on stderr.
-                std::process::exit(i32::from(crate::error::ErrorKind::Internal.exit_code()))
+                break Err(Error::internal(format!("{label} stopped unexpectedly")));
             }
         }
     };

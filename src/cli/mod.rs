@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod hints;
 pub mod interactive;
 pub mod interrupt;
 pub mod output;
@@ -77,6 +78,6 @@ fn usage_message(err: &clap::Error) -> String {
 
 impl From<clap::Error> for Error {
     fn from(err: clap::Error) -> Self {
-        Error::input(err.to_string())
+        Error::input(err.to_string()).with_source(err)
     }
 }

@@ -13,7 +13,7 @@ use clap::ArgMatches;
 use serde::Serialize;
 
 use crate::cli::ui::Ui;
-use crate::error::{Error, Location, ProviderFailure, Result};
+use crate::error::{CallStatus, Error, Location, Result};
 
 /// What a command that ran to the end reports: all good, or a check that did not pass
 /// (exit 1, with the report already printed).
@@ -55,7 +55,7 @@ pub struct ErrorBody<'a> {
     /// `input`, `provider`, `conflict`, `failed` or `internal`.
     pub kind: &'static str,
     pub message: &'a str,
-    pub hint: Option<&'a str>,
+    pub hint: Option<String>,
     /// Every located problem behind the error: `file`, `line`, `column` (0 when
     /// unknown), `message`.
     pub locations: &'a [Location],
@@ -66,7 +66,7 @@ pub struct ErrorBody<'a> {
     pub exit_code: u8,
     /// For a failed model call: the ledger's status for it (`http_429`, `timeout`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub provider_failure: Option<ProviderFailure>,
+    pub provider_failure: Option<&'a CallStatus>,
 }
 
 impl<'a> ErrorReport<'a> {
@@ -77,12 +77,12 @@ impl<'a> ErrorReport<'a> {
             error: ErrorBody {
                 kind: err.kind.as_str(),
                 message: &err.message,
-                hint: err.hint.as_deref(),
+                hint: crate::cli::hints::for_cli(err),
                 locations: &err.locations,
                 details: &err.details,
                 causes: err.causes(),
                 exit_code: err.exit_code(),
-                provider_failure: err.provider_failure,
+                provider_failure: err.call_status(),
             },
         }
     }
@@ -245,6 +245,23 @@ mod tests {
         assert_eq!(value["error"]["exit_code"], 2);
         assert_eq!(value["error"]["locations"][0]["line"], 3);
         assert_eq!(value["error"]["hint"], "fix it");
+    }
+
+    #[test]
+    fn an_errors_causes_and_an_interruption_reach_the_json() {
+        let err = Error::io(
+            Path::new("items"),
+            &std::io::Error::from_raw_os_error(libc::EISDIR),
+        );
+        let value = serde_json::to_value(ErrorReport::new(&err)).unwrap();
+        assert_eq!(
+            value["error"]["causes"],
+            serde_json::json!(["Is a directory (os error 21)"])
+        );
+        let stopped = Error::interrupted("cancelled by Ctrl-C");
+        let value = serde_json::to_value(ErrorReport::new(&stopped)).unwrap();
+        assert_eq!(value["error"]["kind"], "interrupted");
+        assert_eq!(value["error"]["exit_code"], 130);
     }
 
     #[test]

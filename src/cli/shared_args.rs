@@ -4,7 +4,8 @@
 
 use crate::brief::Brief;
 use crate::error::Result;
-use crate::provider::{BriefModel, Overrides, ProviderKind, Settings};
+use crate::provider::{Overrides, Settings};
+use crate::wire::Wire;
 
 /// Parses `KEY=VALUE` for `--var`.
 pub fn parse_var(s: &str) -> Result<(String, String), String> {
@@ -33,7 +34,7 @@ pub fn var_map(
     map
 }
 
-fn parse_kind(text: &str) -> Result<ProviderKind, String> {
+fn parse_kind(text: &str) -> Result<Wire, String> {
     text.parse()
 }
 
@@ -43,7 +44,7 @@ fn parse_kind(text: &str) -> Result<ProviderKind, String> {
 pub struct ProviderArgs {
     /// `openai` (any OpenAI-compatible server) or `anthropic` [default: the brief's, else openai]
     #[arg(long, value_name = "NAME", value_parser = parse_kind)]
-    pub provider: Option<ProviderKind>,
+    pub provider: Option<Wire>,
     /// The model [default: the brief's `model.name`]
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
@@ -52,7 +53,7 @@ pub struct ProviderArgs {
     pub base_url: Option<String>,
     /// Give up when the server sends nothing for this long (an idle timeout: a slow but
     /// live stream is never cut off), e.g. `90s`, `1500ms`, `2m` [default: $BRIEF_TIMEOUT, else 120s]
-    #[arg(long, value_name = "DURATION", value_parser = crate::provider::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::clock::parse_timeout)]
     pub timeout: Option<std::time::Duration>,
 }
 
@@ -60,22 +61,18 @@ impl ProviderArgs {
     /// The flags as overrides of the provider settings.
     pub fn overrides(&self) -> Overrides {
         Overrides {
-            kind: self.provider,
+            wire: self.provider,
             model: self.model.clone(),
             base_url: self.base_url.clone(),
             timeout: self.timeout,
+            ..Overrides::default()
         }
     }
 
     /// The settings of a call made for `brief`: these flags over the environment over the
     /// brief's `model:` (whose provider was checked when the brief was loaded).
     pub fn settings(&self, brief: &Brief) -> Result<Settings> {
-        let from_brief = brief.manifest.model.as_ref().map(|m| BriefModel {
-            kind: m.kind(),
-            model: m.name.clone(),
-            base_url: m.base_url.clone(),
-        });
-        Settings::resolve(self.overrides(), from_brief)
+        Settings::resolve(self.overrides(), brief.manifest.model.as_ref())
     }
 }
 
@@ -93,7 +90,7 @@ mod tests {
     #[test]
     fn provider_names_parse_in_any_case_and_unknown_ones_are_refused() {
         let cli = Cli::try_parse_from(["x", "--provider", "Anthropic"]).unwrap();
-        assert_eq!(cli.provider.provider, Some(ProviderKind::Anthropic));
+        assert_eq!(cli.provider.provider, Some(Wire::Anthropic));
         let err = Cli::try_parse_from(["x", "--provider", "gemni"]).unwrap_err();
         assert!(err.to_string().contains("unknown provider"), "{err}");
     }

@@ -163,11 +163,24 @@ impl Ui {
         }
     }
 
-    /// A warning on stderr; shown even with `--quiet`. Warnings quote files, servers and
-    /// models, so the text goes through the one sanitiser.
+    /// A warning on stderr; silenced by `--quiet`, which leaves only data and errors.
+    /// Warnings quote files, servers and models, so the text goes through the one
+    /// sanitiser.
     pub fn warn(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
         let label = self.paint_err("warning:", Tone::Warning);
         self.err_line(&format!("{label} {}", for_terminal(text)));
+    }
+
+    /// A confirmation on stdout that is not the command's data (`new session …`,
+    /// `collected …`): the exit code says as much, so `--quiet` leaves it out.
+    pub fn confirm(&self, text: &str) -> Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        self.outln(text)
     }
 
     /// A line on stderr, unconditionally (used for reports that belong on stderr).
@@ -193,9 +206,9 @@ impl Ui {
         for cause in err.causes() {
             self.err_line(&format!("  caused by: {}", for_terminal(&cause)));
         }
-        if let Some(hint) = &err.hint {
+        if let Some(hint) = crate::cli::hints::for_cli(err) {
             let label = self.paint_err("hint:", Tone::Info);
-            self.err_line(&format!("{label} {}", for_terminal(hint)));
+            self.err_line(&format!("{label} {}", for_terminal(&hint)));
         }
     }
 }

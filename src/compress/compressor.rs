@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::brief::{Brief, Item, Tier};
 use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
-use crate::prompt::wire::{Message, Prompt, Role};
+use crate::wire::{Message, Prompt, Role};
 
 const MANIFEST: &str = include_str!("../../briefs/compressor/brief.yaml");
 const ITEMS: [(&str, &str); 4] = [

@@ -16,7 +16,7 @@ use std::path::Path;
 
 pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
 
-use crate::prompt::wire::{Message, Prompt, Role};
+use crate::wire::{Message, Prompt, Role};
 pub use estimate::{Estimate, Prices, estimate, prices};
 pub use proposal::{CallSettings, build, status, token_change};
 pub use propose::propose;

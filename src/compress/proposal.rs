@@ -84,7 +84,7 @@ pub fn build(
     Ok(Proposal {
         id: proposals::new_id(&item.id, &now),
         item: item.id.clone(),
-        base_sha256: crate::prompt::canonical::sha256_hex(item.body().as_bytes()),
+        base_sha256: crate::wire::canonical::sha256_hex(item.body().as_bytes()),
         base_version: history.latest().map(|v| v.meta.version),
         created: now.rfc3339(),
         provider: provider.to_string(),

@@ -32,7 +32,7 @@ pub fn propose(
     for prompt in super::prompts(compressor, item) {
         let started = Instant::now();
         let result = provider::call(settings, &prompt, options);
-        let entry = ledger::Entry::new("compress", settings.kind.as_str(), &settings.model)
+        let entry = ledger::Entry::new("compress", settings.wire.as_str(), &settings.model)
             .for_brief(
                 &compressor.name,
                 compressor.dir.as_deref(),
@@ -54,7 +54,7 @@ pub fn propose(
         brief,
         item,
         &compressor.hash,
-        settings.kind.as_str(),
+        settings.wire.as_str(),
         call,
         &answers,
     )?;

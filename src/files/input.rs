@@ -123,7 +123,7 @@ pub fn read_stdin(limit: Limit) -> Result<Vec<u8>> {
         Err(_) => 0,
     };
     read_within(handle, "<stdin>", expected, limit)
-        .map_err(|e| Error::input(format!("<stdin>: cannot read: {e}")))?
+        .map_err(|e| Error::input(format!("<stdin>: cannot read: {e}")).with_source(e))?
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //!   that never ends, a directory, a socket) is refused before it is opened; files the
 //!   toolkit owns are opened without following a link; temporary files have unpredictable
 //!   names, and those a killed writer left are swept by the next writer under its lock.
+//! - [`inside`]: a path under a brief is used only when it resolves inside the brief.
 //! - [`atomic`]: every write replaces a file whole (temporary file, fsync, rename).
 //! - [`input`]: what a user names on the command line (a file or `-` for stdin) is read
 //!   within the documented limit of [`limits`], checked before the first byte is read.
@@ -13,6 +14,7 @@
 
 pub mod atomic;
 pub mod input;
+pub mod inside;
 pub mod limits;
 pub mod policy;
 

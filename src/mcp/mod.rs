@@ -4,10 +4,12 @@
 //! The protocol is the official Rust SDK's (`rmcp`); this module only lists the tools and
 //! routes calls to [`tools`], which calls the same library code as the CLI. Tool work is
 //! synchronous file and SQLite access, so it runs on a blocking thread and the protocol
-//! loop stays responsive. Stdout carries the protocol only; messages go to stderr.
+//! loop stays responsive. Stdout carries the protocol only; messages go to stderr. A
+//! message over [`MAX_MESSAGE_BYTES`] is answered with a JSON-RPC error (`transport`).
 
 mod session_tools;
 pub mod tools;
+mod transport;
 mod work_tools;
 
 use std::sync::Arc;
@@ -23,14 +25,16 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 
+pub use transport::MAX_MESSAGE_BYTES;
+
 /// The MCP server: the tool list, built once, in its fixed order.
 struct Server {
     tools: Arc<Vec<Tool>>,
-    context: Arc<tools::Context>,
+    options: Arc<tools::Options>,
 }
 
 impl Server {
-    fn new(context: tools::Context) -> Server {
+    fn new(options: tools::Options) -> Server {
         let tools = tools::specs()
             .into_iter()
             .map(|spec| {
@@ -42,7 +46,7 @@ impl Server {
             .collect();
         Server {
             tools: Arc::new(tools),
-            context: Arc::new(context),
+            options: Arc::new(options),
         }
     }
 }
@@ -80,9 +84,9 @@ impl ServerHandler for Server {
             ));
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let context = Arc::clone(&self.context);
+        let options = Arc::clone(&self.options);
         let outcome =
-            tokio::task::spawn_blocking(move || tools::call(&context, &name, arguments)).await;
+            tokio::task::spawn_blocking(move || tools::call(&options, &name, arguments)).await;
         let result = match outcome {
             Ok(Ok(value)) => CallToolResult::structured(value),
             Ok(Err(err)) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
@@ -94,23 +98,24 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin; relative paths in tool
-/// arguments are resolved against `root`.
-pub fn run(root: std::path::PathBuf) -> Result<()> {
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub fn run(options: tools::Options) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Error::input(format!("cannot start the MCP server's runtime: {e}")))?;
+        .map_err(|e| {
+            Error::input(format!("cannot start the MCP server's runtime: {e}")).with_source(e)
+        })?;
     runtime.block_on(async {
-        let service = Server::new(tools::Context { root })
-            .serve(rmcp::transport::stdio())
+        let service = Server::new(options)
+            .serve(transport::stdio())
             .await
-            .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")))?;
+            .map_err(|e| Error::input(format!("MCP initialisation failed: {e}")).with_source(e))?;
         service
             .waiting()
             .await
-            .map_err(|e| Error::input(format!("the MCP server stopped: {e}")))?;
+            .map_err(|e| Error::input(format!("the MCP server stopped: {e}")).with_source(e))?;
         Ok::<_, Error>(())
     })?;
     // A blocking stdin read cannot be cancelled; do not wait for it.

@@ -68,8 +68,9 @@ pub fn specs() -> Vec<Spec> {
                 model call, then replace Tier 2 with the state and the resume instruction \
                 (the old entries stay in the session's log). Reports tokens before and \
                 after and the facts of the old memory the state no longer holds. The model \
-                is the session brief's, else provider/model/base_url; keys come from the \
-                server's environment.",
+                is provider/model if given, else the server's and the session brief's; keys \
+                come from the server's environment and go only to the base URL its operator \
+                configured: a base_url the server was not started to allow is refused.",
             schema: json!({
                 "type": "object",
                 "properties": {
@@ -218,17 +219,21 @@ struct CompactArgs {
     base_url: Option<String>,
 }
 
+/// The tool's provider and model are the caller's to choose; its base URL is not: the key
+/// goes only to the base URL the server's operator configured or allowed.
 fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
-    let provider = a
+    let kind = a
         .provider
         .as_deref()
         .map(str::parse)
         .transpose()
         .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
+    let mut provider = ctx.provider.clone();
+    provider.wire = kind.or(provider.wire);
+    provider.model = a.model.or(provider.model);
+    provider.caller_base_url = a.base_url.clone();
     let choice = ModelChoice {
         provider,
-        model: a.model,
-        base_url: a.base_url,
         ledger: None,
     };
     let session = open(ctx, &a.session)?;

@@ -16,56 +16,25 @@ use crate::brief::Brief;
 use crate::ccr::{self, Lookup, Store};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::prompt::prefix::{Wire, as_sent};
+use crate::wire::Wire;
+use crate::wire::prefix::as_sent;
 
-/// A tool call that could not be done, with the reason in words.
-#[derive(Debug)]
-pub struct ToolError(pub String);
-
-impl From<crate::error::Error> for ToolError {
-    fn from(err: crate::error::Error) -> Self {
-        let mut message = err.message;
-        for detail in err.details {
-            message.push_str("\n  ");
-            message.push_str(&detail);
-        }
-        if let Some(hint) = err.hint.as_deref().and_then(for_a_model) {
-            message.push_str("\nhint: ");
-            message.push_str(&hint);
-        }
-        ToolError(message)
-    }
-}
-
-/// A hint written for the command line, in words a model calling a tool can act on: a
-/// flag becomes the tool's argument, a command line is left out (the model has no shell).
-fn for_a_model(hint: &str) -> Option<String> {
-    if let Some(at) = hint.find("--var ") {
-        let names: Vec<&str> = hint[at..]
-            .split("--var ")
-            .filter_map(|part| part.split('=').next())
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .collect();
-        return Some(format!(
-            "give a value for {} in the `vars` argument",
-            names.join(", ")
-        ));
-    }
-    let cli = hint.contains("`brief ")
-        || hint.contains("brief session")
-        || hint.split_whitespace().any(|w| w.starts_with("--"));
-    (!cli).then(|| hint.to_string())
-}
-
-/// Where relative paths in tool arguments are resolved: `brief mcp --root DIR`, by default
-/// the directory the server was started in (a desktop client may start it in `/`).
-#[derive(Debug, Clone)]
-pub struct Context {
+/// What the operator who started the server decided: the provider settings of the tools
+/// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name,
+/// and the directory relative paths are resolved against (`--root`). Tool arguments come
+/// from the client, which may be a model following injected text: they never widen these.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub provider: crate::provider::Overrides,
+    /// `brief mcp --root DIR`, by default the directory the server was started in (a
+    /// desktop client may start it in `/`).
     pub root: PathBuf,
 }
 
-impl Context {
+/// What a tool runs with.
+pub type Context = Options;
+
+impl Options {
     /// `path` made absolute against the root, so every error names the path it tried.
     pub fn path(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {
@@ -74,6 +43,112 @@ impl Context {
             self.root.join(path)
         }
     }
+}
+
+/// A tool call that could not be done, with the reason in words.
+#[derive(Debug)]
+pub struct ToolError(pub String);
+
+impl From<crate::error::Error> for ToolError {
+    fn from(err: crate::error::Error) -> Self {
+        let hint = hint(&err).or(err.hint.as_deref().and_then(for_a_model));
+        let mut message = err.message;
+        for detail in err.details {
+            message.push_str("\n  ");
+            message.push_str(&detail);
+        }
+        if let Some(hint) = hint {
+            message.push_str("\nhint: ");
+            message.push_str(&hint);
+        }
+        ToolError(message)
+    }
+}
+
+/// What an MCP caller can do about an error, in this edge's words: its tool arguments,
+/// and the server's operator for what only the operator decides (flags, environment).
+fn hint(err: &crate::error::Error) -> Option<String> {
+    use crate::error::{Origin, Setting, Topic};
+    Some(match err.topic()? {
+        Topic::NoModel { wire } => format!(
+            "name `model` (and `provider`) in the tool call; or the server's operator names \
+             a model when starting it, or sets `model: {{ provider: {wire}, name: NAME }}` in \
+             the session brief's brief.yaml"
+        ),
+        Topic::NoApiKey { wire } => format!(
+            "the server's operator sets {} in the server's environment (the MCP client's \
+             configuration); keys are read only from the environment",
+            wire.key_var()
+        ),
+        Topic::BadBaseUrl {
+            from: Origin::Caller,
+            ..
+        } => "give `base_url` as an http(s) URL, or leave it out to use the server's".into(),
+        Topic::BadBaseUrl { wire, from } => format!(
+            "the server's operator fixes {}",
+            match from {
+                Origin::Brief => "`model.base_url` in the session brief's brief.yaml".into(),
+                Origin::Environment =>
+                    format!("{} in the server's environment", wire.base_url_var()),
+                _ => "the base URL the server was started with".to_string(),
+            }
+        ),
+        Topic::BaseUrlNotAllowed { url } => format!(
+            "leave `base_url` out to use the server's configured provider; the server's \
+             operator can allow this one by starting it with `brief mcp --allow-base-url {url}`"
+        ),
+        Topic::Unreachable { wire } => format!(
+            "the server's configured provider did not answer; its operator checks the base \
+             URL the server was given (or its {}) and the network",
+            wire.base_url_var()
+        ),
+        Topic::IdleTimeout { after } => format!(
+            "nothing was written; the server's operator can allow a silent provider longer \
+             than {} ({} in the server's environment)",
+            crate::clock::format_duration(*after),
+            crate::provider::TIMEOUT_VAR
+        ),
+        Topic::MissingVars { names } => {
+            let fields: Vec<String> = names.iter().map(|n| format!("\"{n}\": \"…\"")).collect();
+            format!("give a value for each in `vars`: {{{}}}", fields.join(", "))
+        }
+        Topic::NoBrief { .. } => {
+            "name a brief directory (one that holds brief.yaml), as a path the server can read"
+                .into()
+        }
+        Topic::NoSession => {
+            "name a session directory (one `brief session new` made), as a path the server \
+             can read"
+                .into()
+        }
+        Topic::SessionFull => {
+            "the session is full: its operator starts a new one for this agent; nothing was \
+             appended"
+                .into()
+        }
+        Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
+        Topic::NotPending => "`session_status` lists the pending operations".into(),
+        Topic::Setting(setting) => {
+            let place = match setting {
+                Setting::CcrStore => "BRIEF_CCR_PATH in the server's environment",
+                Setting::Ledger => "BRIEF_LEDGER in the server's environment",
+                Setting::AlignState => "the server's configuration",
+            };
+            match err.hint.as_deref() {
+                Some(domain) => format!("{domain}; the server's operator sets it with {place}"),
+                None => format!("the server's operator sets {place}"),
+            }
+        }
+    })
+}
+
+/// A hint written for the command line, in words a model calling a tool can act on when
+/// no topic of the error says more: a command line is left out (the model has no shell).
+fn for_a_model(hint: &str) -> Option<String> {
+    let cli = hint.contains("`brief ")
+        || hint.contains("brief session")
+        || hint.split_whitespace().any(|w| w.starts_with("--"));
+    (!cli).then(|| hint.to_string())
 }
 
 pub struct Spec {
@@ -198,6 +273,8 @@ fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
             "strategy": tomb.strategy,
             "source": tomb.source,
             "expired_at": format_rfc3339(tomb.expires_ms),
+            "collected": tomb.collected,
+            "awaiting_gc": !tomb.collected,
             "advice": "do not retry this hash: regenerate the digest or re-read the source it came from",
         }),
         Lookup::Unknown => json!({
@@ -228,7 +305,7 @@ fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Value, ToolError> {
     }
     let brief = Brief::load(&ctx.path(&a.brief))?;
     let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
-    let model_for = |provider: &str| {
+    let model_for = |provider: Wire| {
         brief
             .manifest
             .model
@@ -238,8 +315,8 @@ fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Value, ToolError> {
     };
     // The bytes `brief compose` prints, which are the bytes the provider layer sends.
     let output = match format {
-        "openai" => as_sent(&composed.body(Wire::OpenAi, model_for("openai"), None)),
-        "anthropic" => as_sent(&composed.body(Wire::Anthropic, model_for("anthropic"), None)),
+        "openai" => as_sent(&composed.body(Wire::OpenAi, model_for(Wire::OpenAi), None)),
+        "anthropic" => as_sent(&composed.body(Wire::Anthropic, model_for(Wire::Anthropic), None)),
         _ => composed.text(),
     };
     Ok(json!({

@@ -10,7 +10,7 @@ use super::tools::{Context, Spec, ToolError, args};
 use crate::brief::Brief;
 use crate::ccr::{Store, Strategy};
 use crate::clock::format_rfc3339;
-use crate::provider::{BriefModel, CallOptions, Overrides, Settings};
+use crate::provider::{CallOptions, Settings};
 
 pub fn specs() -> Vec<Spec> {
     vec![
@@ -104,21 +104,12 @@ fn compress(ctx: &Context, a: CompressArgs) -> Result<Value, ToolError> {
         .map(str::parse)
         .transpose()
         .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
-    let from_brief = brief.manifest.model.as_ref().map(|m| BriefModel {
-        kind: m.kind(),
-        model: m.name.clone(),
-        base_url: m.base_url.clone(),
-    });
-    // No base URL from the caller: the server's key goes only where its operator said.
-    let settings = Settings::resolve(
-        Overrides {
-            kind,
-            model: a.model,
-            base_url: None,
-            timeout: None,
-        },
-        from_brief,
-    )?;
+    // The operator's settings with the caller's provider and model; never a base URL of
+    // the caller's: the server's key goes only where its operator said.
+    let mut provider = ctx.provider.clone();
+    provider.wire = kind.or(provider.wire);
+    provider.model = a.model.or(provider.model);
+    let settings = Settings::resolve(provider, brief.manifest.model.as_ref())?;
     let compressor = crate::compress::bundled()?;
     let (proposal, _) = crate::compress::propose(
         &brief,

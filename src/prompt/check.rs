@@ -11,12 +11,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use crate::brief::{Brief, ItemType, LineIndex, Lock, Problem, Tier};
-use crate::cache::volatile;
+use crate::brief::{Brief, LineIndex, Lock, Problem, Tier};
 use crate::error::{Error, Result};
-use crate::prompt::canonical::sha256_hex;
 use crate::prompt::compose::{ComposeOptions, prefix};
 use crate::prompt::measure::{over_budget, prefix_tokens};
+use crate::prompt::tool_schema::{self, RejectedBy};
+use crate::text::volatile;
+use crate::wire::Wire;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -31,7 +32,7 @@ pub struct Finding {
     pub level: Level,
     /// A stable name: `no-lock`, `rule-changed`, `rule-not-locked`, `rule-removed`,
     /// `static-placeholder`, `budget`, `volatile-content`, `prefix-changed`,
-    /// `lock-inconsistent`.
+    /// `lock-inconsistent`, `tool-schema`.
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<String>,
@@ -51,6 +52,19 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub prefix_hash: String,
     pub locked_prefix_hash: Option<String>,
+    /// When the prefix differs from the lock: the tokens of the new prefix, which the
+    /// provider writes to its cache again on the next call.
+    pub tokens_rewritten: Option<usize>,
+}
+
+/// How strictly a brief is held to its lock.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Warnings fail too, and so does a prefix that differs from the lock (a change that
+    /// breaks the provider's prompt cache), unless `allow_prefix_change`.
+    pub strict: bool,
+    /// A prefix change is intended: reported as a note even under `strict`.
+    pub allow_prefix_change: bool,
 }
 
 impl Report {
@@ -61,7 +75,7 @@ impl Report {
     }
 }
 
-fn finding(level: Level, kind: &'static str, file: PathBuf, message: String) -> Finding {
+pub(super) fn finding(level: Level, kind: &'static str, file: PathBuf, message: String) -> Finding {
     Finding {
         level,
         kind,
@@ -74,8 +88,14 @@ fn finding(level: Level, kind: &'static str, file: PathBuf, message: String) -> 
     }
 }
 
-/// Checks one loaded brief (load it with [`Brief::load_for_check`]).
+/// Checks one loaded brief (load it with [`Brief::load_for_check`]) with the default
+/// [`Options`]: a prefix change is a note.
 pub fn check(brief: &Brief) -> Result<Report> {
+    check_with(brief, Options::default())
+}
+
+/// Checks one loaded brief; under `strict` a prefix that moved since the lock is an error.
+pub fn check_with(brief: &Brief, check_options: Options) -> Result<Report> {
     let options = ComposeOptions::default();
     let prefix = prefix(brief, options);
     let lock_path = brief.lock_path();
@@ -101,8 +121,10 @@ pub fn check(brief: &Brief) -> Result<Report> {
             lock_path.clone(),
             "no brief.lock: rules are not locked; run `brief lock` and commit brief.lock".into(),
         )),
-        Some(lock) => check_rules(brief, lock, &mut findings),
+        Some(lock) => super::check_rules::check_rules(brief, lock, &mut findings),
     }
+
+    tool_schemas(brief, prefix.hashes.wire, &mut findings);
 
     for item in brief.items.iter().filter(|i| i.tier == Tier::Static) {
         let text = if item.is_tool() {
@@ -146,23 +168,18 @@ pub fn check(brief: &Brief) -> Result<Report> {
     }
 
     let locked_prefix_hash = lock.as_ref().map(|l| l.prefix.hash.clone());
-    if let Some(locked) = &locked_prefix_hash
-        && *locked != prefix.hashes.prefix
+    let mut tokens_rewritten = None;
+    if let Some(lock) = &lock
+        && lock.prefix.hash != prefix.hashes.prefix
     {
         let tokens = prefix_tokens(brief, &prefix);
-        let vars = lock
-            .as_ref()
-            .map(|l| changed_vars(&l.vars, &brief.manifest.vars))
-            .unwrap_or_default();
-        findings.push(finding(
-            Level::Note,
-            "prefix-changed",
-            lock_path,
-            format!(
-                "the prefix hash differs from the lock ({} → {}){vars}: this change invalidates the provider's prompt cache: {tokens} tokens will be written again",
-                &locked[..locked.len().min(12)],
-                &prefix.hashes.prefix[..12]
-            ),
+        tokens_rewritten = Some(tokens);
+        findings.push(prefix_changed(
+            brief,
+            lock,
+            &prefix.hashes,
+            tokens,
+            check_options,
         ));
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.level));
@@ -171,7 +188,94 @@ pub fn check(brief: &Brief) -> Result<Report> {
         findings,
         prefix_hash: prefix.hashes.prefix,
         locked_prefix_hash,
+        tokens_rewritten,
     })
+}
+
+/// The finding for a prefix that differs from the lock, located at the lock's prefix hash:
+/// a note, or under `--strict` (without `--allow-prefix-change`) an error, since the change
+/// makes the provider write the whole prefix to its cache again.
+fn prefix_changed(
+    brief: &Brief,
+    lock: &Lock,
+    now: &crate::wire::prefix::PrefixHashes,
+    tokens: usize,
+    options: Options,
+) -> Finding {
+    let locked = &lock.prefix;
+    let vars = changed_vars(&lock.vars, &brief.manifest.vars);
+    let mut parts = Vec::new();
+    if locked.tools != now.tools {
+        parts.push("tools");
+    }
+    if locked.system != now.system {
+        parts.push("system text");
+    }
+    let what = if locked.wire != now.wire {
+        format!(
+            "; the lock was written for the {} wire format, the brief is composed for {}",
+            locked.wire.as_str(),
+            now.wire.as_str()
+        )
+    } else if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; changed: {}", parts.join(" and "))
+    };
+    let fails = options.strict && !options.allow_prefix_change;
+    let advice = if fails {
+        "; if the change is intended, run `brief lock` and commit brief.lock (or pass --allow-prefix-change)"
+    } else {
+        ""
+    };
+    let mut f = finding(
+        if fails { Level::Error } else { Level::Note },
+        "prefix-changed",
+        brief.lock_path(),
+        format!(
+            "the prefix hash differs from the lock ({} → {}){what}{vars}: this change invalidates the provider's prompt cache: {tokens} tokens will be written again{advice}",
+            &locked.hash[..locked.hash.len().min(12)],
+            &now.prefix[..12]
+        ),
+    );
+    (f.line, f.column) = Lock::prefix_hash_position(&brief.lock_path()).unwrap_or((0, 0));
+    f
+}
+
+/// Every tool's definition as the providers will judge it (`crate::prompt::tool_schema`):
+/// what every provider rejects, or the brief's own provider, is an error; what only
+/// another provider rejects is a warning.
+fn tool_schemas(brief: &Brief, wire: Wire, findings: &mut Vec<Finding>) {
+    for item in brief.items.iter().filter(|i| i.is_tool()) {
+        let Some(tool) = &item.tool else { continue };
+        let mut found = Vec::new();
+        for problem in tool_schema::problems(tool) {
+            let (level, who) = match (problem.rejected_by, wire) {
+                (RejectedBy::Every, _) => (Level::Error, ""),
+                (RejectedBy::OpenAi, Wire::OpenAi) | (RejectedBy::Anthropic, Wire::Anthropic) => {
+                    (Level::Error, "")
+                }
+                (RejectedBy::OpenAi, _) => {
+                    (Level::Warning, " (if this brief is also sent to OpenAI)")
+                }
+                (RejectedBy::Anthropic, _) => {
+                    (Level::Warning, " (if this brief is also sent to Anthropic)")
+                }
+            };
+            let mut f = finding(
+                level,
+                "tool-schema",
+                item.path.clone(),
+                format!("tool `{}`: {}{who}", tool.name, problem.message),
+            );
+            f.item = Some(item.id.clone());
+            (f.line, f.column) = tool_schema::locate(&item.raw, &problem.path).unwrap_or((1, 1));
+            found.push(f);
+        }
+        // In the order of the file, as an editor walks them.
+        found.sort_by_key(|f| (f.line, f.column));
+        findings.extend(found);
+    }
 }
 
 /// One brief's check, with the warnings its loading raised (e.g. an item file the manifest
@@ -184,9 +288,9 @@ pub struct Checked {
 
 /// Loads and checks one brief. A brief that cannot be loaded is an error whose located
 /// details name every problem.
-pub fn check_path(path: &Path) -> Result<Checked> {
+pub fn check_path(path: &Path, options: Options) -> Result<Checked> {
     let brief = Brief::load_for_check(path)?;
-    let report = check(&brief)?;
+    let report = check_with(&brief, options)?;
     Ok(Checked {
         report,
         load_warnings: brief.warnings,
@@ -195,12 +299,12 @@ pub fn check_path(path: &Path) -> Result<Checked> {
 
 /// Checks briefs on all cores (they are independent) and returns the results in the order
 /// given.
-pub fn check_paths(paths: &[PathBuf]) -> Vec<Result<Checked>> {
+pub fn check_paths(paths: &[PathBuf], options: Options) -> Vec<Result<Checked>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
     if workers <= 1 {
-        return paths.iter().map(|p| check_path(p)).collect();
+        return paths.iter().map(|p| check_path(p, options)).collect();
     }
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<Checked>>>> =
@@ -211,7 +315,7 @@ pub fn check_paths(paths: &[PathBuf]) -> Vec<Result<Checked>> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = paths.get(i) else { break };
-                    let result = check_path(path);
+                    let result = check_path(path, options);
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(result);
                     }
@@ -258,107 +362,4 @@ fn changed_vars(
     } else {
         format!("; static vars changed: {}", changes.join(", "))
     }
-}
-
-fn check_rules(brief: &Brief, lock: &Lock, findings: &mut Vec<Finding>) {
-    for (id, locked) in &lock.rules {
-        if sha256_hex(locked.text.as_bytes()) != locked.sha256 {
-            let mut f = finding(
-                Level::Error,
-                "lock-inconsistent",
-                brief.lock_path(),
-                format!(
-                    "brief.lock is inconsistent: the text kept for rule `{id}` does not match its sha256; it was edited by hand. Review the rule, then run `brief lock`"
-                ),
-            );
-            f.item = Some(id.clone());
-            findings.push(f);
-        }
-    }
-    for item in brief.items.iter().filter(|i| i.kind == ItemType::Rule) {
-        match lock.rules.get(&item.id) {
-            None => {
-                let mut f = finding(
-                    Level::Error,
-                    "rule-not-locked",
-                    item.path.clone(),
-                    format!(
-                        "rule `{}` is not in brief.lock; review it, then run `brief lock`",
-                        item.id
-                    ),
-                );
-                f.item = Some(item.id.clone());
-                findings.push(f);
-            }
-            Some(locked) if locked.sha256 != sha256_hex(item.raw.as_bytes()) => {
-                let diff = similar::TextDiff::from_lines(&locked.text, &item.raw)
-                    .unified_diff()
-                    .context_radius(2)
-                    .header("locked", "current")
-                    .to_string();
-                let first_change = first_changed_line(&locked.text, &item.raw)
-                    .min(item.raw.lines().count().max(1));
-                let only_line_endings =
-                    locked.text.replace("\r\n", "\n") == item.raw.replace("\r\n", "\n");
-                let mut f = finding(
-                    Level::Error,
-                    "rule-changed",
-                    item.path.clone(),
-                    format!(
-                        "rule `{}` differs from brief.lock{}: rules change only by review; if this change is intended, run `brief lock`",
-                        item.id,
-                        if only_line_endings {
-                            " (only its line endings changed: CRLF vs LF)"
-                        } else {
-                            ""
-                        }
-                    ),
-                );
-                f.item = Some(item.id.clone());
-                f.line = first_change;
-                f.diff = Some(diff);
-                findings.push(f);
-            }
-            Some(_) => {}
-        }
-    }
-    let by_id: std::collections::HashMap<&str, &crate::brief::Item> = brief
-        .items
-        .iter()
-        .map(|item| (item.id.as_str(), item))
-        .collect();
-    for id in lock.rules.keys() {
-        let item = by_id.get(id.as_str());
-        let still_rule = item.is_some_and(|i| i.kind == ItemType::Rule);
-        if !still_rule {
-            let what = if item.is_some() {
-                "is no longer a rule"
-            } else {
-                "is gone"
-            };
-            let mut f = finding(
-                Level::Error,
-                "rule-removed",
-                brief.lock_path(),
-                format!(
-                    "brief.lock names rule `{id}`, which {what}; if intended, run `brief lock`"
-                ),
-            );
-            f.item = Some(id.clone());
-            findings.push(f);
-        }
-    }
-}
-
-/// 1-based line of the first line that differs.
-fn first_changed_line(old: &str, new: &str) -> usize {
-    let mut old_lines = old.split_inclusive('\n');
-    let mut line = 1;
-    for new_line in new.split_inclusive('\n') {
-        if old_lines.next() != Some(new_line) {
-            return line;
-        }
-        line += 1;
-    }
-    line
 }

@@ -4,7 +4,7 @@
 //! `format: messages` sample's turns lifted out as worked examples right after the static
 //! system text, see `prompt::examples`), then the volatile items. Only the volatile part may change between turns; it lands in the live
 //! zone of the request body, so two composes that differ only in `--var` values share their
-//! stable prefix, whose identity `prompt::prefix` takes from the body as sent.
+//! stable prefix, whose identity `wire::prefix` takes from the body as sent.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -13,13 +13,14 @@ use serde_json::{Value, json};
 
 use crate::brief::{Brief, Item, LineIndex, Tier, fill_placeholders, unescape_braces};
 use crate::compact::compact_markdown;
-use crate::error::{Error, Result};
-use crate::prompt::canonical;
+use crate::error::{Error, Result, Topic};
 use crate::prompt::examples;
-pub use crate::prompt::prefix::PrefixHashes;
-use crate::prompt::prefix::{StablePrefix, Wire};
-use crate::prompt::wire::{self, Message, Prompt, ToolDef};
 use crate::tokens::{self, Encoding};
+use crate::wire::Wire;
+use crate::wire::canonical;
+pub use crate::wire::prefix::PrefixHashes;
+use crate::wire::prefix::StablePrefix;
+use crate::wire::{self, Message, Prompt, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ComposeOptions {
@@ -148,10 +149,11 @@ pub fn stable_prefix(prompt: &Prompt, wire: Wire) -> StablePrefix {
 /// text) is taken in: the manifest's `model.provider` when it is `anthropic`, else OpenAI's
 /// chat completions, which every other provider speaks.
 pub fn brief_wire(brief: &Brief) -> Wire {
-    match brief.manifest.model.as_ref().map(|m| m.provider.as_str()) {
-        Some("anthropic") => Wire::Anthropic,
-        _ => Wire::OpenAi,
-    }
+    brief
+        .manifest
+        .model
+        .as_ref()
+        .map_or(Wire::OpenAi, |m| m.provider)
 }
 
 /// An item's body as it goes into the prompt: compacted when asked and proven, without
@@ -395,17 +397,16 @@ pub fn compose(
         volatile_parts.push(filled);
     }
     if !missing.is_empty() {
-        let mut names: Vec<&str> = missing.iter().map(|(name, _)| name.as_str()).collect();
+        let mut names: Vec<String> = missing.iter().map(|(name, _)| name.clone()).collect();
         names.dedup();
         let listed: Vec<String> = names.iter().map(|n| format!("{{{{{n}}}}}")).collect();
-        let flags: Vec<String> = names.iter().map(|n| format!("--var {n}=VALUE")).collect();
         return Err(Error::input(format!(
             "missing value for {} placeholder{}",
             listed.join(", "),
             if names.len() == 1 { "" } else { "s" }
         ))
         .with_details(missing.into_iter().map(|(_, at)| at).collect())
-        .with_hint(format!("pass {}", flags.join(" "))));
+        .with_topic(Topic::MissingVars { names }));
     }
     let volatile = join(volatile_parts);
     let unused_vars = given

@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 
 use crate::brief::{Item, fill_placeholders, unescape_braces};
 use crate::compact::compact_markdown;
-use serde_json::Value;
 
-use crate::prompt::wire::{Message, Role};
+use crate::wire::{Message, Role};
 
 /// The messages of a `format: messages` item as they are sent (`None` for a Markdown
 /// item). `unproven` gets the item's id once when a message could not be compacted.
@@ -66,46 +65,4 @@ pub fn readable(messages: &[Message]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n")
-}
-
-/// An OpenAI message named as a worked example (OpenAI's few-shot convention).
-pub(crate) fn openai_example(message: &Value) -> bool {
-    matches!(
-        message.get("name").and_then(Value::as_str),
-        Some("example_user" | "example_assistant")
-    )
-}
-
-/// How many leading Anthropic messages are worked examples: up to and including the first
-/// message with a breakpoint, when it is an `assistant` message of text blocks with the
-/// breakpoint on its last block, and every message before it has plain string content,
-/// alternating `user` and `assistant` from `user` (how `compose` writes them; a session's
-/// or a client's turns carry content blocks). 0 when they are not.
-pub(crate) fn anthropic_examples(messages: &[Value]) -> usize {
-    let role = |m: &Value| m.get("role").and_then(Value::as_str).map(str::to_owned);
-    let marked = |b: &Value| b.get("cache_control").is_some_and(|c| !c.is_null());
-    let Some(k) = messages.iter().position(|m| {
-        m.get("content")
-            .and_then(Value::as_array)
-            .is_some_and(|blocks| blocks.iter().any(marked))
-    }) else {
-        return 0;
-    };
-    let last = &messages[k];
-    let blocks = last["content"].as_array().map_or(&[][..], Vec::as_slice);
-    let text_blocks = blocks
-        .iter()
-        .all(|b| b.get("type").and_then(Value::as_str) == Some("text"));
-    let breakpoint_last =
-        blocks.last().is_some_and(marked) && blocks[..blocks.len() - 1].iter().all(|b| !marked(b));
-    let alternating = messages[..=k].iter().enumerate().all(|(i, m)| {
-        let expected = if i % 2 == 0 { "user" } else { "assistant" };
-        role(m).as_deref() == Some(expected)
-    });
-    let strings_before = messages[..k].iter().all(|m| m["content"].is_string());
-    if k % 2 == 1 && text_blocks && breakpoint_last && alternating && strings_before {
-        k + 1
-    } else {
-        0
-    }
 }

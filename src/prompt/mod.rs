@@ -1,10 +1,10 @@
-//! Prompt composition and wire bodies: a loaded brief becomes the text or the request body
-//! that is sent, and the stable prefix gets its one identity.
+//! Prompt composition: a loaded brief becomes the system prompt, or the provider-neutral
+//! [`crate::wire::Prompt`] whose request body (`crate::wire`) is sent; the checks `brief
+//! check` runs on it, and its measures.
 
-pub mod canonical;
 pub mod check;
+mod check_rules;
 pub mod compose;
 pub mod examples;
 pub mod measure;
-pub mod prefix;
-pub mod wire;
+pub mod tool_schema;

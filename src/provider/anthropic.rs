@@ -9,23 +9,44 @@ use serde_json::{Map, Value, json};
 
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
+use reqwest::header::{HeaderMap, HeaderValue};
+
+use super::dialect::Dialect;
+use super::openai::TokenField;
 use super::{CallOptions, Settings};
-use crate::error::ProviderFailure;
-use crate::prompt::wire::{self, Prompt};
+use crate::error::CallStatus;
 
 pub const VERSION: &str = "2023-06-01";
 
-/// The request body: `wire::anthropic_body` (system blocks with `cache_control`) plus the
-/// per-call fields. `max_tokens` is required by the API; 1 is the smallest answer.
-pub fn body(settings: &Settings, prompt: &Prompt, options: &CallOptions) -> Value {
-    per_call(
-        settings,
-        wire::anthropic_body(prompt, Some(&settings.model)),
-        options,
-    )
+/// The Anthropic Messages dialect of a model call.
+pub struct Anthropic;
+
+impl Dialect for Anthropic {
+    fn per_call(
+        &self,
+        settings: &Settings,
+        body: Value,
+        options: &CallOptions,
+        _field: TokenField,
+    ) -> Value {
+        per_call(settings, body, options)
+    }
+
+    fn headers(&self, headers: &mut HeaderMap) {
+        headers.insert("anthropic-version", HeaderValue::from_static(VERSION));
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::<Stream>::default()
+    }
+
+    fn natural_stop(&self, finish_reason: &str) -> bool {
+        matches!(finish_reason, "end_turn" | "stop_sequence")
+    }
 }
 
-/// A body made elsewhere (a session's render) with the per-call fields set.
+/// A body with the per-call fields set. `max_tokens` is required by the API; 1 is the
+/// smallest answer.
 pub fn per_call(settings: &Settings, mut body: Value, options: &CallOptions) -> Value {
     if let Value::Object(map) = &mut body {
         map.insert("model".into(), json!(settings.model));
@@ -181,7 +202,7 @@ impl Parser for Stream {
                 self.events,
                 self.collected.text.chars().count()
             ))
-            .with_class(ProviderFailure::TruncatedStream));
+            .with_class(CallStatus::TruncatedStream));
         }
         if self.collected.finish_reason.is_none() {
             return Err(Failure::fatal(
@@ -199,7 +220,8 @@ impl Parser for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{ProviderKind, Usage};
+    use crate::provider::Usage;
+    use crate::wire::{Prompt, Wire};
 
     fn event(name: &str, data: &str) -> Event {
         Event {
@@ -210,7 +232,7 @@ mod tests {
 
     #[test]
     fn the_body_has_required_max_tokens_and_cached_system_blocks() {
-        let settings = Settings::new(ProviderKind::Anthropic, "claude-x", "http://x");
+        let settings = Settings::new(Wire::Anthropic, "claude-x", "http://x");
         let prompt = Prompt {
             static_system: "rules".into(),
             ..Prompt::default()
@@ -219,7 +241,11 @@ mod tests {
             max_tokens: 0,
             ..CallOptions::probe()
         };
-        let body = body(&settings, &prompt, &options);
+        let body = per_call(
+            &settings,
+            crate::wire::anthropic::body(&prompt, Some(&settings.model)),
+            &options,
+        );
         assert_eq!(body["max_tokens"], 1);
         assert_eq!(body["stream"], true);
         assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
@@ -269,7 +295,7 @@ mod tests {
         assert_eq!(collected.text, "Hi");
         assert_eq!(collected.finish_reason.as_deref(), Some("end_turn"));
         assert_eq!(collected.model.as_deref(), Some("claude-x-1"));
-        let usage = Usage::from_anthropic(collected.raw_usage.as_ref().unwrap()).unwrap();
+        let usage = Usage::of(Wire::Anthropic, collected.raw_usage.as_ref().unwrap()).unwrap();
         assert_eq!(usage.input_tokens, 2010);
         assert_eq!(usage.cached_input_tokens, Some(2000));
         assert_eq!(usage.output_tokens, 4);

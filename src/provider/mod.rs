@@ -7,11 +7,11 @@
 //! and `Retry-After` are handled here; the API key never leaves [`ApiKey`] except as a
 //! request header, and every error message is scrubbed of it.
 //!
-//! The request bodies are `crate::prompt::wire`'s renderings plus per-call fields, so what
+//! The request bodies are `crate::wire`'s renderings plus per-call fields, so what
 //! `brief compose --format openai|anthropic` shows is what is sent.
 
 mod anthropic;
-mod kind;
+mod dialect;
 mod openai;
 pub mod redact;
 mod settings;
@@ -19,24 +19,23 @@ pub mod sse;
 mod stream;
 mod tool_calls;
 mod transport;
-mod usage;
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use kind::ProviderKind;
+pub use crate::wire::Usage;
 pub use openai::TokenField;
 pub use settings::{
-    ApiKey, BriefModel, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings,
-    parse_duration,
+    ApiKey, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings, TIMEOUT_VAR, choice,
+    configured_base_url, parse_base_url,
 };
 pub use tool_calls::ToolCall;
-pub use usage::Usage;
 
-use crate::error::{Error, Result};
-use crate::prompt::wire::Prompt;
-use stream::{Collected, Failure, Parser};
+use crate::clock::format_duration;
+use crate::error::{CallStatus, Error, Result, Topic};
+use crate::wire::Prompt;
+use stream::{Collected, Failure};
 
 /// The largest answer text accepted, in bytes. An answer becomes a proposal and perhaps an
 /// item, so it stays far below the loader's 1 MiB item limit; a longer one is refused
@@ -151,28 +150,21 @@ impl Provider {
         if prompt.messages.is_empty() {
             return Err(Error::input("a model call needs at least one message"));
         }
-        self.send(options, |settings, field| match settings.kind {
-            ProviderKind::OpenAi => openai::body(settings, prompt, options, field),
-            ProviderKind::Anthropic => anthropic::body(settings, prompt, options),
-        })
+        let body = crate::wire::body(
+            prompt,
+            self.settings.wire,
+            Some(&self.settings.model),
+            options.cache_key.as_deref(),
+        );
+        self.call_body(&body, options)
     }
 
     /// Sends a request body made elsewhere (a session's render, in this provider's wire
     /// format, tools and tool calls included) with the per-call fields set; retries and
     /// failures as [`Provider::call`].
     pub fn call_body(&self, body: &Value, options: &CallOptions) -> Result<Answer> {
-        self.send(options, |settings, field| match settings.kind {
-            ProviderKind::OpenAi => openai::per_call(settings, body.clone(), options, field),
-            ProviderKind::Anthropic => anthropic::per_call(settings, body.clone(), options),
-        })
-    }
-
-    fn send(
-        &self,
-        options: &CallOptions,
-        make_body: impl Fn(&Settings, TokenField) -> Value,
-    ) -> Result<Answer> {
         let settings = &self.settings;
+        let dialect = dialect::of(settings.wire);
         let mut field = TokenField::for_settings(settings);
         let mut switched_field = false;
         let mut counted = 0u32;
@@ -181,11 +173,8 @@ impl Provider {
         loop {
             counted += 1;
             requests += 1;
-            let body = make_body(settings, field);
-            let mut parser: Box<dyn Parser> = match settings.kind {
-                ProviderKind::OpenAi => Box::<openai::Stream>::default(),
-                ProviderKind::Anthropic => Box::<anthropic::Stream>::default(),
-            };
+            let body = dialect.per_call(settings, body.clone(), options, field);
+            let mut parser = dialect.parser();
             let started = Instant::now();
             let failure = match transport::attempt(&self.client, settings, &body, parser.as_mut()) {
                 Ok(collected) => {
@@ -197,7 +186,7 @@ impl Provider {
                 Err(failure) => failure,
             };
             log.push(format!("attempt {requests}: {}", failure.reason));
-            if settings.kind == ProviderKind::OpenAi
+            if dialect.has_length_field_choice()
                 && !switched_field
                 && failure.status == Some(400)
                 && TokenField::mentioned_in(&failure.reason)
@@ -216,8 +205,8 @@ impl Provider {
                     failure.reason = format!(
                         "{} (the server asked to wait {} (Retry-After); brief waits at most {}, so it stopped instead of retrying)",
                         failure.reason,
-                        seconds(asked),
-                        seconds(settings.max_retry_wait)
+                        format_duration(asked),
+                        format_duration(settings.max_retry_wait)
                     );
                     return Err(self.error(&failure, requests, log));
                 }
@@ -225,7 +214,7 @@ impl Provider {
                     if let Some(last) = log.last_mut() {
                         last.push_str(&format!(
                             "; waited {} as the server asked (Retry-After)",
-                            seconds(asked)
+                            format_duration(asked)
                         ));
                     }
                     asked
@@ -233,7 +222,7 @@ impl Provider {
                 None => {
                     let wait = backoff(settings, counted);
                     if let Some(last) = log.last_mut() {
-                        last.push_str(&format!("; waited {} (backoff)", seconds(wait)));
+                        last.push_str(&format!("; waited {} (backoff)", format_duration(wait)));
                     }
                     wait
                 }
@@ -249,15 +238,10 @@ impl Provider {
         attempts: u32,
         options: &CallOptions,
     ) -> Result<Answer, Failure> {
-        let kind = self.settings.kind;
+        let kind = self.settings.wire;
         let finish_reason = collected.finish_reason.unwrap_or_default();
         let complete = tool_calls::is_tool_stop(&finish_reason)
-            || match kind {
-                ProviderKind::OpenAi => finish_reason == "stop",
-                ProviderKind::Anthropic => {
-                    matches!(finish_reason.as_str(), "end_turn" | "stop_sequence")
-                }
-            };
+            || dialect::of(kind).natural_stop(&finish_reason);
         let tool_calls = tool_calls::judge(collected.tool_calls)?;
         if options.require_complete {
             if collected.text.trim().is_empty() && tool_calls.is_empty() {
@@ -276,10 +260,10 @@ impl Provider {
                 MAX_ANSWER_BYTES / 1024
             )));
         }
-        let usage = collected.raw_usage.as_ref().and_then(|raw| match kind {
-            ProviderKind::OpenAi => Usage::from_openai(raw),
-            ProviderKind::Anthropic => Usage::from_anthropic(raw),
-        });
+        let usage = collected
+            .raw_usage
+            .as_ref()
+            .and_then(|raw| Usage::of(kind, raw));
         let model = match collected.model {
             Some(model) => transport::clean(&model, 200, &self.settings),
             None => self.settings.model.clone(),
@@ -307,7 +291,7 @@ impl Provider {
         let settings = &self.settings;
         let mut message = format!(
             "{} call to {} failed: {}",
-            settings.kind, settings.model, failure.reason
+            settings.wire, settings.model, failure.reason
         );
         if requests > 1 {
             message.push_str(&format!(" (after {requests} attempts)"));
@@ -320,25 +304,27 @@ impl Provider {
             Vec::new()
         };
         let mut error = Error::provider(transport::scrub(&message, settings))
-            .with_provider_failure(failure.class)
+            .with_call_status(failure.class.clone())
             .with_details(details)
             .with_hint(transport::scrub(
                 &transport::hint(settings, failure),
                 settings,
             ));
-        error.attempts = u16::try_from(requests).unwrap_or(u16::MAX);
+        error = error.with_attempts(u16::try_from(requests).unwrap_or(u16::MAX));
+        match failure.class {
+            CallStatus::Connect => {
+                error = error.with_topic(Topic::Unreachable {
+                    wire: settings.wire,
+                });
+            }
+            CallStatus::Timeout => {
+                error = error.with_topic(Topic::IdleTimeout {
+                    after: settings.timeout,
+                });
+            }
+            _ => {}
+        }
         error
-    }
-}
-
-/// A wait as a person reads it: `2 s`, `250 ms`, `999999 s`.
-fn seconds(wait: Duration) -> String {
-    if wait < Duration::from_secs(1) {
-        format!("{} ms", wait.as_millis())
-    } else if wait.subsec_millis() == 0 {
-        format!("{} s", wait.as_secs())
-    } else {
-        format!("{:.1} s", wait.as_secs_f64())
     }
 }
 
@@ -354,10 +340,11 @@ fn backoff(settings: &Settings, retry: u32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::Wire;
 
     #[test]
     fn backoff_doubles_and_is_capped() {
-        let mut settings = Settings::new(ProviderKind::OpenAi, "m", "http://x");
+        let mut settings = Settings::new(Wire::OpenAi, "m", "http://x");
         settings.retry_base = Duration::from_millis(100);
         settings.max_retry_wait = Duration::from_millis(350);
         assert_eq!(backoff(&settings, 1), Duration::from_millis(100));

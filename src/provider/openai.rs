@@ -7,11 +7,11 @@
 
 use serde_json::{Value, json};
 
+use super::dialect::Dialect;
 use super::sse::Event;
 use super::stream::{Collected, Failure, Flow, Parser, RawToolCall, describe_error, snippet};
 use super::{CallOptions, Settings};
-use crate::error::ProviderFailure;
-use crate::prompt::wire::{self, Prompt};
+use crate::error::CallStatus;
 
 /// The field that caps the answer's length.
 ///
@@ -56,15 +56,31 @@ impl TokenField {
     }
 }
 
-/// The request body: `wire::openai_body` plus the per-call fields.
-pub fn body(
-    settings: &Settings,
-    prompt: &Prompt,
-    options: &CallOptions,
-    field: TokenField,
-) -> Value {
-    let body = wire::openai_body(prompt, Some(&settings.model), options.cache_key.as_deref());
-    per_call(settings, body, options, field)
+/// The OpenAI-compatible dialect of a model call.
+pub struct OpenAi;
+
+impl Dialect for OpenAi {
+    fn per_call(
+        &self,
+        settings: &Settings,
+        body: Value,
+        options: &CallOptions,
+        field: TokenField,
+    ) -> Value {
+        per_call(settings, body, options, field)
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::<Stream>::default()
+    }
+
+    fn natural_stop(&self, finish_reason: &str) -> bool {
+        finish_reason == "stop"
+    }
+
+    fn has_length_field_choice(&self) -> bool {
+        true
+    }
 }
 
 /// A body made elsewhere (a session's render) with the per-call fields set: the model
@@ -207,7 +223,7 @@ impl Parser for Stream {
                 return Err(Failure::fatal(
                     "the stream was cut off after the finish reason, before [DONE]",
                 )
-                .with_class(ProviderFailure::TruncatedStream));
+                .with_class(CallStatus::TruncatedStream));
             }
             (None, false) => {
                 return Err(Failure::fatal(format!(
@@ -215,7 +231,7 @@ impl Parser for Stream {
                     self.events,
                     collected.text.chars().count()
                 ))
-                .with_class(ProviderFailure::TruncatedStream));
+                .with_class(CallStatus::TruncatedStream));
             }
         }
         Ok(collected)
@@ -225,7 +241,7 @@ impl Parser for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prompt::wire::{Message, Role};
+    use crate::wire::{Message, Prompt, Role, Wire};
 
     fn event(data: &str) -> Event {
         Event {
@@ -236,7 +252,7 @@ mod tests {
 
     #[test]
     fn the_body_streams_with_usage_and_caps_the_answer() {
-        let settings = Settings::new(super::super::ProviderKind::OpenAi, "m", "http://x/v1");
+        let settings = Settings::new(Wire::OpenAi, "m", "http://x/v1");
         let prompt = Prompt {
             static_system: "sys".into(),
             messages: vec![Message {
@@ -249,9 +265,9 @@ mod tests {
             temperature: Some(0.2),
             ..CallOptions::probe()
         };
-        let body = body(
+        let body = per_call(
             &settings,
-            &prompt,
+            crate::wire::openai::body(&prompt, Some(&settings.model), None),
             &options,
             TokenField::for_settings(&settings),
         );
@@ -266,11 +282,7 @@ mod tests {
 
     #[test]
     fn the_official_endpoint_gets_max_completion_tokens() {
-        let settings = Settings::new(
-            super::super::ProviderKind::OpenAi,
-            "m",
-            "https://api.openai.com/v1",
-        );
+        let settings = Settings::new(Wire::OpenAi, "m", "https://api.openai.com/v1");
         assert_eq!(
             TokenField::for_settings(&settings),
             TokenField::MaxCompletionTokens

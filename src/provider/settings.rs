@@ -1,14 +1,21 @@
-//! Which provider, model, address and key a call uses, and where each came from.
+//! Which provider, model, address and key a call uses, and where each came from: the one
+//! resolution every entry point uses (the commands, sessions, the MCP server, and the
+//! proxy for its upstreams).
 //!
-//! Precedence is flags, then the environment, then the brief's `model:`. Keys come only
-//! from the environment and live in [`ApiKey`], which cannot be printed: every `Debug`,
-//! `Display` and error message that could carry it shows `[redacted]` instead.
+//! Precedence is the operator's flags, then the environment, then the brief's `model:`.
+//! Keys come only from the environment and live in [`ApiKey`], which cannot be printed:
+//! every `Debug`, `Display` and error message that could carry it shows `[redacted]`
+//! instead. A key goes only to the base URL the operator configured: a base URL named by a
+//! caller that may be a model (an MCP tool argument) is honoured only when the operator
+//! allowed it (see [`Overrides`]).
 
 use std::fmt;
 use std::time::Duration;
 
-use super::ProviderKind;
-use crate::error::{Error, Result};
+use crate::brief::ModelConfig;
+use crate::clock::parse_timeout;
+use crate::error::{Error, Origin, Result, Topic};
+use crate::wire::{BaseUrl, Wire};
 
 /// An API key. It never prints: only the request builder reads it, through `expose`.
 #[derive(Clone)]
@@ -36,28 +43,31 @@ impl fmt::Display for ApiKey {
     }
 }
 
-/// What the command line said; `None` where it said nothing.
+/// What an entry point asks for on top of the environment and the brief; `None` where it
+/// says nothing.
+///
+/// `wire`, `model`, `base_url` and `timeout` are the operator's (command-line flags, a
+/// server's own flags). `caller_base_url` is a base URL named by a caller the operator does
+/// not control (an MCP tool call's argument, which a prompt-injected model can write): the
+/// key is sent there only when it is the operator's own base URL or one of
+/// `allowed_base_urls`; any other is refused, so model-reachable input can never carry the
+/// key to a host of its choosing.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
-    pub kind: Option<ProviderKind>,
+    pub wire: Option<Wire>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub timeout: Option<Duration>,
-}
-
-/// A brief's `model: { provider, name, base_url }`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BriefModel {
-    pub kind: ProviderKind,
-    pub model: String,
-    pub base_url: Option<String>,
+    pub caller_base_url: Option<String>,
+    /// The base URLs the operator lets a caller name (`brief mcp --allow-base-url`).
+    pub allowed_base_urls: Vec<BaseUrl>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub kind: ProviderKind,
+    pub wire: Wire,
     pub model: String,
-    /// Without a trailing slash.
+    /// In its normal form, without a trailing slash ([`BaseUrl`]).
     pub base_url: String,
     pub api_key: Option<ApiKey>,
     /// The idle timeout: the longest wait for the next byte (for the answer's head, then
@@ -77,11 +87,54 @@ pub struct Settings {
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The variable the idle timeout comes from when no flag sets it.
+pub const TIMEOUT_VAR: &str = "BRIEF_TIMEOUT";
+
+/// The wire and model a call would use, without the environment: the flags, then the
+/// brief's `model:` (whose name is for its own wire only). For what needs no key or
+/// address (counting, pricing).
+pub fn choice(flags: &Overrides, brief: Option<&ModelConfig>) -> (Wire, Option<String>) {
+    let wire = flags
+        .wire
+        .or(brief.map(|b| b.provider))
+        .unwrap_or(Wire::OpenAi);
+    let model = flags
+        .model
+        .clone()
+        .or(brief.filter(|b| b.provider == wire).map(|b| b.name.clone()));
+    (wire, model)
+}
+
+/// The base URL the operator configured for `wire`: the flag, else the wire's variable,
+/// else the brief's, else the official one. `env` is the environment as a lookup.
+pub fn configured_base_url(
+    wire: Wire,
+    flag: Option<&str>,
+    brief: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<BaseUrl> {
+    let (text, from) = match (flag, env(wire.base_url_var()), brief) {
+        (Some(flag), _, _) => (flag.to_string(), Origin::Flag),
+        (None, Some(var), _) => (var, Origin::Environment),
+        (None, None, Some(brief)) => (brief.to_string(), Origin::Brief),
+        (None, None, None) => (wire.default_base_url().to_string(), Origin::Flag),
+    };
+    parse_base_url(&text, wire, from)
+}
+
+/// Parses a base URL given in `from`; a bad one is bad input naming what is wrong.
+pub fn parse_base_url(text: &str, wire: Wire, from: Origin) -> Result<BaseUrl> {
+    BaseUrl::parse(text).map_err(|why| {
+        Error::input(format!("base URL `{}` is not usable: {why}", text.trim()))
+            .with_topic(Topic::BadBaseUrl { wire, from })
+    })
+}
+
 impl Settings {
     /// Settings with the defaults for everything but what names the endpoint.
-    pub fn new(kind: ProviderKind, model: impl Into<String>, base_url: impl Into<String>) -> Self {
+    pub fn new(wire: Wire, model: impl Into<String>, base_url: impl Into<String>) -> Self {
         Settings {
-            kind,
+            wire,
             model: model.into(),
             base_url: base_url.into().trim_end_matches('/').to_string(),
             api_key: None,
@@ -93,8 +146,8 @@ impl Settings {
         }
     }
 
-    /// Resolves flags over the process environment over the brief.
-    pub fn resolve(flags: Overrides, brief: Option<BriefModel>) -> Result<Settings> {
+    /// Resolves flags over the process environment over the brief's `model:`.
+    pub fn resolve(flags: Overrides, brief: Option<&ModelConfig>) -> Result<Settings> {
         Self::resolve_with_env(flags, brief, |name| std::env::var(name).ok())
     }
 
@@ -104,51 +157,47 @@ impl Settings {
     /// `BRIEF_RETRY_BASE_MS` sets the first backoff; tests use it to stay fast.
     pub fn resolve_with_env(
         flags: Overrides,
-        brief: Option<BriefModel>,
+        brief: Option<&ModelConfig>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Settings> {
         let env = |name: &str| env(name).filter(|value| !value.trim().is_empty());
-        let kind = flags
-            .kind
-            .or(brief.as_ref().map(|b| b.kind))
-            .unwrap_or(ProviderKind::OpenAi);
+        let (wire, model) = choice(&flags, brief);
         // The brief's model and address are for its own provider only.
-        let brief = brief.filter(|b| b.kind == kind);
-        let model = match flags.model.or(brief.as_ref().map(|b| b.model.clone())) {
+        let brief = brief.filter(|b| b.provider == wire);
+        let model = match model {
             Some(model) if !model.trim().is_empty() => model.trim().to_string(),
             _ => {
-                return Err(Error::input(format!("no model named for provider {kind}"))
-                    .with_hint(format!(
-                        "pass --model NAME, or set `model: {{ provider: {kind}, name: NAME }}` in brief.yaml"
-                    )));
+                return Err(Error::input(format!("no model named for provider {wire}"))
+                    .with_topic(Topic::NoModel { wire }));
             }
         };
-        let base_url = flags
-            .base_url
-            .or_else(|| env(kind.base_url_var()))
-            .or(brief.and_then(|b| b.base_url))
-            .unwrap_or_else(|| kind.default_base_url().to_string());
-        let base_url = check_base_url(&base_url, kind)?;
-        let mut settings = Settings::new(kind, model, base_url);
-        settings.api_key = env(kind.key_var()).map(|key| ApiKey::new(key.trim()));
+        let configured = configured_base_url(
+            wire,
+            flags.base_url.as_deref(),
+            brief.and_then(|b| b.base_url.as_deref()),
+            &env,
+        )?;
+        let base_url = match &flags.caller_base_url {
+            None => configured,
+            Some(asked) => caller_base_url(asked, configured, &flags.allowed_base_urls, wire)?,
+        };
+        let mut settings = Settings::new(wire, model, base_url.as_str());
+        settings.api_key = env(wire.key_var()).map(|key| ApiKey::new(key.trim()));
         if settings.api_key.is_none() && settings.is_official_endpoint() {
             return Err(Error::input(format!(
-                "no API key for {kind}: {} is not set",
-                kind.key_var()
+                "no API key for {wire}: {} is not set",
+                wire.key_var()
             ))
-            .with_hint(format!(
-                "export {}=...; keys are read only from the environment",
-                kind.key_var()
-            )));
+            .with_topic(Topic::NoApiKey { wire }));
         }
         if let Some(timeout) = flags.timeout {
             if timeout.is_zero() {
-                return Err(Error::input("--timeout must be more than zero"));
+                return Err(Error::input("the timeout must be more than zero"));
             }
             settings.timeout = timeout;
-        } else if let Some(text) = env("BRIEF_TIMEOUT") {
+        } else if let Some(text) = env(TIMEOUT_VAR) {
             settings.timeout =
-                parse_duration(&text).map_err(|e| Error::input(format!("BRIEF_TIMEOUT: {e}")))?;
+                parse_timeout(&text).map_err(|e| Error::input(format!("{TIMEOUT_VAR}: {e}")))?;
         }
         if let Some(ms) = env("BRIEF_RETRY_BASE_MS") {
             let ms: u64 = ms.trim().parse().map_err(|_| {
@@ -163,230 +212,48 @@ impl Settings {
 
     /// The URL requests go to.
     pub fn endpoint(&self) -> String {
-        match self.kind {
-            ProviderKind::OpenAi => format!("{}/chat/completions", self.base_url),
-            ProviderKind::Anthropic => format!("{}/v1/messages", self.base_url),
-        }
+        format!("{}{}", self.base_url, self.wire.call_path())
+    }
+
+    fn parsed_base_url(&self) -> Option<BaseUrl> {
+        BaseUrl::parse(&self.base_url).ok()
     }
 
     /// The provider's own service, where a call without a key cannot succeed. Other
     /// servers (a local llama.cpp, Ollama, vLLM) often need none.
     pub fn is_official_endpoint(&self) -> bool {
-        matches!(
-            host_of(&self.base_url),
-            Some("api.openai.com" | "api.anthropic.com")
-        )
+        self.parsed_base_url()
+            .is_some_and(|url| Wire::official_hosts().contains(&url.host()))
     }
 
     pub(crate) fn is_loopback(&self) -> bool {
-        matches!(
-            host_of(&self.base_url),
-            Some("localhost" | "127.0.0.1" | "[::1]")
-        )
+        self.parsed_base_url().is_some_and(|url| url.is_loopback())
     }
 }
 
-fn host_of(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    if host_port.starts_with('[') {
-        return host_port.split_inclusive(']').next();
+/// The base URL a caller named, when the operator configured or allowed it; refused
+/// otherwise (exit 2), before any request is made.
+fn caller_base_url(
+    asked: &str,
+    configured: BaseUrl,
+    allowed: &[BaseUrl],
+    wire: Wire,
+) -> Result<BaseUrl> {
+    let asked = parse_base_url(asked, wire, Origin::Caller)?;
+    if asked == configured || allowed.contains(&asked) {
+        return Ok(asked);
     }
-    host_port.split(':').next()
-}
-
-fn check_base_url(url: &str, kind: ProviderKind) -> Result<String> {
-    let url = url.trim().trim_end_matches('/');
-    let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
-    if !scheme_ok || host_of(url).is_none_or(str::is_empty) {
-        return Err(
-            Error::input(format!("base URL `{url}` is not an http(s) URL")).with_hint(format!(
-                "pass --base-url https://host/path or fix {}",
-                kind.base_url_var()
-            )),
-        );
-    }
-    Ok(url.to_string())
-}
-
-/// Parses a timeout as the command line gives it: `90`, `90s`, `1500ms` or `2m`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (try 90s, 1500ms or 2m)"))?;
-    let duration = match unit.trim() {
-        "ms" => Duration::from_millis(value),
-        "s" => Duration::from_secs(value),
-        "m" => Duration::from_secs(value * 60),
-        _ => {
-            return Err(format!(
-                "`{text}` is not a duration (try 90s, 1500ms or 2m)"
-            ));
-        }
-    };
-    if duration.is_zero() {
-        return Err("a timeout must be more than zero".into());
-    }
-    Ok(duration)
+    // The caller may be a model following injected text: the refusal does not tell it which
+    // addresses would be accepted.
+    Err(Error::input(format!(
+        "base_url `{asked}` is refused: it is not allowed; the {wire} key is sent only to \
+         the base URL the operator configured or allowed"
+    ))
+    .with_topic(Topic::BaseUrlNotAllowed {
+        url: asked.to_string(),
+    }))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
-
-    fn brief() -> Option<BriefModel> {
-        Some(BriefModel {
-            kind: ProviderKind::OpenAi,
-            model: "brief-model".into(),
-            base_url: Some("https://gateway.example/compat".into()),
-        })
-    }
-
-    #[test]
-    fn flags_beat_env_beat_brief() {
-        let flags = Overrides {
-            base_url: Some("http://127.0.0.1:9/v1/".into()),
-            model: Some("flag-model".into()),
-            ..Overrides::default()
-        };
-        let s = Settings::resolve_with_env(
-            flags,
-            brief(),
-            env(&[("OPENAI_BASE_URL", "http://env.example/v1")]),
-        )
-        .unwrap();
-        assert_eq!(s.model, "flag-model");
-        assert_eq!(s.base_url, "http://127.0.0.1:9/v1");
-        assert_eq!(s.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
-
-        let s = Settings::resolve_with_env(
-            Overrides::default(),
-            brief(),
-            env(&[("OPENAI_BASE_URL", "http://env.example/v1")]),
-        )
-        .unwrap();
-        assert_eq!(s.model, "brief-model");
-        assert_eq!(s.base_url, "http://env.example/v1");
-
-        let s = Settings::resolve_with_env(Overrides::default(), brief(), env(&[])).unwrap();
-        assert_eq!(s.base_url, "https://gateway.example/compat");
-        assert!(s.api_key.is_none());
-    }
-
-    #[test]
-    fn the_brief_model_is_ignored_for_another_provider() {
-        let flags = Overrides {
-            kind: Some(ProviderKind::Anthropic),
-            ..Overrides::default()
-        };
-        let err = Settings::resolve_with_env(flags, brief(), env(&[])).unwrap_err();
-        assert_eq!(err.kind, crate::error::ErrorKind::Input);
-        assert!(err.hint.unwrap().contains("--model"));
-    }
-
-    #[test]
-    fn the_official_endpoint_needs_a_key_and_the_hint_names_the_variable() {
-        let flags = Overrides {
-            kind: Some(ProviderKind::Anthropic),
-            model: Some("claude-x".into()),
-            ..Overrides::default()
-        };
-        let err = Settings::resolve_with_env(flags.clone(), None, env(&[])).unwrap_err();
-        assert!(err.message.contains("ANTHROPIC_API_KEY"));
-        let s = Settings::resolve_with_env(
-            flags,
-            None,
-            env(&[("ANTHROPIC_API_KEY", "sk-test-SECRET123")]),
-        )
-        .unwrap();
-        assert_eq!(s.endpoint(), "https://api.anthropic.com/v1/messages");
-        assert_eq!(s.api_key.as_ref().unwrap().expose(), "sk-test-SECRET123");
-        let shown = format!("{s:?} {}", s.api_key.as_ref().unwrap());
-        assert!(!shown.contains("SECRET123"), "{shown}");
-        assert!(shown.contains("[redacted]"));
-    }
-
-    #[test]
-    fn a_bad_base_url_is_bad_input() {
-        let flags = Overrides {
-            model: Some("m".into()),
-            base_url: Some("localhost:8080".into()),
-            ..Overrides::default()
-        };
-        let err = Settings::resolve_with_env(flags, None, env(&[])).unwrap_err();
-        assert_eq!(err.exit_code(), 2);
-    }
-
-    #[test]
-    fn retry_base_comes_from_the_environment() {
-        let flags = Overrides {
-            model: Some("m".into()),
-            base_url: Some("http://localhost:1".into()),
-            timeout: Some(Duration::from_secs(5)),
-            ..Overrides::default()
-        };
-        let s =
-            Settings::resolve_with_env(flags, None, env(&[("BRIEF_RETRY_BASE_MS", "1")])).unwrap();
-        assert_eq!(s.retry_base, Duration::from_millis(1));
-        assert_eq!(s.timeout, Duration::from_secs(5));
-        assert!(s.is_loopback());
-    }
-
-    #[test]
-    fn the_idle_timeout_comes_from_the_flag_else_brief_timeout() {
-        let flags = Overrides {
-            model: Some("m".into()),
-            base_url: Some("http://localhost:1".into()),
-            ..Overrides::default()
-        };
-        let s =
-            Settings::resolve_with_env(flags.clone(), None, env(&[("BRIEF_TIMEOUT", "1500ms")]))
-                .unwrap();
-        assert_eq!(s.timeout, Duration::from_millis(1500));
-        let err =
-            Settings::resolve_with_env(flags.clone(), None, env(&[("BRIEF_TIMEOUT", "soon")]))
-                .unwrap_err();
-        assert_eq!(err.exit_code(), 2);
-        assert!(err.message.contains("BRIEF_TIMEOUT"), "{}", err.message);
-        let flags = Overrides {
-            timeout: Some(Duration::from_secs(7)),
-            ..flags
-        };
-        let s =
-            Settings::resolve_with_env(flags, None, env(&[("BRIEF_TIMEOUT", "1500ms")])).unwrap();
-        assert_eq!(s.timeout, Duration::from_secs(7));
-    }
-
-    #[test]
-    fn hosts_are_found_in_urls() {
-        assert_eq!(host_of("https://api.openai.com/v1"), Some("api.openai.com"));
-        assert_eq!(host_of("http://u:p@127.0.0.1:8080/x"), Some("127.0.0.1"));
-        assert_eq!(host_of("http://[::1]:11434/v1"), Some("[::1]"));
-        assert_eq!(host_of("nope"), None);
-    }
-
-    #[test]
-    fn durations_parse_as_the_command_line_writes_them() {
-        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("1500ms"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("0").is_err());
-        assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("3h").is_err());
-    }
-}
+#[path = "settings_tests.rs"]
+mod tests;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::sse::{Decoder, Event};
-use crate::error::ProviderFailure;
+use crate::error::CallStatus;
 pub use crate::text::sanitize::one_line;
 
 /// The most bytes one streamed answer may take, framing included. A compress answer is at
@@ -25,7 +25,7 @@ pub struct Failure {
     /// The HTTP status, when the server answered with an error status.
     pub status: Option<u16>,
     /// The class of failure the usage ledger records, decided here where it is known.
-    pub class: ProviderFailure,
+    pub class: CallStatus,
 }
 
 impl Failure {
@@ -35,7 +35,7 @@ impl Failure {
             retry: false,
             wait: None,
             status: None,
-            class: ProviderFailure::Other,
+            class: CallStatus::Error,
         }
     }
 
@@ -45,11 +45,11 @@ impl Failure {
             retry: true,
             wait,
             status: None,
-            class: ProviderFailure::Other,
+            class: CallStatus::Error,
         }
     }
 
-    pub fn with_class(mut self, class: ProviderFailure) -> Self {
+    pub fn with_class(mut self, class: CallStatus) -> Self {
         self.class = class;
         self
     }
@@ -112,14 +112,14 @@ pub fn read(
                     "{} after {received} bytes",
                     super::transport::idle_message(idle)
                 ))
-                .with_class(ProviderFailure::Timeout));
+                .with_class(CallStatus::Timeout));
             }
             Err(err) => {
                 return Err(Failure::fatal(format!(
                     "the stream broke after {received} bytes: {}",
                     io_reason(&err)
                 ))
-                .with_class(ProviderFailure::TruncatedStream));
+                .with_class(CallStatus::TruncatedStream));
             }
         };
         received += n;

@@ -6,16 +6,17 @@
 //! text) to whatever host the `Location` names.
 
 use std::io::Read;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use reqwest::blocking::{Client, Response};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::Settings;
 use super::redact::Redactor;
 use super::stream::{self, Collected, Failure, Parser, describe_error, snippet};
-use super::{ProviderKind, Settings};
-use crate::error::{Error, ProviderFailure, Result};
+use crate::clock::format_duration;
+use crate::error::{CallStatus, Error, Result};
 
 pub fn client(settings: &Settings) -> Result<Client> {
     // Chosen here rather than by a reqwest feature: ring builds quickly and needs no cmake.
@@ -33,9 +34,9 @@ pub fn client(settings: &Settings) -> Result<Client> {
         // A proxy from the environment cannot reach this machine's own servers.
         builder = builder.no_proxy();
     }
-    builder
-        .build()
-        .map_err(|err| Error::provider(format!("could not set up the HTTP client: {err}")))
+    builder.build().map_err(|err| {
+        Error::provider(format!("could not set up the HTTP client: {err}")).with_source(err)
+    })
 }
 
 /// Sends `body` and reads the streamed answer through `parser`.
@@ -51,28 +52,23 @@ pub fn attempt(
         HeaderValue::from_static("text/event-stream"),
     );
     if let Some(key) = &settings.api_key {
-        let (name, value) = match settings.kind {
-            ProviderKind::OpenAi => (header::AUTHORIZATION, format!("Bearer {}", key.expose())),
-            ProviderKind::Anthropic => (
-                header::HeaderName::from_static("x-api-key"),
-                key.expose().to_string(),
-            ),
+        let (name, bearer) = settings.wire.key_header();
+        let name = header::HeaderName::from_static(name);
+        let value = if bearer {
+            format!("Bearer {}", key.expose())
+        } else {
+            key.expose().to_string()
         };
         let mut value = HeaderValue::from_str(&value).map_err(|_| {
             Failure::fatal(format!(
                 "the API key in {} has characters a header cannot carry",
-                settings.kind.key_var()
+                settings.wire.key_var()
             ))
         })?;
         value.set_sensitive(true);
         headers.insert(name, value);
     }
-    if settings.kind == ProviderKind::Anthropic {
-        headers.insert(
-            "anthropic-version",
-            HeaderValue::from_static(super::anthropic::VERSION),
-        );
-    }
+    super::dialect::of(settings.wire).headers(&mut headers);
     let response = client
         .post(settings.endpoint())
         .headers(headers)
@@ -128,7 +124,7 @@ fn redirect_failure(response: &Response, settings: &Settings) -> Failure {
         settings.endpoint()
     ));
     failure.status = Some(status);
-    failure.class = ProviderFailure::Http(status);
+    failure.class = CallStatus::Http(status);
     failure
 }
 
@@ -137,23 +133,23 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
     if err.is_timeout() && err.is_connect() {
         return Failure::retry(
             format!(
-                "could not connect to {} within {} s (connect timeout)",
+                "could not connect to {} within {} (connect timeout)",
                 settings.endpoint(),
-                settings.connect_timeout.as_secs_f64()
+                format_duration(settings.connect_timeout)
             ),
             None,
         )
-        .with_class(ProviderFailure::Connect);
+        .with_class(CallStatus::Connect);
     }
     if err.is_timeout() {
-        return Failure::fatal(idle_message(settings.timeout)).with_class(ProviderFailure::Timeout);
+        return Failure::fatal(idle_message(settings.timeout)).with_class(CallStatus::Timeout);
     }
     if err.is_connect() {
         return Failure::retry(
             format!("could not connect to {}: {cause}", settings.endpoint()),
             None,
         )
-        .with_class(ProviderFailure::Connect);
+        .with_class(CallStatus::Connect);
     }
     Failure::retry(format!("the request failed: {cause}"), None)
 }
@@ -161,8 +157,8 @@ fn send_failure(err: &reqwest::Error, settings: &Settings) -> Failure {
 /// What an idle timeout says, wherever it fired.
 pub fn idle_message(idle: Duration) -> String {
     format!(
-        "no data from the server for {} s (idle timeout; set it with --timeout or BRIEF_TIMEOUT)",
-        idle.as_secs_f64()
+        "no data from the server for {} (idle timeout)",
+        format_duration(idle)
     )
 }
 
@@ -201,7 +197,7 @@ fn status_failure(response: Response) -> Failure {
         Failure::fatal(reason)
     };
     failure.status = Some(status.as_u16());
-    failure.class = ProviderFailure::Http(status.as_u16());
+    failure.class = CallStatus::Http(status.as_u16());
     failure
 }
 
@@ -239,32 +235,11 @@ fn seconds(secs: f64) -> Option<Duration> {
         .then(|| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
-/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers send.
+/// An HTTP date in any of RFC 9110's three forms (`Sun, 06 Nov 1994 08:49:37 GMT` and the
+/// two obsolete ones). A date the parser cannot hold (a year past 9999) is no date: the
+/// call backs off as if none had been sent, rather than overflow calendar arithmetic.
 fn http_date(text: &str) -> Option<SystemTime> {
-    let parts: Vec<&str> = text.split_whitespace().collect();
-    let [_weekday, day, month, year, time, "GMT"] = parts.as_slice() else {
-        return None;
-    };
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| m == month)? as i64
-        + 1;
-    let day: i64 = day.parse().ok()?;
-    let year: i64 = year.parse().ok()?;
-    let hms: Vec<i64> = time
-        .split(':')
-        .map(|p| p.parse().ok())
-        .collect::<Option<_>>()?;
-    let [h, m, s] = hms.as_slice() else {
-        return None;
-    };
-    if !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
-        return None;
-    }
-    let secs = crate::clock::days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + s;
-    Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).ok()?))
+    httpdate::parse_http_date(text).ok()
 }
 
 /// What to tell the user to do about a failure.
@@ -272,16 +247,16 @@ pub fn hint(settings: &Settings, failure: &Failure) -> String {
     match failure.status {
         Some(401 | 403) => format!(
             "check {} (keys are read only from the environment)",
-            settings.kind.key_var()
+            settings.wire.key_var()
         ),
         Some(404) => format!(
             "check the model name and the base URL (requests go to {})",
             settings.endpoint()
         ),
         Some(429) => "the provider is rate-limiting this key; wait and try again".into(),
-        _ if failure.reason.starts_with("could not connect") => format!(
-            "check --base-url or {} and the network",
-            settings.kind.base_url_var()
+        _ if failure.class == CallStatus::Connect => format!(
+            "check the base URL ({}, or the brief's `model.base_url`) and the network",
+            settings.wire.base_url_var()
         ),
         _ => "nothing was written; try again, or another model".into(),
     }
@@ -307,6 +282,8 @@ pub fn clean(text: &str, max: usize, settings: &Settings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::Wire;
+    use std::time::UNIX_EPOCH;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -353,16 +330,35 @@ mod tests {
         assert_eq!(retry_after(&headers(&[]), now), None);
     }
 
+    /// Regression (issue 23): a `Retry-After` date with a huge year overflowed the
+    /// calendar arithmetic and panicked. Such a date is ignored now; the latest date HTTP
+    /// can carry is a wait too long to honour, reported as asked.
     #[test]
-    fn civil_days_match_known_dates() {
-        assert_eq!(crate::clock::days_from_civil(1970, 1, 1), 0);
-        assert_eq!(crate::clock::days_from_civil(2000, 3, 1), 11_017);
-        assert_eq!(crate::clock::days_from_civil(2024, 2, 29), 19_782);
+    fn a_retry_after_date_with_a_huge_year_does_not_panic() {
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_767);
+        for year in ["99999", "9223372036854775807", "-1", "18446744073709551616"] {
+            let value = format!("Sun, 06 Nov {year} 08:49:37 GMT");
+            assert_eq!(retry_after(&headers(&[("retry-after", &value)]), now), None);
+        }
+        let far = retry_after(
+            &headers(&[("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT")]),
+            now,
+        )
+        .unwrap();
+        assert!(far > Duration::from_secs(250_000_000_000), "{far:?}");
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after", "Sunday, 06-Nov-94 08:49:37 GMT")]),
+                now
+            ),
+            Some(Duration::from_secs(10)),
+            "the obsolete RFC 850 form"
+        );
     }
 
     #[test]
     fn scrub_removes_the_key_and_keeps_one_line() {
-        let mut settings = Settings::new(ProviderKind::OpenAi, "m", "http://x");
+        let mut settings = Settings::new(Wire::OpenAi, "m", "http://x");
         settings.api_key = Some(super::super::ApiKey::new("sk-test-SECRET123"));
         assert_eq!(
             scrub("bad key sk-test-SECRET123\nbye", &settings),

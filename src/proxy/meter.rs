@@ -12,24 +12,9 @@ use std::io::Write;
 use flate2::write::{GzDecoder, ZlibDecoder};
 use serde_json::{Map, Value};
 
-use crate::provider::Usage;
 use crate::provider::sse::Decoder;
-
-/// The wire format of the call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wire {
-    OpenAi,
-    Anthropic,
-}
-
-impl Wire {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Wire::OpenAi => "openai",
-            Wire::Anthropic => "anthropic",
-        }
-    }
-}
+use crate::wire::Usage;
+use crate::wire::Wire;
 
 /// A JSON answer longer than this is relayed in full but not read for usage.
 const MAX_COPY: usize = 16 * 1024 * 1024;
@@ -161,7 +146,7 @@ impl Meter {
             .unwrap_or("");
         match self.wire {
             Wire::OpenAi => {
-                if let Some(usage) = value.get("usage").and_then(Usage::from_openai) {
+                if let Some(usage) = value.get("usage").and_then(crate::wire::openai::usage) {
                     self.usage = Some(usage);
                 }
                 if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
@@ -194,7 +179,7 @@ impl Meter {
                 self.anthropic_usage.insert(key.clone(), value.clone());
             }
         }
-        self.usage = Usage::from_anthropic(&Value::Object(self.anthropic_usage.clone()));
+        self.usage = crate::wire::anthropic::usage(&Value::Object(self.anthropic_usage.clone()));
     }
 
     /// The answer's bytes ran out normally. A JSON answer is read now; a stream that never
@@ -214,10 +199,7 @@ impl Meter {
             self.complete = true;
             if let Ok(value) = serde_json::from_slice::<Value>(copy) {
                 let usage = value.get("usage");
-                self.usage = match self.wire {
-                    Wire::OpenAi => usage.and_then(Usage::from_openai),
-                    Wire::Anthropic => usage.and_then(Usage::from_anthropic),
-                };
+                self.usage = usage.and_then(|raw| Usage::of(self.wire, raw));
                 if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
                     self.error = Some(describe(error));
                 }
@@ -259,7 +241,7 @@ fn describe(error: &Value) -> String {
     match (kind, message) {
         (Some(kind), Some(message)) => format!("{kind}: {message}"),
         (None, Some(message)) => message.to_string(),
-        _ => crate::prompt::canonical::to_string(error),
+        _ => crate::wire::canonical::to_string(error),
     }
 }
 

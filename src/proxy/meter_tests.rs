@@ -142,3 +142,20 @@ fn error_events_are_kept() {
     assert_eq!(meter.error(), Some("overloaded_error: Overloaded"));
     assert!(!meter.complete());
 }
+
+#[test]
+fn anthropic_usage_of_two_to_the_64_saturates_instead_of_wrapping() {
+    // Issue 21, defect 9: input is the sum of three reported figures.
+    let body = format!(
+        "{{\"usage\":{{\"input_tokens\":{m},\"cache_read_input_tokens\":{m},\"cache_creation_input_tokens\":5,\"output_tokens\":1}}}}",
+        m = u64::MAX
+    );
+    let meter = metered(
+        Wire::Anthropic,
+        "application/json",
+        None,
+        body.as_bytes(),
+        3,
+    );
+    assert_eq!(meter.usage().unwrap().input_tokens, u64::MAX);
+}

@@ -11,6 +11,10 @@
 //! This module and `mcp` are the only async code in the crate; [`run`] is the synchronous
 //! entry point that owns the runtime.
 
+mod body;
+mod book;
+mod conn;
+mod digest;
 mod meter;
 mod relay;
 mod reply;
@@ -22,6 +26,7 @@ mod writer;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,14 +35,17 @@ use http::{Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 
 use crate::error::{Error, Result};
 
-pub use meter::Wire;
-pub use session::SESSION_HEADER;
+use crate::wire::{BaseUrl, Wire};
+pub use book::{BUDGET_BYTES, MAX_MODEL_CHARS};
+pub use digest::MAX_HEAD_MESSAGES;
+pub use session::{MAX_SESSIONS, SESSION_HEADER};
 pub use stats::MAX_SERIES;
+pub use writer::{MAX_BATCH, QUEUE_ROWS};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type ProxyBody = http_body_util::combinators::BoxBody<Bytes, BoxError>;
@@ -52,16 +60,34 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
 
+/// A client must send a request's headers within this long (and an idle keep-alive
+/// connection is closed after it).
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The longest pause while a client sends its request body, or takes its answer.
+pub const DEFAULT_CLIENT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Client connections held at once; past it a new one is answered `503`.
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 4096;
+
+/// After SIGINT/SIGTERM, how long calls in flight may take to finish.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(20);
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: SocketAddr,
     /// Base URL of the OpenAI-compatible upstream (`…/v1`).
-    pub openai_upstream: String,
+    pub openai_upstream: BaseUrl,
     /// Base URL of the Anthropic upstream (without `/v1`).
-    pub anthropic_upstream: String,
+    pub anthropic_upstream: BaseUrl,
     pub ledger: PathBuf,
     pub allow_remote: bool,
     pub timeout: Duration,
+    pub header_timeout: Duration,
+    /// The longest pause while a client sends its body or takes its answer.
+    pub client_idle_timeout: Duration,
+    pub max_connections: usize,
+    pub shutdown_timeout: Duration,
 }
 
 /// What a proxy run did, once it has stopped.
@@ -70,6 +96,9 @@ pub struct Summary {
     pub calls: u64,
     pub rows_written: u64,
     pub ledger_errors: u64,
+    /// Client connections the proxy could hold at once (the flag, lowered to what the
+    /// file-descriptor limit allows).
+    pub max_connections: usize,
 }
 
 /// What the server shares with every request.
@@ -78,8 +107,29 @@ struct App {
     anthropic: upstream::Upstream,
     client: upstream::Client,
     timeout: Duration,
-    rows: writer::Rows,
+    client_idle_timeout: Duration,
+    book: book::Book,
     stats: Arc<Mutex<stats::Stats>>,
+    /// Set when the shutdown deadline passed: calls still running are being cut.
+    cut_off: AtomicBool,
+}
+
+impl App {
+    fn cut_off(&self) -> bool {
+        self.cut_off.load(Ordering::Relaxed)
+    }
+
+    fn backlog(&self) -> stats::Backlog {
+        let counters = self.book.rows().counters();
+        let handed = counters.handed.load(Ordering::Relaxed);
+        let done =
+            counters.written.load(Ordering::Relaxed) + counters.failed.load(Ordering::Relaxed);
+        stats::Backlog {
+            ledger: handed.saturating_sub(done),
+            spilled: counters.spilled.load(Ordering::Relaxed),
+            digest: self.book.in_stage(),
+        }
+    }
 }
 
 /// Checks the configuration, binds, calls `ready` with the bound address, and serves until
@@ -94,27 +144,27 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         ))
         .with_hint("use 127.0.0.1:PORT, or add --allow-remote if other machines must reach it"));
     }
-    let openai =
-        upstream::Upstream::parse(&config.openai_upstream, Wire::OpenAi, "--openai-upstream")?;
-    let anthropic = upstream::Upstream::parse(
-        &config.anthropic_upstream,
-        Wire::Anthropic,
-        "--anthropic-upstream",
-    )?;
+    let openai = upstream::Upstream::new(config.openai_upstream, Wire::OpenAi);
+    let anthropic = upstream::Upstream::new(config.anthropic_upstream, Wire::Anthropic);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("brief-proxy")
         .build()
-        .map_err(|e| Error::input(format!("cannot start the proxy's runtime: {e}")))?;
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind(config.listen))
         .map_err(|e| {
-            Error::input(format!("cannot listen on {}: {e}", config.listen))
-                .with_hint("pick another address with --listen, e.g. 127.0.0.1:0 for any free port")
+            Error::input(format!("cannot start the proxy's runtime: {e}")).with_source(e)
         })?;
+    let listener = {
+        let _guard = runtime.enter();
+        conn::listen(config.listen, config.max_connections)
+    }
+    .map_err(|e| {
+        Error::input(format!("cannot listen on {}: {e}", config.listen))
+            .with_source(e)
+            .with_hint("pick another address with --listen, e.g. 127.0.0.1:0 for any free port")
+    })?;
     let local = listener
         .local_addr()
-        .map_err(|e| Error::input(format!("cannot read the bound address: {e}")))?;
+        .map_err(|e| Error::input(format!("cannot read the bound address: {e}")).with_source(e))?;
     for (upstream, flag, var) in [
         (&openai, "--openai-upstream", "OPENAI_BASE_URL"),
         (&anthropic, "--anthropic-upstream", "ANTHROPIC_BASE_URL"),
@@ -134,64 +184,111 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         let _guard = runtime.enter();
         upstream::client()?
     };
+    let fd_limit = conn::raise_fd_limit();
+    let max_connections = conn::cap_for(config.max_connections, fd_limit);
+    if max_connections < config.max_connections {
+        eprintln!(
+            "brief proxy: at most {max_connections} connections at once: the open-file limit \
+             is {fd_limit} and each call holds two (raise it with `ulimit -n`)"
+        );
+    }
     let stats = Arc::new(Mutex::new(stats::Stats::default()));
-    let (rows, writer) = writer::start(config.ledger.clone(), Arc::clone(&stats));
+    let sink = Arc::new(writer::LedgerSink::new(config.ledger.clone()));
+    let (rows, writer) = writer::start(sink, Arc::clone(&stats));
+    let (book, digesters) = book::start(rows);
     let app = Arc::new(App {
         openai,
         anthropic,
         client,
         timeout: config.timeout,
-        rows,
+        client_idle_timeout: config.client_idle_timeout,
+        book,
         stats: Arc::clone(&stats),
+        cut_off: AtomicBool::new(false),
     });
+    let limits = Limits {
+        gate: conn::Gate::new(max_connections),
+        header_timeout: config.header_timeout,
+        shutdown_timeout: config.shutdown_timeout,
+    };
     ready(local);
-    runtime.block_on(serve(listener, app));
-    // Tasks still running after a forced stop are dropped here; their rows are queued
-    // as they drop.
-    runtime.shutdown_timeout(Duration::from_secs(2));
+    runtime.block_on(serve(listener, app, limits));
+    // Tasks still running after the deadline are dropped here; their rows are made as
+    // they drop (`cancelled`).
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    // The requests still being digested are finished, then every row is written.
+    digesters.finish();
     let rows_written = writer.finish();
     let report = stats.lock().map(|s| s.report()).ok();
     Ok(Summary {
         calls: report.as_ref().map_or(0, |r| r.totals.calls),
         rows_written,
         ledger_errors: report.map_or(0, |r| r.ledger_errors),
+        max_connections,
     })
 }
 
-async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) {
+/// What bounds a connection.
+struct Limits {
+    gate: conn::Gate,
+    header_timeout: Duration,
+    shutdown_timeout: Duration,
+}
+
+async fn serve(listener: tokio::net::TcpListener, app: Arc<App>, limits: Limits) {
     let graceful = GracefulShutdown::new();
     let mut signals = Signals::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else {
-                    // Out of file descriptors and the like: wait a moment, keep serving.
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.preserve_header_case(true)
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    {
+        let stop = signals.next();
+        tokio::pin!(stop);
+        loop {
+            let accepted = tokio::select! {
+                biased;
+                () = &mut stop => break,
+                accepted = listener.accept() => accepted,
+            };
+            let Ok((stream, _)) = accepted else {
+                // Out of file descriptors and the like: wait a moment, keep serving.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            };
+            let Some((stream, slot)) = limits.gate.admit(stream) else {
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let app = Arc::clone(&app);
+            let idle = app.client_idle_timeout;
+            let service = service_fn(move |request| {
                 let app = Arc::clone(&app);
-                let service = service_fn(move |request| {
-                    let app = Arc::clone(&app);
-                    async move { Ok::<_, Infallible>(route(app, request).await) }
-                });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .preserve_header_case(true)
-                    .serve_connection(TokioIo::new(stream), service);
-                let connection = graceful.watch(connection);
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-            }
-            () = signals.next() => break,
+                async move { Ok::<_, Infallible>(route(app, request).await) }
+            });
+            let io = TokioIo::new(conn::Stalls::new(stream, idle));
+            let connection = graceful.watch(http.serve_connection(io, service));
+            tokio::spawn(async move {
+                let _ = connection.await;
+                drop(slot);
+            });
         }
     }
     drop(listener);
-    drop(app);
-    eprintln!("brief proxy: stopping; letting calls in flight finish (signal again to stop now)");
+    eprintln!(
+        "brief proxy: stopping; calls in flight have {} to finish (signal again to stop now)",
+        crate::clock::format_duration(limits.shutdown_timeout)
+    );
     tokio::select! {
         () = graceful.shutdown() => {}
-        () = signals.next() => eprintln!("brief proxy: stopping now"),
+        () = tokio::time::sleep(limits.shutdown_timeout) => {
+            eprintln!("brief proxy: the shutdown deadline passed; cutting the calls still running");
+            app.cut_off.store(true, Ordering::Relaxed);
+        }
+        () = signals.next() => {
+            eprintln!("brief proxy: stopping now");
+            app.cut_off.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -226,7 +323,8 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
     let path = request.uri().path();
     match (request.method(), path) {
         (&Method::GET, "/stats") => {
-            let report = app.stats.lock().map(|s| s.report());
+            let backlog = app.backlog();
+            let report = app.stats.lock().map(|s| s.report_with(backlog));
             let body = report
                 .ok()
                 .and_then(|r| serde_json::to_string_pretty(&r).ok())
@@ -234,7 +332,12 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
             reply::full(StatusCode::OK, "application/json", body + "\n")
         }
         (&Method::GET, "/metrics") => {
-            let text = app.stats.lock().map(|s| s.metrics()).unwrap_or_default();
+            let backlog = app.backlog();
+            let text = app
+                .stats
+                .lock()
+                .map(|s| s.metrics(backlog))
+                .unwrap_or_default();
             reply::full(
                 StatusCode::OK,
                 "text/plain; version=0.0.4; charset=utf-8",
@@ -258,7 +361,7 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
 
 async fn model_call(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Response<ProxyBody> {
     let (parts, body) = request.into_parts();
-    let body = match read_body(body, MAX_BODY_BYTES).await {
+    let body = match read_body(body, MAX_BODY_BYTES, app.client_idle_timeout).await {
         Ok(body) => body,
         Err(err) => return reply::body_error(wire, &err),
     };
@@ -269,16 +372,22 @@ async fn model_call(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Re
 #[derive(Debug)]
 enum BodyError {
     TooLarge,
+    /// Nothing arrived for the idle timeout.
+    Stalled(Duration),
     Unreadable(String),
 }
 
-/// Reads a request body of at most `limit` bytes. A longer one is read on and thrown away
-/// (up to a bound) before the 413 goes out: a client still writing its body when the
-/// connection closes sees a reset, not our answer.
-async fn read_body(mut body: Incoming, limit: usize) -> Result<Bytes, BodyError> {
+/// Reads a request body of at most `limit` bytes, giving up when nothing arrives for
+/// `idle`. A longer one is read on and thrown away (up to a bound) before the 413 goes out:
+/// a client still writing its body when the connection closes sees a reset, not our answer.
+async fn read_body(mut body: Incoming, limit: usize, idle: Duration) -> Result<Bytes, BodyError> {
     let mut kept = bytes::BytesMut::new();
     let mut seen = 0usize;
-    while let Some(frame) = body.frame().await {
+    loop {
+        let Ok(frame) = tokio::time::timeout(idle, body.frame()).await else {
+            return Err(BodyError::Stalled(idle));
+        };
+        let Some(frame) = frame else { break };
         let frame = frame.map_err(|e| BodyError::Unreadable(e.to_string()))?;
         let Ok(data) = frame.into_data() else {
             continue;

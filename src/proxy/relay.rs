@@ -6,8 +6,9 @@
 //! body ends, breaks, times out or is dropped because the client went away, the guard
 //! writes the row with the matching status; dropping the body also drops the upstream
 //! response, which closes the upstream connection, so a client that leaves cancels the call.
-//! Parsing the request for the session and the drift check, and making and writing the
-//! row, happen on the ledger thread (`writer`), never in front of the answer's bytes.
+//! Parsing the request for the session and the drift check happens beside the call
+//! (`book`), and writing the row on the ledger thread (`writer`), never in front of the
+//! answer's bytes.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -22,9 +23,11 @@ use tokio::time::Sleep;
 
 use crate::cache::ledger::Entry;
 
-use super::meter::{Meter, Wire};
-use super::session::Pending;
+use super::book::{Meta, Pending};
+use super::meter::Meter;
 use super::{App, BoxError, ProxyBody, reply};
+use crate::call_status::CallStatus;
+use crate::wire::Wire;
 
 /// How a call ended.
 enum Ending {
@@ -37,10 +40,7 @@ enum Ending {
     /// The client went away before the end.
     Dropped,
     /// No answer at all: the upstream could not be reached or failed before its headers.
-    Failed {
-        status: &'static str,
-        message: String,
-    },
+    Failed { status: CallStatus, message: String },
 }
 
 /// The ledger row of one call, written exactly once.
@@ -55,8 +55,8 @@ struct Call {
 
 impl Call {
     /// Settles how the call went from what is at hand, and hands the rest of the row (the
-    /// request's session and drift, worked out on the ledger thread) over: nothing here
-    /// waits, so the client's last byte goes out at once.
+    /// request's session and drift, worked out beside the call) over: nothing here waits,
+    /// so the client's last byte goes out at once.
     fn end(&mut self, ending: Ending, meter: Option<&Meter>) {
         if std::mem::replace(&mut self.done, true) {
             return;
@@ -64,26 +64,33 @@ impl Call {
         let latency_ms = self.started.elapsed().as_millis() as u64;
         let usage = meter.and_then(Meter::usage).cloned();
         let complete = meter.is_some_and(Meter::complete);
-        let failure: Option<(String, String)> = match ending {
-            Ending::Failed { status, message } => Some((status.into(), message)),
-            _ if complete => None,
+        // An error the answer itself carried explains how it ended (an SDK that reads an
+        // error event closes the connection, so a dropped or broken stream often follows).
+        let carried_error = meter.and_then(Meter::error).is_some();
+        let failure: Option<(CallStatus, String)> = match ending {
+            Ending::Failed { status, message } => Some((status, message)),
+            _ if complete || carried_error => None,
             Ending::Ended => Some((
-                "truncated_stream".into(),
+                CallStatus::TruncatedStream,
                 "the stream ended before its end marker".into(),
             )),
             Ending::Broken(why) => Some((
-                "truncated_stream".into(),
+                CallStatus::TruncatedStream,
                 format!("the upstream connection broke mid-answer: {why}"),
             )),
             Ending::Idle => Some((
-                "timeout".into(),
+                CallStatus::Timeout,
                 format!(
                     "the upstream sent nothing for {}",
-                    humantime(self.app.timeout)
+                    crate::clock::format_duration(self.app.timeout)
                 ),
             )),
+            Ending::Dropped if self.app.cut_off() => Some((
+                CallStatus::Cancelled,
+                "the proxy stopped (its shutdown deadline passed) before the answer ended".into(),
+            )),
             Ending::Dropped => Some((
-                "client_disconnected".into(),
+                CallStatus::ClientDisconnected,
                 "the client closed the connection before the answer ended".into(),
             )),
         };
@@ -93,15 +100,15 @@ impl Call {
                 .and_then(Meter::error)
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
-            Some((format!("http_{}", status.as_u16()), message))
+            Some((CallStatus::Http(status.as_u16()), message))
         });
         let failure = failure.or_else(|| {
             let error = meter.and_then(Meter::error)?;
-            Some(("stream_error".into(), error.to_string()))
+            Some((CallStatus::StreamError, error.to_string()))
         });
         let blind = meter.and_then(Meter::blind).map(str::to_string);
         let wire = self.wire;
-        self.app.rows.push(Arc::clone(&self.pending), move |meta| {
+        let make = move |meta: &Meta| {
             let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
             entry.session = Some(meta.session.clone());
             entry.prefix_hash = meta.analysis.prefix_hash.clone();
@@ -114,12 +121,14 @@ impl Call {
                 entry.output_tokens = Some(usage.output_tokens);
             }
             if let Some((status, message)) = failure {
-                entry = entry.failed(&status, &message);
+                entry.status = status;
+                entry.error = Some(meta.redactor.redact(&message));
             } else if let Some(why) = blind {
-                entry.error = Some(crate::provider::redact::redact(&why));
+                entry.error = Some(meta.redactor.redact(&why));
             }
             entry
-        });
+        };
+        self.pending.ended(Box::new(make), self.app.book.rows());
     }
 }
 
@@ -139,8 +148,7 @@ pub async fn call(
 ) -> Response<ProxyBody> {
     let started = Instant::now();
     let (mut parts, _) = request.into_parts();
-    let pending = Arc::new(Pending::new(body.clone(), parts.headers.clone()));
-    app.rows.observe(Arc::clone(&pending));
+    let pending = app.book.admit(body.clone(), &parts.headers).await;
     let mut call = Call {
         app: Arc::clone(&app),
         wire,
@@ -163,7 +171,7 @@ pub async fn call(
         Err(message) => {
             call.end(
                 Ending::Failed {
-                    status: "error",
+                    status: CallStatus::Error,
                     message: message.clone(),
                 },
                 None,
@@ -192,11 +200,11 @@ pub async fn call(
             let message = format!(
                 "{} sent no answer within {}",
                 upstream.as_str(),
-                humantime(app.timeout)
+                crate::clock::format_duration(app.timeout)
             );
             call.end(
                 Ending::Failed {
-                    status: "timeout",
+                    status: CallStatus::Timeout,
                     message: message.clone(),
                 },
                 None,
@@ -232,7 +240,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
         Wire::Anthropic => &app.anthropic,
     };
     let (mut parts, body) = request.into_parts();
-    let body = match super::read_body(body, super::MAX_BODY_BYTES).await {
+    let body = match super::read_body(body, super::MAX_BODY_BYTES, app.client_idle_timeout).await {
         Ok(body) => body,
         Err(err) => return reply::body_error(wire, &err),
     };
@@ -260,13 +268,13 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
             &format!(
                 "{} sent no answer within {}",
                 upstream.as_str(),
-                humantime(app.timeout)
+                crate::clock::format_duration(app.timeout)
             ),
         ),
     }
 }
 
-fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'static str, String) {
+fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (CallStatus, String) {
     let mut reason = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(inner) = source {
@@ -275,22 +283,14 @@ fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (&'stati
     }
     if err.is_connect() {
         (
-            "connect",
+            CallStatus::Connect,
             format!("could not connect to {upstream}: {reason}"),
         )
     } else {
         (
-            "error",
+            CallStatus::Error,
             format!("{upstream} failed before answering: {reason}"),
         )
-    }
-}
-
-pub fn humantime(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{} ms", d.as_millis())
     }
 }
 

@@ -7,8 +7,8 @@ use http::{Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use serde_json::json;
 
-use super::meter::Wire;
 use super::{BodyError, MAX_BODY_BYTES, ProxyBody};
+use crate::wire::Wire;
 
 pub fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<ProxyBody> {
     let mut response = Response::new(
@@ -74,6 +74,19 @@ pub fn body_error(wire: Wire, err: &BodyError) -> Response<ProxyBody> {
                 StatusCode::PAYLOAD_TOO_LARGE,
                 kind,
                 "request_too_large",
+                &message,
+            )
+        }
+        BodyError::Stalled(idle) => {
+            let message = format!(
+                "brief proxy: the request body stopped arriving (nothing for {})",
+                crate::clock::format_duration(*idle)
+            );
+            error(
+                wire,
+                StatusCode::REQUEST_TIMEOUT,
+                "invalid_request_error",
+                "request_timeout",
                 &message,
             )
         }

@@ -4,50 +4,121 @@
 //! A prompt cache is per prefix, and an agent's prefix is only stable relative to its own
 //! previous call: two agents behind one proxy are not drift. So calls are grouped into
 //! sessions — the `X-Brief-Session` header when the agent sends one, else a hash of its
-//! credential and model — and each call is compared with the previous call of its session
-//! by the align detector. The credential enters a hash and nothing else: it is never kept,
-//! logged or echoed.
+//! credential and model — and each call's [`PrefixDigest`] is compared with the previous
+//! call of its session, as the align detector compares wakes. The credential enters a hash
+//! and the redactor and nothing else: it is never kept in a row, logged or echoed.
+//!
+//! What a session keeps is a fixed-size digest — one hash per part and the conversation's
+//! length and last chain hash ([`SessionState`], 72 bytes) — whatever its requests weigh,
+//! and at most [`MAX_SESSIONS`] sessions are kept (the least recently seen is forgotten
+//! first): the drift state of the whole proxy stays under
+//! [`MAX_SESSIONS`] × (this digest, the session's name of at most 128 bytes twice, and the
+//! maps' overhead), about 2 MiB.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http::HeaderMap;
-use serde_json::Value;
 
-use crate::cache::align::{Aligner, Options, State};
-use crate::prompt::canonical::sha256_hex;
+use crate::cache::align::Part;
+use crate::provider::redact::Redactor;
+use crate::wire::canonical::sha256_hex;
+
+use super::digest::{Hash, PrefixDigest};
 
 /// The header an agent names its session with.
 pub const SESSION_HEADER: &str = "x-brief-session";
 
 /// Sessions remembered for drift; the least recently seen is forgotten first.
-const MAX_SESSIONS: usize = 4096;
+pub const MAX_SESSIONS: usize = 4096;
 
-/// The session key of a call.
-pub fn key(headers: &HeaderMap, model: &str) -> String {
-    if let Some(value) = headers.get(SESSION_HEADER) {
-        let bytes = value.as_bytes();
-        let printable = !bytes.is_empty()
-            && bytes.len() <= 128
-            && bytes.iter().all(|b| (0x21..=0x7e).contains(b));
-        return if printable {
-            String::from_utf8_lossy(bytes).into_owned()
-        } else {
-            // A header we would not want in a file or a metric label: named by its hash.
-            format!("h-{}", &sha256_hex(bytes)[..16])
+/// The longest session header kept as written; a longer one is named by its hash.
+const MAX_SESSION_NAME: usize = 128;
+
+/// The headers that say whose a call is, taken when it arrives.
+#[derive(Debug, Clone, Default)]
+pub struct Who {
+    session: Option<Bytes>,
+    credential: Option<Bytes>,
+}
+
+impl Who {
+    pub fn of(headers: &HeaderMap) -> Who {
+        let take = |name: &str| {
+            headers
+                .get(name)
+                .map(|v| Bytes::copy_from_slice(v.as_bytes()))
         };
+        Who {
+            session: take(SESSION_HEADER),
+            credential: ["authorization", "x-api-key", "api-key"]
+                .iter()
+                .find_map(|name| take(name)),
+        }
     }
-    let credential = ["authorization", "x-api-key", "api-key"]
-        .iter()
-        .find_map(|name| headers.get(*name))
-        .map(|v| v.as_bytes())
-        .unwrap_or_default();
+
+    /// The key itself: the credential header without an auth scheme.
+    fn key_text(&self) -> Option<String> {
+        let value = std::str::from_utf8(self.credential.as_deref()?)
+            .ok()?
+            .trim();
+        let key = match value.split_once(' ') {
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("bearer") => rest.trim(),
+            _ => value,
+        };
+        Some(key.to_string())
+    }
+}
+
+/// The session key of a call. A session header that is not printable ASCII, is too long, or
+/// holds a key (the call's own, an environment key, or anything shaped like one) is named by
+/// its hash: nothing unfit for a file or a metric label, and no key, becomes a name.
+pub fn key(who: &Who, model: &str, redactor: &Redactor) -> String {
+    if let Some(bytes) = &who.session {
+        let printable = !bytes.is_empty()
+            && bytes.len() <= MAX_SESSION_NAME
+            && bytes.iter().all(|b| (0x21..=0x7e).contains(b));
+        if printable {
+            let name = String::from_utf8_lossy(bytes);
+            if redactor.redact(&name) == name {
+                return name.into_owned();
+            }
+        }
+        return format!("h-{}", &sha256_hex(bytes)[..16]);
+    }
     let mut material = b"brief-proxy-session\0".to_vec();
-    material.extend_from_slice(credential);
+    material.extend_from_slice(who.credential.as_deref().unwrap_or_default());
     material.push(0);
     material.extend_from_slice(model.as_bytes());
     format!("auto-{}", &sha256_hex(&material)[..16])
+}
+
+/// One redactor per credential, built once: a call's model, session and error text are
+/// cleaned of its own key (and the environment's keys) without building an Aho-Corasick
+/// automaton per row.
+#[derive(Default)]
+pub struct Redactors {
+    by_credential: HashMap<Option<[u8; 32]>, Arc<Redactor>>,
+}
+
+/// Credentials remembered; past this the cache starts again (a proxy serves a handful).
+const MAX_REDACTORS: usize = 256;
+
+impl Redactors {
+    pub fn for_call(&mut self, who: &Who) -> Arc<Redactor> {
+        use sha2::{Digest as _, Sha256};
+        let id = who.credential.as_deref().map(|c| Sha256::digest(c).into());
+        if let Some(found) = self.by_credential.get(&id) {
+            return Arc::clone(found);
+        }
+        if self.by_credential.len() >= MAX_REDACTORS {
+            self.by_credential.clear();
+        }
+        let redactor = Arc::new(Redactor::new(who.key_text().as_deref()));
+        self.by_credential.insert(id, Arc::clone(&redactor));
+        redactor
+    }
 }
 
 /// What the detector said about one call.
@@ -60,142 +131,152 @@ pub struct Analysis {
     pub drifted_parts: Option<Vec<String>>,
 }
 
-/// What a call's ledger row needs from its request: worked out by the ledger thread, in
-/// the order the requests arrived (so a session's calls are compared in their own order),
-/// never on the path of the answer.
-pub struct Pending {
-    inputs: Mutex<Option<(Bytes, HeaderMap)>>,
-    meta: OnceLock<Meta>,
+/// A session's previous call, by hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionState {
+    tools: Hash,
+    system: Hash,
+    examples: Option<Hash>,
+    /// How many conversation messages, and the chain hash of the last.
+    messages: usize,
+    last: Option<Hash>,
 }
 
-pub struct Meta {
-    pub model: String,
-    pub session: String,
-    pub analysis: Analysis,
-}
-
-impl Pending {
-    pub fn new(body: Bytes, headers: HeaderMap) -> Pending {
-        Pending {
-            inputs: Mutex::new(Some((body, headers))),
-            meta: OnceLock::new(),
-        }
-    }
-
-    pub fn is_resolved(&self) -> bool {
-        self.meta.get().is_some()
-    }
-
-    /// Parses the request once, and compares it with its session's previous one.
-    pub fn resolve(&self, sessions: &mut Sessions) -> &Meta {
-        self.meta.get_or_init(|| {
-            let inputs = self.inputs.lock().ok().and_then(|mut i| i.take());
-            let Some((body, headers)) = inputs else {
-                return Meta {
-                    model: "unknown".into(),
-                    session: "unknown".into(),
-                    analysis: Analysis::default(),
-                };
-            };
-            let parsed: Option<Value> = serde_json::from_slice(&body).ok();
-            let model = parsed
-                .as_ref()
-                .and_then(|v| v.get("model"))
-                .and_then(Value::as_str)
-                .unwrap_or("unknown")
-                .to_string();
-            let session = key(&headers, &model);
-            let analysis = parsed
-                .map(|body| sessions.observe(&session, &body))
-                .unwrap_or_default();
-            Meta {
-                model,
-                session,
-                analysis,
-            }
-        })
-    }
-}
-
-/// The last request of every recent session.
+/// The previous call of every recent session.
 #[derive(Default)]
 pub struct Sessions {
-    last: HashMap<String, (State, u64)>,
+    last: HashMap<String, (SessionState, u64)>,
+    /// Sessions by when they were last seen, for forgetting the oldest.
+    seen: BTreeMap<u64, String>,
     clock: u64,
 }
 
 impl Sessions {
-    /// Compares `body` with the session's previous request and remembers it as the new
-    /// previous one. A body that is not a chat request is reported as such and leaves the
-    /// session's baseline alone.
-    pub fn observe(&mut self, session: &str, body: &Value) -> Analysis {
-        let previous = self.last.get(session).map(|(state, _)| state.clone());
-        let mut aligner = Aligner::new(Options::default(), previous);
-        if aligner.push("proxy", body).is_err() {
-            return Analysis::default();
-        }
-        let Some(report) = aligner.finish() else {
-            return Analysis::default();
-        };
-        let wake = &report.wakes[0];
-        let analysis = Analysis {
-            prefix_hash: Some(wake.stable_prefix_hash.clone()),
-            drifted_parts: wake.previous_hash.as_ref().map(|_| {
-                wake.drifted_parts
-                    .iter()
-                    .map(|p| p.as_str().to_string())
-                    .collect()
-            }),
+    /// Compares a call with its session's previous one and remembers it in its place;
+    /// constant time, whatever the request's size.
+    pub fn observe(&mut self, session: &str, now: &PrefixDigest) -> Analysis {
+        let state = SessionState {
+            tools: now.tools,
+            system: now.system,
+            examples: now.examples,
+            messages: now.chain.len(),
+            last: now.chain.last().copied(),
         };
         self.clock += 1;
-        if self.last.len() >= MAX_SESSIONS
-            && !self.last.contains_key(session)
-            && let Some(oldest) = self
-                .last
-                .iter()
-                .min_by_key(|(_, (_, seen))| *seen)
-                .map(|(k, _)| k.clone())
-        {
-            self.last.remove(&oldest);
+        let previous = match self.last.get_mut(session) {
+            Some((previous, seen)) => {
+                self.seen.remove(seen);
+                *seen = self.clock;
+                Some(std::mem::replace(previous, state))
+            }
+            None => {
+                if self.last.len() >= MAX_SESSIONS
+                    && let Some((_, oldest)) = self.seen.pop_first()
+                {
+                    self.last.remove(&oldest);
+                }
+                self.last.insert(session.to_string(), (state, self.clock));
+                None
+            }
+        };
+        self.seen.insert(self.clock, session.to_string());
+        Analysis {
+            prefix_hash: Some(now.hash.clone()),
+            drifted_parts: previous.map(|before| drifted(&before, now)),
         }
-        self.last
-            .insert(session.to_string(), (report.state, self.clock));
-        analysis
     }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.last.len()
+    }
+}
+
+/// The parts that differ, in the order a prompt cache reads them (as `align` names them).
+fn drifted(before: &SessionState, now: &PrefixDigest) -> Vec<String> {
+    let mut parts = Vec::new();
+    if before.tools != now.tools {
+        parts.push(Part::Tools);
+    }
+    if before.system != now.system {
+        parts.push(Part::System);
+    }
+    if before.examples != now.examples {
+        parts.push(Part::Examples);
+    }
+    // Append-only: the previous conversation is still the start of this one.
+    let kept = match before.last {
+        None => true,
+        Some(last) => now.chain.get(before.messages - 1) == Some(&last),
+    };
+    if !kept {
+        parts.push(Part::Messages);
+    }
+    parts.iter().map(|p| p.as_str().to_string()).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use http::HeaderValue;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    fn who(pairs: &[(&'static str, &str)]) -> Who {
         let mut map = HeaderMap::new();
         for (name, value) in pairs {
             map.insert(*name, HeaderValue::from_str(value).unwrap());
         }
-        map
+        Who::of(&map)
+    }
+
+    fn plain() -> Redactor {
+        Redactor::with_keys([])
+    }
+
+    fn digest(body: &Value) -> PrefixDigest {
+        super::super::digest::digest(&serde_json::to_vec(body).unwrap())
+            .prefix
+            .unwrap()
     }
 
     #[test]
     fn the_session_header_wins_and_an_odd_one_is_hashed() {
-        let h = headers(&[
+        let h = who(&[
             ("x-brief-session", "agent-7"),
             ("authorization", "Bearer sk-x"),
         ]);
-        assert_eq!(key(&h, "m"), "agent-7");
-        let odd = headers(&[("x-brief-session", "has space")]);
-        assert!(key(&odd, "m").starts_with("h-"));
+        assert_eq!(key(&h, "m", &plain()), "agent-7");
+        let odd = who(&[("x-brief-session", "has space")]);
+        assert!(key(&odd, "m", &plain()).starts_with("h-"));
+    }
+
+    #[test]
+    fn a_session_header_holding_a_key_is_named_by_its_hash() {
+        let secret = "sk-proj-sessionKEYabcdefghijklmnop";
+        let own = who(&[
+            ("x-brief-session", &format!("agent-{secret}")),
+            ("authorization", &format!("Bearer {secret}")),
+        ]);
+        let mut redactors = Redactors::default();
+        let name = key(&own, "m", &redactors.for_call(&own));
+        assert!(name.starts_with("h-") && !name.contains("sk-"), "{name}");
+        // The call's own key, even when it is not shaped like a provider key.
+        let plain_key = "0123456789abcdefXYZ";
+        let other = who(&[
+            ("x-brief-session", &format!("a-{plain_key}")),
+            ("x-api-key", plain_key),
+        ]);
+        let name = key(&other, "m", &redactors.for_call(&other));
+        assert!(name.starts_with("h-"), "{name}");
     }
 
     #[test]
     fn without_a_header_the_key_hashes_credential_and_model_and_hides_the_credential() {
         let secret = "Bearer sk-proj-abcdefghijklmnopqrstuvwxyz";
-        let a = key(&headers(&[("authorization", secret)]), "gpt-4.1");
-        let b = key(&headers(&[("authorization", secret)]), "gpt-4.1-mini");
-        let c = key(&headers(&[("x-api-key", "other")]), "gpt-4.1");
+        let a = key(&who(&[("authorization", secret)]), "gpt-4.1", &plain());
+        let b = key(&who(&[("authorization", secret)]), "gpt-4.1-mini", &plain());
+        let c = key(&who(&[("x-api-key", "other")]), "gpt-4.1", &plain());
         assert!(a.starts_with("auto-") && a.len() == 21);
         assert_ne!(a, b);
         assert_ne!(a, c);
@@ -213,23 +294,69 @@ mod tests {
         let changed = json!({"model": "m", "messages": [
             {"role": "system", "content": "Be brief. Today is 2026-11-30."},
             {"role": "user", "content": "hi"}]});
-        let a = sessions.observe("a", &first);
+        let a = sessions.observe("a", &digest(&first));
         assert_eq!(a.drifted_parts, None);
         assert_eq!(a.prefix_hash.as_ref().map(String::len), Some(64));
-        assert_eq!(sessions.observe("a", &grown).drifted_parts, Some(vec![]));
-        assert_eq!(sessions.observe("b", &changed).drifted_parts, None);
         assert_eq!(
-            sessions.observe("a", &changed).drifted_parts,
+            sessions.observe("a", &digest(&grown)).drifted_parts,
+            Some(vec![])
+        );
+        assert_eq!(sessions.observe("b", &digest(&changed)).drifted_parts, None);
+        assert_eq!(
+            sessions.observe("a", &digest(&changed)).drifted_parts,
             Some(vec!["system".to_string(), "messages".to_string()])
         );
     }
 
     #[test]
-    fn a_body_that_is_not_a_chat_request_has_no_analysis() {
+    fn drift_agrees_with_align_on_every_part() {
+        // The same sequence of wakes through `align` and through the session digest.
+        let wakes = [
+            json!({"model": "m", "tools": [{"name": "t", "input_schema": {}}],
+                   "system": "S", "messages": [{"role": "user", "content": "a"}]}),
+            json!({"model": "m", "tools": [{"name": "t", "input_schema": {}}],
+                   "system": "S", "messages": [{"role": "user", "content": "a"},
+                   {"role": "assistant", "content": [{"type": "text", "text": "b",
+                    "cache_control": {"type": "ephemeral"}}]}]}),
+            json!({"model": "m", "tools": [{"name": "u", "input_schema": {}}],
+                   "system": "S", "messages": [{"role": "user", "content": "a"},
+                   {"role": "assistant", "content": [{"type": "text", "text": "b"}]}]}),
+            json!({"model": "m", "tools": [{"name": "u", "input_schema": {}}],
+                   "system": "S2", "messages": [{"role": "user", "content": "z"}]}),
+            json!({"model": "m", "messages": []}),
+        ];
+        let report = crate::cache::align::analyse(
+            wakes.iter().map(|w| ("w", w)),
+            None,
+            crate::cache::align::Options::default(),
+        )
+        .unwrap()
+        .unwrap();
         let mut sessions = Sessions::default();
-        assert_eq!(
-            sessions.observe("a", &json!({"input": "x"})),
-            Analysis::default()
-        );
+        for (wake, body) in report.wakes.iter().zip(&wakes) {
+            let ours = sessions.observe("s", &digest(body));
+            assert_eq!(ours.prefix_hash.as_deref(), Some(&*wake.stable_prefix_hash));
+            let theirs: Vec<String> = wake
+                .drifted_parts
+                .iter()
+                .map(|p| p.as_str().to_string())
+                .collect();
+            let ours = ours.drifted_parts.unwrap_or_default();
+            assert_eq!(ours, theirs, "{body}");
+        }
+    }
+
+    #[test]
+    fn the_oldest_session_is_forgotten_past_the_cap() {
+        let mut sessions = Sessions::default();
+        let body = digest(&json!({"model": "m", "messages": []}));
+        for i in 0..MAX_SESSIONS + 10 {
+            sessions.observe(&format!("s{i}"), &body);
+        }
+        assert_eq!(sessions.len(), MAX_SESSIONS);
+        // s0 was forgotten: its next call has nothing to compare with.
+        assert_eq!(sessions.observe("s0", &body).drifted_parts, None);
+        let last = format!("s{}", MAX_SESSIONS + 9);
+        assert_eq!(sessions.observe(&last, &body).drifted_parts, Some(vec![]));
     }
 }

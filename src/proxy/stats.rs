@@ -38,40 +38,51 @@ pub struct Figures {
 }
 
 impl Figures {
+    /// Every sum saturates: a usage frame of 2^64 - 1 tokens makes a total of 2^64 - 1,
+    /// never a small number.
     fn add(&mut self, entry: &Entry) {
-        self.calls += 1;
+        let bump = |total: &mut u64, by: u64| *total = total.saturating_add(by);
+        bump(&mut self.calls, 1);
         if !entry.is_ok() {
-            self.failed += 1;
+            bump(&mut self.failed, 1);
         }
         if let Some(input) = entry.input_tokens {
-            self.with_usage += 1;
-            self.input_tokens += input;
+            bump(&mut self.with_usage, 1);
+            bump(&mut self.input_tokens, input);
             if let Some(cached) = entry.cached_input_tokens {
-                self.cached_input_tokens += cached;
-                self.input_reporting_cache += input;
+                bump(&mut self.cached_input_tokens, cached);
+                bump(&mut self.input_reporting_cache, input);
             }
         }
-        self.cache_write_tokens += entry.cache_write_tokens.unwrap_or(0);
-        self.output_tokens += entry.output_tokens.unwrap_or(0);
+        bump(
+            &mut self.cache_write_tokens,
+            entry.cache_write_tokens.unwrap_or(0),
+        );
+        bump(&mut self.output_tokens, entry.output_tokens.unwrap_or(0));
         if entry.drifted_parts.as_ref().is_some_and(|p| !p.is_empty()) {
-            self.drifted += 1;
+            bump(&mut self.drifted, 1);
         }
-        self.cached_share = (self.input_reporting_cache > 0)
-            .then(|| self.cached_input_tokens as f64 / self.input_reporting_cache as f64);
+        self.share();
     }
 
     fn merge(&mut self, other: &Figures) {
-        self.calls += other.calls;
-        self.failed += other.failed;
-        self.with_usage += other.with_usage;
-        self.input_tokens += other.input_tokens;
-        self.cached_input_tokens += other.cached_input_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
-        self.output_tokens += other.output_tokens;
-        self.drifted += other.drifted;
-        self.input_reporting_cache += other.input_reporting_cache;
-        self.cached_share = (self.input_reporting_cache > 0)
-            .then(|| self.cached_input_tokens as f64 / self.input_reporting_cache as f64);
+        let bump = |total: &mut u64, by: u64| *total = total.saturating_add(by);
+        bump(&mut self.calls, other.calls);
+        bump(&mut self.failed, other.failed);
+        bump(&mut self.with_usage, other.with_usage);
+        bump(&mut self.input_tokens, other.input_tokens);
+        bump(&mut self.cached_input_tokens, other.cached_input_tokens);
+        bump(&mut self.cache_write_tokens, other.cache_write_tokens);
+        bump(&mut self.output_tokens, other.output_tokens);
+        bump(&mut self.drifted, other.drifted);
+        bump(&mut self.input_reporting_cache, other.input_reporting_cache);
+        self.share();
+    }
+
+    fn share(&mut self) {
+        self.cached_share = (self.input_reporting_cache > 0).then(|| {
+            (self.cached_input_tokens as f64 / self.input_reporting_cache as f64).min(1.0)
+        });
     }
 }
 
@@ -100,6 +111,12 @@ pub struct Report {
     pub per_session: BTreeMap<String, Figures>,
     /// Ledger rows that could not be written (the calls themselves were served).
     pub ledger_errors: u64,
+    /// Rows handed to the ledger writer and not written yet.
+    pub ledger_backlog: u64,
+    /// Rows written straight by their call because the writer's queue was full.
+    pub ledger_spilled: u64,
+    /// Requests whose digest and drift check are not done yet (calls in flight included).
+    pub digest_backlog: u64,
 }
 
 impl Stats {
@@ -109,18 +126,38 @@ impl Stats {
             model: entry.model.clone(),
             session: entry.session.clone().unwrap_or_default(),
         };
-        if !self.series.contains_key(&key) && self.series.len() >= MAX_SERIES {
-            key.session = OTHER.to_string();
+        // Past the cap a new series folds into `_other`: its session first, then (for a
+        // model not seen yet) its model too, so that neither sessions nor models minted per
+        // call grow the process.
+        for fold in [0, 1] {
+            if self.series.contains_key(&key) || self.series.len() < MAX_SERIES {
+                break;
+            }
+            if fold == 0 {
+                key.session = OTHER.to_string();
+            } else {
+                key.model = OTHER.to_string();
+            }
         }
         self.series.entry(key.clone()).or_default().add(entry);
-        *self
+        let count = self
             .statuses
-            .entry((key, entry.status.clone()))
-            .or_default() += 1;
+            .entry((key, entry.status.to_string()))
+            .or_default();
+        *count = count.saturating_add(1);
     }
 
-    pub fn ledger_error(&mut self) {
-        self.ledger_errors += 1;
+    pub fn ledger_errors(&mut self, rows: u64) {
+        self.ledger_errors = self.ledger_errors.saturating_add(rows);
+    }
+
+    /// `GET /stats`, with the writer's and the digest stage's backlog.
+    pub fn report_with(&self, backlog: Backlog) -> Report {
+        let mut report = self.report();
+        report.ledger_backlog = backlog.ledger;
+        report.ledger_spilled = backlog.spilled;
+        report.digest_backlog = backlog.digest;
+        report
     }
 
     pub fn report(&self) -> Report {
@@ -152,11 +189,14 @@ impl Stats {
             per_model,
             per_session,
             ledger_errors: self.ledger_errors,
+            ledger_backlog: 0,
+            ledger_spilled: 0,
+            digest_backlog: 0,
         }
     }
 
     /// The Prometheus text exposition format (version 0.0.4).
-    pub fn metrics(&self) -> String {
+    pub fn metrics(&self, backlog: Backlog) -> String {
         let mut out = String::new();
         family(
             &mut out,
@@ -230,8 +270,40 @@ impl Stats {
             "brief_proxy_ledger_errors_total {}",
             self.ledger_errors
         );
+        let gauges = [
+            (
+                "brief_proxy_ledger_backlog_rows",
+                "gauge",
+                "Rows handed to the ledger writer and not written yet.",
+                backlog.ledger,
+            ),
+            (
+                "brief_proxy_ledger_spilled_total",
+                "counter",
+                "Rows written straight by their call because the writer's queue was full.",
+                backlog.spilled,
+            ),
+            (
+                "brief_proxy_digest_backlog_requests",
+                "gauge",
+                "Requests whose digest and drift check are not done yet.",
+                backlog.digest,
+            ),
+        ];
+        for (name, kind, help, value) in gauges {
+            family(&mut out, name, kind, help);
+            let _ = writeln!(out, "{name} {value}");
+        }
         out
     }
+}
+
+/// What is waiting behind the calls, from the writer and the digest stage.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Backlog {
+    pub ledger: u64,
+    pub spilled: u64,
+    pub digest: u64,
 }
 
 /// A counter family: name, help text, and its value in a series' figures.
@@ -293,7 +365,7 @@ mod tests {
     fn metrics_are_prometheus_text_with_escaped_labels() {
         let mut stats = Stats::default();
         stats.record(&call("m\"x", "s\\1", 10, Some(5), false));
-        let text = stats.metrics();
+        let text = stats.metrics(Backlog::default());
         assert!(text.contains("# TYPE brief_proxy_calls_total counter\n"));
         assert!(text.contains(
             "brief_proxy_calls_total{provider=\"openai\",model=\"m\\\"x\",session=\"s\\\\1\",status=\"ok\"} 1\n"

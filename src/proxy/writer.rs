@@ -1,138 +1,270 @@
-//! The proxy's one ledger thread: it works out what each call's row needs from its
-//! request (the session and the drift check) and appends the rows.
+//! The proxy's ledger writer: a background thread that appends rows in batches, fed by a
+//! bounded queue.
 //!
-//! Nothing of this is on the path of an answer: a request task hands its request over when
-//! it arrives and its row's figures when the answer has ended, each a channel send, and the
-//! client has its last byte without waiting for a parse, a drift check or a disk. Requests
-//! are only queued on arrival and worked out when a row needs them — after its answer, not
-//! while the upstream is answering — but always in arrival order, so each is compared with
-//! its session's previous one. The thread runs at a lower CPU priority than the relaying
-//! ones: on a busy machine bookkeeping waits, answers do not. One thread means rows never
-//! interleave however many calls finish at once. A row that cannot
-//! be written is counted and the first failure is said once on stderr; the call it
-//! describes has already been served. Dropping every [`Rows`] handle lets the thread drain
-//! what is queued and stop; [`Writer::finish`] waits for that.
+//! Each time the thread wakes it takes every row waiting (at most [`MAX_BATCH`]), adds
+//! them to the running figures, and hands them to its [`Sink`] as one batch: for the
+//! ledger file, one `write` of all their lines and one `fdatasync`. A burst therefore costs
+//! one write and one sync per batch, not per row, and the rows of a busy second go out in a
+//! handful of batches. The thread does nothing per row but count it and encode it: the
+//! request's parse, its prefix hashes and its drift check were done before the row was
+//! made (`book`), so a row never waits behind another row's request.
+//!
+//! The queue holds at most [`QUEUE_ROWS`] rows. When it is full — the disk has stalled —
+//! a row is not dropped and not held: it is spilled, written at once by the call that made
+//! it ([`Sink::spill`]: for the ledger, one line appended directly, made durable by the
+//! writer's next sync), and counted in `/stats` as `ledger_spilled`. So memory stays
+//! bounded whatever the disk does, and every row reaches the ledger or is counted in
+//! `ledger_errors` with the first failure said once on stderr. A second sink (a remote
+//! database) fits behind the same queue: its batches go out from this thread and its
+//! spill is a local spool file, replayed when it catches up.
 
-use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::cache::ledger::{self, Entry};
+use crate::error::{Error, Result};
 
-use super::session::{Meta, Pending, Sessions};
 use super::stats::Stats;
 
-/// A row's figures, made into the row once its request's [`Meta`] is known.
-type MakeRow = Box<dyn FnOnce(&Meta) -> Entry + Send>;
+/// Rows waiting for the writer before new ones are spilled: about 10 MiB of rows.
+pub const QUEUE_ROWS: usize = 16_384;
 
-enum Work {
-    /// A request arrived: compare it with its session's previous one.
-    Observe(Arc<Pending>),
-    /// Its answer ended: write its row.
-    Row(Arc<Pending>, MakeRow),
+/// The most rows written in one batch (one write, one sync).
+pub const MAX_BATCH: usize = 4096;
+
+/// Where the writer puts rows.
+pub trait Sink: Send + Sync + 'static {
+    /// Writes a batch, in order, durably (for a file: one write, one sync).
+    fn write_batch(&self, rows: &[Entry]) -> Result<()>;
+    /// Writes one row now, from the caller's thread, because the queue is full.
+    fn spill(&self, row: &Entry) -> Result<()>;
 }
 
-/// Where requests and rows are handed over; cheap to clone.
+/// The JSON-lines ledger file.
+pub struct LedgerSink {
+    appender: Mutex<ledger::Appender>,
+    path: PathBuf,
+}
+
+impl LedgerSink {
+    pub fn new(path: PathBuf) -> LedgerSink {
+        LedgerSink {
+            appender: Mutex::new(ledger::Appender::new(path.clone())),
+            path,
+        }
+    }
+}
+
+impl Sink for LedgerSink {
+    fn write_batch(&self, rows: &[Entry]) -> Result<()> {
+        let mut appender = self
+            .appender
+            .lock()
+            .map_err(|_| Error::input("the ledger writer failed earlier"))?;
+        appender.append(rows, true)
+    }
+
+    fn spill(&self, row: &Entry) -> Result<()> {
+        ledger::append(&self.path, row)
+    }
+}
+
+/// The writer's counters, shared with `/stats`.
+#[derive(Default)]
+pub struct Counters {
+    /// Rows handed over (queued or spilled).
+    pub handed: AtomicU64,
+    /// Rows in the ledger (batched or spilled).
+    pub written: AtomicU64,
+    /// Rows written by their call because the queue was full.
+    pub spilled: AtomicU64,
+    /// Rows that could not be written.
+    pub failed: AtomicU64,
+    said: AtomicBool,
+}
+
+/// Where rows are handed over; cheap to clone.
 #[derive(Clone)]
 pub struct Rows {
-    sender: Sender<Work>,
+    sender: SyncSender<Entry>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    sink: Arc<dyn Sink>,
+    stats: Arc<Mutex<Stats>>,
+    counters: Arc<Counters>,
 }
 
 impl Rows {
-    /// Queues a request that just arrived for the session and drift check.
-    pub fn observe(&self, pending: Arc<Pending>) {
-        // The thread only stops once every sender is gone, so this cannot fail while we
-        // hold one.
-        let _ = self.sender.send(Work::Observe(pending));
+    /// Hands a finished row to the writer, or writes it now when the queue is full.
+    pub fn write(&self, row: Entry) {
+        self.shared.counters.handed.fetch_add(1, Ordering::Relaxed);
+        let row = match self.sender.try_send(row) {
+            Ok(()) => return,
+            Err(TrySendError::Full(row) | TrySendError::Disconnected(row)) => row,
+        };
+        let shared = &self.shared;
+        if let Ok(mut stats) = shared.stats.lock() {
+            stats.record(&row);
+        }
+        shared.counters.spilled.fetch_add(1, Ordering::Relaxed);
+        match shared.sink.spill(&row) {
+            Ok(()) => {
+                shared.counters.written.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(err) => shared.failed(1, &err),
+        }
     }
 
-    /// Queues the row of a call whose answer has ended.
-    pub fn push(&self, pending: Arc<Pending>, make: impl FnOnce(&Meta) -> Entry + Send + 'static) {
-        let _ = self.sender.send(Work::Row(pending, Box::new(make)));
+    pub fn counters(&self) -> &Counters {
+        &self.shared.counters
+    }
+}
+
+impl Shared {
+    fn failed(&self, rows: u64, err: &Error) {
+        self.counters.failed.fetch_add(rows, Ordering::Relaxed);
+        if let Ok(mut stats) = self.stats.lock() {
+            stats.ledger_errors(rows);
+        }
+        if !self.counters.said.swap(true, Ordering::Relaxed) {
+            let hint = err.hint.as_deref().unwrap_or("");
+            eprintln!(
+                "brief proxy: warning: cannot write the ledger: {}; calls are still relayed \
+                 and counted in /stats (said once). {hint}",
+                err.message
+            );
+        }
     }
 }
 
 pub struct Writer {
-    thread: JoinHandle<u64>,
+    thread: JoinHandle<()>,
+    counters: Arc<Counters>,
 }
 
-/// Starts the ledger thread for `path`; it adds every row to `stats` as it writes it.
-pub fn start(path: PathBuf, stats: Arc<Mutex<Stats>>) -> (Rows, Writer) {
-    let (sender, receiver) = channel();
-    let thread = std::thread::Builder::new()
-        .name("brief-proxy-ledger".into())
-        .spawn(move || write_all(&path, &receiver, &stats))
-        .expect("a thread can be started");
-    (Rows { sender }, Writer { thread })
+/// Starts the writer thread over `sink`; it adds every row to `stats` as it writes it.
+pub fn start(sink: Arc<dyn Sink>, stats: Arc<Mutex<Stats>>) -> (Rows, Writer) {
+    start_with(sink, stats, QUEUE_ROWS)
+}
+
+fn start_with(sink: Arc<dyn Sink>, stats: Arc<Mutex<Stats>>, queue: usize) -> (Rows, Writer) {
+    let (sender, receiver) = sync_channel(queue);
+    let counters = Arc::new(Counters::default());
+    let shared = Arc::new(Shared {
+        sink,
+        stats,
+        counters: Arc::clone(&counters),
+    });
+    let thread = {
+        let shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("brief-proxy-ledger".into())
+            .spawn(move || write_all(&receiver, &shared))
+            .expect("a thread can be started")
+    };
+    (Rows { sender, shared }, Writer { thread, counters })
 }
 
 impl Writer {
     /// Waits until every queued row is written (all [`Rows`] handles must be dropped);
-    /// returns how many rows were written.
+    /// returns how many rows reached the ledger.
     pub fn finish(self) -> u64 {
-        self.thread.join().unwrap_or(0)
+        let _ = self.thread.join();
+        self.counters.written.load(Ordering::Relaxed)
     }
 }
 
-fn write_all(path: &Path, receiver: &Receiver<Work>, stats: &Mutex<Stats>) -> u64 {
-    lower_priority();
-    let mut sessions = Sessions::default();
-    // Requests that arrived, in order, not yet worked out.
-    let mut arrived: VecDeque<Arc<Pending>> = VecDeque::new();
-    let mut written = 0;
-    let mut said = false;
-    for work in receiver {
-        let entry = match work {
-            Work::Observe(pending) => {
-                arrived.push_back(pending);
-                continue;
-            }
-            Work::Row(pending, make) => {
-                // Every request before this one is compared first, so a session's calls
-                // are compared in the order they came, however their answers finished.
-                while !pending.is_resolved() {
-                    match arrived.pop_front() {
-                        Some(earlier) => {
-                            earlier.resolve(&mut sessions);
-                        }
-                        None => break,
-                    }
-                }
-                make(pending.resolve(&mut sessions))
-            }
-        };
-        if let Ok(mut stats) = stats.lock() {
-            stats.record(&entry);
-        }
-        match ledger::append(path, &entry) {
-            Ok(()) => written += 1,
-            Err(err) => {
-                if let Ok(mut stats) = stats.lock() {
-                    stats.ledger_error();
-                }
-                if !said {
-                    said = true;
-                    let hint = err.hint.as_deref().unwrap_or("");
-                    eprintln!(
-                        "brief proxy: warning: cannot write the ledger: {}; calls are still \
-                         relayed and counted in /stats (said once). {hint}",
-                        err.message
-                    );
-                }
+fn write_all(receiver: &Receiver<Entry>, shared: &Shared) {
+    super::book::lower_priority();
+    let mut batch: Vec<Entry> = Vec::with_capacity(MAX_BATCH);
+    while let Ok(first) = receiver.recv() {
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match receiver.try_recv() {
+                Ok(row) => batch.push(row),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
             }
         }
+        if let Ok(mut stats) = shared.stats.lock() {
+            for row in &batch {
+                stats.record(row);
+            }
+        }
+        match shared.sink.write_batch(&batch) {
+            Ok(()) => {
+                shared
+                    .counters
+                    .written
+                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            }
+            Err(err) => shared.failed(batch.len() as u64, &err),
+        }
+        batch.clear();
     }
-    written
 }
 
-/// Asks the scheduler to run this thread after the relaying ones when the CPU is contended.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on the calling thread's own id; no memory is shared.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        let _ = libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+#[cfg(test)]
+mod tests {
+    use std::sync::Condvar;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A sink whose batches wait until the test opens the gate: a stalled disk.
+    #[derive(Default)]
+    struct Gated {
+        open: Mutex<bool>,
+        opened: Condvar,
+        batches: Mutex<Vec<usize>>,
+        spilled: Mutex<Vec<String>>,
+    }
+
+    impl Sink for Gated {
+        fn write_batch(&self, rows: &[Entry]) -> Result<()> {
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                open = self.opened.wait(open).unwrap();
+            }
+            self.batches.lock().unwrap().push(rows.len());
+            Ok(())
+        }
+
+        fn spill(&self, row: &Entry) -> Result<()> {
+            self.spilled.lock().unwrap().push(row.model.clone());
+            Ok(())
+        }
+    }
+
+    fn row(i: usize) -> Entry {
+        Entry::new("proxy", "openai", &format!("m{i}"))
+    }
+
+    #[test]
+    fn a_ledger_writer_that_keeps_up_spills_rows_past_a_full_queue_and_loses_none() {
+        let sink = Arc::new(Gated::default());
+        let stats = Arc::new(Mutex::new(Stats::default()));
+        let (rows, writer) = start_with(sink.clone(), Arc::clone(&stats), 8);
+        // The first row is taken by the writer, which then waits at the gate; 8 more fill
+        // the queue; the rest are spilled by the caller, at once.
+        rows.write(row(0));
+        std::thread::sleep(Duration::from_millis(50));
+        for i in 1..30 {
+            rows.write(row(i));
+        }
+        assert_eq!(sink.spilled.lock().unwrap().len(), 21);
+        assert_eq!(rows.counters().spilled.load(Ordering::Relaxed), 21);
+        *sink.open.lock().unwrap() = true;
+        sink.opened.notify_all();
+        drop(rows);
+        assert_eq!(writer.finish(), 30);
+        let batches = sink.batches.lock().unwrap().clone();
+        assert_eq!(batches.iter().sum::<usize>(), 9);
+        assert_eq!(batches, [1, 8], "the queued rows went out as one batch");
+        assert_eq!(stats.lock().unwrap().report().totals.calls, 30);
     }
 }

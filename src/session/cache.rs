@@ -16,8 +16,8 @@ use super::log::{Entry, Event};
 use super::state::{Operation, State, id_number};
 use crate::error::Result;
 use crate::files::limits::SESSION_CACHE;
-use crate::prompt::canonical::sha256_hex;
 use crate::tokens::{self, Encoding};
+use crate::wire::canonical::sha256_hex;
 
 pub const CACHE_FILE: &str = ".cache.json";
 /// Token counts remembered; enough for a few `--var` variants of Tier 3.

@@ -21,9 +21,9 @@ use super::{Session, envelope};
 use crate::brief::Brief;
 use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
-use crate::prompt::wire::{Message, Prompt, Role};
 use crate::provider::{CallOptions, Provider};
 use crate::tokens;
+use crate::wire::{Message, Prompt, Role};
 
 const MANIFEST: &str = include_str!("../../briefs/compaction/brief.yaml");
 const ITEMS: [(&str, &str); 3] = [
@@ -47,6 +47,9 @@ pub fn compaction_brief() -> Result<(String, String)> {
     let prefix = compose::prefix(&brief, ComposeOptions::default());
     Ok((prefix.static_system, prefix.hashes.prefix))
 }
+
+/// The compaction brief's manifest name, which its ledger rows carry (`compaction`).
+pub const COMPACTION_BRIEF: &str = "compaction";
 
 /// Tier 2 as the compaction call reads it: one line per entry, ids first.
 pub fn transcript(tier2: &[&Entry]) -> String {
@@ -120,6 +123,8 @@ pub struct CompactReport {
     pub tokens_rewritten: u64,
     /// The CCR hash the old Tier 2 is also kept under (`brief ccr get`).
     pub ccr: Option<String>,
+    /// What the operator should know: a compaction that did not shrink Tier 2.
+    pub warnings: Vec<String>,
 }
 
 impl CompactReport {
@@ -150,6 +155,7 @@ impl CompactReport {
             "removed_ids": self.removed_ids,
             "tokens_rewritten": self.tokens_rewritten,
             "ccr": self.ccr,
+            "warnings": self.warnings,
         })
     }
 }
@@ -220,7 +226,14 @@ impl Session {
             ));
             let started = Instant::now();
             let result = provider.call(&prompt, &options);
-            self.record_call(choice, "compact", &settings, &hash, started, &result);
+            self.record_call(
+                choice,
+                "compact",
+                &settings,
+                (Some(COMPACTION_BRIEF), &hash),
+                started,
+                &result,
+            );
             let answer = result?;
             match parse_state(&answer.text) {
                 Ok(value) => return Ok(Obtained::State(value)),
@@ -259,8 +272,12 @@ impl Session {
                 .with_hint("run the compaction again"));
             }
             let old: Vec<&Entry> = current.tier2().collect();
+            // The facts the state should keep are the conversation's, not the framework's
+            // own reports (a purge's token counts, a refusal): those are left out of the
+            // guard's original, so they are never listed as forgotten.
             let old_text = old
                 .iter()
+                .filter(|e| !is_framework_report(e))
                 .map(|e| entry_text(e))
                 .collect::<Vec<_>>()
                 .join("\n");
@@ -288,6 +305,14 @@ impl Session {
             let resume_entry = make(Kind::Resume, 1, resume.trim().to_string());
             let guard = crate::guard::check(&old_text, &state_entry.text);
             let after = state_entry.tokens + resume_entry.tokens;
+            let mut warnings = Vec::new();
+            if after >= current.tier2_tokens {
+                warnings.push(format!(
+                    "Tier 2 did not shrink: {} tokens before, {} after (state and resume); the compacted state is no smaller than the memory it replaced",
+                    super::budget::thousands(current.tier2_tokens),
+                    super::budget::thousands(after)
+                ));
+            }
             let report = CompactReport {
                 tokens_before: current.tier2_tokens,
                 tokens_after: after,
@@ -301,6 +326,7 @@ impl Session {
                     &old,
                     &state_entry.text,
                 ),
+                warnings,
             };
             let event = Event::Compact {
                 at: crate::clock::format_rfc3339(crate::clock::now_ms()),
@@ -312,6 +338,12 @@ impl Session {
             Ok((vec![event], report))
         })
     }
+}
+
+/// A tool result the framework wrote itself (a model's `purge` or `compact_context`
+/// answered with its report, or a refusal): not part of what the conversation knows.
+fn is_framework_report(entry: &Entry) -> bool {
+    entry.kind == Kind::ToolResult && entry.source.as_deref() == Some("framework")
 }
 
 /// The error of a compaction whose state was invalid twice (exit 3, nothing changed).

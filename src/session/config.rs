@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::files::limits::SESSION_CONFIG;
 
 pub const CONFIG_FILE: &str = "session.yaml";
@@ -54,7 +54,7 @@ impl Config {
         if !dir.is_dir() {
             return Err(
                 Error::input(format!("{}: no such session directory", dir.display()))
-                    .with_hint("make one with `brief session new DIR --brief BRIEF`"),
+                    .with_topic(Topic::NoSession),
             );
         }
         let bytes = crate::files::policy::read_owned(&path, SESSION_CONFIG)?.ok_or_else(|| {
@@ -62,7 +62,7 @@ impl Config {
                 "{}: not a session (no {CONFIG_FILE})",
                 dir.display()
             ))
-            .with_hint("make one with `brief session new DIR --brief BRIEF`")
+            .with_topic(Topic::NoSession)
         })?;
         let text = crate::files::input::utf8(&path.display().to_string(), bytes)?;
         let config: Config = crate::text::yaml::from_str(&text).map_err(|e| {

@@ -10,7 +10,7 @@ use super::Session;
 use super::budget::{self, OpKind};
 use super::log::{Event, GateRecord};
 use super::ops::now;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 
 /// What the gate decided.
 #[derive(Debug, Clone, Serialize)]
@@ -92,9 +92,7 @@ impl Session {
                         .find(|p| &p.id == op)
                         .ok_or_else(|| {
                             Error::input(format!("{op} is not a pending operation of this session"))
-                                .with_hint(
-                                    "`brief session status DIR` lists the pending operations",
-                                )
+                                .with_topic(Topic::NotPending)
                         })?;
                     let kind = OpKind::parse(&found.kind).ok_or_else(|| {
                         Error::input(format!("{op}: unknown kind `{}`", found.kind))

@@ -74,8 +74,9 @@ impl Journal {
     /// Writes the journal atomically, under the session lock (whose holder sweeps
     /// orphaned temporary files: only writers holding it make any).
     pub fn write(&self, dir: &Path) -> Result<()> {
-        let bytes = serde_json::to_vec_pretty(self)
-            .map_err(|e| Error::input(format!("cannot encode the turn journal: {e}")))?;
+        let bytes = serde_json::to_vec_pretty(self).map_err(|e| {
+            Error::input(format!("cannot encode the turn journal: {e}")).with_source(e)
+        })?;
         let path = path(dir, &self.op);
         if bytes.len() as u64 > SESSION_JOURNAL.bytes {
             return Err(Error::input(format!(
@@ -103,9 +104,9 @@ impl Journal {
         let Some(bytes) = crate::files::policy::read_owned(&path, SESSION_JOURNAL)? else {
             return Ok(None);
         };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| Error::input(format!("{}: not a turn journal: {e}", path.display())))
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            Error::input(format!("{}: not a turn journal: {e}", path.display())).with_source(e)
+        })
     }
 
     /// The oldest turn whose answer arrived but which is not finished.

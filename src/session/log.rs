@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::files::limits::SESSION_LOG;
 use crate::files::policy;
 
@@ -301,8 +301,9 @@ impl Locked {
         let path = &self.log_path;
         let mut bytes = Vec::new();
         for event in events {
-            serde_json::to_writer(&mut bytes, event)
-                .map_err(|e| Error::input(format!("cannot encode a session event: {e}")))?;
+            serde_json::to_writer(&mut bytes, event).map_err(|e| {
+                Error::input(format!("cannot encode a session event: {e}")).with_source(e)
+            })?;
             bytes.push(b'\n');
         }
         crate::store::transaction::fault_point("session-before-append");
@@ -314,9 +315,8 @@ impl Locked {
                 path.display(),
                 bytes.len()
             ))
-            .with_hint(
-                "start a new session for this agent (`brief session new`); nothing was appended",
-            ));
+            .with_hint("nothing was appended")
+            .with_topic(Topic::SessionFull));
         }
         if crate::store::transaction::fault_active("session-torn-append") {
             let half = bytes.len() / 2;
@@ -345,7 +345,7 @@ pub fn tail_mark(path: &Path, len: u64) -> Option<String> {
     file.seek(SeekFrom::Start(from)).ok()?;
     let mut buf = vec![0u8; (len - from) as usize];
     file.read_exact(&mut buf).ok()?;
-    Some(crate::prompt::canonical::sha256_hex(&buf)[..16].to_string())
+    Some(crate::wire::canonical::sha256_hex(&buf)[..16].to_string())
 }
 
 #[cfg(test)]

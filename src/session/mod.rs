@@ -56,8 +56,8 @@ use crate::brief::{Brief, Tier};
 use crate::error::{Error, Result};
 use crate::files::limits::SESSION_CONFIG;
 use crate::prompt::compose::{self, ComposeOptions, Prefix};
-use crate::prompt::wire::ToolDef;
 use crate::tokens::Encoding;
+use crate::wire::ToolDef;
 
 pub use budget::{Level, Limits, OpKind};
 pub use config::Config;
@@ -445,7 +445,7 @@ impl Session {
             .manifest
             .model
             .as_ref()
-            .filter(|m| m.provider == provider)
+            .filter(|m| m.provider.as_str() == provider)
             .map(|m| m.name.as_str());
         if format != render::Format::Text
             && let Some(call) = state.flow.open.first()

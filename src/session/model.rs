@@ -9,14 +9,14 @@ use std::time::Instant;
 use super::Session;
 use crate::cache::ledger;
 use crate::error::{Error, Result};
-use crate::provider::{Answer, BriefModel, Overrides, ProviderKind, Settings};
+use crate::provider::{Answer, Overrides, Settings};
 
-/// Which model to call; `None` fields fall back to the environment and the brief.
+/// Which model to call and where its calls are recorded.
 #[derive(Debug, Clone, Default)]
 pub struct ModelChoice {
-    pub provider: Option<ProviderKind>,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
+    /// What the entry point asks for; unset parts fall back to the environment and the
+    /// brief, as for every other command.
+    pub provider: Overrides,
     /// The ledger file [default: `$BRIEF_LEDGER`, else the user's state directory].
     pub ledger: Option<PathBuf>,
 }
@@ -24,22 +24,10 @@ pub struct ModelChoice {
 impl Session {
     /// The provider settings for `choice`, the session's brief filling the gaps.
     pub fn settings(&self, choice: &ModelChoice) -> Result<Settings> {
-        let brief = &self.brief;
-        let from_brief = match &brief.manifest.model {
-            Some(model) => Some(BriefModel {
-                kind: model.provider.parse().map_err(|e: String| {
-                    Error::input(format!(
-                        "{}: model.provider: {e}",
-                        brief.manifest_path().display()
-                    ))
-                })?,
-                model: model.name.clone(),
-                base_url: model.base_url.clone(),
-            }),
-            None => None,
-        };
-        // The session's own settings (from `session new`) stand in for absent flags.
-        let stored_kind = match &self.config.provider {
+        // The session's own settings (from `session new`) stand in for absent flags; a flag
+        // naming another provider leaves the session's model and server aside.
+        let mut flags = choice.provider.clone();
+        let stored = match &self.config.provider {
             Some(name) => Some(name.parse().map_err(|e: String| {
                 Error::input(format!(
                     "{}: provider: {e}",
@@ -48,21 +36,13 @@ impl Session {
             })?),
             None => None,
         };
-        // A flag naming another provider leaves the session's model and server aside.
-        let same = choice.provider.is_none() || choice.provider == stored_kind;
-        let flags = Overrides {
-            kind: choice.provider.or(stored_kind),
-            model: choice
-                .model
-                .clone()
-                .or_else(|| self.config.model.clone().filter(|_| same)),
-            base_url: choice
-                .base_url
-                .clone()
-                .or_else(|| self.config.base_url.clone().filter(|_| same)),
-            timeout: None,
-        };
-        Settings::resolve(flags, from_brief)
+        let same = flags.wire.is_none() || flags.wire == stored;
+        flags.wire = flags.wire.or(stored);
+        if same {
+            flags.model = flags.model.or_else(|| self.config.model.clone());
+            flags.base_url = flags.base_url.or_else(|| self.config.base_url.clone());
+        }
+        Settings::resolve(flags, self.brief.manifest.model.as_ref())
     }
 
     /// The key the ledger groups this session's calls by (`brief usage --by session`):
@@ -74,20 +54,32 @@ impl Session {
             .to_string()
     }
 
-    /// Writes one ledger row for a call (`command`: `session` or `compact`). A ledger
-    /// that cannot be written never fails the call; the operator is told.
+    /// Writes one ledger row for a call (`command`: `session` or `compact`). `bundled`
+    /// names the built-in brief whose prefix was sent (`compaction`), as `compress` names
+    /// the compressor: the row is then that brief's, with the session's brief as its
+    /// `target_brief`, so `usage --by brief` never bills it to the session's brief. A
+    /// ledger that cannot be written never fails the call; the operator is told.
     pub(super) fn record_call(
         &self,
         choice: &ModelChoice,
         command: &str,
         settings: &Settings,
-        prefix_hash: &str,
+        (bundled, prefix_hash): (Option<&str>, &str),
         started: Instant,
         result: &Result<Answer>,
     ) {
-        let mut entry = ledger::Entry::new(command, settings.kind.as_str(), &settings.model);
-        entry.brief = Some(self.brief.manifest.name.clone());
-        entry.brief_dir = Some(self.config.brief.display().to_string());
+        let mut entry = ledger::Entry::new(command, settings.wire.as_str(), &settings.model);
+        let own = (
+            Some(self.brief.manifest.name.clone()),
+            Some(self.config.brief.display().to_string()),
+        );
+        match bundled {
+            None => (entry.brief, entry.brief_dir) = own,
+            Some(name) => {
+                entry.brief = Some(name.to_string());
+                (entry.target_brief, entry.target_brief_dir) = own;
+            }
+        }
         entry.prefix_hash = Some(prefix_hash.to_string());
         entry.session = Some(self.ledger_key());
         let entry = entry.record(started.elapsed(), result);

@@ -41,8 +41,9 @@ pub enum NewEntry {
 impl NewEntry {
     /// A sub-agent's result: validated against the envelope schema, appended whole.
     pub fn subagent(call: String, text: &str) -> Result<NewEntry> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| Error::input(format!("the sub-agent result is not JSON: {e}")))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            Error::input(format!("the sub-agent result is not JSON: {e}")).with_source(e)
+        })?;
         let violations = envelope::validate(&value);
         if !violations.is_empty() {
             return Err(
@@ -199,7 +200,7 @@ impl Session {
                         call_id,
                     } => (
                         Kind::ToolCall,
-                        crate::prompt::canonical::to_string(&arguments),
+                        crate::wire::canonical::to_string(&arguments),
                         Some(name),
                         call_id,
                         None,
@@ -274,9 +275,7 @@ fn check_new(item: &NewEntry) -> Result<()> {
     let size = match item {
         NewEntry::User(text) | NewEntry::Assistant(text) => text.len(),
         NewEntry::ToolResult { text, .. } => text.len(),
-        NewEntry::ToolCall { arguments, .. } => {
-            crate::prompt::canonical::to_string(arguments).len()
-        }
+        NewEntry::ToolCall { arguments, .. } => crate::wire::canonical::to_string(arguments).len(),
     };
     if size as u64 > SESSION_ENTRY.bytes {
         return Err(Error::input(format!(

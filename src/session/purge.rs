@@ -14,7 +14,7 @@ use super::ops::{call_of, check_answerable, now};
 use super::render::entry_text;
 use super::state::{State, is_tier2_id};
 use crate::brief::Tier;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::tokens;
 
 /// What `purge` did.
@@ -309,7 +309,9 @@ fn check_removable<'a>(state: &State, ids: &'a [String]) -> Result<HashSet<&'a s
                         "`{id}` is a tool call whose result {} stays: providers reject a result without its call",
                         result.id
                     ))
-                    .with_hint(format!("purge both: --ids {id},{}", result.id)));
+                    .with_topic(Topic::PurgeBoth {
+                        ids: [id.to_string(), result.id.clone()],
+                    }));
                 }
             }
             Some(entry) if entry.kind == Kind::ToolResult => {
@@ -320,7 +322,9 @@ fn check_removable<'a>(state: &State, ids: &'a [String]) -> Result<HashSet<&'a s
                     return Err(Error::input(format!(
                         "`{id}` is the result of {call}, which stays: providers reject a call without its result"
                     ))
-                    .with_hint(format!("purge both: --ids {call},{id}")));
+                    .with_topic(Topic::PurgeBoth {
+                        ids: [call.to_string(), id.to_string()],
+                    }));
                 }
             }
             Some(_) => {}

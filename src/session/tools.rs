@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::prompt::wire::ToolDef;
+use crate::wire::ToolDef;
 
 pub const PURGE: &str = "purge";
 pub const COMPACT: &str = "compact_context";

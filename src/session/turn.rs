@@ -24,9 +24,10 @@ use super::render::{self, entry_text};
 use super::subagent::{Ran, SubagentRun};
 use super::{OpKind, Session};
 use crate::error::{Error, Result};
-use crate::prompt::prefix::StablePrefix;
-use crate::provider::{CallOptions, Provider, ProviderKind, Usage};
+use crate::provider::{CallOptions, Provider, Usage};
 use crate::tokens;
+use crate::wire::Wire;
+use crate::wire::prefix::StablePrefix;
 
 /// What `brief session turn` asks for.
 #[derive(Debug, Clone, Default)]
@@ -239,9 +240,9 @@ impl Session {
                 entries: vec![entry],
             });
         }
-        let format = match settings.kind {
-            ProviderKind::OpenAi => render::Format::Openai,
-            ProviderKind::Anthropic => render::Format::Anthropic,
+        let format = match settings.wire {
+            Wire::OpenAi => render::Format::Openai,
+            Wire::Anthropic => render::Format::Anthropic,
         };
         let body = match self.render_state(&state, format, &request.vars)?.body {
             super::RenderedBody::Json(body) => body,
@@ -262,7 +263,7 @@ impl Session {
             &request.model,
             request.ledger_command.unwrap_or("session"),
             &settings,
-            &hash,
+            (None, &hash),
             started,
             &result,
         );
@@ -457,7 +458,7 @@ impl Session {
                 ));
             }
             for call in &received.tool_calls {
-                let text = crate::prompt::canonical::to_string(&call.arguments);
+                let text = crate::wire::canonical::to_string(&call.arguments);
                 let at = offset + entries.len() as u64;
                 let mut entry = self.new_entry(state, Kind::ToolCall, at, text, op);
                 entry.name = Some(call.name.clone());

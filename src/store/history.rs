@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::safe;
 use crate::error::{Error, Result};
+use crate::files::inside;
 use crate::files::write_atomic;
-use crate::prompt::canonical::sha256_hex;
+use crate::wire::canonical::sha256_hex;
 
 pub const HISTORY_DIR: &str = "history";
 
@@ -84,8 +84,9 @@ impl VersionMeta {
             chain: None,
             ..self.clone()
         };
-        let yaml = serde_yaml::to_string(&unchained)
-            .map_err(|e| Error::input(format!("cannot render version {}: {e}", self.version)))?;
+        let yaml = serde_yaml::to_string(&unchained).map_err(|e| {
+            Error::input(format!("cannot render version {}: {e}", self.version)).with_source(e)
+        })?;
         Ok(sha256_hex(
             format!("briefkit-version-chain\n{previous}\n{yaml}").as_bytes(),
         ))
@@ -162,7 +163,7 @@ fn read_version(
     previous: &str,
     chained_before: bool,
 ) -> Result<Version> {
-    let text = safe::read_text(brief_dir, path, MAX_VERSION_BYTES).map_err(|e| {
+    let text = inside::read_text(brief_dir, path, MAX_VERSION_BYTES).map_err(|e| {
         if e.message.contains("not valid UTF-8") {
             bad(path, "not valid UTF-8")
         } else {
@@ -248,7 +249,7 @@ impl History {
         let mut numbered = Vec::new();
         for level in [dir.parent().unwrap_or(&dir), &dir] {
             if fs::symlink_metadata(level).is_ok() {
-                safe::check_inside(brief_dir, level)?;
+                inside::check_inside(brief_dir, level)?;
             }
         }
         match fs::read_dir(&dir) {
@@ -339,8 +340,9 @@ impl History {
         let previous = self.latest().map(|v| v.link.as_str()).unwrap_or_default();
         let link = meta.chain_after(previous)?;
         meta.chain = Some(link.clone());
-        let yaml = serde_yaml::to_string(&meta)
-            .map_err(|e| Error::input(format!("cannot render version {number}: {e}")))?;
+        let yaml = serde_yaml::to_string(&meta).map_err(|e| {
+            Error::input(format!("cannot render version {number}: {e}")).with_source(e)
+        })?;
         let path = self.dir.join(format!("{number:04}.md"));
         if fs::symlink_metadata(&path).is_ok() {
             return Err(
@@ -348,7 +350,7 @@ impl History {
                     .with_hint("another process wrote this history; run the command again"),
             );
         }
-        safe::create_dir(&self.brief_dir, &self.dir)?;
+        inside::create_dir(&self.brief_dir, &self.dir)?;
         write_atomic(&path, format!("---\n{yaml}---\n{body}").as_bytes())?;
         self.versions.push(Version {
             meta,

@@ -3,7 +3,6 @@
 pub mod git;
 pub mod history;
 pub mod proposals;
-pub mod safe;
 pub mod transaction;
 mod writer_lock;
 

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::safe;
 use crate::brief::valid_id;
 use crate::clock::Stamp;
 use crate::error::{Error, Result};
+use crate::files::inside;
 use crate::files::write_atomic;
 use crate::guard::{Fact, Report};
-use crate::prompt::canonical::sha256_hex;
+use crate::wire::canonical::sha256_hex;
 
 pub const PROPOSALS_DIR: &str = "proposals";
 
@@ -169,7 +169,7 @@ pub fn save(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
         )));
     }
     let yaml = render(proposal)?;
-    safe::create_dir(brief_dir, &brief_dir.join(PROPOSALS_DIR))?;
+    inside::create_dir(brief_dir, &brief_dir.join(PROPOSALS_DIR))?;
     write_atomic(&path, yaml.as_bytes())?;
     Ok(path)
 }
@@ -180,7 +180,7 @@ pub fn replace(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
     if !path.is_file() {
         return Err(unknown(brief_dir, &proposal.id));
     }
-    safe::check_inside(brief_dir, &path)?;
+    inside::check_inside(brief_dir, &path)?;
     let yaml = render(proposal)?;
     write_atomic(&path, yaml.as_bytes())?;
     Ok(path)
@@ -198,8 +198,9 @@ fn render(proposal: &Proposal) -> Result<String> {
 }
 
 fn render_within(proposal: &Proposal, limit: u64) -> Result<String> {
-    let yaml = serde_yaml::to_string(proposal)
-        .map_err(|e| Error::input(format!("cannot render proposal {}: {e}", proposal.id)))?;
+    let yaml = serde_yaml::to_string(proposal).map_err(|e| {
+        Error::input(format!("cannot render proposal {}: {e}", proposal.id)).with_source(e)
+    })?;
     if yaml.len() as u64 > limit {
         return Err(Error::input(format!(
             "proposal {} would be {} bytes; the limit is {limit} ({} MiB)",
@@ -213,11 +214,13 @@ fn render_within(proposal: &Proposal, limit: u64) -> Result<String> {
 }
 
 fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
-    let text = safe::read_text(brief_dir, path, MAX_PROPOSAL_BYTES)?;
+    let text = inside::read_text(brief_dir, path, MAX_PROPOSAL_BYTES)?;
     let mut proposal: Proposal = crate::text::yaml::from_str(&text).map_err(|e| {
-        Error::input(format!("{}: unreadable proposal: {e}", path.display())).with_hint(
-            "proposals are written only by `brief compress`; discard this one with `brief discard`",
-        )
+        Error::input(format!("{}: unreadable proposal: {e}", path.display()))
+            .with_source(e)
+            .with_hint(
+                "proposals are written only by `brief compress`; discard this one with `brief discard`",
+            )
     })?;
     // A proposal file can arrive in a pull request: its one-line fields are printed, so
     // they get the same cleaning as a server's text.
@@ -251,7 +254,7 @@ pub fn load(brief_dir: &Path, id: &str) -> Result<Proposal> {
 pub fn list(brief_dir: &Path) -> Result<Vec<Proposal>> {
     let dir = brief_dir.join(PROPOSALS_DIR);
     if fs::symlink_metadata(&dir).is_ok() {
-        safe::check_inside(brief_dir, &dir)?;
+        inside::check_inside(brief_dir, &dir)?;
     }
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -279,7 +282,7 @@ pub fn remove(brief_dir: &Path, id: &str) -> Result<()> {
     let path = path_of(brief_dir, id)?;
     // Unlinking never follows the file's own link, but a linked `proposals/` would put the
     // unlink outside the brief.
-    safe::check_inside(brief_dir, &brief_dir.join(PROPOSALS_DIR))?;
+    inside::check_inside(brief_dir, &brief_dir.join(PROPOSALS_DIR))?;
     match fs::remove_file(&path) {
         Ok(()) => {
             if let Ok(dir) = fs::File::open(brief_dir.join(PROPOSALS_DIR)) {

@@ -16,8 +16,8 @@ use super::{WriterLock, write_atomic};
 use crate::brief::{Brief, Item, Policy};
 use crate::clock::Stamp;
 use crate::error::{Error, Result};
-use crate::prompt::canonical::sha256_hex;
 use crate::tokens;
+use crate::wire::canonical::sha256_hex;
 
 /// How an item's body stands against its history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

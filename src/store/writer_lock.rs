@@ -22,10 +22,10 @@ impl WriterLock {
     /// Takes the lock without waiting; a conflict when another process holds it.
     pub fn acquire(brief_dir: &Path) -> Result<WriterLock> {
         let path = brief_dir.join(WRITER_LOCK_FILE);
-        let file = super::safe::open_no_follow(&path)?;
+        let file = crate::files::inside::open_no_follow(&path)?;
         match file.try_lock() {
             Ok(()) => {
-                super::safe::remove_orphans(&writable_dirs(brief_dir));
+                crate::files::inside::remove_orphans(&writable_dirs(brief_dir));
                 Ok(WriterLock { _file: file })
             }
             Err(std::fs::TryLockError::WouldBlock) => Err(Error::conflict(format!(

@@ -136,7 +136,7 @@ fn first_boundary(text: &str) -> Option<usize> {
     hard_boundaries(text).next()
 }
 
-fn last_boundary(text: &str) -> Option<usize> {
+pub(super) fn last_boundary(text: &str) -> Option<usize> {
     memchr::memrchr_iter(b' ', text.as_bytes()).find(|&q| q > 0 && !is_space_before(text, q))
 }
 

@@ -15,6 +15,7 @@ use std::str::FromStr;
 use crate::error::Error;
 
 mod memo;
+pub mod stream;
 pub use memo::Counter;
 
 /// A byte-pair encoding, named as in `brief.yaml` (`tokenizer: o200k_base`).

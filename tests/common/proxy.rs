@@ -223,7 +223,13 @@ impl Proxy {
 
     /// Waits (bounded) until the ledger has `n` rows.
     pub fn wait_rows(&self, n: usize) -> Vec<serde_json::Value> {
-        for _ in 0..200 {
+        self.wait_rows_for(n, Duration::from_secs(2))
+    }
+
+    /// Waits up to `limit` until the ledger has `n` rows.
+    pub fn wait_rows_for(&self, n: usize, limit: Duration) -> Vec<serde_json::Value> {
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
             let rows = self.rows();
             if rows.len() >= n {
                 return rows;

@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use briefkit::prompt::canonical::sha256_hex;
+use briefkit::wire::canonical::sha256_hex;
 
 /// The body of an item file (after its front matter).
 pub fn body(item_file: &Path) -> String {

@@ -3,17 +3,18 @@
 use std::time::Duration;
 
 use briefkit::error::{Error, ErrorKind};
-use briefkit::prompt::wire::{Message, Prompt, Role};
-use briefkit::provider::{self, Answer, ApiKey, CallOptions, ProviderKind, Settings, Usage};
+use briefkit::provider::{self, Answer, ApiKey, CallOptions, Settings, Usage};
+use briefkit::wire::Wire;
+use briefkit::wire::{Message, Prompt, Role};
 
 use super::{Reply, Server};
 
 pub const KEY: &str = "sk-test-SECRET123";
 
-pub fn settings(kind: ProviderKind, server: &Server) -> Settings {
+pub fn settings(kind: Wire, server: &Server) -> Settings {
     let base = match kind {
-        ProviderKind::OpenAi => format!("{}/v1", server.url()),
-        ProviderKind::Anthropic => server.url(),
+        Wire::OpenAi => format!("{}/v1", server.url()),
+        Wire::Anthropic => server.url(),
     };
     let mut settings = Settings::new(kind, "test-model", base);
     settings.api_key = Some(ApiKey::new(KEY));
@@ -36,14 +37,14 @@ pub fn prompt() -> Prompt {
     }
 }
 
-pub fn run(kind: ProviderKind, replies: Vec<Reply>, options: &CallOptions) -> (Server, Answer) {
+pub fn run(kind: Wire, replies: Vec<Reply>, options: &CallOptions) -> (Server, Answer) {
     let server = Server::start(replies);
     let answer = provider::call(&settings(kind, &server), &prompt(), options)
         .unwrap_or_else(|err| panic!("call failed: {err} {:?}", err.details));
     (server, answer)
 }
 
-pub fn fail(kind: ProviderKind, replies: Vec<Reply>, options: &CallOptions) -> (Server, Error) {
+pub fn fail(kind: Wire, replies: Vec<Reply>, options: &CallOptions) -> (Server, Error) {
     let server = Server::start(replies);
     let err = provider::call(&settings(kind, &server), &prompt(), options)
         .expect_err("the call must fail");

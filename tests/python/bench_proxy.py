@@ -1,10 +1,13 @@
 """What `brief proxy` adds to a model call: latency (P50, P99), time to the first byte of a
 stream, and throughput, against calling the same loopback upstream directly and, when it is
-installed, against headroom's proxy in front of the same upstream.
+installed, against headroom's proxy in front of the same upstream. With --writer: whether the
+ledger keeps up with the calls (rows/s, backlog, RSS) in a burst and under sustained load.
 
 Usage:
     python tests/python/bench_proxy.py [--brief target/release/brief]
         [--headroom target/headroom-venv/bin/headroom] [-n 2000] [--json]
+    python tests/python/bench_proxy.py --writer [--burst 40000] [--sustain 60]
+        [--baseline OTHER_BRIEF_BINARY]
 
 The upstream is a small HTTP/1.1 server on loopback (two processes sharing one listening
 socket) that answers every POST /v1/chat/completions with a fixed chat completion, or, for
@@ -157,13 +160,13 @@ class Conn:
             raise ConnectionError("closed")
         self.buf += data
 
-    def call(self, body):
+    def call(self, body, extra=b""):
         """(seconds to the whole answer, seconds to the first body byte)."""
         if self.sock is None:
             self.connect()
         request = (b"POST %s HTTP/1.1\r\nhost: 127.0.0.1:%d\r\ncontent-type: application/json\r\n"
-                   b"authorization: Bearer sk-bench-0123456789\r\ncontent-length: %d\r\n\r\n"
-                   % (self.path.encode(), self.port, len(body))) + body
+                   b"authorization: Bearer sk-bench-0123456789\r\n%scontent-length: %d\r\n\r\n"
+                   % (self.path.encode(), self.port, extra, len(body))) + body
         t0 = time.perf_counter()
         self.sock.sendall(request)
         while b"\r\n\r\n" not in self.buf:
@@ -311,6 +314,183 @@ def version(binary, *args):
         return "unknown"
 
 
+# ---------------------------------------------------------------- the ledger writer
+
+def rss_kib(pid):
+    """(VmRSS, VmHWM) of a process, in KiB."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                fields[name] = int(value.split()[0])
+    return fields.get("VmRSS", 0), fields.get("VmHWM", 0)
+
+
+class LineCounter:
+    """Rows in a ledger file, counted as it grows."""
+
+    def __init__(self, path):
+        self.path, self.offset, self.rows = path, 0, 0
+
+    def count(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return 0
+        self.offset += len(data)
+        self.rows += data.count(b"\n")
+        return self.rows
+
+
+def load_worker(port, body, slots, first, count, calls_each, stop):
+    """One client process: `count` keep-alive connections on threads, each its own session;
+    each makes `calls_each` calls (or runs until `stop` is set when calls_each is 0)."""
+    def connection(i):
+        conn = Conn(port, "/v1/chat/completions")
+        extra = b"x-brief-session: bench-%d\r\n" % i
+        done = 0
+        while (calls_each and done < calls_each) or (not calls_each and not stop.value):
+            conn.call(body, extra)
+            done += 1
+            slots[i] = done
+    threads = [threading.Thread(target=connection, args=(first + k,)) for k in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def writer_run(binary, upstream, work, body, total=0, seconds=0, processes=4):
+    """Drives CONCURRENCY connections at a fresh proxy: `total` calls as fast as they go, or
+    as many as go in `seconds`. Samples every 50 ms: calls answered (the client's count),
+    rows in the ledger (its lines), the proxy's RSS. Then waits for the last row."""
+    import multiprocessing
+    ledger = os.path.join(work, f"writer-{time.time_ns()}.jsonl")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")}
+    process = subprocess.Popen(
+        [binary, "proxy", "--listen", "127.0.0.1:0", "--ledger", ledger,
+         "--openai-upstream", f"http://127.0.0.1:{upstream}/v1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    port = int(process.stdout.readline().strip().rsplit(":", 1)[1])
+    Conn(port, "/v1/chat/completions").call(body)  # warm: the pool, the first row
+    context = multiprocessing.get_context("fork")
+    slots = context.Array("q", CONCURRENCY, lock=False)
+    stop = context.Value("b", 0, lock=False)
+    per = CONCURRENCY // processes
+    calls_each = total // CONCURRENCY if total else 0
+    rows = LineCounter(ledger)
+    rows.count()
+    base_rows = rows.rows
+    samples = []
+    started = time.perf_counter()
+    workers = [context.Process(target=load_worker,
+                               args=(port, body, slots, k * per, per, calls_each, stop))
+               for k in range(processes)]
+    for worker in workers:
+        worker.start()
+    answered_at = None
+    while True:
+        time.sleep(0.05)
+        now = time.perf_counter() - started
+        answered = sum(slots)
+        written = rows.count() - base_rows
+        rss, _ = rss_kib(process.pid)
+        samples.append((now, answered, written, rss))
+        if seconds and not stop.value and now >= seconds:
+            stop.value = 1
+        load_done = not any(w.is_alive() for w in workers)
+        if load_done and answered_at is None:
+            answered_at = now
+        if load_done and written >= answered:
+            break
+        if answered_at is not None and now - answered_at > 600:
+            break
+    for worker in workers:
+        worker.join()
+    _, peak = rss_kib(process.pid)
+    rss_end = samples[-1][3]
+    stop_process(process)
+    answered, last_row = samples[-1][1], samples[-1][0]
+    if seconds:
+        # Sustained: what went through in the window itself.
+        in_window = [s for s in samples if s[0] <= seconds] or samples[:1]
+        calls_per_s = in_window[-1][1] / in_window[-1][0]
+        rows_per_s = in_window[-1][2] / in_window[-1][0]
+    else:
+        # Burst: every call over the time to the last answer, every row over the time to
+        # the last row.
+        calls_per_s = answered / answered_at
+        rows_per_s = samples[-1][2] / last_row
+    backlog = max(s[1] - s[2] for s in samples)
+    return {
+        "calls": answered, "rows": samples[-1][2],
+        "calls_per_s": calls_per_s,
+        "rows_per_s": rows_per_s,
+        "last_row_after_last_answer_s": round(samples[-1][0] - answered_at, 2),
+        "max_backlog_rows": backlog,
+        "max_rss_mib": max(s[3] for s in samples) / 1024,
+        "peak_rss_mib": peak / 1024,
+        "rss_end_mib": rss_end / 1024,
+    }
+
+
+def stop_process(process):
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=600)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def writer_main(args):
+    work = tempfile.mkdtemp(prefix="brief-bench-writer-")
+    upstream, children = start_upstream()
+    body = request_body(False)
+    results = []
+    try:
+        binaries = [("this build", args.brief)]
+        if args.baseline:
+            binaries.append(("baseline", args.baseline))
+        for name, binary in binaries:
+            print(f"{name}: burst of {args.burst} calls", file=sys.stderr, flush=True)
+            burst = writer_run(binary, upstream, work, body, total=args.burst)
+            results.append((name, f"burst of {args.burst:,} calls", burst))
+            print(f"  {burst}", file=sys.stderr, flush=True)
+            if args.sustain and name == "this build":
+                print(f"{name}: {args.sustain} s sustained", file=sys.stderr, flush=True)
+                sustained = writer_run(binary, upstream, work, body, seconds=args.sustain)
+                results.append((name, f"{args.sustain} s sustained", sustained))
+                print(f"  {sustained}", file=sys.stderr, flush=True)
+    finally:
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+        "brief": version(args.brief, "--version"),
+        "request_bytes": len(body), "connections": CONCURRENCY,
+        "load": "Python client: 4 processes x 4 keep-alive connections, one session each",
+    }
+    if args.json:
+        print(json.dumps({"meta": meta, "results": results}, indent=2))
+        return
+    print(f"{meta['date']}; {meta['machine']}; {meta['brief']}; request {meta['request_bytes']} "
+          f"bytes; {meta['load']}")
+    print()
+    print("| proxy | load | calls/s | rows/s | last row after last answer | max backlog (rows) "
+          "| max RSS MiB | RSS at end MiB |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, load, r in results:
+        print(f"| {name} | {load} | {r['calls_per_s']:,.0f} | {r['rows_per_s']:,.0f} | "
+              f"{r['last_row_after_last_answer_s']} s | {r['max_backlog_rows']:,} | "
+              f"{r['max_rss_mib']:.0f} | {r['rss_end_mib']:.0f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--brief", default="target/release/brief")
@@ -323,7 +503,14 @@ def main():
     parser.add_argument("--headroom-throughput", type=int, default=800,
                         help="requests per headroom path for throughput (it is far slower)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--writer", action="store_true",
+                        help="measure the ledger writer instead: burst and sustained load")
+    parser.add_argument("--burst", type=int, default=40000, help="calls in the burst")
+    parser.add_argument("--sustain", type=int, default=60, help="seconds of sustained load")
+    parser.add_argument("--baseline", help="another brief binary to run the burst against")
     args = parser.parse_args()
+    if args.writer:
+        return writer_main(args)
 
     work = tempfile.mkdtemp(prefix="brief-bench-")
     upstream, children = start_upstream()

@@ -115,14 +115,14 @@ def upstream():
 
 
 class Proxy:
-    def __init__(self, upstream_url, ledger):
+    def __init__(self, upstream_url, ledger, extra=()):
         self.ledger = ledger
         env = {k: v for k, v in os.environ.items()
                if k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")}
         self.process = subprocess.Popen(
             [brief_bin(), "--color", "never", "proxy", "--listen", "127.0.0.1:0",
              "--openai-upstream", f"{upstream_url}/v1", "--anthropic-upstream", upstream_url,
-             "--ledger", str(ledger)],
+             "--ledger", str(ledger), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
         self.url = self.process.stdout.readline().strip()
         assert self.url.startswith("http://127.0.0.1:"), self.url

@@ -16,18 +16,22 @@ TOOLS = ["retrieve", "compose", "guard", "session_status", "gate", "purge", "com
 SESSION_TOOLS = TOOLS[3:8]
 
 
-def server(tmp_path):
-    env = dict(os.environ, BRIEF_CCR_PATH=str(tmp_path / "ccr.sqlite"),
-               BRIEF_LEDGER=str(tmp_path / "usage.jsonl"))
-    return StdioServerParameters(command=brief_bin(), args=["mcp"], env=env, cwd=str(tmp_path))
+def server(tmp_path, args=(), env=None):
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY",
+                          "ANTHROPIC_BASE_URL")}
+    env = dict(clean, BRIEF_CCR_PATH=str(tmp_path / "ccr.sqlite"),
+               BRIEF_LEDGER=str(tmp_path / "usage.jsonl"), **(env or {}))
+    return StdioServerParameters(command=brief_bin(), args=["mcp", *args], env=env,
+                                 cwd=str(tmp_path))
 
 
 def run(coroutine):
     return asyncio.run(coroutine)
 
 
-async def with_session(tmp_path, body):
-    async with stdio_client(server(tmp_path)) as (read, write):
+async def with_session(tmp_path, body, args=(), env=None):
+    async with stdio_client(server(tmp_path, args, env)) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             return await body(session)
@@ -112,8 +116,7 @@ def test_compose_and_guard_call_the_library(tmp_path):
     assert "https://a.example/refunds" in dropped
 
 
-def test_session_tools_manage_a_real_session(tmp_path, upstream):
-    directory = tmp_path / "s1"
+def new_session(directory):
     brief = str(ROOT / "fixtures" / "briefs" / "clinic")
     cli = [brief_bin(), "--color", "never", "session"]
     subprocess.run(cli + ["new", str(directory), "--brief", brief, "--var", "patient=Ada",
@@ -121,6 +124,11 @@ def test_session_tools_manage_a_real_session(tmp_path, upstream):
     for text in ("I need a booking on Tuesday.", "Actually make it Wednesday at 10:00."):
         subprocess.run(cli + ["append", str(directory), "--user", text],
                        check=True, capture_output=True)
+
+
+def test_session_tools_manage_a_real_session(tmp_path, upstream):
+    directory = tmp_path / "s1"
+    new_session(directory)
 
     async def body(session):
         s = str(directory)
@@ -140,7 +148,7 @@ def test_session_tools_manage_a_real_session(tmp_path, upstream):
         return status, fits, blocked, bad_kind, purged, bad_id, missing, after, compact
 
     status, fits, blocked, bad_kind, purged, bad_id, missing, after, compact = run(
-        with_session(tmp_path, body))
+        with_session(tmp_path, body, args=["--allow-base-url", upstream[0] + "/v1"]))
     assert compact.is_error and "CompactedState" in compact.content[0].text
     assert len(upstream[1]) == 2, "one call and one retry with the violations"
     assert status.structured_content["status"] == "ok"
@@ -156,6 +164,57 @@ def test_session_tools_manage_a_real_session(tmp_path, upstream):
     assert missing.is_error
     assert blocked.structured_content["pending_operation_id"] in \
         after.structured_content["pending_operations"]
+
+
+def test_compact_context_never_sends_the_key_to_a_caller_named_base_url(tmp_path, upstream):
+    """Issue 21, defect 1: a tool call naming its own host got the server's key. Now the
+    caller's base_url is refused before any request unless the operator allowed it."""
+    directory = tmp_path / "s1"
+    new_session(directory)
+    key = "sk-test-mcp-server-SECRET-33d1"
+    named = upstream[0] + "/v1"
+    arguments = {"session": str(directory), "resume_instruction": "Go on.",
+                 "provider": "openai", "model": "m", "base_url": named}
+
+    async def body(session):
+        return await session.call_tool("compact_context", arguments)
+
+    refused = run(with_session(tmp_path, body, env={"OPENAI_API_KEY": key}))
+    assert refused.is_error
+    assert "refused" in refused.content[0].text
+    assert "--allow-base-url" in refused.content[0].text
+    assert key not in refused.content[0].text
+    assert upstream[1] == [], "no request reached the caller-named host"
+
+    allowed = run(with_session(tmp_path, body, args=["--allow-base-url", named],
+                               env={"OPENAI_API_KEY": key}))
+    # The stand-in answers prose, not a CompactedState: the call is made, then refused.
+    assert allowed.is_error and "CompactedState" in allowed.content[0].text
+    assert len(upstream[1]) == 2
+    assert all(r["headers"]["authorization"] == f"Bearer {key}" for r in upstream[1])
+
+
+def test_a_request_over_16_mib_is_answered_with_an_error_and_the_server_stays_up(tmp_path):
+    """Issue 21: a message over the 16 MiB limit used to be dropped unanswered (the client
+    waited forever); now its id gets a JSON-RPC error and the next call is served."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body(session):
+        huge = "x" * (17 * 1024 * 1024)
+        try:
+            await asyncio.wait_for(
+                session.call_tool("guard", {"original": huge, "proposal": "x"}), timeout=60)
+        except MCPError as err:
+            refused = err.error
+        else:
+            raise AssertionError("an oversized request was answered as if it were whole")
+        tools = await session.list_tools()
+        return refused, [tool.name for tool in tools.tools]
+
+    refused, names = run(with_session(tmp_path, body))
+    assert refused.code == -32600
+    assert "16 MiB" in refused.message
+    assert names == TOOLS
 
 
 def test_the_new_tools_match_the_command_line(tmp_path):

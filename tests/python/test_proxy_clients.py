@@ -4,6 +4,8 @@ every call is one ledger row with its cache figures."""
 
 import json
 import subprocess
+import threading
+import time
 import urllib.request
 
 import anthropic
@@ -142,3 +144,41 @@ def test_an_unreachable_upstream_raises_the_sdks_own_error(tmp_path):
     finally:
         proxy.stop()
     assert [r["status"] for r in proxy.rows(2)] == ["connect", "connect"]
+
+
+def test_past_the_connection_cap_both_sdks_get_a_503_they_read_and_retry(upstream, tmp_path):
+    """Issue 21: past --max-connections a new connection is answered 503 at once, in a
+    shape both SDKs turn into their own status error; with retries on, they get through
+    once a connection is free."""
+    import socket
+
+    from conftest import Proxy
+    proxy = Proxy(upstream[0], tmp_path / "usage.jsonl", ["--max-connections", "1"])
+    host, port = proxy.url[len("http://"):].split(":")
+    held = socket.create_connection((host, int(port)))
+    held.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n")
+    try:
+        time.sleep(0.1)
+        client = openai.OpenAI(base_url=f"{proxy.url}/v1", api_key=KEY, max_retries=0)
+        with pytest.raises(openai.APIStatusError) as raised:
+            client.chat.completions.create(model="gpt-test",
+                                           messages=[{"role": "user", "content": "Hi"}])
+        assert raised.value.status_code == 503
+        assert "--max-connections" in str(raised.value)
+        claude = anthropic.Anthropic(base_url=proxy.url, api_key=KEY, max_retries=0)
+        with pytest.raises(anthropic.APIStatusError) as raised:
+            claude.messages.create(model="claude-test", max_tokens=5,
+                                   messages=[{"role": "user", "content": "Hi"}])
+        assert raised.value.status_code == 503
+        assert raised.value.body["error"]["type"] == "overloaded_error"
+        # The held connection goes away while the SDK backs off; its retry gets through.
+        threading.Timer(0.2, held.close).start()
+        patient = openai.OpenAI(base_url=f"{proxy.url}/v1", api_key=KEY, max_retries=4)
+        answer = patient.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "Hi"}])
+        assert answer.choices[0].message.content == "Hello there"
+    finally:
+        held.close()
+        code, _ = proxy.stop()
+    assert code == 0
+    assert [r["status"] for r in proxy.rows(1)] == ["ok"]

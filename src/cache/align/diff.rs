@@ -1,6 +1,6 @@
 //! Where two canonical texts first differ, shown as a short context with secrets cut.
 
-use crate::cache::volatile;
+use crate::text::volatile;
 
 /// Bytes of context shown on each side of the first difference.
 const CONTEXT_BYTES: usize = 40;

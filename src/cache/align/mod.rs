@@ -2,7 +2,7 @@
 //!
 //! A provider serves a call from its prompt cache only when the start of the request is
 //! byte-identical to an earlier one. So across wakes the stable prefix (tools, static
-//! system and worked examples, as `prompt::prefix` defines it from the bytes sent) must not
+//! system and worked examples, as `wire::prefix` defines it from the bytes sent) must not
 //! change at all (a changed example is drift of the `examples` part), and
 //! the conversation may only grow at its end. This module says, per wake, whether that held,
 //! which part broke it and where; and it points at volatile values (timestamps, ids, tokens)
@@ -10,7 +10,7 @@
 //! cached zone is what breaks caches in the first place.
 //!
 //! Three zones are never drift and never warned about, only measured: the live zone (the
-//! volatile system part after the stable prefix, see `prompt::prefix`), the last N messages
+//! volatile system part after the stable prefix, see `wire::prefix`), the last N messages
 //! of every wake when the caller names a volatile tail (a session's Tier 3), and, with
 //! `--wakes`, the whole conversation (each wake brings its own).
 //!
@@ -34,11 +34,13 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 
-pub use crate::prompt::prefix::{NotARequest, Wire as Shape};
+use crate::wire::Wire;
+pub use crate::wire::prefix::NotARequest;
 pub use report::{
     Baseline, CacheMetrics, Difference, Part, PartStats, Parts, Totals, WakeReport, Zone,
 };
 pub use state::State;
+pub(crate) use wake::comparison_text;
 pub use warnings::Warning;
 
 use wake::{Digested, Texts};
@@ -276,13 +278,13 @@ fn fallback_pointer(part: Part, now: &Digested, index: usize) -> String {
     let layout = &now.layout;
     match (part, layout.wire) {
         (Part::Tools, _) => format!("/tools/{index}"),
-        (Part::System, Shape::Anthropic) => format!("/system/{index}"),
-        (Part::System, Shape::OpenAi) => format!("/messages/{index}"),
-        (Part::Examples, Shape::Anthropic) => format!("/messages/{index}"),
-        (Part::Examples, Shape::OpenAi) => {
+        (Part::System, Wire::Anthropic) => format!("/system/{index}"),
+        (Part::System, Wire::OpenAi) => format!("/messages/{index}"),
+        (Part::Examples, Wire::Anthropic) => format!("/messages/{index}"),
+        (Part::Examples, Wire::OpenAi) => {
             format!("/messages/{}", layout.stable_system.min(1) + index)
         }
-        (Part::Messages, Shape::Anthropic) => format!("/messages/{index}"),
-        (Part::Messages, Shape::OpenAi) => format!("/messages/{}", layout.system.len() + index),
+        (Part::Messages, Wire::Anthropic) => format!("/messages/{index}"),
+        (Part::Messages, Wire::OpenAi) => format!("/messages/{}", layout.system.len() + index),
     }
 }

@@ -44,7 +44,7 @@ pub fn for_each_body(
 
 fn whole(path: &Path, name: &str) -> Result<Value> {
     let bytes = input::read_bytes(path, ALIGN_BODY)?;
-    serde_json::from_slice(&bytes).map_err(|e| bad_json(name, e.line(), e.column(), &e))
+    serde_json::from_slice(&bytes).map_err(|e| bad_json(name, e.line(), e.column(), e))
 }
 
 fn lines(
@@ -59,7 +59,7 @@ fn lines(
         let read = (&mut reader)
             .take(ALIGN_BODY.bytes + 1)
             .read_until(b'\n', &mut line)
-            .map_err(|e| Error::input(format!("{name}: {e}")))?;
+            .map_err(|e| Error::input(format!("{name}: {e}")).with_source(e))?;
         if read == 0 {
             return Ok(());
         }
@@ -75,16 +75,17 @@ fn lines(
         }
         let source = format!("{name}:{number}");
         let body =
-            serde_json::from_slice(&line).map_err(|e| bad_json(name, number, e.column(), &e))?;
+            serde_json::from_slice(&line).map_err(|e| bad_json(name, number, e.column(), e))?;
         each(&source, body)?;
     }
 }
 
 /// A payload that does not parse, located (`file:line:column`) for people and for
 /// `--json`'s `locations`.
-fn bad_json(name: &str, line: usize, column: usize, err: &serde_json::Error) -> Error {
+fn bad_json(name: &str, line: usize, column: usize, err: serde_json::Error) -> Error {
     let location = Location::new(Path::new(name), line, column, "not valid JSON");
     Error::input(format!("{}: not valid JSON: {err}", location.position()))
+        .with_source(err)
         .with_locations([location])
         .with_hint("each payload is one JSON request body; on stdin, one body per line")
 }

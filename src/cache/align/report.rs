@@ -7,7 +7,7 @@
 use super::State;
 use super::wake::Digested;
 use super::warnings::Warning;
-use crate::prompt::prefix::Wire;
+use crate::wire::Wire;
 
 /// A part of a request, in the order a prompt cache sees them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, Topic};
 
 /// The version this build writes and accepts.
 pub const VERSION: u32 = 2;
@@ -45,7 +45,8 @@ impl State {
                 "{}: not a `brief align` state file ({why})",
                 path.display()
             ))
-            .with_hint("point --state at a file `brief align` wrote, or delete it to start afresh")
+            .with_hint("use a state file `brief align` wrote, or delete it to start afresh")
+            .with_topic(Topic::Setting(Setting::AlignState))
         };
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
@@ -75,7 +76,7 @@ impl State {
     /// disk, then renamed over the old one, so a crash leaves the old or the new file.
     pub fn save(&self, path: &Path) -> Result<()> {
         let mut text = serde_json::to_string_pretty(self)
-            .map_err(|e| Error::input(format!("cannot render the state: {e}")))?;
+            .map_err(|e| Error::input(format!("cannot render the state: {e}")).with_source(e))?;
         text.push('\n');
         crate::store::write_atomic(path, text.as_bytes())
     }

@@ -1,4 +1,4 @@
-//! One request body digested for comparison: the stable prefix (from `prompt::prefix`, the
+//! One request body digested for comparison: the stable prefix (from `wire::prefix`, the
 //! one identity), one hash per element, and the texts a byte offset is taken in.
 //!
 //! Everything here is built from one body and dropped with it, so a run holds one body at a
@@ -6,8 +6,8 @@
 
 use serde_json::Value;
 
-use crate::prompt::canonical::sha256_hex;
-use crate::prompt::prefix::{self, Element, Layout, NotARequest, StablePrefix, as_sent};
+use crate::wire::canonical::sha256_hex;
+use crate::wire::prefix::{self, Element, Layout, NotARequest, StablePrefix, as_sent};
 
 use super::{Part, PartStats, Parts, Zone};
 
@@ -121,7 +121,7 @@ fn element_hashes(elements: &[Element]) -> Vec<String> {
 /// A message as sent, without `cache_control` markers: the documented way to cache a
 /// growing conversation slides one marker to the newest message on every call, and the
 /// provider leaves markers out of the cache key.
-fn comparison_text(message: &Value) -> String {
+pub(crate) fn comparison_text(message: &Value) -> String {
     let text = as_sent(message);
     if text.contains("\"cache_control\"") {
         as_sent(&without_cache_control(message))

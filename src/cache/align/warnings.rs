@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::cache::volatile::{self, VolatileKind};
+use crate::text::volatile::{self, VolatileKind};
 
 /// One volatile value in a request body.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

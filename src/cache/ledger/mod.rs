@@ -7,19 +7,21 @@
 //! processes never interleave within a line. A crash can still leave a torn last line; the
 //! reader skips it (and any other unreadable line) with a warning, never fails on it.
 
+mod append;
 pub mod prices;
 pub mod summary;
 
+pub use append::{Appender, append};
+
 use std::fmt;
-use std::fs::{self, OpenOptions};
-use std::io::{BufRead, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock;
-use crate::error::{Error, ProviderFailure, Result};
+use crate::error::{CallStatus, Error, Result, Setting, Topic};
 
 /// The ledger's file name in the user's state directory (`crate::paths::state_dir`), where
 /// it lives when neither `--ledger` nor `BRIEF_LEDGER` says.
@@ -72,8 +74,9 @@ pub struct Entry {
     /// HTTP attempts made (1 when the first one answered).
     #[serde(default = "one")]
     pub attempts: u32,
-    /// `ok`, or the class of failure: `http_429`, `http_500`, `timeout`, `truncated_stream`, …
-    pub status: String,
+    /// `ok`, or how the call failed: `http_429`, `http_500`, `timeout`, `truncated_stream`, …
+    /// ([`CallStatus`], the one vocabulary of the provider layer, the proxy and the ledger).
+    pub status: CallStatus,
     /// The failure message, with anything that looks like an API key removed.
     #[serde(default)]
     pub error: Option<String>,
@@ -93,9 +96,6 @@ pub struct Entry {
     #[serde(default)]
     pub target_brief_dir: Option<String>,
 }
-
-/// The `status` of a call the operator interrupted.
-pub const CANCELLED: &str = "cancelled";
 
 fn absolute(dir: &Path) -> Option<String> {
     fs::canonicalize(dir).ok().map(|d| d.display().to_string())
@@ -123,7 +123,7 @@ impl Entry {
             output_tokens: None,
             latency_ms: 0,
             attempts: 1,
-            status: "ok".to_string(),
+            status: CallStatus::Ok,
             error: None,
             session: None,
             drifted_parts: None,
@@ -149,9 +149,9 @@ impl Entry {
         self
     }
 
-    /// Marks the call failed with an error class and message; key-like text is redacted.
-    pub fn failed(mut self, status: &str, message: &str) -> Entry {
-        self.status = status.to_string();
+    /// Marks the call failed with how it ended and a message; key-like text is redacted.
+    pub fn failed(mut self, status: CallStatus, message: &str) -> Entry {
+        self.status = status;
         self.error = Some(crate::provider::redact::redact(message));
         self
     }
@@ -159,7 +159,7 @@ impl Entry {
     /// A call stopped by the operator (Ctrl-C) before it answered.
     pub fn cancelled(mut self, latency: std::time::Duration) -> Entry {
         self.latency_ms = latency.as_millis() as u64;
-        self.status = CANCELLED.to_string();
+        self.status = CallStatus::Cancelled;
         self.error = Some("interrupted (Ctrl-C) before the answer was complete".to_string());
         self
     }
@@ -183,15 +183,15 @@ impl Entry {
                 self
             }
             Err(err) => {
-                let class = err.provider_failure.unwrap_or(ProviderFailure::Other);
-                self.attempts = u32::from(err.attempts.max(1));
-                self.failed(&class.status(), &err.message)
+                let class = err.call_status().cloned().unwrap_or(CallStatus::Error);
+                self.attempts = u32::from(err.attempts().max(1));
+                self.failed(class, &err.message)
             }
         }
     }
 
     pub fn is_ok(&self) -> bool {
-        self.status == "ok"
+        self.status.is_ok()
     }
 
     /// The entry's time in milliseconds since the epoch (`None` if it is not RFC 3339).
@@ -221,7 +221,7 @@ pub fn resolve_path(flag: Option<PathBuf>) -> PathBuf {
 /// ledger (its first line is not a ledger entry): appending would corrupt someone else's
 /// file, or write wherever the link points. A missing or empty file is fine.
 pub fn check_path(path: &Path) -> Result<()> {
-    let hint = "pass --ledger PATH or set BRIEF_LEDGER to a ledger file (or a new path)";
+    let hint = "use a ledger file (or a new path)";
     let meta = match fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -232,9 +232,13 @@ pub fn check_path(path: &Path) -> Result<()> {
             "{}: a symbolic link; the ledger is never read or written through a link",
             path.display()
         ))
-        .with_hint(hint));
+        .with_hint(hint)
+        .with_topic(Topic::Setting(Setting::Ledger)));
     }
-    crate::files::policy::check_regular(path).map_err(|e| e.with_hint(hint))?;
+    crate::files::policy::check_regular(path).map_err(|e| {
+        e.with_hint(hint)
+            .with_topic(Topic::Setting(Setting::Ledger))
+    })?;
     if meta.len() == 0 {
         return Ok(());
     }
@@ -252,44 +256,10 @@ pub fn check_path(path: &Path) -> Result<()> {
             "{}: not a ledger (its first line is not a ledger entry); refusing to use it",
             path.display()
         ))
-        .with_hint(hint));
+        .with_hint(hint)
+        .with_topic(Topic::Setting(Setting::Ledger)));
     }
     Ok(())
-}
-
-/// Appends one entry as one line, creating the file and its directory when needed.
-///
-/// The whole line goes out in a single `write_all` on an `O_APPEND` file, so lines from
-/// concurrent writers never interleave. If the file ends in a torn line (a crash mid-write),
-/// a newline is written first so this entry starts on its own line.
-pub fn append(path: &Path, entry: &Entry) -> Result<()> {
-    let mut line = serde_json::to_string(entry)
-        .map_err(|e| Error::input(format!("cannot encode a ledger entry: {e}")))?;
-    line.push('\n');
-    let io = |e: std::io::Error| {
-        Error::io(path, &e).with_hint("pass a writable path with --ledger or BRIEF_LEDGER")
-    };
-    check_path(path)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).map_err(&io)?;
-    }
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(&io)?;
-    if file.metadata().map_err(&io)?.len() > 0 {
-        let mut last = [0u8; 1];
-        file.seek(SeekFrom::End(-1)).map_err(&io)?;
-        file.read_exact(&mut last).map_err(&io)?;
-        if last[0] != b'\n' {
-            // Two writers may both do this; an empty line is harmless, a glued one is not.
-            line.insert(0, '\n');
-        }
-    }
-    file.write_all(line.as_bytes()).map_err(&io)
 }
 
 /// Why an entry that parsed cannot be a real call's record: figures no provider reports

@@ -94,10 +94,11 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// Every count and sum saturates at 2^64 - 1 instead of wrapping.
     fn add(&mut self, entry: &Entry, prices: Option<Prices>) {
-        self.calls += 1;
+        self.calls = self.calls.saturating_add(1);
         if !entry.is_ok() {
-            self.failed += 1;
+            self.failed = self.failed.saturating_add(1);
         }
         let input = entry.input_tokens.unwrap_or(0);
         let cached = entry.cached_input_tokens.unwrap_or(0);
@@ -110,26 +111,26 @@ impl Totals {
         if entry.cached_input_tokens.is_some() {
             self.input_tokens_reporting = self.input_tokens_reporting.saturating_add(input);
         } else if entry.is_ok() {
-            self.calls_without_cache_field += 1;
+            self.calls_without_cache_field = self.calls_without_cache_field.saturating_add(1);
         }
         if entry.input_tokens.is_some() {
-            self.calls_with_usage += 1;
+            self.calls_with_usage = self.calls_with_usage.saturating_add(1);
         }
         if let Some(parts) = &entry.drifted_parts {
-            self.drift_compared += 1;
+            self.drift_compared = self.drift_compared.saturating_add(1);
             if !parts.is_empty() {
-                self.drifted += 1;
+                self.drifted = self.drifted.saturating_add(1);
             }
             for part in parts {
                 match self.drifted_parts.iter_mut().find(|(p, _)| p == part) {
-                    Some((_, n)) => *n += 1,
+                    Some((_, n)) => *n = n.saturating_add(1),
                     None => self.drifted_parts.push((part.clone(), 1)),
                 }
             }
         }
         if let (Some(prices), Some(_)) = (prices, entry.input_tokens) {
             let (with, without) = prices.cost(input, cached, write, output);
-            self.priced_calls += 1;
+            self.priced_calls = self.priced_calls.saturating_add(1);
             self.cost += with;
             self.cost_without_cache += without;
         }
@@ -295,9 +296,28 @@ mod tests {
     }
 
     #[test]
+    fn usage_totals_saturate_instead_of_wrapping() {
+        // Issue 21, defect 9: rows the reader accepts (at most 10^12 tokens each) can still
+        // add up past 2^64 - 1 over enough rows; a total near the top shows it.
+        let mut total = Totals {
+            input_tokens: u64::MAX - 100,
+            cached_input_tokens: u64::MAX - 100,
+            calls: u64::MAX,
+            ..Totals::default()
+        };
+        total.add(
+            &call("2026-11-30T09:00:00.000Z", "aa", 105, Some(105), None),
+            None,
+        );
+        assert_eq!(total.input_tokens, u64::MAX);
+        assert_eq!(total.cached_input_tokens, u64::MAX);
+        assert_eq!(total.calls, u64::MAX);
+    }
+
+    #[test]
     fn calls_without_a_cached_field_are_left_out_of_the_share() {
-        let mut failed =
-            call("2026-11-30T10:00:00.000Z", "aa", 0, None, None).failed("timeout", "no answer");
+        let mut failed = call("2026-11-30T10:00:00.000Z", "aa", 0, None, None)
+            .failed(crate::call_status::CallStatus::Timeout, "no answer");
         failed.input_tokens = None;
         let entries = vec![
             call("2026-11-30T09:00:00.000Z", "aa", 1000, None, None),

@@ -16,7 +16,8 @@ fn entry(n: u64) -> Entry {
 fn every_line_has_every_key_in_the_same_order() {
     let ok = serde_json::to_string(&entry(1)).unwrap();
     let failed = serde_json::to_string(
-        &Entry::new("probe", "anthropic", "m").failed("http_429", "slow down"),
+        &Entry::new("probe", "anthropic", "m")
+            .failed(crate::call_status::CallStatus::Http(429), "slow down"),
     )
     .unwrap();
     let keys = |text: &str| -> Vec<String> {
@@ -156,14 +157,14 @@ fn read_of_a_missing_ledger_names_the_path() {
 
 #[test]
 fn a_failed_call_records_the_class_the_provider_layer_decided() {
-    use crate::error::{Error, ProviderFailure};
+    use crate::error::{CallStatus, Error};
     let err = Error::provider("openai call to m failed: HTTP 429 Too Many Requests")
-        .with_provider_failure(ProviderFailure::Http(429));
+        .with_call_status(CallStatus::Http(429));
     let entry = Entry::new("probe", "openai", "m").record(std::time::Duration::ZERO, &Err(err));
     assert_eq!(entry.status, "http_429");
     // The message alone decides nothing: a timeout whose text mentions HTTP is a timeout.
     let err = Error::provider("no answer within 5 s from HTTP 200 server")
-        .with_provider_failure(ProviderFailure::Timeout);
+        .with_call_status(CallStatus::Timeout);
     let entry = Entry::new("probe", "openai", "m").record(std::time::Duration::ZERO, &Err(err));
     assert_eq!(entry.status, "timeout");
 }

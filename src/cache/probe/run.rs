@@ -17,8 +17,9 @@ use crate::cache::ledger::{self, Entry};
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, compose, prefix};
 use crate::prompt::measure::prefix_tokens;
-use crate::prompt::wire::{Message, Role};
-use crate::provider::{CallOptions, Provider, ProviderKind, Settings};
+use crate::provider::{CallOptions, Provider, Settings};
+use crate::wire::Wire;
+use crate::wire::{Message, Role};
 
 /// What to probe.
 pub struct Request<'a> {
@@ -73,9 +74,9 @@ pub fn run(request: Request<'_>) -> Result<Report> {
     let composed = compose(brief, vars, ComposeOptions::default())?;
     let mut options = CallOptions::probe();
     // The prefix identity of what is sent, in the wire the provider speaks.
-    let prefix_hash = composed.stable_prefix(settings.kind.into()).hash;
-    if cache_key && settings.kind == ProviderKind::OpenAi {
-        options.cache_key = Some(crate::prompt::prefix::cache_key(&prefix_hash));
+    let prefix_hash = composed.stable_prefix(settings.wire).hash;
+    if cache_key && settings.wire == Wire::OpenAi {
+        options.cache_key = Some(crate::wire::prefix::cache_key(&prefix_hash));
     }
     let mut prompt = composed.prompt;
     // The smallest turn that still makes a whole request: the prefix is what is measured.
@@ -83,7 +84,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
         role: Role::User,
         content: "ping".into(),
     });
-    let facts = facts::lookup(settings.kind.as_str(), &settings.model);
+    let facts = facts::lookup(settings.wire.as_str(), &settings.model);
     let prefix_tok = prefix_tokens(brief, &prefix(brief, ComposeOptions::default())) as u64;
     // Before any call: a ledger that cannot be written is bad input, not a lost record.
     ledger::check_path(&ledger_path)?;
@@ -101,7 +102,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
         let result = provider.call(&prompt, &options);
         // The ledger keeps the model asked for (what briefs and prices name); the server's
         // own name for it is shown in the report.
-        let mut entry = Entry::new("probe", settings.kind.as_str(), &settings.model);
+        let mut entry = Entry::new("probe", settings.wire.as_str(), &settings.model);
         entry.brief = Some(brief.manifest.name.clone());
         entry.brief_dir = Some(brief_dir.display().to_string());
         entry.prefix_hash = Some(prefix_hash.clone());
@@ -241,7 +242,7 @@ impl Report {
         };
         Json {
             brief: &self.brief,
-            provider: self.settings.kind.as_str(),
+            provider: self.settings.wire.as_str(),
             model: &self.settings.model,
             served_model: self.served_model.as_deref(),
             base_url: &self.settings.base_url,

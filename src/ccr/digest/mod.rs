@@ -12,6 +12,10 @@
 //! - `bulk_json`: the crusher's schema, statistics and edge items when larger than
 //!   `min_bytes`, the array in the store.
 //!
+//! Every section is measured against itself written out whole ("before") and goes in
+//! routed only when that is smaller ("after"): a marker and a summary can outweigh a short
+//! detail, and then the detail stays, with the reason in the section's record.
+//!
 //! Rendering is pure ([`render`]): the markers carry the hash of the original, which needs
 //! no store. [`Digest::back`] then writes the originals, so nothing is stored for a digest
 //! that was never rendered.
@@ -32,7 +36,7 @@ use serde_json::{Value, json};
 
 use crate::ccr::{Store, Strategy, thousands};
 use crate::error::Result;
-use crate::prompt::wire::Prompt;
+use crate::wire::Prompt;
 
 /// The digest schema version, in the rendered text and in every report.
 pub const VERSION: &str = "digest/1";
@@ -146,6 +150,9 @@ pub struct Section {
     /// The digest sits after the stable prefix, in the live zone: never cacheable.
     pub cache_hit_expected: bool,
     pub ccr_hash: Option<String>,
+    /// Why the section went in verbatim although its field routes it otherwise: the
+    /// routed form would not have been smaller (`null` when it went in as routed).
+    pub reason: Option<String>,
 }
 
 /// An original to keep in the store for a backed section.

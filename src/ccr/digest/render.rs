@@ -23,14 +23,7 @@ pub fn render(file: &DigestFile, options: &Options) -> Digest {
     };
     if let Some(task) = &file.current_task {
         r.heading("Current task");
-        r.section(
-            Field::CurrentTask,
-            None,
-            Handling::Verbatim,
-            &[task],
-            task.clone(),
-            None,
-        );
+        r.section(Field::CurrentTask, None, task.clone(), None, None);
     }
     r.verbatim_list(
         Field::HardConstraints,
@@ -92,32 +85,60 @@ impl Renderer<'_> {
         self.text.push_str(block);
     }
 
-    /// Appends a section's block and records its measurements; `before` are the texts it
-    /// stands for.
+    /// Appends a section and records its measurements. `verbatim` is the section written
+    /// out whole, which is what "before" measures; `routed` is the form its field's
+    /// routing gives, used only when it is smaller (a form with backing must save tokens
+    /// too, since it leaves text out), else the verbatim form stands and `reason` says why.
     fn section(
         &mut self,
         field: Field,
         index: Option<usize>,
-        handling: Handling,
-        before: &[&String],
-        block: String,
-        backing: Option<Backing>,
+        verbatim: String,
+        routed: Option<Routed>,
+        mut reason: Option<String>,
     ) {
         let id = match index {
             Some(i) => format!("{}[{i}]", field.name()),
             None => field.name().to_string(),
         };
+        let before = (verbatim.len(), tokens::count(TOKENS, &verbatim));
+        let mut chosen = (Handling::Verbatim, verbatim, None, before);
+        if let Some(routed) = routed {
+            let after = (routed.block.len(), tokens::count(TOKENS, &routed.block));
+            // A compacted text no larger in bytes or tokens (the same text included) goes in
+            // as routed; a form that leaves text out for the store must also save tokens.
+            let smaller = if routed.backing.is_some() {
+                after.1 < before.1 && after.0 <= before.0
+            } else {
+                after.0 <= before.0 && after.1 <= before.1
+            };
+            if smaller {
+                chosen = (routed.handling, routed.block, routed.backing, after);
+                reason = None;
+            } else {
+                reason = Some(format!(
+                    "kept verbatim: {} would be {} bytes, {} tokens against {} bytes, {} tokens verbatim",
+                    routed.handling.name(),
+                    thousands(after.0 as u64),
+                    thousands(after.1 as u64),
+                    thousands(before.0 as u64),
+                    thousands(before.1 as u64)
+                ));
+            }
+        }
+        let (handling, block, backing, after) = chosen;
         self.sections.push(Section {
             id,
             field,
             instruction_bearing: field.instruction_bearing(),
             handling,
-            bytes_before: before.iter().map(|t| t.len()).sum(),
-            bytes_after: block.len(),
-            tokens_before: before.iter().map(|t| tokens::count(TOKENS, t)).sum(),
-            tokens_after: tokens::count(TOKENS, &block),
+            bytes_before: before.0,
+            bytes_after: after.0,
+            tokens_before: before.1,
+            tokens_after: after.1,
             cache_hit_expected: false,
             ccr_hash: backing.as_ref().map(|b| b.hash.clone()),
+            reason,
         });
         self.block(&block);
         self.backings.extend(backing);
@@ -150,41 +171,35 @@ impl Renderer<'_> {
             return;
         }
         self.heading(heading);
-        let mut block = String::new();
-        for item in items {
-            block.push_str("- ");
-            block.push_str(item);
-            if !item.ends_with('\n') {
-                block.push('\n');
-            }
-        }
-        block.pop();
-        let before: Vec<&String> = items.iter().collect();
-        self.section(field, None, Handling::Verbatim, &before, block, None);
+        self.section(field, None, bullets(items), None, None);
     }
 
     /// Decisions (summary verbatim) and open threads (summary compacted), each with its
-    /// detail in the store.
+    /// detail in the store when that makes the entry smaller.
     fn backed(&mut self, field: Field, heading: &str, entries: &[Backed]) {
         if entries.is_empty() {
             return;
         }
         self.heading(heading);
-        let verbatim = field.instruction_bearing();
+        let verbatim_summary = field.instruction_bearing();
         for (i, entry) in entries.iter().enumerate() {
-            let summary = if verbatim {
+            let mut whole = format!("- {}", entry.summary);
+            if let Some(detail) = entry.detail.as_ref().filter(|d| !d.is_empty()) {
+                whole.push_str("\n  ");
+                whole.push_str(detail);
+            }
+            let summary = if verbatim_summary {
                 entry.summary.clone()
             } else {
                 prose::compact(&entry.summary)
             };
-            let mut block = format!("- {summary}");
             let detail = entry.detail.as_ref().filter(|d| !d.trim().is_empty());
-            let (handling, backing) = match detail {
+            let routed = match detail {
                 Some(detail) => {
-                    let strategy = if verbatim {
-                        Strategy::VerbatimBacking
+                    let (strategy, handling) = if verbatim_summary {
+                        (Strategy::VerbatimBacking, Handling::VerbatimSummaryCcr)
                     } else {
-                        Strategy::SummaryBacking
+                        (Strategy::SummaryBacking, Handling::CompactSummaryCcr)
                     };
                     let id = format!("{}[{i}]", field.name());
                     let backing = self.backing(&id, None, detail, &summary, strategy);
@@ -195,26 +210,29 @@ impl Renderer<'_> {
                         if lines == 1 { "" } else { "s" },
                         thousands(detail.len() as u64)
                     );
-                    let separator = if verbatim || summary.contains('\n') {
+                    let separator = if verbatim_summary || summary.contains('\n') {
                         "\n  "
                     } else {
                         " "
                     };
-                    block.push_str(separator);
-                    block.push_str(&marker(&backing.hash, strategy, &left_out));
-                    let handling = if verbatim {
-                        Handling::VerbatimSummaryCcr
-                    } else {
-                        Handling::CompactSummaryCcr
-                    };
-                    (handling, Some(backing))
+                    let block = format!(
+                        "- {summary}{separator}{}",
+                        marker(&backing.hash, strategy, &left_out)
+                    );
+                    Some(Routed {
+                        handling,
+                        block,
+                        backing: Some(backing),
+                    })
                 }
-                None if verbatim => (Handling::Verbatim, None),
-                None => (Handling::CompactSummary, None),
+                None if verbatim_summary => None,
+                None => Some(Routed {
+                    handling: Handling::CompactSummary,
+                    block: format!("- {summary}"),
+                    backing: None,
+                }),
             };
-            let mut before = vec![&entry.summary];
-            before.extend(entry.detail.as_ref());
-            self.section(field, Some(i), handling, &before, block, backing);
+            self.section(field, Some(i), whole, routed, None);
         }
     }
 
@@ -225,24 +243,21 @@ impl Renderer<'_> {
         }
         self.heading("Learnings");
         let mut seen = std::collections::HashSet::new();
-        let mut block = String::new();
-        for learning in learnings {
-            let compact = prose::compact(learning);
-            if compact.is_empty() || !seen.insert(compact.clone()) {
-                continue;
-            }
-            block.push_str("- ");
-            block.push_str(&compact);
-            block.push('\n');
-        }
-        block.pop();
-        let before: Vec<&String> = learnings.iter().collect();
+        let compacted: Vec<String> = learnings
+            .iter()
+            .map(|l| prose::compact(l))
+            .filter(|c| !c.is_empty() && seen.insert(c.clone()))
+            .collect();
+        let routed = Routed {
+            handling: Handling::CompactSummary,
+            block: bullets(&compacted),
+            backing: None,
+        };
         self.section(
             Field::Learnings,
             None,
-            Handling::CompactSummary,
-            &before,
-            block,
+            bullets(learnings),
+            Some(routed),
             None,
         );
     }
@@ -252,6 +267,7 @@ impl Renderer<'_> {
             .push_str(&format!("\n\n### {}", title(&output.name)));
         let whole = fenced("text", &output.content);
         let id = format!("tool_outputs[{i}]");
+        let mut routed = None;
         if output.content.len() > self.options.min_bytes {
             let cut = head_tail::compress(&output.content);
             if cut.lines_left_out > 0 || cut.lines_shortened > 0 {
@@ -278,31 +294,23 @@ impl Renderer<'_> {
                     fenced("text", &cut.text),
                     marker(&backing.hash, Strategy::ToolOutputHeadTail, &left_out)
                 );
-                if block.len() < whole.len() {
-                    self.section(
-                        Field::ToolOutputs,
-                        Some(i),
-                        Handling::HeadTailCcr,
-                        &[&output.content],
-                        block,
-                        Some(backing),
-                    );
-                    return;
-                }
+                routed = Some(Routed {
+                    handling: Handling::HeadTailCcr,
+                    block,
+                    backing: Some(backing),
+                });
             }
         }
-        self.section(
-            Field::ToolOutputs,
-            Some(i),
-            Handling::Verbatim,
-            &[&output.content],
-            whole,
-            None,
-        );
+        self.section(Field::ToolOutputs, Some(i), whole, routed, None);
     }
 
-    fn prose_note(&mut self, i: usize, note: &String) {
+    fn prose_note(&mut self, i: usize, note: &str) {
         let compact = prose::compact(note);
+        let mut routed = Routed {
+            handling: Handling::CompactSummary,
+            block: compact.clone(),
+            backing: None,
+        };
         if compact.len() > self.options.min_bytes {
             let budget = (self.options.min_bytes / 4).clamp(160, 1200);
             let summary = prose::lead_summary(&compact, budget);
@@ -316,27 +324,21 @@ impl Renderer<'_> {
                     thousands(total - kept),
                     thousands(total)
                 );
-                let block = format!(
-                    "{summary}\n{}",
-                    marker(&backing.hash, Strategy::SummaryBacking, &left_out)
-                );
-                self.section(
-                    Field::ProseNotes,
-                    Some(i),
-                    Handling::CompactSummaryCcr,
-                    &[note],
-                    block,
-                    Some(backing),
-                );
-                return;
+                routed = Routed {
+                    handling: Handling::CompactSummaryCcr,
+                    block: format!(
+                        "{summary}\n{}",
+                        marker(&backing.hash, Strategy::SummaryBacking, &left_out)
+                    ),
+                    backing: Some(backing),
+                };
             }
         }
         self.section(
             Field::ProseNotes,
             Some(i),
-            Handling::CompactSummary,
-            &[note],
-            compact,
+            note.to_string(),
+            Some(routed),
             None,
         );
     }
@@ -346,6 +348,7 @@ impl Renderer<'_> {
             .push_str(&format!("\n\n### {}", title(&array.name)));
         let original = &array.content.original;
         let whole = fenced("json", original);
+        let mut routed = None;
         if original.len() > self.options.min_bytes {
             let crushed = crush::crush(&array.content.items);
             let id = format!("bulk_json[{i}]");
@@ -366,25 +369,33 @@ impl Renderer<'_> {
                 crushed.text,
                 marker(&backing.hash, Strategy::JsonCrush, &left_out)
             );
-            if block.len() < whole.len() {
-                self.section(
-                    Field::BulkJson,
-                    Some(i),
-                    Handling::JsonCrushCcr,
-                    &[original],
-                    block,
-                    Some(backing),
-                );
-                return;
-            }
+            routed = Some(Routed {
+                handling: Handling::JsonCrushCcr,
+                block,
+                backing: Some(backing),
+            });
         }
-        self.section(
-            Field::BulkJson,
-            Some(i),
-            Handling::Verbatim,
-            &[original],
-            whole,
-            None,
-        );
+        self.section(Field::BulkJson, Some(i), whole, routed, None);
     }
+}
+
+/// The form a field's routing gives a section, before it is weighed against verbatim.
+struct Routed {
+    handling: Handling,
+    block: String,
+    backing: Option<Backing>,
+}
+
+/// Each text as one `- ` bullet, as written (continuation lines follow unindented).
+fn bullets(items: &[String]) -> String {
+    let mut block = String::new();
+    for item in items {
+        block.push_str("- ");
+        block.push_str(item);
+        if !item.ends_with('\n') {
+            block.push('\n');
+        }
+    }
+    block.pop();
+    block
 }

@@ -160,7 +160,7 @@ fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-const EXPIRED_ADVICE: &str = "regenerate the digest, or re-read the source the entry came from: the store no longer has its original";
+const EXPIRED_ADVICE: &str = "regenerate the digest, or re-read the source the entry came from: an expired original is not served";
 
 fn get(path: &Path, args: &GetArgs, ui: &Ui) -> Result<Outcome> {
     let query = ccr::parse_hash(&args.hash)?;
@@ -205,8 +205,15 @@ fn get(path: &Path, args: &GetArgs, ui: &Ui) -> Result<Outcome> {
             Ok(Outcome::Ok)
         }
         Lookup::Expired(tomb) => {
+            // Expired and collected are different states: `ccr stats` counts an expired
+            // original still in the file as awaiting `gc`, and says so here too.
+            let state = if tomb.collected {
+                "was collected"
+            } else {
+                "is no longer served; it is still in the file, awaiting `brief ccr gc`"
+            };
             let summary = format!(
-                "ccr:{} expired at {}: its original ({} bytes, {}, from {}) was collected",
+                "ccr:{} expired at {}: its original ({} bytes, {}, from {}) {state}",
                 tomb.hash,
                 time(tomb.expires_ms),
                 thousands(tomb.original_bytes),
@@ -223,6 +230,8 @@ fn get(path: &Path, args: &GetArgs, ui: &Ui) -> Result<Outcome> {
                     "created": time(tomb.created_ms),
                     "expired_at": time(tomb.expires_ms),
                     "original_bytes": tomb.original_bytes,
+                    "collected": tomb.collected,
+                    "awaiting_gc": !tomb.collected,
                     "advice": EXPIRED_ADVICE,
                 }))?;
             } else {
@@ -389,7 +398,7 @@ fn gc(path: &Path, as_json: bool, ui: &Ui) -> Result<Outcome> {
             "tombstones": swept.tombstones,
         }))?;
     } else {
-        ui.outln(&summary)?;
+        ui.confirm(&summary)?;
     }
     Ok(Outcome::Ok)
 }

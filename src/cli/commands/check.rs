@@ -10,28 +10,34 @@ use crate::brief::Problem;
 use crate::cli::output::{self, AnnotationLevel, Outcome, annotation, error_annotations};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Location, Result};
-use crate::prompt::check::{Checked, Finding, Level, Report, check_paths};
+use crate::prompt::check::{Checked, Finding, Level, Options, Report, check_paths};
 
 /// Check briefs for CI: rules unchanged since `brief lock`, no placeholder or volatile
 /// content in the cacheable prefix, within the token budget
 ///
 /// Fails (exit 1) when a rule item differs from brief.lock, a rule is missing from the lock
-/// or the lock names one that is gone, the static tier holds a placeholder, or
-/// budget.max_brief_tokens is exceeded. Volatile-looking content (dates, times, UUIDs,
-/// JWTs, long hex ids, unix timestamps) in the static tier is a warning, an error with
-/// --strict. A changed prefix hash is reported as information. A brief that cannot be
-/// loaded exits 2; in JSON and GitHub output its problems are listed with file and line.
+/// or the lock names one that is gone, the static tier holds a placeholder, a tool's input
+/// schema is not valid JSON Schema or breaks a provider's rules, or budget.max_brief_tokens
+/// is exceeded. Volatile-looking content (dates, times, UUIDs, JWTs, long hex ids, unix
+/// timestamps) in the static tier is a warning, an error with --strict. A prefix hash that
+/// differs from the lock (the provider's prompt cache is written again) is a note, and an
+/// error with --strict unless --allow-prefix-change. A brief that cannot be loaded exits 2;
+/// in JSON and GitHub output its problems are listed with file and line.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  brief check briefs/*\n  brief check --json briefs/support\n  brief check --format github briefs/*   # annotations in a GitHub workflow"
+    after_help = "Examples:\n  brief check briefs/*\n  brief check --json briefs/support\n  brief check --format github briefs/*   # annotations in a GitHub workflow\n  brief check --strict briefs/*          # CI: a change that breaks the prompt cache fails\n  brief check --strict --allow-prefix-change briefs/support   # the change is intended"
 )]
 pub struct Args {
     /// Brief directories (or their brief.yaml)
     #[arg(required = true)]
     pub briefs: Vec<PathBuf>,
-    /// Treat warnings as failures
+    /// Treat warnings as failures, and a prefix that differs from the lock (the provider's
+    /// prompt cache is written again) as a failure
     #[arg(long)]
     pub strict: bool,
+    /// With --strict: a prefix that differs from the lock is intended (a note, not a failure)
+    #[arg(long)]
+    pub allow_prefix_change: bool,
     /// human, json (one object), or github (workflow annotations)
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -51,7 +57,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let format = if args.json { Format::Json } else { args.format };
     let mut checked = Vec::new();
     let mut unreadable: Vec<Error> = Vec::new();
-    for result in check_paths(&args.briefs) {
+    let options = Options {
+        strict: args.strict,
+        allow_prefix_change: args.allow_prefix_change,
+    };
+    for result in check_paths(&args.briefs, options) {
         match result {
             Ok(one) => checked.push(one),
             Err(err) => unreadable.push(err),
@@ -107,7 +117,12 @@ fn print_human(checked: &[Checked], unreadable: &[Error], strict: bool, ui: &Ui)
         for warning in load_warnings {
             ui.warn(&warning.to_string());
         }
-        let status = if report.failed(strict) {
+        let failed = report.failed(strict);
+        // Quiet: a brief that passed says nothing, a failed one only what failed it.
+        if ui.quiet() && !failed {
+            continue;
+        }
+        let status = if failed {
             ui.paint("FAILED", Tone::Error)
         } else {
             ui.paint("ok", Tone::Good)
@@ -118,6 +133,9 @@ fn print_human(checked: &[Checked], unreadable: &[Error], strict: bool, ui: &Ui)
             &report.prefix_hash[..12]
         ))?;
         for f in &report.findings {
+            if ui.quiet() && level_of(f, strict) != Level::Error {
+                continue;
+            }
             print_finding(f, strict, ui)?;
         }
     }
@@ -161,6 +179,8 @@ struct BriefJson<'a> {
     prefix_hash: &'a str,
     locked_prefix_hash: Option<&'a str>,
     prefix_changed: Option<bool>,
+    /// When the prefix changed: the tokens the provider writes to its cache again.
+    tokens_rewritten: Option<usize>,
     findings: Vec<Finding>,
     /// Problems loading raised that do not stop the check (e.g. an unlisted item file).
     load_warnings: Vec<Location>,
@@ -170,7 +190,7 @@ struct BriefJson<'a> {
 struct UnreadableJson<'a> {
     kind: &'static str,
     message: &'a str,
-    hint: Option<&'a str>,
+    hint: Option<String>,
     locations: &'a [Location],
     /// Each problem as one `file:line:column: message` line, then any other detail.
     details: Vec<String>,
@@ -190,6 +210,7 @@ fn brief_json<'a>(report: &'a Report, warnings: &[Problem], strict: bool) -> Bri
             .locked_prefix_hash
             .as_ref()
             .map(|h| *h != report.prefix_hash),
+        tokens_rewritten: report.tokens_rewritten,
         findings: report
             .findings
             .iter()
@@ -234,7 +255,7 @@ fn print_json(
             .map(|e| UnreadableJson {
                 kind: e.kind.as_str(),
                 message: &e.message,
-                hint: e.hint.as_deref(),
+                hint: crate::cli::hints::for_cli(e),
                 locations: &e.locations,
                 details: e
                     .locations

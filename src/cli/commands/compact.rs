@@ -9,7 +9,8 @@ use crate::cli::output::{self, Outcome};
 use crate::cli::ui::{Tone, Ui};
 use crate::compact::{compact_document, compact_markdown};
 use crate::error::{Error, Result};
-use crate::store::{WriterLock, safe};
+use crate::files::inside;
+use crate::store::WriterLock;
 use crate::tokens;
 
 /// Compact whitespace losslessly: a brief's items, or one Markdown file
@@ -44,7 +45,7 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
     let text = crate::files::input::read_text(path, crate::files::limits::TEXT_FILE)?;
     let compaction = compact_document(&text);
     if args.write {
-        safe::check_not_link(path)?;
+        inside::check_not_link(path)?;
     }
     if args.write && is_rule_item(&text) {
         return Err(Error::input(format!(
@@ -61,7 +62,7 @@ fn compact_file(args: &Args, ui: &Ui) -> Result<Outcome> {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
-        safe::write_file(dir, path, compaction.text.as_bytes())?;
+        inside::write_file(dir, path, compaction.text.as_bytes())?;
     }
     if args.json {
         let summary = format!("{} bytes → {} bytes", text.len(), compaction.text.len());
@@ -157,7 +158,7 @@ fn compact_brief(args: &Args, ui: &Ui) -> Result<Outcome> {
     if args.write {
         // Every target checked before the first write: a refusal leaves nothing written.
         for item in brief.items.iter().filter(|i| !i.is_tool()) {
-            safe::check_target(&brief.dir, &item.path)?;
+            inside::check_target(&brief.dir, &item.path)?;
         }
     }
     let encoding = brief.manifest.tokenizer;
@@ -198,7 +199,7 @@ fn write_item(brief: &Brief, front_matter: &str, body: &str, path: &Path) -> Res
     let mut text = String::with_capacity(front_matter.len() + body.len());
     text.push_str(front_matter);
     text.push_str(body);
-    safe::write_file(&brief.dir, path, text.as_bytes())
+    inside::write_file(&brief.dir, path, text.as_bytes())
 }
 
 fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> {

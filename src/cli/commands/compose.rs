@@ -12,8 +12,9 @@ use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, Composed, PrefixHashes, compose, tools_json};
-use crate::prompt::prefix::{Wire, as_sent, cache_key};
 use crate::tokens;
+use crate::wire::Wire;
+use crate::wire::prefix::{as_sent, cache_key};
 
 /// Compose a brief into its system prompt or a provider request body
 ///
@@ -139,7 +140,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if args.cache_key && args.format != Format::Openai {
         ui.warn("--cache-key applies to --format openai only; ignored");
     }
-    let model_for = |provider: &str| {
+    let model_for = |provider: Wire| {
         brief
             .manifest
             .model
@@ -161,7 +162,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
                 .as_ref()
                 .filter(|_| with_key)
                 .map(|stable| cache_key(&stable.hash));
-            let body = composed.body(wire, model_for(wire.as_str()), key.as_deref());
+            let body = composed.body(wire, model_for(wire), key.as_deref());
             // The body's own serialisation: the bytes the provider layer sends.
             (as_sent(&body), stable.as_ref().map(PrefixHashes::of))
         }

@@ -101,4 +101,9 @@ pub fn report(digest: &Digest, store: Option<&Path>, ui: &Ui) {
             s.ccr_hash.as_deref().unwrap_or("-")
         ));
     }
+    for s in &digest.sections {
+        if let Some(reason) = &s.reason {
+            ui.err_line(&format!("note: {}: {reason}", s.id));
+        }
+    }
 }

@@ -40,6 +40,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             args.file.display(),
             e.line()
         ))
+        .with_source(e)
     })?;
     let violations = envelope::validate(&value);
     let summary = if violations.is_empty() {
@@ -61,7 +62,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         for v in &violations {
             ui.outln(&format!("{}: {v}", args.file.display()))?;
         }
-        ui.outln(&summary)?;
+        ui.confirm(&summary)?;
     }
     Ok(if violations.is_empty() {
         Outcome::Ok

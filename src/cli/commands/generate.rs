@@ -61,9 +61,13 @@ pub fn run(args: Args, root: clap::Command, ui: &Ui) -> Result<Outcome> {
         }
         What::Man { dir: Some(dir) } => return write_man_pages(command, &dir, ui),
         What::Reference => buffer = crate::cli::reference::markdown(command).into_bytes(),
-        What::Man { dir: None } => clap_mangen::Man::new(command)
-            .render(&mut buffer)
-            .map_err(|e| Error::internal(format!("cannot render the man page: {e}")))?,
+        What::Man { dir: None } => {
+            clap_mangen::Man::new(command)
+                .render(&mut buffer)
+                .map_err(|e| {
+                    Error::internal(format!("cannot render the man page: {e}")).with_source(e)
+                })?
+        }
     }
     ui.out(&String::from_utf8_lossy(&buffer))?;
     Ok(Outcome::Ok)
@@ -82,7 +86,7 @@ fn write_man_pages(command: clap::Command, dir: &std::path::Path, ui: &Ui) -> Re
         let mut buffer = Vec::new();
         clap_mangen::Man::new(page.clone())
             .render(&mut buffer)
-            .map_err(|e| Error::input(format!("cannot render {file}: {e}")))?;
+            .map_err(|e| Error::input(format!("cannot render {file}: {e}")).with_source(e))?;
         crate::store::write_atomic(&dir.join(file), &buffer)?;
     }
     ui.info(&format!(

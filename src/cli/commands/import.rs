@@ -6,27 +6,35 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::brief::import::{self, ImportPlan, Split};
+use crate::brief::import::{self, ImportPlan, Marker, Split};
 use crate::brief::{Brief, MANIFEST, valid_id};
 use crate::cli::output::Outcome;
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::files::input;
+use crate::files::inside;
 use crate::files::limits::IMPORT_SOURCE;
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::store::safe;
 use crate::tokens::{self, Encoding};
 
-/// Turn an existing prompt (Markdown) into a brief: one item per section
+/// Turn an existing prompt (Markdown or plain text) into a brief: one item per section
 ///
-/// Each heading of the --split level or shallower (outside lists, quotes and code) starts an
-/// item; text before the first heading is the `intro` item, and YAML front matter is kept as
-/// a `front-matter` constant item. Every item is typed `instruction`: mark rules, samples and
-/// context afterwards by editing the `type:` line. Nothing is lost: before anything is
-/// written, the brief is composed in memory and compared with the source. A `{{name}}` in
-/// the source is written as `\{{name}}` (literal text, composed back to `{{name}}`).
+/// With --split auto (the default) a section starts at a Markdown heading (h1–h2, or h3
+/// when there is none), an XML-style section tag (`<ROLE>` … `</ROLE>`, where no heading
+/// is), a `====`/`----` rule or an upper-case title line (`TOOL USE`), never inside code,
+/// lists, quotes or HTML comments; the command says which it used. --split h1|h2|h3 uses
+/// headings alone. Text before the first section is the `intro` item, and YAML front
+/// matter is kept as a `front-matter` constant item. Each item gets a suggested type from
+/// its content (a section of constraints: `rule`; a worked exchange: `sample`; else
+/// `instruction`), shown with the reason; items are written as `instruction` unless
+/// --apply-types writes the suggestions. Nothing is lost: before anything is written, the
+/// brief is composed in memory and compared with the source. A `{{name}}` in the source
+/// is written as `\{{name}}` (literal text, composed back to `{{name}}`).
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  brief import prompts/support.md briefs/support --split h2")]
+#[command(
+    after_help = "Examples:\n  brief import prompts/support.md briefs/support\n  brief import prompts/support.md briefs/support --apply-types\n  brief import prompts/support.md briefs/support --split h1"
+)]
 pub struct Args {
     /// The prompt file to import (Markdown or plain text)
     pub file: PathBuf,
@@ -35,9 +43,14 @@ pub struct Args {
     /// The brief's name (default: the file's name without its extension)
     #[arg(long)]
     pub name: Option<String>,
-    /// The deepest heading level that starts a new item
-    #[arg(long, value_enum, default_value_t = SplitArg::H2)]
+    /// Where items start: auto (every section marker the prompt uses), or Markdown headings
+    /// of this level or shallower
+    #[arg(long, value_enum, default_value_t = SplitArg::Auto)]
     pub split: SplitArg,
+    /// Write each item with its suggested type (rule, sample or instruction) instead of
+    /// instruction
+    #[arg(long)]
+    pub apply_types: bool,
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
@@ -45,6 +58,7 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SplitArg {
+    Auto,
     H1,
     H2,
     H3,
@@ -59,6 +73,8 @@ struct ItemRow<'a> {
     line: usize,
     file: String,
     tokens: usize,
+    suggested_type: &'a str,
+    suggested_reason: &'a str,
 }
 
 #[derive(Serialize)]
@@ -70,6 +86,11 @@ struct Report<'a> {
     exact: bool,
     escaped_placeholders: usize,
     tokens: usize,
+    /// The --split asked for, and what the sections were found by.
+    split: &'static str,
+    structure: String,
+    markers: &'a [Marker],
+    types_applied: bool,
     items: Vec<ItemRow<'a>>,
     notes: &'a [String],
     next: String,
@@ -77,12 +98,16 @@ struct Report<'a> {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let source = read_source(&args.file)?;
-    let split = match args.split {
-        SplitArg::H1 => Split::H1,
-        SplitArg::H2 => Split::H2,
-        SplitArg::H3 => Split::H3,
+    let (split, split_name) = match args.split {
+        SplitArg::Auto => (Split::Auto, "auto"),
+        SplitArg::H1 => (Split::H1, "h1"),
+        SplitArg::H2 => (Split::H2, "h2"),
+        SplitArg::H3 => (Split::H3, "h3"),
     };
-    let plan = import::plan(&source, split);
+    let mut plan = import::plan(&source, split);
+    if args.apply_types {
+        plan.apply_types();
+    }
     let name = brief_name(&args)?;
     refuse_existing(&args.dir, &plan)?;
     write_brief(&args.dir, &name, &plan)?;
@@ -100,14 +125,24 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             line: item.line,
             file: format!("items/{}.md", item.id),
             tokens: counter.count(&item.body),
+            suggested_type: item.suggested.kind.as_str(),
+            suggested_reason: &item.suggested.reason,
         })
         .collect();
     let total: usize = rows.iter().map(|r| r.tokens).sum();
     let dir = args.dir.display().to_string();
     let quoted = crate::cli::ui::shell_quote(&dir);
-    let next = format!(
-        "mark rules, samples and context by editing each item's `type:`, then `brief lock {quoted} && brief check {quoted}`"
-    );
+    let differs = rows.iter().filter(|r| r.kind != r.suggested_type).count();
+    let next = if differs > 0 {
+        format!(
+            "review the suggested types ({differs} differ{} from what was written; `--apply-types` writes them on a fresh import) and edit each item's `type:` as needed, then `brief lock {quoted} && brief check {quoted}`",
+            if differs == 1 { "s" } else { "" }
+        )
+    } else {
+        format!(
+            "check each item's `type:` (rule, sample, context …), then `brief lock {quoted} && brief check {quoted}`"
+        )
+    };
     let summary = format!(
         "imported {} into {} item{} ({} tokens){}",
         args.file.display(),
@@ -129,27 +164,29 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             exact: plan.exact,
             escaped_placeholders: plan.escaped_placeholders,
             tokens: total,
+            split: split_name,
+            structure: plan.structure(),
+            markers: &plan.markers,
+            types_applied: args.apply_types,
             items: rows,
             notes: &plan.notes,
             next,
         }))?;
         return Ok(Outcome::Ok);
     }
-    let width = rows
-        .iter()
-        .map(|r| r.id.chars().count())
-        .max()
-        .unwrap_or(2)
-        .max(2);
-    ui.outln(&format!("{:<width$}  {:>7}  line  title", "id", "tokens"))?;
-    for row in &rows {
-        ui.outln(&format!(
-            "{:<width$}  {:>7}  {:>4}  {}",
-            row.id,
-            row.tokens,
-            row.line,
-            row.title.unwrap_or("")
-        ))?;
+    print_table(&rows, ui)?;
+    if plan.markers.is_empty() {
+        ui.info(&format!("split {split_name}: found {}", plan.structure()));
+        if rows.iter().filter(|r| r.kind != "constant").count() == 1 {
+            ui.info("note: one item: mark the sections with Markdown headings (or `====` rules) and import again to get one item per section");
+        }
+    } else {
+        ui.info(&format!(
+            "split {split_name}: {} section{} at {}",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" },
+            plan.structure(),
+        ));
     }
     for note in &plan.notes {
         ui.info(&format!("note: {note}"));
@@ -168,6 +205,37 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     ));
     ui.info(&format!("next: {next}"));
     Ok(Outcome::Ok)
+}
+
+/// The items as a table: what each is written as, what its content suggests and why.
+fn print_table(rows: &[ItemRow], ui: &Ui) -> Result<()> {
+    use Align::{Left, Right};
+    let mut table = Table::new(&[Left, Right, Right, Left, Left, Left, Left]).header([
+        "id",
+        "tokens",
+        "line",
+        "type",
+        "suggested",
+        "title",
+        "why",
+    ]);
+    for row in rows {
+        let suggested = if row.suggested_type == row.kind {
+            row.suggested_type.to_string()
+        } else {
+            format!("{} *", row.suggested_type)
+        };
+        table.row([
+            row.id.to_string(),
+            row.tokens.to_string(),
+            row.line.to_string(),
+            row.kind.to_string(),
+            suggested,
+            row.title.unwrap_or("").to_string(),
+            row.suggested_reason.to_string(),
+        ]);
+    }
+    ui.out(&table.render())
 }
 
 /// The prompt file, within [`IMPORT_SOURCE`] (checked before it is read).
@@ -231,7 +299,7 @@ fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
     let gitignore = dir.join(".gitignore");
     if fs::symlink_metadata(&gitignore).is_ok() {
         // Kept as it is, but not if it is a link that leaves the directory.
-        safe::check_target(dir, &gitignore)?;
+        inside::check_target(dir, &gitignore)?;
     } else {
         files.push((
             gitignore,
@@ -248,7 +316,7 @@ fn write_brief(dir: &Path, name: &str, plan: &ImportPlan) -> Result<()> {
     // The manifest last: until it exists the directory is not a brief.
     files.push((dir.join(MANIFEST), manifest.into_bytes()));
     refuse_over_limits(&files)?;
-    safe::write_files(dir, &files)
+    inside::write_files(dir, &files)
 }
 
 /// The loader refuses an item file over `MAX_FILE_BYTES` and a manifest over

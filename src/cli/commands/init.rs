@@ -6,7 +6,7 @@ use crate::brief::{MANIFEST, valid_id};
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
-use crate::store::safe;
+use crate::files::inside;
 
 /// Create a new brief: a manifest, one item of each common type, and a .gitignore
 #[derive(Debug, clap::Args)]
@@ -99,7 +99,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     ));
     // The manifest last: until it exists the directory is not a brief.
     files.push((dir.join(MANIFEST), manifest.into_bytes()));
-    safe::write_files(dir, &files)?;
+    inside::write_files(dir, &files)?;
     ui.info(&format!(
         "{} a brief in {} with {} items",
         ui.paint_err("created", Tone::Good),

@@ -6,9 +6,9 @@ use crate::brief::Lock;
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
+use crate::files::inside;
 use crate::prompt::compose::{ComposeOptions, prefix};
 use crate::prompt::measure::prefix_tokens;
-use crate::store::safe;
 
 /// Write brief.lock: the exact bytes of every rule item and the stable prefix's hashes
 ///
@@ -27,9 +27,9 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let tokens = prefix_tokens(&brief, &prefix);
     let lock = Lock::new(&brief, &prefix.hashes, tokens);
     let path = brief.lock_path();
-    safe::check_target(&brief.dir, &path)?;
+    inside::check_target(&brief.dir, &path)?;
     let previous = Lock::read(&path).ok().flatten();
-    safe::write_file(&brief.dir, &path, lock.to_yaml()?.as_bytes())?;
+    inside::write_file(&brief.dir, &path, lock.to_yaml()?.as_bytes())?;
     let rules = lock.rules.len();
     let changed = previous.is_some_and(|p| p != lock);
     let verb = if changed { "updated" } else { "wrote" };

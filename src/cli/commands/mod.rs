@@ -17,6 +17,7 @@ pub mod check;
 pub mod compact;
 pub mod compose;
 pub mod compress;
+pub mod count;
 pub mod diff;
 pub mod digest;
 pub mod discard;
@@ -46,6 +47,7 @@ pub enum Command {
     Compose(compose::Args),
     Compact(compact::Args),
     Stats(stats::Args),
+    Count(count::Args),
     Lock(lock::Args),
     Check(check::Args),
     Guard(guard::Args),
@@ -81,6 +83,7 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Lock(args) => lock::run(args, ui),
         Command::Check(args) => check::run(args, ui),
         Command::Stats(args) => stats::run(args, ui),
+        Command::Count(args) => count::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),

@@ -53,7 +53,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let settings = args.provider.settings(&brief)?;
     ui.info(&format!(
         "probing {} {} at {}: {} calls",
-        settings.kind, settings.model, settings.base_url, args.repeat
+        settings.wire, settings.model, settings.base_url, args.repeat
     ));
     let report = run::run(Request {
         brief: &brief,
@@ -125,7 +125,7 @@ fn human(report: &Report, ui: &Ui) -> String {
     out.push_str(&ui.paint(
         &format!(
             "{}: {} {model} at {}",
-            report.brief, settings.kind, settings.base_url
+            report.brief, settings.wire, settings.base_url
         ),
         Tone::Strong,
     ));

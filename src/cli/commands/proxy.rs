@@ -7,9 +7,11 @@ use std::time::Duration;
 use crate::cache::ledger;
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
+use crate::clock::parse_timeout;
 use crate::error::Result;
-use crate::provider::{ProviderKind, parse_duration};
+use crate::provider::configured_base_url;
 use crate::proxy::{self, Config};
+use crate::wire::Wire;
 
 /// Relay an agent's model calls and record their cache hits, cache writes and prefix drift
 ///
@@ -20,7 +22,8 @@ use crate::proxy::{self, Config};
 /// its usage, prefix hash, session and the parts that drifted since the session's previous
 /// call; GET /stats and GET /metrics show the running figures. A session is the
 /// X-Brief-Session header, else a hash of the credential and the model. The bound address
-/// is printed on stdout. Stop with Ctrl-C or SIGTERM: calls in flight finish first.
+/// is printed on stdout. Stop with Ctrl-C or SIGTERM: calls in flight get
+/// --shutdown-timeout to finish, and every row is written.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  brief proxy\n  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 my-agent\n  curl -s http://127.0.0.1:8787/stats"
@@ -43,26 +46,51 @@ pub struct Args {
     pub allow_remote: bool,
     /// How long the upstream may take to start answering, and between two chunks
     /// (90s, 1500ms, 2m)
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "600s")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, default_value = "600s")]
     pub timeout: Duration,
+    /// How long a client may take to send a request's headers; an idle keep-alive
+    /// connection is closed after it too
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, default_value = "10s")]
+    pub header_timeout: Duration,
+    /// The longest pause while a client sends its request body or takes its answer; a
+    /// stalled body is answered 408, a client that stops reading is disconnected
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, default_value = "30s")]
+    pub client_idle_timeout: Duration,
+    /// Client connections held at once; past it a new connection is answered 503 (lowered
+    /// to what the open-file limit allows)
+    #[arg(long, value_name = "N", default_value_t = proxy::DEFAULT_MAX_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
+    /// After Ctrl-C or SIGTERM, how long calls in flight may take to finish before they are
+    /// cut (their rows say `cancelled`)
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, default_value = "20s")]
+    pub shutdown_timeout: Duration,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let upstream = |flag: Option<String>, kind: ProviderKind| {
-        flag.or_else(|| {
-            std::env::var(kind.base_url_var())
-                .ok()
-                .filter(|v| !v.trim().is_empty())
+    // The upstreams resolve as every provider address does: the flag, the wire's
+    // variable, the official endpoint.
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let upstream = |flag: Option<String>, wire: Wire, name: &str| {
+        configured_base_url(wire, flag.as_deref(), None, &env).map_err(|mut err| {
+            err.message = format!("{name}: {}", err.message);
+            err
         })
-        .unwrap_or_else(|| kind.default_base_url().to_string())
     };
     let config = Config {
         listen: args.listen,
-        openai_upstream: upstream(args.openai_upstream, ProviderKind::OpenAi),
-        anthropic_upstream: upstream(args.anthropic_upstream, ProviderKind::Anthropic),
+        openai_upstream: upstream(args.openai_upstream, Wire::OpenAi, "--openai-upstream")?,
+        anthropic_upstream: upstream(
+            args.anthropic_upstream,
+            Wire::Anthropic,
+            "--anthropic-upstream",
+        )?,
         ledger: ledger::resolve_path(args.ledger),
         allow_remote: args.allow_remote,
         timeout: args.timeout,
+        header_timeout: args.header_timeout,
+        client_idle_timeout: args.client_idle_timeout,
+        max_connections: args.max_connections as usize,
+        shutdown_timeout: args.shutdown_timeout,
     };
     let ledger_path = config.ledger.clone();
     let (openai, anthropic) = (

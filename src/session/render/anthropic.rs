@@ -16,8 +16,8 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::{Parts, Run, Violation, entry_text, has_text, runs, tier1_prompt, violation};
-use crate::prompt::wire;
 use crate::session::log::{Entry, Kind};
+use crate::wire;
 
 fn block(entry: &Entry) -> Value {
     match entry.kind {
@@ -63,7 +63,7 @@ fn alternate(messages: Vec<Value>) -> Vec<Value> {
 }
 
 pub fn body(parts: &Parts) -> Value {
-    let mut body = wire::anthropic_body(&tier1_prompt(parts), parts.model);
+    let mut body = wire::anthropic::body(&tier1_prompt(parts), parts.model);
     if parts.static_system.is_empty()
         && let Some(last) = body
             .get_mut("tools")

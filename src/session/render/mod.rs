@@ -31,7 +31,7 @@ pub use text::text;
 
 use super::flow::is_assistant;
 use super::log::{Entry, Kind};
-use crate::prompt::wire::{Message, Prompt, ToolDef};
+use crate::wire::{Message, Prompt, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

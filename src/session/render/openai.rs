@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use super::{Parts, Run, Violation, entry_text, has_text, runs, tier1_prompt, violation};
-use crate::prompt::wire;
 use crate::session::log::{Entry, Kind};
+use crate::wire;
 
 fn assistant_message(run: &[&Entry]) -> Value {
     let text: Vec<String> = run
@@ -61,7 +61,7 @@ fn user_message(entry: &Entry) -> Value {
 }
 
 pub fn body(parts: &Parts) -> Value {
-    let mut body = wire::openai_body(&tier1_prompt(parts), parts.model, None);
+    let mut body = wire::openai::body(&tier1_prompt(parts), parts.model, None);
     let messages = body["messages"]
         .as_array_mut()
         .expect("wire makes an array");

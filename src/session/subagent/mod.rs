@@ -35,8 +35,8 @@ use super::{Session, envelope, tools};
 use crate::brief::Brief;
 use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
-use crate::prompt::wire::{Message, Prompt, Role};
 use crate::provider::{CallOptions, Provider, Settings};
+use crate::wire::{Message, Prompt, Role};
 
 /// The longest envelope asked of a sub-agent's model.
 const MAX_ENVELOPE_TOKENS: u32 = 4096;
@@ -170,7 +170,7 @@ impl<'a> Conversation<'a> {
                 self.choice,
                 "subagent",
                 &self.settings,
-                &hash,
+                (Some(name), &hash),
                 started,
                 &result,
             );
@@ -449,7 +449,10 @@ impl Session {
         let name = call.name.clone().unwrap_or_default();
         let outcome = match self.run_subagent(&call.id, &sub, progress) {
             Err(err) if err.exit_code() == 2 => {
-                let envelope = failed(err.message.clone(), err.hint.iter().cloned().collect());
+                let envelope = failed(
+                    err.message.clone(),
+                    err.hint.iter().map(|h| h.to_string()).collect(),
+                );
                 let text = serde_json::to_string_pretty(&envelope).unwrap_or_default();
                 let entry = self
                     .append(vec![NewEntry::subagent(call.id.clone(), &text)?])?

@@ -11,7 +11,7 @@ use crate::cli::review::{object, token_change};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
 use crate::compress;
-use crate::error::{Error, ProviderFailure, Result};
+use crate::error::{CallStatus, Error, Result};
 use crate::store::proposals::{self, Proposal};
 
 /// What happened to one item.
@@ -43,10 +43,12 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
                 }
                 rows.push(Row::Proposed(item, Box::new(proposal)));
             }
+            // Ctrl-C stops the batch: no further item is asked.
+            Err(err) if err.kind == crate::error::ErrorKind::Interrupted => return Err(err),
             Err(err) => {
                 unreachable = matches!(
-                    err.provider_failure,
-                    Some(ProviderFailure::Connect | ProviderFailure::Timeout)
+                    err.call_status(),
+                    Some(CallStatus::Connect | CallStatus::Timeout)
                 );
                 if !args.json {
                     ui.warn(&format!("`{}`: {}", item.id, err.message));
@@ -147,7 +149,9 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
                 },
             );
             err.reported = args.json;
-            err.provider_failure = first.provider_failure;
+            if let Some(status) = first.call_status() {
+                err = err.with_call_status(status.clone());
+            }
             Err(err)
         }
     }

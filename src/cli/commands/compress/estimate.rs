@@ -11,7 +11,6 @@ use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
 use crate::compress::{self, Compressor, Estimate};
 use crate::error::{Error, Result};
-use crate::provider::ProviderKind;
 
 pub(super) fn run(
     args: &Args,
@@ -31,15 +30,8 @@ pub(super) fn run(
         }
     }
     // No key is needed to count: the provider and model come from the flags and the brief.
-    let from_brief = brief.manifest.model.as_ref();
-    let kind = args
-        .provider
-        .provider
-        .or(from_brief.map(|m| m.kind()))
-        .unwrap_or(ProviderKind::OpenAi);
-    let model = args.provider.model.clone().or(from_brief
-        .filter(|m| m.kind() == kind)
-        .map(|m| m.name.clone()));
+    let (kind, model) =
+        crate::provider::choice(&args.provider.overrides(), brief.manifest.model.as_ref());
     let prices = compress::prices(
         brief,
         model.as_deref().unwrap_or_default(),

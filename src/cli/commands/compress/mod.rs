@@ -176,7 +176,7 @@ impl Call<'_> {
             self.brief,
             item,
             &self.compressor.hash,
-            self.settings.kind.as_str(),
+            self.settings.wire.as_str(),
             settings,
             &answers,
         )
@@ -187,7 +187,7 @@ impl Call<'_> {
         &self,
         ui: &Ui,
         item: &Item,
-        prompt: crate::prompt::wire::Prompt,
+        prompt: crate::wire::Prompt,
         which: &str,
     ) -> Result<provider::Answer> {
         let waiting = format!(
@@ -203,7 +203,7 @@ impl Call<'_> {
         // the target.
         let entry = ledger::Entry::new(
             "compress",
-            self.settings.kind.as_str(),
+            self.settings.wire.as_str(),
             &self.settings.model,
         )
         .for_brief(
@@ -212,13 +212,14 @@ impl Call<'_> {
             &self.compressor.hash,
         )
         .targeting(&self.brief.manifest.name, &self.brief.dir, &item.id);
-        let Ok(result) = result else {
-            self.record(ui, &entry.cancelled(started.elapsed()));
-            ui.err_line(&format!(
-                "cancelled: the call for `{}` was interrupted; nothing saved",
-                item.id
-            ));
-            std::process::exit(interrupt::EXIT_INTERRUPTED);
+        let result = match result {
+            Ok(result) => result,
+            Err(interrupted) => {
+                if interrupted.kind == crate::error::ErrorKind::Interrupted {
+                    self.record(ui, &entry.cancelled(started.elapsed()));
+                }
+                return Err(interrupted);
+            }
         };
         self.record(ui, &entry.record(started.elapsed(), &result));
         result

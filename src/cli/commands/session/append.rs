@@ -69,7 +69,7 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
             framework_tools: args.framework_tools,
             provider: match args.provider {
                 Some(name) => Some(
-                    name.parse::<crate::provider::ProviderKind>()
+                    name.parse::<crate::wire::Wire>()
                         .map_err(|e| Error::input(format!("--provider: {e}")))?
                         .as_str()
                         .to_string(),
@@ -98,7 +98,7 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
             "base_url": c.base_url,
         }))?;
     } else {
-        ui.outln(&format!(
+        ui.confirm(&format!(
             "new session {} (brief {}, context limit {}, {} tools in Tier 1)",
             args.dir.display(),
             session.brief.manifest.name,
@@ -164,7 +164,7 @@ fn entry(args: &mut AppendArgs) -> Result<NewEntry> {
     if let Some(name) = args.tool_call.take() {
         let raw = super::text_arg(args.args.take().unwrap_or_default())?;
         let arguments: Value = serde_json::from_str(&raw)
-            .map_err(|e| Error::input(format!("--args is not JSON: {e}")))?;
+            .map_err(|e| Error::input(format!("--args is not JSON: {e}")).with_source(e))?;
         return Ok(NewEntry::ToolCall {
             name,
             arguments,

@@ -8,10 +8,10 @@ use crate::cli::output::Outcome;
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
-use crate::prompt::canonical;
 use crate::session::OpKind;
 use crate::session::budget::thousands;
 use crate::session::ops::GateRequest;
+use crate::wire::canonical;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Kind {

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use super::shown;
 use crate::cli::output::Outcome;
+use crate::cli::shared_args::ProviderArgs;
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::provider::ProviderKind;
 use crate::session::budget::thousands;
 use crate::session::model::ModelChoice;
 
@@ -28,38 +28,26 @@ pub struct CompactArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Print {"status", "summary", "tokens_before", "tokens_after", "state_id",
-    /// "resume_id", "forgotten"}
+    /// "resume_id", "forgotten", "removed_ids", "tokens_rewritten", "ccr", "warnings"}
     #[arg(long)]
     pub json: bool,
 }
 
-/// Which model to call.
+/// Which model to call (the provider flags every model-calling command takes) and where
+/// the calls are recorded.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ModelArgs {
-    /// `openai` (any OpenAI-compatible server) or `anthropic` [default: the brief's, else openai]
-    #[arg(long, value_name = "NAME", value_parser = parse_kind)]
-    pub provider: Option<ProviderKind>,
-    /// The model [default: the brief's `model.name`]
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
-    /// The server's base URL [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, the brief's, the official one]
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// The ledger file the calls are recorded in [default: $BRIEF_LEDGER, else the user's state directory]
     #[arg(long, value_name = "PATH")]
     pub ledger: Option<PathBuf>,
 }
 
-fn parse_kind(text: &str) -> Result<ProviderKind, String> {
-    text.parse()
-}
-
 impl ModelArgs {
     pub fn choice(&self) -> ModelChoice {
         ModelChoice {
-            provider: self.provider,
-            model: self.model.clone(),
-            base_url: self.base_url.clone(),
+            provider: self.provider.overrides(),
             ledger: self.ledger.clone(),
         }
     }
@@ -71,6 +59,9 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(&shown(m)));
     super::notices(&session, ui);
     let r = report?;
+    for warning in &r.warnings {
+        ui.warn(warning);
+    }
     if args.json {
         ui.json(&r.to_json())?;
         return Ok(Outcome::Ok);

@@ -9,12 +9,12 @@ use crate::cli::output::Outcome;
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
-use crate::prompt::canonical;
-use crate::prompt::wire::{self, Prompt};
 use crate::session::budget::thousands;
 use crate::session::render::{self, Format};
 use crate::session::{RenderedBody, tools::framework_tools};
 use crate::text::sanitize::terminal_line;
+use crate::wire::canonical;
+use crate::wire::{self, Prompt};
 
 use super::shown;
 
@@ -291,8 +291,8 @@ pub fn tools(args: ToolsArgs, ui: &Ui) -> Result<Outcome> {
         ..Prompt::default()
     };
     let body = match args.format {
-        ToolsFormat::Openai => wire::openai_body(&prompt, None, None),
-        ToolsFormat::Anthropic => wire::anthropic_body(&prompt, None),
+        ToolsFormat::Openai => wire::openai::body(&prompt, None, None),
+        ToolsFormat::Anthropic => wire::anthropic::body(&prompt, None),
     };
     ui.outln(&canonical::to_string(&body["tools"]))?;
     Ok(Outcome::Ok)

@@ -60,45 +60,10 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::prompt::canonical::sha256_hex;
-use crate::prompt::examples::{anthropic_examples, openai_example};
-
-/// Which provider API a request body is written for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Wire {
-    /// Chat completions (OpenAI and every server speaking it): system (and developer)
-    /// messages lead `messages`; tools as `{"type":"function","function":{…}}`.
-    #[serde(rename = "openai")]
-    OpenAi,
-    /// Messages API: a top-level `system` (a string or text blocks); tools with
-    /// `input_schema`; `cache_control` breakpoints.
-    Anthropic,
-}
-
-impl Wire {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Wire::OpenAi => "openai",
-            Wire::Anthropic => "anthropic",
-        }
-    }
-}
-
-impl fmt::Display for Wire {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl From<crate::provider::ProviderKind> for Wire {
-    fn from(kind: crate::provider::ProviderKind) -> Wire {
-        match kind {
-            crate::provider::ProviderKind::OpenAi => Wire::OpenAi,
-            crate::provider::ProviderKind::Anthropic => Wire::Anthropic,
-        }
-    }
-}
+use super::Wire;
+use super::anthropic::leading_examples;
+use super::canonical::sha256_hex;
+use super::openai::is_example;
 
 /// Why a JSON value is not a request body this module can split.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,7 +148,7 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
             let anthropic_tools = tools.iter().any(|t| t.value.get("input_schema").is_some());
             // Without system and tools, Anthropic worked examples (a breakpoint in
             // `messages`, which OpenAI has not) still tell the wire.
-            let anthropic = anthropic_tools || anthropic_examples(messages) > 0;
+            let anthropic = anthropic_tools || leading_examples(messages) > 0;
             let wire = if lead == 0 && anthropic {
                 Wire::Anthropic
             } else {
@@ -218,7 +183,7 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
             let end = lead
                 + messages[lead..]
                     .iter()
-                    .take_while(|m| openai_example(m))
+                    .take_while(|m| is_example(m))
                     .count();
             let live = messages[end..].iter().take_while(|m| is_system(m)).count();
             if end > lead {
@@ -230,7 +195,7 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
         }
         // Examples are stable only when nothing live lies before them.
         Wire::Anthropic if stable_tools == tools.len() && stable_system == system.len() => {
-            let end = lead + anthropic_examples(&messages[lead..]);
+            let end = lead + leading_examples(&messages[lead..]);
             // The brief's volatile part, sent after the examples as a user message of
             // plain text (a session's or a client's turns carry content blocks).
             let live = usize::from(
@@ -388,7 +353,7 @@ fn framed(tools_text: &str, system_text: &str, examples_text: Option<&str>) -> S
     }
 }
 
-/// The stable prefix's identity in one wire format, as `prompt::prefix` defines it: hashes
+/// The stable prefix's identity in one wire format, as `wire::prefix` defines it: hashes
 /// (full sha256 hex) and sizes of what is sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrefixHashes {

@@ -18,7 +18,7 @@ pub fn to_string(value: &Value) -> String {
 }
 
 /// The value with every object's keys sorted by their UTF-8 bytes, recursively: the one key
-/// order of a tool's schema on the wire (see `prompt::wire`).
+/// order of a tool's schema on the wire (see `crate::wire`).
 pub fn sorted(value: &Value) -> Value {
     match value {
         Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),

@@ -3,10 +3,13 @@
 //! Providers disagree on what "input tokens" means: OpenAI's `prompt_tokens` includes the
 //! cached part, Anthropic's `input_tokens` excludes both cache reads and cache writes. The
 //! ledger and `brief probe` compare calls across providers, so every answer is normalised
-//! here: `input_tokens` is all input, `cached_input_tokens` a subset of it.
+//! here: `input_tokens` is all input, `cached_input_tokens` a subset of it. Each wire's
+//! module reads its own fields ([`super::openai::usage`], [`super::anthropic::usage`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::Wire;
 
 #[derive(Serialize, Deserialize, Default, Clone, Debug, PartialEq, Eq)]
 pub struct Usage {
@@ -24,36 +27,13 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Normalises an OpenAI-compatible `usage` object. `None` when it has no
-    /// `prompt_tokens` (a server that sent a placeholder).
-    ///
-    /// The cached count comes from `prompt_tokens_details.cached_tokens` (OpenAI, vLLM,
-    /// many gateways) or DeepSeek's `prompt_cache_hit_tokens`; both count tokens inside
-    /// `prompt_tokens`.
-    pub fn from_openai(usage: &Value) -> Option<Usage> {
-        let input_tokens = count(usage, &["prompt_tokens"])?;
-        let cached_input_tokens = count(usage, &["prompt_tokens_details", "cached_tokens"])
-            .or_else(|| count(usage, &["prompt_cache_hit_tokens"]));
-        Some(Usage {
-            input_tokens,
-            cached_input_tokens,
-            cache_write_tokens: count(usage, &["prompt_tokens_details", "cache_write_tokens"]),
-            output_tokens: count(usage, &["completion_tokens"]).unwrap_or(0),
-        })
-    }
-
-    /// Normalises an Anthropic `usage` object, where `input_tokens` counts only what came
-    /// after the last cache breakpoint: cache reads and writes are added back in.
-    pub fn from_anthropic(usage: &Value) -> Option<Usage> {
-        let uncached = count(usage, &["input_tokens"])?;
-        let read = count(usage, &["cache_read_input_tokens"]);
-        let written = count(usage, &["cache_creation_input_tokens"]);
-        Some(Usage {
-            input_tokens: uncached + read.unwrap_or(0) + written.unwrap_or(0),
-            cached_input_tokens: read,
-            cache_write_tokens: written,
-            output_tokens: count(usage, &["output_tokens"]).unwrap_or(0),
-        })
+    /// Normalises a `usage` object as `wire` reports it; `None` when it has no input count
+    /// (a server that sent a placeholder).
+    pub fn of(wire: Wire, usage: &Value) -> Option<Usage> {
+        match wire {
+            Wire::OpenAi => super::openai::usage(usage),
+            Wire::Anthropic => super::anthropic::usage(usage),
+        }
     }
 
     /// The share of input served from cache, when the provider said.
@@ -63,7 +43,8 @@ impl Usage {
     }
 }
 
-fn count(value: &Value, path: &[&str]) -> Option<u64> {
+/// The whole number at `path` in `value`.
+pub(crate) fn count(value: &Value, path: &[&str]) -> Option<u64> {
     path.iter()
         .try_fold(value, |value, key| value.get(key))?
         .as_u64()
@@ -74,12 +55,29 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A server's figures are not trusted to fit: Anthropic's three input counts are added
+    /// saturating (it panicked in a debug build, and wrapped in a release one).
+    #[test]
+    fn anthropic_input_counts_that_overflow_saturate() {
+        let usage = Usage::of(
+            Wire::Anthropic,
+            &json!({"input_tokens": u64::MAX, "cache_read_input_tokens": 105,
+                    "cache_creation_input_tokens": 7, "output_tokens": 1}),
+        )
+        .unwrap();
+        assert_eq!(usage.input_tokens, u64::MAX);
+        assert_eq!(usage.cached_input_tokens, Some(105));
+    }
+
     #[test]
     fn openai_cached_tokens_stay_inside_prompt_tokens() {
-        let usage = Usage::from_openai(&json!({
-            "prompt_tokens": 2006, "completion_tokens": 1, "total_tokens": 2007,
-            "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0}
-        }))
+        let usage = Usage::of(
+            Wire::OpenAi,
+            &json!({
+                "prompt_tokens": 2006, "completion_tokens": 1, "total_tokens": 2007,
+                "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0}
+            }),
+        )
         .unwrap();
         assert_eq!(
             usage,
@@ -95,20 +93,29 @@ mod tests {
 
     #[test]
     fn openai_without_a_cached_field_is_none_not_zero() {
-        let usage =
-            Usage::from_openai(&json!({"prompt_tokens": 12, "completion_tokens": 3})).unwrap();
+        let usage = Usage::of(
+            Wire::OpenAi,
+            &json!({"prompt_tokens": 12, "completion_tokens": 3}),
+        )
+        .unwrap();
         assert_eq!(usage.cached_input_tokens, None);
         assert_eq!(usage.cached_share(), None);
-        let zero = Usage::from_openai(&json!({"prompt_tokens": 12, "completion_tokens": 3,
-            "prompt_tokens_details": {"cached_tokens": 0}}))
+        let zero = Usage::of(
+            Wire::OpenAi,
+            &json!({"prompt_tokens": 12, "completion_tokens": 3,
+            "prompt_tokens_details": {"cached_tokens": 0}}),
+        )
         .unwrap();
         assert_eq!(zero.cached_input_tokens, Some(0));
     }
 
     #[test]
     fn openai_cache_write_tokens_are_kept_apart() {
-        let usage = Usage::from_openai(&json!({"prompt_tokens": 3000, "completion_tokens": 1,
-            "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2900}}))
+        let usage = Usage::of(
+            Wire::OpenAi,
+            &json!({"prompt_tokens": 3000, "completion_tokens": 1,
+            "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2900}}),
+        )
         .unwrap();
         assert_eq!(usage.cache_write_tokens, Some(2900));
         assert_eq!(usage.input_tokens, 3000);
@@ -116,10 +123,13 @@ mod tests {
 
     #[test]
     fn deepseek_hit_tokens_count_as_cached() {
-        let usage = Usage::from_openai(&json!({
-            "prompt_tokens": 900, "completion_tokens": 1,
-            "prompt_cache_hit_tokens": 640, "prompt_cache_miss_tokens": 260
-        }))
+        let usage = Usage::of(
+            Wire::OpenAi,
+            &json!({
+                "prompt_tokens": 900, "completion_tokens": 1,
+                "prompt_cache_hit_tokens": 640, "prompt_cache_miss_tokens": 260
+            }),
+        )
         .unwrap();
         assert_eq!(usage.input_tokens, 900);
         assert_eq!(usage.cached_input_tokens, Some(640));
@@ -127,10 +137,13 @@ mod tests {
 
     #[test]
     fn anthropic_cache_reads_and_writes_are_added_to_input() {
-        let usage = Usage::from_anthropic(&json!({
-            "input_tokens": 21, "cache_read_input_tokens": 1800,
-            "cache_creation_input_tokens": 300, "output_tokens": 1
-        }))
+        let usage = Usage::of(
+            Wire::Anthropic,
+            &json!({
+                "input_tokens": 21, "cache_read_input_tokens": 1800,
+                "cache_creation_input_tokens": 300, "output_tokens": 1
+            }),
+        )
         .unwrap();
         assert_eq!(
             usage,
@@ -145,7 +158,10 @@ mod tests {
 
     #[test]
     fn a_usage_without_input_count_is_not_a_usage() {
-        assert_eq!(Usage::from_openai(&json!({"completion_tokens": 3})), None);
-        assert_eq!(Usage::from_anthropic(&json!(null)), None);
+        assert_eq!(
+            Usage::of(Wire::OpenAi, &json!({"completion_tokens": 3})),
+            None
+        );
+        assert_eq!(Usage::of(Wire::Anthropic, &json!(null)), None);
     }
 }

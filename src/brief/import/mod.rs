@@ -1,36 +1,22 @@
-//! Turning an existing prompt file into a brief: one item per top-level section.
+//! Turning an existing prompt file into a brief: one item per top-level section, found by
+//! whatever marks the sections ([`structure`]), each with a suggested type ([`suggest`]).
 //!
 //! Operators arrive with a prompt that already works, so an import must lose nothing: item
 //! bodies are byte-exact slices of the source, and before anything is written the plan is
 //! composed in memory and compared with the source. A `{{name}}` in the source is literal
 //! text there, so it is written escaped (`\{{name}}`), which composes back to the original.
 
+mod structure;
+mod suggest;
+
 use std::collections::HashSet;
 use std::ops::Range;
 
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Serialize;
 
+pub use self::structure::{Marker, Split};
+pub use self::suggest::Suggestion;
 use crate::brief::types::{ItemType, valid_id};
-
-/// The deepest heading level that starts a new item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Split {
-    H1,
-    H2,
-    H3,
-}
-
-impl Split {
-    fn level(self) -> usize {
-        match self {
-            Split::H1 => 1,
-            Split::H2 => 2,
-            Split::H3 => 3,
-        }
-    }
-}
 
 /// One item the import will write.
 #[derive(Debug, Clone, Serialize)]
@@ -44,6 +30,9 @@ pub struct PlannedItem {
     /// The body as written to the item file (placeholders escaped).
     #[serde(skip)]
     pub body: String,
+    /// The type its content suggests, and why (written with `--apply-types`).
+    #[serde(flatten)]
+    pub suggested: Suggestion,
 }
 
 /// What an import will write, and how faithfully it reproduces the source.
@@ -57,10 +46,38 @@ pub struct ImportPlan {
     pub exact: bool,
     /// Notes for the operator (normalisations made, blank lines that compose differently).
     pub notes: Vec<String>,
+    /// The markers the sections were found by (empty: none, one item).
+    pub markers: Vec<Marker>,
+    /// The deepest heading level that started an item (0: headings were not used).
+    pub headings_level: usize,
 }
 
-/// Splits `source` into items at headings of level `split` or shallower that are not
-/// nested in a list, quote or other container.
+impl ImportPlan {
+    /// `Markdown headings (h1–h2) and upper-case title lines`, or what was looked for.
+    pub fn structure(&self) -> String {
+        let used: Vec<String> = self
+            .markers
+            .iter()
+            .map(|m| m.describe(self.headings_level))
+            .collect();
+        match used.as_slice() {
+            [] => "no section markers (Markdown headings, XML-style section tags, ====/---- rules or upper-case title lines)".to_string(),
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
+    }
+
+    /// Writes each item with its suggested type (front matter stays a constant).
+    pub fn apply_types(&mut self) {
+        for item in &mut self.items {
+            if item.kind != ItemType::Constant {
+                item.kind = item.suggested.kind;
+            }
+        }
+    }
+}
+
+/// Splits `source` into items where its sections start (see [`structure::find`]).
 pub fn plan(source: &str, split: Split) -> ImportPlan {
     let mut notes = Vec::new();
     let mut text = source;
@@ -80,10 +97,11 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
         sections.push((0..end, Some("Front matter".to_string()), ItemType::Constant));
         body_start = end;
     }
-    let starts = heading_starts(&text[body_start..], split.level());
+    let found = structure::find(&text[body_start..], split);
     let mut cursor = body_start;
     let mut pending_title: Option<String> = None;
-    for (offset, title) in starts {
+    for start in &found.starts {
+        let (offset, title) = (start.offset, start.title.clone());
         let at = body_start + offset;
         if at > cursor || pending_title.is_some() {
             sections.push((cursor..at, pending_title.take(), ItemType::Instruction));
@@ -145,9 +163,9 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
         }
         let base = match (&title, kind) {
             (_, ItemType::Constant) => "front-matter".to_string(),
-            (Some(title), _) => slug(title),
-            (None, _) if items.iter().all(|i| i.kind == ItemType::Constant) => "intro".to_string(),
-            (None, _) => "section".to_string(),
+            (Some(title), _) if !title.is_empty() => slug(title),
+            (_, _) if items.iter().all(|i| i.kind == ItemType::Constant) => "intro".to_string(),
+            (_, _) => first_words(slice),
         };
         let id = unique(&base, &mut ids);
         let (body, escaped) = if kind == ItemType::Constant {
@@ -163,7 +181,15 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
             title: title.filter(|t| !t.is_empty()),
             line,
             body,
+            suggested: Suggestion {
+                kind,
+                reason: "YAML front matter, kept as written".to_string(),
+            },
         });
+    }
+    // Judged on the final bodies: a section that stayed in the previous item counts there.
+    for item in items.iter_mut().filter(|i| i.kind != ItemType::Constant) {
+        item.suggested = suggest::suggest(item.title.as_deref(), &item.body);
     }
     let composed = items
         .iter()
@@ -182,6 +208,8 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
         escaped_placeholders,
         exact,
         notes,
+        markers: found.used,
+        headings_level: found.headings_level,
     }
 }
 
@@ -197,63 +225,6 @@ fn front_matter_end(text: &str) -> Option<usize> {
         }
     }
     None
-}
-
-/// Top-level headings of `level` or shallower: the start of their first line and their text.
-fn heading_starts(text: &str, level: usize) -> Vec<(usize, String)> {
-    let mut starts = Vec::new();
-    let mut depth = 0usize;
-    let mut current: Option<(usize, String)> = None;
-    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
-        match event {
-            Event::Start(Tag::Heading { level: h, .. })
-                if depth == 0 && heading_level(h) <= level =>
-            {
-                let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-                current = Some((line_start, String::new()));
-            }
-            Event::End(TagEnd::Heading(_)) => {
-                if let Some((start, title)) = current.take() {
-                    starts.push((
-                        start,
-                        title.split_whitespace().collect::<Vec<_>>().join(" "),
-                    ));
-                }
-            }
-            Event::Text(t) | Event::Code(t) if current.is_some() => {
-                if let Some((_, title)) = current.as_mut() {
-                    title.push_str(&t);
-                }
-            }
-            Event::SoftBreak | Event::HardBreak if current.is_some() => {
-                if let Some((_, title)) = current.as_mut() {
-                    title.push(' ');
-                }
-            }
-            Event::Start(tag) if is_container(&tag) => depth += 1,
-            Event::End(tag) if is_container_end(&tag) => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    starts
-}
-
-fn heading_level(level: HeadingLevel) -> usize {
-    level as usize
-}
-
-fn is_container(tag: &Tag) -> bool {
-    matches!(
-        tag,
-        Tag::BlockQuote(_) | Tag::List(_) | Tag::Item | Tag::FootnoteDefinition(_)
-    )
-}
-
-fn is_container_end(tag: &TagEnd) -> bool {
-    matches!(
-        tag,
-        TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item | TagEnd::FootnoteDefinition
-    )
 }
 
 /// The length of the lines at the start of `text` that hold only whitespace.
@@ -283,6 +254,17 @@ fn trim_blank_tail(text: &str) -> &str {
         end = line_start;
     }
     ""
+}
+
+/// An id for an untitled section from the first words of its first line of text (an
+/// example's `Task: …`), else `section`.
+fn first_words(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.chars().any(char::is_alphanumeric))
+        .unwrap_or("");
+    let words: Vec<&str> = line.split_whitespace().take(6).collect();
+    slug(&words.join(" "))
 }
 
 /// A heading's text as an item id: lower case, `[a-z0-9_-]`, at most 64 characters.
@@ -494,5 +476,42 @@ mod tests {
         assert_eq!(slug("日本語"), "section");
         assert_eq!(slug("!!!"), "section");
         assert!(valid_id(&slug(&"long ".repeat(40))));
+    }
+
+    #[test]
+    fn auto_splits_prompts_without_headings_and_stays_exact() {
+        let sources = [
+            "You help.\n\n<ROLE>\nAn agent.\n</ROLE>\n\n<RULES>\n- Never guess.\n- Always cite.\n</RULES>\n",
+            "You plan.\n\n====\n\nRULES\n\n- You must ask first.\n- Never delete files.\n\n====\n\nTOOLS\n\nUse the shell.\n",
+            "Examples:\n\n---\nUser: hi\nAssistant: hello\n\n---\nUser: bye\nAssistant: see you\n",
+        ];
+        for src in sources {
+            let plan = plan(src, Split::Auto);
+            assert!(plan.exact, "{src:?}");
+            assert!(plan.items.len() >= 3, "{src:?}: {:?}", ids(&plan));
+            assert!(!plan.markers.is_empty(), "{src:?}");
+        }
+        let plan = plan(sources[1], Split::Auto);
+        assert_eq!(ids(&plan), ["intro", "rules", "tools"]);
+        assert_eq!(plan.items[1].suggested.kind, ItemType::Rule);
+        assert!(
+            plan.items[0].body.ends_with("====\n"),
+            "the rule ends the item before it"
+        );
+        let plan = super::plan(sources[2], Split::Auto);
+        assert_eq!(plan.items[1].suggested.kind, ItemType::Sample);
+        assert_eq!(ids(&plan)[1], "user-hi");
+    }
+
+    #[test]
+    fn apply_types_writes_the_suggestions_but_keeps_front_matter_constant() {
+        let mut plan = plan(
+            "---\nmodel: x\n---\n\n# Rules\n\n- Never guess.\n- Always cite.\n",
+            Split::Auto,
+        );
+        assert_eq!(plan.items[1].kind, ItemType::Instruction);
+        plan.apply_types();
+        assert_eq!(plan.items[0].kind, ItemType::Constant);
+        assert_eq!(plan.items[1].kind, ItemType::Rule);
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Scripts and CI depend on the exit codes, so they are decided here and nowhere else:
 //! 0 ok, 1 check failed or guard flagged, 2 bad usage or input, 3 provider failure,
-//! 4 conflict, 70 internal error (a bug in briefkit, never the user's input).
+//! 4 conflict, 70 internal error (a bug in briefkit, never the user's input), 130
+//! interrupted (Ctrl-C, as shells report a process stopped by SIGINT).
 //!
 //! An error carries what a renderer needs to show it in every output format: a one-line
 //! message, the located problems behind it (file, line, column: GitHub annotations and JSON
@@ -15,6 +16,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
+
+mod topic;
+
+pub use crate::call_status::CallStatus;
+pub use topic::{Origin, Setting, Topic};
 
 /// What went wrong, in the terms of the exit-code contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,6 +39,8 @@ pub enum ErrorKind {
     Internal,
     /// Writing to stdout hit a closed pipe: exit quietly.
     BrokenPipe,
+    /// The operator interrupted the command (Ctrl-C) (exit 130).
+    Interrupted,
 }
 
 impl ErrorKind {
@@ -44,6 +52,7 @@ impl ErrorKind {
             ErrorKind::Provider => 3,
             ErrorKind::Conflict => 4,
             ErrorKind::Internal => 70,
+            ErrorKind::Interrupted => 130,
         }
     }
 
@@ -56,43 +65,8 @@ impl ErrorKind {
             ErrorKind::Conflict => "conflict",
             ErrorKind::Internal => "internal",
             ErrorKind::BrokenPipe => "broken_pipe",
+            ErrorKind::Interrupted => "interrupted",
         }
-    }
-}
-
-/// Why a model call failed, as data: decided where the failure happens (the HTTP status,
-/// the transport), never recovered later from the message text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderFailure {
-    /// The server answered with an error status.
-    Http(u16),
-    /// No answer within the timeout.
-    Timeout,
-    /// The connection could not be made.
-    Connect,
-    /// The answer stream broke off before the provider's end marker.
-    TruncatedStream,
-    /// Anything else: a malformed or empty answer, a request that could not be sent.
-    Other,
-}
-
-impl ProviderFailure {
-    /// The usage ledger's `status` for a call that failed this way: `http_429`, `timeout`,
-    /// `connect`, `truncated_stream` or `error`.
-    pub fn status(self) -> String {
-        match self {
-            ProviderFailure::Http(code) => format!("http_{code}"),
-            ProviderFailure::Timeout => "timeout".to_string(),
-            ProviderFailure::Connect => "connect".to_string(),
-            ProviderFailure::TruncatedStream => "truncated_stream".to_string(),
-            ProviderFailure::Other => "error".to_string(),
-        }
-    }
-}
-
-impl Serialize for ProviderFailure {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.status())
     }
 }
 
@@ -140,21 +114,28 @@ type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
 #[derive(Debug, Clone)]
 pub struct Error {
     pub kind: ErrorKind,
+    /// Set when the command already wrote this error into its own `--json` report, so the
+    /// CLI does not print a second JSON document.
+    pub reported: bool,
     pub message: String,
     /// Problems pinned to a file position, one per line of the text output.
     pub locations: Vec<Location>,
     /// Lines without a position (e.g. the attempts of a retried call).
     pub details: Vec<String>,
-    pub hint: Option<String>,
-    /// For a failed model call: why it failed, as the ledger records it.
-    pub provider_failure: Option<ProviderFailure>,
-    /// For a failed model call: the HTTP requests it made, retries included (0: none known).
-    /// A `u16` keeps the error small; no call retries that often.
-    pub attempts: u16,
-    /// Set when the command already wrote this error into its own `--json` report, so the
-    /// CLI does not print a second JSON document.
-    pub reported: bool,
+    /// (A boxed `str`: every `Result` carries the error's size.)
+    pub hint: Option<Box<str>>,
     source: Option<Source>,
+    /// What few errors carry, boxed for the same reason.
+    about: Option<Box<About>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct About {
+    topic: Option<Topic>,
+    /// For a failed model call: how it ended, as the ledger records it.
+    call_status: Option<CallStatus>,
+    /// For a failed model call: the HTTP requests it made, retries included.
+    attempts: u16,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -163,14 +144,13 @@ impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error {
             kind,
+            reported: false,
             message: message.into(),
             locations: Vec::new(),
             details: Vec::new(),
             hint: None,
-            provider_failure: None,
-            attempts: 0,
-            reported: false,
             source: None,
+            about: None,
         }
     }
 
@@ -184,11 +164,16 @@ impl Error {
 
     /// A failed model call (exit 3), with the class the ledger records.
     pub fn provider(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Provider, message).with_provider_failure(ProviderFailure::Other)
+        Self::new(ErrorKind::Provider, message).with_call_status(CallStatus::Error)
     }
 
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Conflict, message)
+    }
+
+    /// The operator interrupted the command (exit 130).
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Interrupted, message)
     }
 
     /// A bug in briefkit (exit 70): never the user's fault.
@@ -198,7 +183,7 @@ impl Error {
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hint = Some(hint.into().into_boxed_str());
         self
     }
 
@@ -212,9 +197,40 @@ impl Error {
         self
     }
 
-    pub fn with_provider_failure(mut self, failure: ProviderFailure) -> Self {
-        self.provider_failure = Some(failure);
+    fn about(&mut self) -> &mut About {
+        self.about.get_or_insert_with(Box::default)
+    }
+
+    /// For a failed model call: how it ended, as the ledger records it.
+    pub fn with_call_status(mut self, status: CallStatus) -> Self {
+        self.about().call_status = Some(status);
         self
+    }
+
+    /// For a failed model call: the HTTP requests it made, retries included.
+    pub fn with_attempts(mut self, attempts: u16) -> Self {
+        self.about().attempts = attempts;
+        self
+    }
+
+    pub fn with_topic(mut self, topic: Topic) -> Self {
+        self.about().topic = Some(topic);
+        self
+    }
+
+    /// What the error is about, for the edge's advice.
+    pub fn topic(&self) -> Option<&Topic> {
+        self.about.as_ref()?.topic.as_ref()
+    }
+
+    /// For a failed model call: how it ended (`None` for other errors).
+    pub fn call_status(&self) -> Option<&CallStatus> {
+        self.about.as_ref()?.call_status.as_ref()
+    }
+
+    /// For a failed model call: the HTTP requests it made (0: none known).
+    pub fn attempts(&self) -> u16 {
+        self.about.as_ref().map_or(0, |about| about.attempts)
     }
 
     /// Wraps the cause of this error, kept for [`std::error::Error::source`].
@@ -230,13 +246,24 @@ impl Error {
     }
 
     /// The messages of the causes this error wraps, outermost first, leaving out any that
-    /// the message already says.
+    /// the message (or an earlier cause) already says, in any letter case and without the
+    /// operating system's `(os error N)`.
     pub fn causes(&self) -> Vec<String> {
+        let said = |text: &str, within: &str| {
+            let bare = text
+                .rsplit_once(" (os error ")
+                .map_or(text, |(words, _)| words)
+                .to_lowercase();
+            within.to_lowercase().contains(&bare)
+        };
         let mut out: Vec<String> = Vec::new();
         let mut current = std::error::Error::source(self);
         while let Some(cause) = current {
             let text = cause.to_string();
-            if !text.is_empty() && !self.message.contains(&text) && !out.contains(&text) {
+            if !text.is_empty()
+                && !said(&text, &self.message)
+                && !out.iter().any(|earlier| said(&text, earlier))
+            {
                 out.push(text);
             }
             current = cause.source();
@@ -259,13 +286,21 @@ impl Error {
             }
             _ => err.to_string(),
         };
-        // The OS's own wording ("os error 2") is left out on purpose: the plain words
-        // above say the same to a person.
-        Self::input(format!("{}: {what}", path.display()))
+        // The message says it in plain words; the error itself is kept as the cause (the
+        // OS's own wording is shown only where it says more, see `causes`).
+        Self::input(format!("{}: {what}", path.display())).with_source(io_copy(err))
     }
 
     pub fn exit_code(&self) -> u8 {
         self.kind.exit_code()
+    }
+}
+
+/// An owned copy of an I/O error, for a cause: the OS error itself when there is one.
+fn io_copy(err: &std::io::Error) -> std::io::Error {
+    match err.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::new(err.kind(), err.to_string()),
     }
 }
 
@@ -313,6 +348,28 @@ mod tests {
     }
 
     #[test]
+    fn an_io_error_keeps_its_cause_and_shows_it_only_where_it_says_more() {
+        let path = Path::new("x.md");
+        let missing = Error::io(path, &std::io::Error::from_raw_os_error(libc::ENOENT));
+        assert_eq!(missing.message, "x.md: no such file or directory");
+        let source = std::error::Error::source(&missing).map(ToString::to_string);
+        assert!(source.unwrap().contains("os error 2"));
+        assert!(missing.causes().is_empty(), "the message says it already");
+        let dir = Error::io(path, &std::io::Error::from_raw_os_error(libc::EISDIR));
+        assert_eq!(dir.causes(), ["Is a directory (os error 21)"]);
+        let other = Error::io(path, &std::io::Error::other("disk on fire"));
+        assert_eq!(other.message, "x.md: disk on fire");
+        assert!(other.causes().is_empty());
+    }
+
+    #[test]
+    fn interrupted_is_exit_130() {
+        let err = Error::interrupted("stopped");
+        assert_eq!(err.exit_code(), 130);
+        assert_eq!(err.kind.as_str(), "interrupted");
+    }
+
+    #[test]
     fn the_source_chain_is_kept_and_not_repeated() {
         let io = std::io::Error::other("disk on fire");
         let err = Error::input("cannot write x").with_source(io);
@@ -325,15 +382,24 @@ mod tests {
     }
 
     #[test]
-    fn provider_failures_name_the_ledger_status() {
-        assert_eq!(ProviderFailure::Http(429).status(), "http_429");
-        assert_eq!(
-            ProviderFailure::TruncatedStream.status(),
-            "truncated_stream"
-        );
-        assert_eq!(
-            Error::provider("x").provider_failure,
-            Some(ProviderFailure::Other)
+    fn a_provider_error_says_how_the_call_ended() {
+        assert_eq!(Error::provider("x").call_status(), Some(&CallStatus::Error));
+        let err = Error::provider("x")
+            .with_call_status(CallStatus::Http(429))
+            .with_attempts(3);
+        assert_eq!(err.call_status(), Some(&CallStatus::Http(429)));
+        assert_eq!(err.attempts(), 3);
+        assert_eq!(Error::input("x").call_status(), None);
+    }
+
+    /// Every `Result` carries the error: it stays small enough for clippy's
+    /// `result_large_err` (128 bytes).
+    #[test]
+    fn the_error_stays_small() {
+        assert!(
+            std::mem::size_of::<Error>() < 128,
+            "{}",
+            std::mem::size_of::<Error>()
         );
     }
 }

@@ -1,0 +1,81 @@
+//! What the user of the command line can do about an error, in this edge's words: its
+//! flags, its commands and the files it reads. Domain errors carry a [`Topic`] instead of
+//! advice that names flags or commands (an MCP caller has neither); this is where the
+//! CLI's words for each topic live (the MCP server has its own, in `crate::mcp::tools`).
+
+use crate::error::{Error, Origin, Setting, Topic};
+
+/// The hint the command line shows for `err`: its words for the error's topic, else the
+/// domain's own hint. Every CLI renderer of an error (stderr, `--json`, `check`'s
+/// per-brief errors) takes the hint from here.
+pub fn for_cli(err: &Error) -> Option<String> {
+    err.topic()
+        .and_then(|topic| hint(topic, err.hint.as_deref()))
+        .or_else(|| err.hint.as_deref().map(str::to_string))
+}
+
+/// Where a setting is given on the command line.
+pub fn setting_words(setting: Setting) -> &'static str {
+    match setting {
+        Setting::CcrStore => "--store or BRIEF_CCR_PATH",
+        Setting::Ledger => "--ledger or BRIEF_LEDGER",
+        Setting::AlignState => "--state",
+    }
+}
+
+/// The CLI's hint for `topic`; `domain` is the hint the domain gave in words true at every
+/// edge, which some topics complete.
+fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
+    Some(match topic {
+        Topic::NoModel { wire } => format!(
+            "pass --model NAME, or set `model: {{ provider: {wire}, name: NAME }}` in brief.yaml"
+        ),
+        Topic::NoApiKey { wire } => format!(
+            "export {}=...; keys are read only from the environment",
+            wire.key_var()
+        ),
+        Topic::BadBaseUrl { wire, from } => match from {
+            Origin::Environment => format!(
+                "fix {} or pass --base-url https://host/path",
+                wire.base_url_var()
+            ),
+            Origin::Brief => {
+                "fix `model.base_url` in brief.yaml or pass --base-url https://host/path".into()
+            }
+            _ => format!(
+                "pass an http(s) base URL, e.g. {} (or fix {})",
+                wire.default_base_url(),
+                wire.base_url_var()
+            ),
+        },
+        Topic::Unreachable { wire } => format!(
+            "check --base-url or {} and the network",
+            wire.base_url_var()
+        ),
+        Topic::IdleTimeout { after } => format!(
+            "nothing was written; allow a silent server longer than {} with --timeout or {}",
+            crate::clock::format_duration(*after),
+            crate::provider::TIMEOUT_VAR
+        ),
+        Topic::MissingVars { names } => {
+            let flags: Vec<String> = names.iter().map(|n| format!("--var {n}=VALUE")).collect();
+            format!("pass {}", flags.join(" "))
+        }
+        Topic::NoBrief { exists: false } => {
+            "name a directory that holds a brief.yaml, or create one with `brief init DIR`".into()
+        }
+        Topic::NoBrief { exists: true } => "create one with `brief init DIR`".into(),
+        Topic::NoSession => "make one with `brief session new DIR --brief BRIEF`".into(),
+        Topic::SessionFull => {
+            "start a new session for this agent (`brief session new`); nothing was appended".into()
+        }
+        Topic::PurgeBoth { ids: [a, b] } => format!("purge both: --ids {a},{b}"),
+        Topic::NotPending => "`brief session status DIR` lists the pending operations".into(),
+        Topic::Setting(setting) => match domain {
+            Some(domain) => format!("{domain}; set it with {}", setting_words(*setting)),
+            None => format!("set {}", setting_words(*setting)),
+        },
+        // Only an MCP tool call names a base URL of its own.
+        Topic::BaseUrlNotAllowed { .. } => return None,
+    })
+}

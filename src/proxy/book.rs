@@ -1,0 +1,334 @@
+//! Between a call and its ledger row: what the row needs from the request is worked out
+//! beside the call, never in front of its answer and never on the ledger thread.
+//!
+//! When a request arrives it is admitted ([`Book::admit`]): it gets its place in arrival
+//! order and its body goes to a small pool of digest threads, which parse it once and
+//! reduce it to a [`RequestDigest`] (the model, the prefix hash, a hash per part and a
+//! hash chain over the conversation) while the upstream answers. The digests are then
+//! taken in arrival order — a session's calls are compared in the order they came, however
+//! their digests or answers finish — and each is compared with its session's previous call
+//! in constant time. The row is made when both halves are in: the call's ending (status,
+//! usage, latency, from `relay`) and its request's meta. Whichever comes second makes the
+//! row and hands it to the writer; nobody waits for the other.
+//!
+//! Memory is bounded by a budget of request bytes in the digest stage ([`BUDGET_BYTES`]):
+//! a request waits for room before it goes upstream. That wait only happens when the digest
+//! threads are that far behind, and it is what keeps a burst from queueing its bodies
+//! without bound; the digest threads run at a lower CPU priority than the relaying ones, so
+//! on a busy machine bookkeeping yields to answers until the budget says it may not.
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use bytes::Bytes;
+use http::HeaderMap;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::cache::ledger::Entry;
+use crate::provider::redact::Redactor;
+
+use super::digest::{HeadCache, RequestDigest, digest_with};
+use super::session::{self, Analysis, Redactors, Sessions, Who};
+use super::writer::Rows;
+
+/// Request bytes admitted to the digest stage and not yet digested and compared.
+pub const BUDGET_BYTES: usize = 64 << 20;
+
+/// The budget's unit: a request takes one permit per KiB (at least one).
+const PERMIT_BYTES: usize = 1024;
+
+/// The longest `model` kept in a row and a metric label; a longer one is cut (`…`).
+pub const MAX_MODEL_CHARS: usize = 256;
+
+/// What a call's row needs from its request.
+pub struct Meta {
+    pub model: String,
+    pub session: String,
+    pub analysis: Analysis,
+    /// Cleans the call's text (its error messages) of its own key and the environment's.
+    pub redactor: Arc<Redactor>,
+}
+
+/// A row's figures, made into the row once its request's [`Meta`] is known.
+pub type MakeRow = Box<dyn FnOnce(&Meta) -> Entry + Send>;
+
+/// One call's meeting point: its meta from the digest side, its row maker from the relay
+/// side; the second to arrive makes the row.
+#[derive(Default)]
+pub struct Pending {
+    slot: Mutex<Slot>,
+}
+
+#[derive(Default)]
+struct Slot {
+    meta: Option<Meta>,
+    make: Option<MakeRow>,
+}
+
+impl Pending {
+    /// The call's ending is known: make the row now if the meta is in, else leave it.
+    pub fn ended(&self, make: MakeRow, rows: &Rows) {
+        let row = {
+            let Ok(mut slot) = self.slot.lock() else {
+                return;
+            };
+            match slot.meta.take() {
+                Some(meta) => make(&meta),
+                None => {
+                    slot.make = Some(make);
+                    return;
+                }
+            }
+        };
+        rows.write(row);
+    }
+
+    fn resolved(&self, meta: Meta, rows: &Rows) {
+        let row = {
+            let Ok(mut slot) = self.slot.lock() else {
+                return;
+            };
+            match slot.make.take() {
+                Some(make) => make(&meta),
+                None => {
+                    slot.meta = Some(meta);
+                    return;
+                }
+            }
+        };
+        rows.write(row);
+    }
+}
+
+struct Job {
+    seq: u64,
+    pending: Arc<Pending>,
+    body: Bytes,
+    who: Who,
+    permit: OwnedSemaphorePermit,
+}
+
+/// A digested request waiting for its turn in arrival order.
+struct Digested {
+    pending: Arc<Pending>,
+    digest: RequestDigest,
+    model: String,
+    session: String,
+    redactor: Arc<Redactor>,
+    _permit: OwnedSemaphorePermit,
+}
+
+/// The digests in arrival order, and the sessions they are compared against.
+#[derive(Default)]
+struct Order {
+    next: u64,
+    waiting: BTreeMap<u64, Digested>,
+    sessions: Sessions,
+}
+
+struct Shared {
+    order: Mutex<Order>,
+    heads: Mutex<HeadCache>,
+    redactors: Mutex<Redactors>,
+    rows: Rows,
+    /// Requests admitted and not yet compared.
+    in_stage: AtomicU64,
+}
+
+/// The admission side, held by the server.
+pub struct Book {
+    jobs: Sender<Job>,
+    budget: Arc<Semaphore>,
+    next_seq: AtomicU64,
+    shared: Arc<Shared>,
+}
+
+/// The digest threads; [`Digesters::finish`] waits for them once every [`Book`] is gone.
+pub struct Digesters {
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Digesters {
+    pub fn finish(self) {
+        for thread in self.threads {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts the digest threads (one per core, at most four) in front of `rows`.
+pub fn start(rows: Rows) -> (Book, Digesters) {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .clamp(1, 4);
+    let (sender, receiver) = channel::<Job>();
+    let receiver = Arc::new(Mutex::new(receiver));
+    let shared = Arc::new(Shared {
+        order: Mutex::new(Order::default()),
+        heads: Mutex::new(HeadCache::default()),
+        redactors: Mutex::new(Redactors::default()),
+        rows,
+        in_stage: AtomicU64::new(0),
+    });
+    let threads = (0..threads)
+        .map(|i| {
+            let (receiver, shared) = (Arc::clone(&receiver), Arc::clone(&shared));
+            std::thread::Builder::new()
+                .name(format!("brief-proxy-digest-{i}"))
+                .spawn(move || digest_all(&receiver, &shared))
+                .expect("a thread can be started")
+        })
+        .collect();
+    let book = Book {
+        jobs: sender,
+        budget: Arc::new(Semaphore::new(BUDGET_BYTES / PERMIT_BYTES)),
+        next_seq: AtomicU64::new(0),
+        shared,
+    };
+    (book, Digesters { threads })
+}
+
+impl Book {
+    /// Admits a request that just arrived: waits for room in the budget (only when the
+    /// digest threads are [`BUDGET_BYTES`] behind), then queues its digest. The returned
+    /// meeting point takes the call's row when its answer ends.
+    pub async fn admit(&self, body: Bytes, headers: &HeaderMap) -> Arc<Pending> {
+        let units = (body.len() / PERMIT_BYTES + 1).min(BUDGET_BYTES / PERMIT_BYTES) as u32;
+        let permit = Arc::clone(&self.budget)
+            .acquire_many_owned(units)
+            .await
+            .expect("the budget is never closed");
+        let pending = Arc::new(Pending::default());
+        let job = Job {
+            seq: self.next_seq.fetch_add(1, Ordering::SeqCst),
+            pending: Arc::clone(&pending),
+            body,
+            who: Who::of(headers),
+            permit,
+        };
+        self.shared.in_stage.fetch_add(1, Ordering::Relaxed);
+        if let Err(returned) = self.jobs.send(job) {
+            // No digest thread is left (they only stop at the end): settle it here.
+            let job = returned.0;
+            let digested = self
+                .shared
+                .digest(&job.body, &job.who, job.pending, job.permit);
+            self.shared.arrived(job.seq, digested);
+        }
+        pending
+    }
+
+    pub fn rows(&self) -> &Rows {
+        &self.shared.rows
+    }
+
+    /// Requests admitted whose digest and drift check are not done yet.
+    pub fn in_stage(&self) -> u64 {
+        self.shared.in_stage.load(Ordering::Relaxed)
+    }
+}
+
+fn digest_all(receiver: &Mutex<Receiver<Job>>, shared: &Shared) {
+    lower_priority();
+    loop {
+        let job = match receiver.lock() {
+            Ok(receiver) => receiver.recv(),
+            Err(_) => return,
+        };
+        let Ok(job) = job else { return };
+        let Job {
+            seq,
+            pending,
+            body,
+            who,
+            permit,
+        } = job;
+        let digested = shared.digest(&body, &who, pending, permit);
+        drop(body);
+        shared.arrived(seq, digested);
+    }
+}
+
+impl Shared {
+    /// The order-free part, on any digest thread: the parse, the hashes, the names.
+    fn digest(
+        &self,
+        body: &[u8],
+        who: &Who,
+        pending: Arc<Pending>,
+        permit: OwnedSemaphorePermit,
+    ) -> Digested {
+        // A body that trips a bug in the digest is recorded without one, not lost.
+        let digest =
+            std::panic::catch_unwind(AssertUnwindSafe(|| digest_with(body, Some(&self.heads))))
+                .unwrap_or_default();
+        let redactor = self
+            .redactors
+            .lock()
+            .map(|mut r| r.for_call(who))
+            .unwrap_or_else(|_| Arc::new(Redactor::with_keys([])));
+        let sent_model = digest.model.as_deref().unwrap_or("unknown");
+        let session = session::key(who, sent_model, &redactor);
+        let model = cut(&redactor.redact(sent_model), MAX_MODEL_CHARS);
+        Digested {
+            pending,
+            digest,
+            model,
+            session,
+            redactor,
+            _permit: permit,
+        }
+    }
+
+    /// Takes digests in arrival order: compares every one whose turn has come.
+    fn arrived(&self, seq: u64, digested: Digested) {
+        let mut ready = Vec::new();
+        if let Ok(mut order) = self.order.lock() {
+            order.waiting.insert(seq, digested);
+            loop {
+                let next = order.next;
+                let Some(d) = order.waiting.remove(&next) else {
+                    break;
+                };
+                order.next += 1;
+                let analysis = match &d.digest.prefix {
+                    Some(prefix) => order.sessions.observe(&d.session, prefix),
+                    None => Analysis::default(),
+                };
+                ready.push((d, analysis));
+            }
+        }
+        for (d, analysis) in ready {
+            self.in_stage.fetch_sub(1, Ordering::Relaxed);
+            let meta = Meta {
+                model: d.model,
+                session: d.session,
+                analysis,
+                redactor: d.redactor,
+            };
+            d.pending.resolved(meta, &self.rows);
+        }
+    }
+}
+
+/// `text` cut to `max` characters, `…` marking the cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}…", &text[..at]),
+    }
+}
+
+/// Asks the scheduler to run this thread after the relaying ones when the CPU is contended.
+pub fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread's own id; no memory is shared.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let _ = libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
+}

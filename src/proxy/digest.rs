@@ -1,0 +1,366 @@
+//! A request body reduced to what its ledger row and its session's drift check need: the
+//! model, the stable prefix hash, one hash per part, and a hash chain over the
+//! conversation — never the request itself.
+//!
+//! The drift check asks whether this call's tools, system and worked examples equal the
+//! session's previous call's, and whether the previous conversation is still there,
+//! unchanged, at the start of this one. Hashes per part answer the first question; for the
+//! second, message `i`'s chain hash covers messages `0..=i`, so "the previous call's `n`
+//! messages start this one" is one comparison: this call's chain at `n - 1` against the
+//! previous call's last chain hash. A session therefore keeps a few dozen bytes however
+//! long its conversation grows (see `session`).
+//!
+//! The prefix itself is `wire::prefix`'s, the one identity; what a message is compared as
+//! is `align`'s, so the proxy says "drifted" exactly when `brief align` would. Only the head
+//! of `messages` that can hold system messages and worked examples is parsed into one JSON
+//! tree (for `wire::prefix::layout`); the conversation after it is read one message at a
+//! time, so digesting a body of a million small messages holds one of them parsed at a time
+//! (plus 32 bytes per message: where it is and its chain hash), not a tree ten times the
+//! size of the body.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use sha2::{Digest as _, Sha256};
+
+use crate::cache::align::comparison_text;
+use crate::wire::prefix::{self, StablePrefix};
+
+use super::body::{Messages, Top};
+
+/// A truncated sha256: 128 bits tell parts apart, at half the memory.
+pub type Hash = [u8; 16];
+
+/// More messages than this before the conversation can start (system messages, worked
+/// examples, or plain-text turns before the first message of content blocks — see
+/// [`head_len`]) and the body is recorded without a prefix analysis: its head would have
+/// to be parsed whole.
+pub const MAX_HEAD_MESSAGES: usize = 100_000;
+
+/// What a request body says for its row and its drift check.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestDigest {
+    /// The `model` string as sent; `None` when there is none.
+    pub model: Option<String>,
+    /// `None` when the body is not a chat request (or its head is over
+    /// [`MAX_HEAD_MESSAGES`]).
+    pub prefix: Option<PrefixDigest>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrefixDigest {
+    /// The stable prefix hash, sha256 hex, as `brief compose --stats` prints it.
+    pub hash: String,
+    pub tools: Hash,
+    pub system: Hash,
+    pub examples: Option<Hash>,
+    /// Per conversation message, the chain hash of every message up to it.
+    pub chain: Vec<Hash>,
+}
+
+/// Digests `body`: linear in its size; never fails (a body that is not a chat request
+/// digests to no prefix).
+#[cfg(test)]
+pub fn digest(body: &[u8]) -> RequestDigest {
+    digest_with(body, None)
+}
+
+/// [`digest`], reusing the heads of earlier requests from `cache`.
+pub fn digest_with(body: &[u8], cache: Option<&Mutex<HeadCache>>) -> RequestDigest {
+    let Ok(top) = serde_json::from_slice::<Top>(body) else {
+        return RequestDigest::default();
+    };
+    let model = top
+        .model
+        .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+        .and_then(|v| v.as_str().map(str::to_string));
+    RequestDigest {
+        model,
+        prefix: prefix_digest(&top, cache),
+    }
+}
+
+fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDigest> {
+    let Some(Messages::Array(messages)) = &top.messages else {
+        return None;
+    };
+    let has_system = top.system.is_some_and(|s| s.get().trim() != "null");
+    let head_end = head_len(messages, has_system);
+    if head_end > MAX_HEAD_MESSAGES {
+        return None;
+    }
+    let parts = HeadParts {
+        tools: top.tools,
+        system: top.system,
+        messages: &messages[..head_end],
+    };
+    let head = match cache {
+        Some(cache) => {
+            let key = parts.key();
+            let found = cache.lock().ok().and_then(|c| c.get(&key));
+            match found {
+                Some(head) => head,
+                None => {
+                    let head = parts.digest()?;
+                    if let Ok(mut cache) = cache.lock() {
+                        cache.put(key, head.clone());
+                    }
+                    head
+                }
+            }
+        }
+        None => parts.digest()?,
+    };
+    let mut chain = Vec::with_capacity(messages.len() - head.after);
+    let mut last: Hash = [0; 16];
+    for raw in &messages[head.after..] {
+        let message: Value = serde_json::from_str(raw.get()).ok()?;
+        if !message.is_object() {
+            return None;
+        }
+        last = link(&last, &comparison_text(&message));
+        chain.push(last);
+    }
+    Some(PrefixDigest {
+        hash: head.hash,
+        tools: head.tools,
+        system: head.system,
+        examples: head.examples,
+        chain,
+    })
+}
+
+/// What decides a request's layout: its tools, its system, the head of its messages.
+struct HeadParts<'a> {
+    tools: Option<&'a RawValue>,
+    system: Option<&'a RawValue>,
+    messages: &'a [&'a RawValue],
+}
+
+/// What the head says: the stable prefix's hashes and where the conversation starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Head {
+    hash: String,
+    tools: Hash,
+    system: Hash,
+    examples: Option<Hash>,
+    /// The index of the first conversation message.
+    after: usize,
+}
+
+impl HeadParts<'_> {
+    /// The head as one tree, laid out by `wire::prefix` (the one identity).
+    fn digest(&self) -> Option<Head> {
+        let mut body = Map::new();
+        for (name, raw) in [("tools", self.tools), ("system", self.system)] {
+            if let Some(raw) = raw {
+                body.insert(name.into(), serde_json::from_str(raw.get()).ok()?);
+            }
+        }
+        let messages: Vec<Value> = self
+            .messages
+            .iter()
+            .map(|raw| serde_json::from_str(raw.get()).ok())
+            .collect::<Option<_>>()?;
+        body.insert("messages".into(), Value::Array(messages));
+        let body = Value::Object(body);
+        let layout = prefix::layout(&body).ok()?;
+        let stable = StablePrefix::of_layout(&layout);
+        Some(Head {
+            hash: stable.hash,
+            tools: from_hex(&stable.tools_hash),
+            system: from_hex(&stable.system_hash),
+            examples: stable.examples_hash.as_deref().map(from_hex),
+            after: self.messages.len() - layout.conversation.len(),
+        })
+    }
+
+    /// The head's bytes as sent, each part framed by its length: equal keys, equal heads.
+    fn key(&self) -> Vec<u8> {
+        let mut key = Vec::new();
+        let mut part = |text: Option<&str>| match text {
+            None => key.extend_from_slice(&u64::MAX.to_le_bytes()),
+            Some(text) => {
+                key.extend_from_slice(&(text.len() as u64).to_le_bytes());
+                key.extend_from_slice(text.as_bytes());
+            }
+        };
+        part(self.tools.map(RawValue::get));
+        part(self.system.map(RawValue::get));
+        for message in self.messages {
+            part(Some(message.get()));
+        }
+        key
+    }
+}
+
+/// The heads of recent requests: an agent sends the same tools, system and examples on
+/// every call, so their parse and hashes are done once. Bounded by [`HEAD_CACHE_BYTES`] of
+/// keys (the heads' bytes as sent); when full it starts again.
+#[derive(Default)]
+pub struct HeadCache {
+    heads: HashMap<Vec<u8>, Head, foldhash::fast::RandomState>,
+    bytes: usize,
+}
+
+/// The most bytes of request heads remembered.
+pub const HEAD_CACHE_BYTES: usize = 16 << 20;
+
+impl HeadCache {
+    fn get(&self, key: &[u8]) -> Option<Head> {
+        self.heads.get(key).cloned()
+    }
+
+    fn put(&mut self, key: Vec<u8>, head: Head) {
+        if key.len() > HEAD_CACHE_BYTES / 4 {
+            return;
+        }
+        if self.bytes + key.len() > HEAD_CACHE_BYTES {
+            self.heads.clear();
+            self.bytes = 0;
+        }
+        self.bytes += key.len();
+        self.heads.insert(key, head);
+    }
+}
+
+/// The next chain hash: the previous one, the message's length, the message.
+fn link(previous: &Hash, text: &str) -> Hash {
+    let mut hasher = Sha256::new();
+    hasher.update(previous);
+    hasher.update((text.len() as u64).to_le_bytes());
+    hasher.update(text.as_bytes());
+    truncate(&hasher.finalize())
+}
+
+fn truncate(digest: &[u8]) -> Hash {
+    let mut out = [0; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
+}
+
+/// The first 16 bytes of a sha256 hex string.
+fn from_hex(hex: &str) -> Hash {
+    let mut out = [0; 16];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = hex
+            .get(2 * i..2 * i + 2)
+            .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+            .unwrap_or(0);
+    }
+    out
+}
+
+/// How many leading messages decide the layout: `wire::prefix::layout` run on only
+/// these gives the same tools, system, worked examples and live zone as on all of them,
+/// and every message after them is conversation.
+///
+/// The layout looks at most at: the leading system/developer messages; after them, the
+/// messages named as OpenAI worked examples and the system messages that follow those; and,
+/// for Anthropic worked examples, the first message with a breakpoint — which has content
+/// blocks, so it is at or after the first message whose content is not a plain string
+/// (when the breakpoint lies later, the examples are not examples) — and the message right
+/// after it. So the head ends one past the furthest of those. A message that cannot be
+/// read for this makes the head the whole array (the layout decides).
+fn head_len(messages: &[&RawValue], has_system: bool) -> usize {
+    let n = messages.len();
+    let mut probes = Probes {
+        messages,
+        read: Vec::new(),
+    };
+    let Some(lead) = (if has_system {
+        Some(0)
+    } else {
+        probes.first_not(0, |p| p.system)
+    }) else {
+        return n;
+    };
+    let Some(examples_end) = probes.first_not(lead, |p| p.example) else {
+        return n;
+    };
+    let Some(live_end) = probes.first_not(examples_end, |p| p.system) else {
+        return n;
+    };
+    // Without a top-level system, leading system messages make the body OpenAI's, whose
+    // worked examples are named ones: no breakpoint is looked for.
+    let blocks_end = if has_system || lead == 0 {
+        match probes.first_not(lead, |p| p.string_content) {
+            None => return n,
+            Some(i) if i == n => 0,
+            Some(i) => i + 1,
+        }
+    } else {
+        0
+    };
+    lead.max(live_end).max(blocks_end).saturating_add(1).min(n)
+}
+
+/// Messages probed on demand, each once.
+struct Probes<'a> {
+    messages: &'a [&'a RawValue],
+    read: Vec<Probe>,
+}
+
+impl Probes<'_> {
+    /// The index of the first message from `from` on that is not `keep` (the length when
+    /// all are); `None` when one cannot be probed.
+    fn first_not(&mut self, from: usize, keep: impl Fn(&Probe) -> bool) -> Option<usize> {
+        let mut i = from;
+        while i < self.messages.len() {
+            while self.read.len() <= i {
+                self.read.push(Probe::read(self.messages[self.read.len()])?);
+            }
+            if !keep(&self.read[i]) {
+                return Some(i);
+            }
+            i += 1;
+        }
+        Some(self.messages.len())
+    }
+}
+
+/// What the layout asks of a message before it needs the message itself.
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    /// `role` is `system` or `developer`.
+    system: bool,
+    /// `name` is `example_user` or `example_assistant`.
+    example: bool,
+    /// `content` is a JSON string.
+    string_content: bool,
+}
+
+impl Probe {
+    fn read(raw: &RawValue) -> Option<Probe> {
+        #[derive(Deserialize)]
+        struct Fields<'a> {
+            #[serde(borrow, default)]
+            role: Option<Cow<'a, str>>,
+            #[serde(borrow, default)]
+            name: Option<Cow<'a, str>>,
+            #[serde(borrow, default)]
+            content: Option<&'a RawValue>,
+        }
+        // A role or name that is not a string, or a key given twice, is not probed: the
+        // layout reads such a message itself.
+        let fields: Fields = serde_json::from_str(raw.get()).ok()?;
+        Some(Probe {
+            system: matches!(fields.role.as_deref(), Some("system" | "developer")),
+            example: matches!(
+                fields.name.as_deref(),
+                Some("example_user" | "example_assistant")
+            ),
+            string_content: fields
+                .content
+                .is_some_and(|c| c.get().trim_start().starts_with('"')),
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "digest_tests.rs"]
+mod tests;

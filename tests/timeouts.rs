@@ -1,0 +1,117 @@
+//! Every entry point that calls a provider resolves its settings the one way, so each takes
+//! `--timeout` (the idle timeout) and honours it: the commands, the session commands (their
+//! model flags could not take it before) and the MCP server for its `compact_context`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{brief, stderr};
+use crate::loopback::{Reply, Server};
+use crate::session::{new_session, ok};
+
+/// A server that answers with an event-stream head and then says nothing for 5 s.
+fn silent() -> Server {
+    Server::answering(|_| Reply::sse("", &[]).hang(Duration::from_secs(5)))
+}
+
+const SAID: &str = "no data from the server for 300 ms (idle timeout";
+
+#[test]
+fn every_command_that_calls_a_model_takes_timeout() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    let server = silent();
+    let base = format!("{}/v1", server.url());
+    let commands: [&[&str]; 4] = [
+        &["compress", "clinic", "booking"],
+        &[
+            "probe",
+            "clinic",
+            "--var",
+            "patient=Ada",
+            "--var",
+            "last_visit=May",
+        ],
+        &["session", "turn", "s"],
+        &["session", "compact", "s", "--resume", "Go on."],
+    ];
+    for args in commands {
+        let started = Instant::now();
+        let out = brief()
+            .current_dir(root)
+            .env("XDG_STATE_HOME", root.join("state"))
+            .env("BRIEF_RETRY_BASE_MS", "1")
+            .env("BRIEF_TIMEOUT", "20s")
+            .args(args)
+            .args(["--model", "m", "--base-url", &base, "--timeout", "300ms"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(SAID), "{args:?}: {}", stderr(&out));
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{args:?} waited for the server instead of its --timeout"
+        );
+    }
+}
+
+#[test]
+fn the_mcp_server_takes_timeout_for_its_model_calls() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &["--framework-tools"]);
+    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    let server = silent();
+    let base = format!("{}/v1", server.url());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args([
+            "mcp",
+            "--model",
+            "m",
+            "--base-url",
+            &base,
+            "--timeout",
+            "300ms",
+        ])
+        .current_dir(root)
+        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .env("BRIEF_RETRY_BASE_MS", "1")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |value: Value| {
+        writeln!(stdin, "{value}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    let _ = lines.next();
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let started = Instant::now();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "compact_context",
+        "arguments": {"session": "s", "resume_instruction": "Go on."}}}),
+    );
+    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(SAID), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
