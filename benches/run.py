@@ -30,7 +30,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BRIEF_BIN", os.path.join(ROOT, "target", "release", "brief"))
-WORK = os.path.join(ROOT, "target", "bench")
+# BRIEF_BENCH_WORK: where the generated data goes (default target/bench).
+WORK = os.environ.get("BRIEF_BENCH_WORK", os.path.join(ROOT, "target", "bench"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 

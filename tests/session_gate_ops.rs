@@ -42,7 +42,8 @@ fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call() {
-    for via_subagent in [false, true] {
+    // (the result comes from a sub-agent, a compaction rather than a purge frees the room)
+    for (via_subagent, compaction) in [(false, false), (true, false), (false, true)] {
         let ws = crate::common::workspace("clinic");
         let root = ws.path();
         new_session(
@@ -143,19 +144,44 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
             "no model call over the budget"
         );
 
-        // A purge brings the session back under its limit; the blocked turn resumes.
-        ok(
-            root,
-            &[
-                "session",
-                "purge",
-                "s",
-                "--ids",
-                "tool_call_2,tool_res_3",
-                "--summary",
-                "a slot at 10:30",
-            ],
-        );
+        // A purge or a compaction brings the session back under its limit (the compaction's
+        // own model call is not held: it is how the room is made); the blocked turn resumes.
+        if compaction {
+            let state = json!({
+                "project_summary": "Finding a slot.",
+                "established_context": ["a slot at 10:30"],
+                "key_decisions": [],
+                "completed_tasks": ["looked up the slots"],
+                "current_tasks": ["offer 10:30"],
+                "blockers": [],
+                "affected_files": []
+            });
+            let server = Server::start(vec![say("openai", &state.to_string())]);
+            let out = brief()
+                .current_dir(root)
+                .env("XDG_STATE_HOME", root.join("state"))
+                .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+                .args(["session", "compact", "s", "--resume", "Offer the slot."])
+                .args(["--provider", "openai", "--model", "test-model"])
+                .args(["--base-url", &format!("{}/v1", server.url())])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_eq!(server.requests().len(), 1);
+        } else {
+            ok(
+                root,
+                &[
+                    "session",
+                    "purge",
+                    "s",
+                    "--ids",
+                    "tool_call_2,tool_res_3",
+                    "--summary",
+                    "a slot at 10:30",
+                ],
+            );
+        }
         assert_eq!(status(root)["over_budget"], false);
         let op = blocked["pending_operation_id"]
             .as_str()
