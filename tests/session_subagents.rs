@@ -390,3 +390,36 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
     assert!(site.requests().is_empty() && model.requests().is_empty());
     assert!(stdout(&out).contains("pending_operation_id"));
 }
+
+#[test]
+fn a_fetch_follows_at_most_five_redirects_and_cuts_a_page_at_its_size_cap() {
+    use briefkit::session::subagent::fetch::{MAX_BYTES, MAX_REDIRECTS, Reach, fetch};
+    let reach = Reach { private: true };
+    // A redirect loop: the first request and five redirects, then a clear refusal.
+    let looping =
+        Server::answering(|_| Reply::status(302, &[("location", "/again")], "text/plain", ""));
+    let err = fetch(&format!("{}/start", looping.url()), reach).unwrap_err();
+    assert_eq!(err.exit_code(), 3, "{}", err.message);
+    assert!(
+        err.message
+            .contains(&format!("more than {MAX_REDIRECTS} redirects")),
+        "{}",
+        err.message
+    );
+    assert_eq!(looping.requests().len(), MAX_REDIRECTS + 1);
+
+    // A page over the cap: read up to the cap, the rest left unread and the cut reported.
+    let line = "a line of a very long plain text page\n";
+    let big = line.repeat(MAX_BYTES as usize / line.len() + 1000);
+    let huge = Server::answering(move |_| Reply::status(200, &[], "text/plain", &big));
+    let page = fetch(&format!("{}/big.txt", huge.url()), reach).unwrap();
+    assert!(page.cut);
+    assert_eq!(page.bytes, MAX_BYTES);
+    assert!(page.text.starts_with(line));
+
+    // Without the operator's leave, loopback is refused before any request.
+    let quiet = Server::answering(|_| Reply::status(200, &[], "text/plain", "hi"));
+    let err = fetch(&quiet.url(), Reach { private: false }).unwrap_err();
+    assert!(err.message.contains("BRIEF_FETCH_ALLOW_PRIVATE") || err.hint.is_some());
+    assert!(quiet.requests().is_empty());
+}
