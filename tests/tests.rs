@@ -64,6 +64,7 @@ mod session_crash;
 mod session_gate_ops;
 mod session_mcp;
 mod session_props;
+mod session_render_order;
 mod session_settings;
 mod session_subagents;
 mod session_turn;
