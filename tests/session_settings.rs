@@ -166,3 +166,45 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
         stderr(&out)
     );
 }
+
+#[test]
+fn a_session_of_a_brief_with_a_model_keeps_it_and_its_turns_need_no_flags() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    let server = Server::start(vec![say("openai", "Which day suits you?")]);
+    let manifest = root.join("clinic/brief.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!(
+            "{text}model: {{ provider: openai, name: brief-model, base_url: \"{}/v1\" }}\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    let made = json(&run_in(
+        root,
+        &[
+            "session",
+            "new",
+            "s",
+            "--brief",
+            "clinic",
+            "--context-limit",
+            "100000",
+            "--json",
+        ],
+    ));
+    assert_eq!(made["provider"], "openai", "{made}");
+    assert_eq!(made["model"], "brief-model");
+    let out = brief()
+        .current_dir(root)
+        .env("XDG_STATE_HOME", root.join("state"))
+        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .args(["session", "turn", "s", "--user", "A follow-up, please."])
+        .args(["--var", "patient=Ada", "--var", "last_visit=May"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(server.requests()[0].json()["model"], "brief-model");
+}
