@@ -423,3 +423,46 @@ fn a_fetch_follows_at_most_five_redirects_and_cuts_a_page_at_its_size_cap() {
     assert!(err.message.contains("BRIEF_FETCH_ALLOW_PRIVATE") || err.hint.is_some());
     assert!(quiet.requests().is_empty());
 }
+
+#[test]
+fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    let site = pages();
+    let url = format!("{}/plans", site.url());
+    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let model = Server::start(vec![answer(
+        "openai",
+        None,
+        &[("fetch_url", json!({"url": url}))],
+    )]);
+    let out = run(
+        root,
+        &model,
+        &[
+            "session",
+            "turn",
+            "s",
+            "--user",
+            "Price of Pro?",
+            "--run-subagents",
+            "--tool-estimate",
+            "500000",
+            "--json",
+        ],
+        true,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report = json(&out);
+    assert!(
+        report["subagents"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    let blocked = &report["blocked"][0];
+    assert_eq!(blocked["name"], "fetch_url", "{report}");
+    assert_eq!(blocked["gate"]["status"], "context_budget_exceeded");
+    assert!(site.requests().is_empty(), "nothing fetched");
+    assert_eq!(model.requests().len(), 1, "only the turn's own call");
+    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    assert_eq!(commands, [json!("session")]);
+}
