@@ -10,7 +10,7 @@ target/bench-venv from benches/requirements.txt, then runs this file). Sections:
   guard    `brief guard` against `grep` (finding the facts in both texts: the floor)
   scale    compose, check, lock and stats of one brief of 1k, 10k and 100k items, and `cat`
            of the same files as the baseline
-  session  append, render, status and gate on a 10,000-entry session
+  session  append, render, status and gate on 1k, 10k and 100k-entry sessions (--entries)
   binary   release binary size, the vocabularies' share, cold start of `brief compose`
 
 Every process is timed whole (start-up included) from fork to exit; peak RSS is the
