@@ -233,3 +233,63 @@ fn ccr_put_digest_compress_and_subagent_call_the_library() {
     assert!(!site.requests().is_empty());
     assert_eq!(sub_model.requests().len(), 1);
 }
+
+#[test]
+fn the_session_tools_answer_what_the_commands_print_with_json() {
+    // Two identical sessions: one driven through the command line, one through MCP, the
+    // same operations in the same order.
+    let (cli_ws, mcp_ws) = (
+        crate::common::workspace("clinic"),
+        crate::common::workspace("clinic"),
+    );
+    for ws in [&cli_ws, &mcp_ws] {
+        new_session(ws.path(), &["--context-limit", "100000"]);
+        ok(ws.path(), &["session", "append", "s", "--user", "hello"]);
+        ok(
+            ws.path(),
+            &["session", "append", "s", "--assistant", "Hi, Ada."],
+        );
+    }
+    let cli = |args: &[&str]| -> Value {
+        let mut all = vec!["session"];
+        all.extend_from_slice(args);
+        all.push("--json");
+        serde_json::from_str(&stdout(&run_in(cli_ws.path(), &all))).unwrap()
+    };
+    let expected = [
+        cli(&["status", "s"]),
+        cli(&["gate", "s", "--estimate", "10000000", "--kind", "tool"]),
+        cli(&["gate", "s", "--resume", "op_1"]),
+        cli(&["gate", "s", "--estimate", "5", "--high-volume"]),
+        cli(&["purge", "s", "--ids", "msg_2", "--summary", "greeted Ada"]),
+        cli(&["status", "s"]),
+    ];
+    let answers = mcp_with(
+        mcp_ws.path(),
+        &[],
+        &[],
+        &[
+            call(1, "session_status", json!({"session": "s"})),
+            call(
+                2,
+                "gate",
+                json!({"session": "s", "estimate": 10_000_000, "kind": "tool"}),
+            ),
+            call(3, "gate", json!({"session": "s", "resume": "op_1"})),
+            call(
+                4,
+                "gate",
+                json!({"session": "s", "estimate": 5, "high_volume": true}),
+            ),
+            call(
+                5,
+                "purge",
+                json!({"session": "s", "ids": ["msg_2"], "summary": "greeted Ada"}),
+            ),
+            call(6, "session_status", json!({"session": "s"})),
+        ],
+    );
+    for (i, (answer, cli)) in answers.iter().zip(&expected).enumerate() {
+        assert_eq!(structured(answer), cli, "call {}", i + 1);
+    }
+}
