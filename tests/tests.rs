@@ -19,6 +19,7 @@ mod credentials;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
+mod dashboard;
 mod digest;
 mod docs;
 mod guard_accept;
@@ -76,5 +77,6 @@ mod strict_prefix;
 mod timeouts;
 mod tool_schema;
 mod usage;
+mod usage_html;
 mod versions;
 mod versions_git;

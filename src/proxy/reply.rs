@@ -111,7 +111,7 @@ pub fn not_found(path: &str) -> Response<ProxyBody> {
     let message = format!(
         "brief proxy: nothing at `{path}`; model calls go to POST /v1/chat/completions \
          (OpenAI-compatible) or POST /v1/messages (Anthropic), figures to GET /stats and \
-         GET /metrics"
+         GET /metrics, the dashboard is at GET /"
     );
     error(
         Wire::OpenAi,

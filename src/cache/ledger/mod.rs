@@ -95,6 +95,12 @@ pub struct Entry {
     /// For `compress`: that brief's directory, absolute.
     #[serde(default)]
     pub target_brief_dir: Option<String>,
+    /// For a proxied call that drifted: the byte at which the first part in
+    /// `drifted_parts` first differs from the session's previous call, in that part's text
+    /// as `brief align` counts it; `null` when nothing drifted or the previous text was not
+    /// kept (the proxy keeps a bounded amount).
+    #[serde(default)]
+    pub drift_offset: Option<u64>,
 }
 
 fn absolute(dir: &Path) -> Option<String> {
@@ -129,6 +135,7 @@ impl Entry {
             drifted_parts: None,
             target_brief: None,
             target_brief_dir: None,
+            drift_offset: None,
         }
     }
 
