@@ -323,3 +323,87 @@ fn a_tool_items_result_estimate_is_the_gates_estimate() {
     assert_eq!(gate["kind"], "tool");
     assert_eq!(gate["call"], "tool_call_2");
 }
+
+#[test]
+fn from_95_percent_a_turn_holds_back_a_high_volume_tool_call_and_hands_out_the_others() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    let tool = root.join("clinic/items/find_slot.tool.yaml");
+    let text = fs::read_to_string(&tool).unwrap();
+    fs::write(
+        &tool,
+        format!("{text}result_estimate: 5\nhigh_volume: true\n"),
+    )
+    .unwrap();
+    // A second tool, of ordinary volume.
+    fs::write(
+        root.join("clinic/items/book_slot.tool.yaml"),
+        text.replace("name: find_slot", "name: book_slot"),
+    )
+    .unwrap();
+    let manifest = root.join("clinic/brief.yaml");
+    let yaml = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        yaml.replace("find_slot,", "find_slot, book_slot,"),
+    )
+    .unwrap();
+    // A session whose context stands at about 96% of its limit: measured on a twin with
+    // room to spare, then made with the limit that puts it there.
+    let filler = bulky(4000);
+    let user = ["session", "append", "s", "--user", filler.as_str()];
+    let flags = ["--overhead", "0", "--margin", "0", "--reserve", "0"];
+    let twin = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(&root.join("clinic"), &twin.path().join("clinic"));
+    new_session(
+        twin.path(),
+        &[&["--context-limit", "100000"][..], &flags].concat(),
+    );
+    ok(twin.path(), &user);
+    let current = status(twin.path())["current_context_tokens"]
+        .as_u64()
+        .unwrap();
+    let limit = (current * 100).div_ceil(96).to_string();
+    new_session(
+        root,
+        &[&["--context-limit", limit.as_str()][..], &flags].concat(),
+    );
+    ok(root, &user);
+    assert_eq!(status(root)["level"], "critical");
+    let server = Server::start(vec![answer(
+        "openai",
+        None,
+        &[
+            ("find_slot", json!({"day": "2026-12-01"})),
+            ("book_slot", json!({"day": "2026-12-01"})),
+        ],
+    )]);
+    let out = turn(
+        root,
+        &server,
+        &[
+            "--user",
+            "Any slot?",
+            "--max-tokens",
+            "20",
+            "--tool-estimate",
+            "5",
+            "--json",
+        ],
+    );
+    let report = json(&out);
+    assert_eq!(out.status.code(), Some(1), "{}\n{report}", stderr(&out));
+    let blocked = report["blocked"].as_array().unwrap();
+    assert_eq!(blocked.len(), 1, "{report}");
+    assert_eq!(blocked[0]["name"], "find_slot");
+    assert_eq!(blocked[0]["gate"]["status"], "context_budget_exceeded");
+    let handed: Vec<&str> = report["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(handed, ["book_slot"], "{report}");
+    let log = fs::read_to_string(root.join("s/log.jsonl")).unwrap();
+    assert!(log.contains("critical_high_volume"), "{log}");
+}
