@@ -13,7 +13,7 @@ use crate::session::{new_session, ok};
 
 /// Starts `brief mcp FLAGS` with `env` and sends `requests` (JSON-RPC, one per line) after
 /// the handshake; returns the answers.
-fn mcp_with(
+pub fn mcp_with(
     root: &std::path::Path,
     flags: &[&str],
     env: &[(&str, &str)],
@@ -59,12 +59,12 @@ fn mcp_with(
     answers
 }
 
-fn call(id: u64, name: &str, arguments: Value) -> Value {
+pub fn call(id: u64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
 
 #[test]
-fn compact_context_is_served_last_and_compacts_through_the_library() {
+fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
@@ -120,7 +120,11 @@ fn compact_context_is_served_last_and_compacts_through_the_library() {
             "session_status",
             "gate",
             "purge",
-            "compact_context"
+            "compact_context",
+            "subagent",
+            "compress",
+            "digest",
+            "ccr_put"
         ]
     );
     let missing = &answers[1];

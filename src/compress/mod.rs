@@ -9,6 +9,7 @@
 mod compressor;
 mod estimate;
 mod proposal;
+mod propose;
 mod sanitize;
 
 use std::path::Path;
@@ -18,6 +19,7 @@ pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
 use crate::wire::{Message, Prompt, Role};
 pub use estimate::{Estimate, Prices, estimate, prices};
 pub use proposal::{CallSettings, build, rejudge, status, token_change};
+pub use propose::propose;
 pub use sanitize::sanitize;
 
 use crate::brief::{Brief, Item, ItemType, Policy};

@@ -7,7 +7,7 @@
 //! act on, never a panic.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -17,15 +17,32 @@ use crate::ccr::{self, Lookup, Store};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
 use crate::wire::Wire;
-use crate::wire::{self, canonical};
+use crate::wire::prefix::as_sent;
 
 /// What the operator who started the server decided: the provider settings of the tools
-/// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name.
-/// Tool arguments come from the client, which may be a model following injected text:
-/// they never widen these.
+/// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name,
+/// and the directory relative paths are resolved against (`--root`). Tool arguments come
+/// from the client, which may be a model following injected text: they never widen these.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub provider: crate::provider::Overrides,
+    /// `brief mcp --root DIR`, by default the directory the server was started in (a
+    /// desktop client may start it in `/`).
+    pub root: PathBuf,
+}
+
+/// What a tool runs with.
+pub type Context = Options;
+
+impl Options {
+    /// `path` made absolute against the root, so every error names the path it tried.
+    pub fn path(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.root.join(path)
+        }
+    }
 }
 
 /// A tool call that could not be done, with the reason in words.
@@ -34,7 +51,7 @@ pub struct ToolError(pub String);
 
 impl From<crate::error::Error> for ToolError {
     fn from(err: crate::error::Error) -> Self {
-        let hint = hint(&err).or(err.hint.map(String::from));
+        let hint = hint(&err).or(err.hint.as_deref().and_then(for_a_model));
         let mut message = err.message;
         for detail in err.details {
             message.push_str("\n  ");
@@ -125,6 +142,15 @@ fn hint(err: &crate::error::Error) -> Option<String> {
     })
 }
 
+/// A hint written for the command line, in words a model calling a tool can act on when
+/// no topic of the error says more: a command line is left out (the model has no shell).
+fn for_a_model(hint: &str) -> Option<String> {
+    let cli = hint.contains("`brief ")
+        || hint.contains("brief session")
+        || hint.split_whitespace().any(|w| w.starts_with("--"));
+    (!cli).then(|| hint.to_string())
+}
+
 pub struct Spec {
     pub name: &'static str,
     pub description: &'static str,
@@ -189,16 +215,18 @@ pub fn specs() -> Vec<Spec> {
         },
     ];
     specs.extend(super::session_tools::specs());
+    specs.extend(super::work_tools::specs());
     specs
 }
 
 /// Runs one tool. `Err` is a tool error (bad arguments or a failure the caller can fix).
-pub fn call(options: &Options, name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
     match name {
         "retrieve" => retrieve(args(arguments)?),
-        "compose" => compose_tool(args(arguments)?),
+        "compose" => compose_tool(ctx, args(arguments)?),
         "guard" => guard(args(arguments)?),
-        other => super::session_tools::call(options, other, arguments),
+        "compress" | "digest" | "ccr_put" => super::work_tools::call(ctx, name, arguments),
+        other => super::session_tools::call(ctx, other, arguments),
     }
 }
 
@@ -236,6 +264,7 @@ fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
                 "source": entry.source,
                 "expires": format_rfc3339(entry.expires_ms),
                 "original": original,
+                "records": ccr::records_json(&entry.records),
             })
         }
         Lookup::Expired(tomb) => json!({
@@ -271,14 +300,14 @@ struct ComposeArgs {
     format: Option<String>,
 }
 
-fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
+fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Value, ToolError> {
     let format = a.format.as_deref().unwrap_or("text");
     if !matches!(format, "text" | "openai" | "anthropic") {
         return Err(ToolError(format!(
             "bad arguments: format `{format}` is not one of text, openai, anthropic"
         )));
     }
-    let brief = Brief::load(&a.brief)?;
+    let brief = Brief::load(&ctx.path(&a.brief))?;
     let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
     let model_for = |provider: Wire| {
         brief
@@ -288,16 +317,10 @@ fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
             .filter(|m| m.provider == provider)
             .map(|m| m.name.as_str())
     };
+    // The bytes `brief compose` prints, which are the bytes the provider layer sends.
     let output = match format {
-        "openai" => canonical::to_string(&wire::openai::body(
-            &composed.prompt,
-            model_for(Wire::OpenAi),
-            None,
-        )),
-        "anthropic" => canonical::to_string(&wire::anthropic::body(
-            &composed.prompt,
-            model_for(Wire::Anthropic),
-        )),
+        "openai" => as_sent(&composed.body(Wire::OpenAi, model_for(Wire::OpenAi), None)),
+        "anthropic" => as_sent(&composed.body(Wire::Anthropic, model_for(Wire::Anthropic), None)),
         _ => composed.text(),
     };
     Ok(json!({

@@ -106,7 +106,10 @@ fn time(ms: i64) -> String {
 fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
     // Everything the user gave is checked before the store is touched.
     let strategy: Strategy = args.strategy.parse()?;
-    let (ttl_seconds, _) = ttl::resolve(args.ttl.as_deref())?;
+    let (ttl_seconds, ttl_source) = ttl::resolve(args.ttl.as_deref())?;
+    if let Some(note) = ttl_source.note(ttl_seconds) {
+        ui.info(&note);
+    }
     let original = input::read_bytes(Path::new(&args.file), CCR_ORIGINAL)?;
     let compressed = match &args.compressed {
         // Text: it stands in a prompt.
@@ -120,7 +123,10 @@ fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
             args.file.clone()
         }
     });
-    let store = Store::open(path)?.with_ttl(ttl_seconds);
+    // Nothing here reports tokens: the first reader that needs them counts them.
+    let store = Store::open(path)?
+        .with_ttl(ttl_seconds)
+        .without_token_counts();
     let stored = store.put(&original, &compressed, strategy, &source, None)?;
     let verb = if stored.refreshed {
         "refreshed"
@@ -190,6 +196,7 @@ fn get(path: &Path, args: &GetArgs, ui: &Ui) -> Result<Outcome> {
                         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
                     },
                     "compressed": entry.compressed,
+                    "records": crate::ccr::records_json(&entry.records),
                 }))?;
             } else {
                 std::io::Write::write_all(&mut std::io::stdout().lock(), &entry.original)
@@ -270,6 +277,9 @@ fn get(path: &Path, args: &GetArgs, ui: &Ui) -> Result<Outcome> {
 
 fn stats(path: &Path, as_json: bool, ui: &Ui) -> Result<Outcome> {
     let (ttl_seconds, ttl_source) = ttl::resolve(None)?;
+    if let Some(note) = ttl_source.note(ttl_seconds).filter(|_| !as_json) {
+        ui.info(&note);
+    }
     let stats = match Store::open_existing(path)? {
         Some(store) => Some(store.with_ttl(ttl_seconds).stats()?),
         None => None,
@@ -318,6 +328,7 @@ fn stats(path: &Path, as_json: bool, ui: &Ui) -> Result<Outcome> {
     }
     let ttl_from = match ttl_source {
         ttl::Source::Flag | ttl::Source::Env => ttl::ENV_TTL,
+        ttl::Source::HeadroomEnv => ttl::HEADROOM_ENV_TTL,
         ttl::Source::Default => "default",
     };
     let mut out = format!(
