@@ -50,7 +50,7 @@ pub struct SubagentArgs {
 pub fn run(args: SubagentArgs, ui: &Ui) -> Result<Outcome> {
     let session = super::open(&args.dir, ui)?;
     let request = SubagentRequest {
-        model: args.model.choice(),
+        model: args.model.choice()?,
         vars: super::vars(args.vars),
         estimate: args.estimate,
     };

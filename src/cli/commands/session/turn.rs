@@ -64,7 +64,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
         vars: super::vars(args.vars),
         resume: args.resume,
         max_tokens: args.max_tokens,
-        model: args.model.choice(),
+        model: args.model.choice()?,
         tool_estimate: args.tool_estimate,
         run_subagents: args.run_subagents,
         ledger_command: None,
