@@ -10,7 +10,7 @@ target/bench-venv from benches/requirements.txt, then runs this file). Sections:
   guard    `brief guard` against `grep` (finding the facts in both texts: the floor)
   scale    compose, check, lock and stats of one brief of 1k, 10k and 100k items, and `cat`
            of the same files as the baseline
-  session  append, render, status and gate on a 10,000-entry session
+  session  append, render, status and gate on 1k, 10k and 100k-entry sessions (--entries)
   binary   release binary size, the vocabularies' share, cold start of `brief compose`
 
 Every process is timed whole (start-up included) from fork to exit; peak RSS is the
@@ -30,7 +30,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BRIEF_BIN", os.path.join(ROOT, "target", "release", "brief"))
-WORK = os.path.join(ROOT, "target", "bench")
+# BRIEF_BENCH_WORK: where the generated data goes (default target/bench).
+WORK = os.environ.get("BRIEF_BENCH_WORK", os.path.join(ROOT, "target", "bench"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
@@ -314,37 +315,47 @@ def section_scale(args):
 
 
 def section_session(args):
-    n = args.entries
-    d = os.path.join(WORK, "session")
-    bench_data.session(BIN, d, n)
-    print(f"## session: a {n:,}-entry session\n\nThe log is written by the bench "
-          f"(`bench_data.session`: {n:,} user and assistant entries, one `append` event "
+    sizes = args.entries
+    print(f"## session: {', '.join(f'{n:,}' for n in sizes)}-entry sessions\n\nEach log is written "
+          "by the bench (`bench_data.session`: user and assistant entries, one `append` event "
           "each as `session append` writes them, tokens counted with tiktoken) so that the "
-          f"setup does not time {n:,} fsyncs. Readers rebuild the derived cache "
-          "(`.cache.json`) from a log that a writer did not leave behind, and every "
-          "writer (append, gate, purge) brings it up to date: so the first row is a reader "
-          "before any writer, the others run after one `append`. Targets (issue 11): status "
-          "and gate under 20 ms, render under 100 ms.\n")
-    first = run([BIN, "session", "status", d, "--json"], capture=True)
-    status = json.loads(first.stdout)
-    append = run([BIN, "session", "append", d, "--user", "the first question after the log"])
-    rows = [["status, before any writer (rebuilds the figures from the log)",
-             ms(first.seconds), ms(first.cpu), f"{first.rss_kb / 1024:.0f} MB"],
-            ["append, first after the log was written (same rebuild)", ms(append.seconds),
-             ms(append.cpu), f"{append.rss_kb / 1024:.0f} MB"]]
-    results = interleaved({
-        "status": brief("session", "status", d),
-        "gate": brief("session", "gate", d, "--estimate", "100"),
-        "render": brief("session", "render", d),
-        "append": brief("session", "append", d, "--user", "one more question"),
-    }, args.runs)
-    for name, label in (("status", "status"), ("gate", "gate --estimate 100"),
-                        ("render", "render (the request body)"),
-                        ("append", "append one entry (fsync included)")):
-        rows.append([label, *cells(results[name])])
-    print(f"Before the run: {status['live_entries']:,} live entries, Tier 2 "
-          f"{status['tier2_tokens']:,} tokens; best of {args.runs}.\n")
-    table(["command", "wall", "CPU", "peak RSS"], rows)
+          "setup does not time one fsync per entry. Readers rebuild the derived cache "
+          "(`.cache.json`) from a log that a writer did not leave behind, and every writer "
+          "(append, gate, purge) brings it up to date: so the first rows are a reader and a "
+          "writer before any writer, the others run after one `append`. Targets (issue 25): "
+          "append O(1) and under 10 ms at 100k entries, status and gate flat, render linear "
+          "and under 50 ms at 10k entries.\n")
+    rows = []
+    per_size = {}
+    for n in sizes:
+        d = os.path.join(WORK, f"session-{n}")
+        bench_data.session(BIN, d, n)
+        first = run([BIN, "session", "status", d, "--json"], capture=True)
+        status = json.loads(first.stdout)
+        append = run([BIN, "session", "append", d, "--user", "the first question after the log"])
+        rows.append([f"{n:,}", "status, before any writer (rebuilds the figures from the log)",
+                     ms(first.seconds), ms(first.cpu), f"{first.rss_kb / 1024:.0f} MB"])
+        rows.append([f"{n:,}", "append, first after the log was written (same rebuild)",
+                     ms(append.seconds), ms(append.cpu), f"{append.rss_kb / 1024:.0f} MB"])
+        results = interleaved({
+            "status": brief("session", "status", d),
+            "gate": brief("session", "gate", d, "--estimate", "100"),
+            "render": brief("session", "render", d),
+            "append": brief("session", "append", d, "--user", "one more question"),
+        }, args.runs)
+        for name, label in (("status", "status"), ("gate", "gate --estimate 100"),
+                            ("render", "render (the request body)"),
+                            ("append", "append one entry (fsync included)")):
+            rows.append([f"{n:,}", label, *cells(results[name])])
+            per_size.setdefault(label, []).append(best(results[name]))
+        print(f"{n:,} entries: {status['live_entries']:,} live, Tier 2 "
+              f"{status['tier2_tokens']:,} tokens.\n")
+    print(f"Best of {args.runs}:\n")
+    table(["entries", "command", "wall", "CPU", "peak RSS"], rows)
+    if len(sizes) > 1:
+        print("Wall time relative to the smallest session (flat: 1.00; linear: the size ratio):\n")
+        table(["command"] + [f"{n:,}" for n in sizes],
+              [[label] + [f"{x / xs[0]:.2f}" for x in xs] for label, xs in per_size.items()])
 
 
 def section_binary(args):
@@ -393,9 +404,11 @@ def main():
     parser.add_argument("--bodies", type=int, default=10_000, help="bodies for align")
     parser.add_argument("--align-runs", type=int, default=3)
     parser.add_argument("--scale", default="1000,10000,100000")
-    parser.add_argument("--entries", type=int, default=10_000, help="session entries")
+    parser.add_argument("--entries", default="1000,10000,100000",
+                        help="session sizes, comma-separated")
     args = parser.parse_args()
     args.scale = [int(x) for x in args.scale.split(",")]
+    args.entries = [int(x) for x in str(args.entries).split(",")]
     if not os.path.exists(BIN):
         sys.exit(f"{BIN} not found: run scripts/bench.sh (it builds the release binary)")
     os.makedirs(WORK, exist_ok=True)

@@ -70,6 +70,7 @@ fn run(brief: PathBuf, dir: PathBuf) -> briefkit::error::Result<()> {
             estimate: 300,
             kind: OpKind::Tool,
             high_volume: false,
+            call: Some(call_id.clone()),
         },
         &vars,
     )?;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reruns issue 16's side-by-side benchmarks (benches/run.py) in one go and prints Markdown.
 #
-#   scripts/bench.sh [SECTION...] [--runs N] [--scale 1000,10000,100000] ...
+#   scripts/bench.sh [SECTION...] [--runs N] [--scale 1000,10000,100000] [--entries 1000,10000,100000] ...
 #   scripts/bench.sh --sizes ...   also builds a `--no-default-features` (o200k_base only)
 #                                  binary once, to report what cl100k_base costs
 #

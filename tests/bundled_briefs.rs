@@ -15,6 +15,9 @@ fn bundled_briefs_pass_a_strict_check() {
             "briefs/support",
             "briefs/compressor",
             "briefs/compaction",
+            "briefs/fetch_url",
+            "briefs/web_search_agent",
+            "briefs/delegate_task",
             "--strict",
         ],
     );

@@ -52,6 +52,15 @@ not to you. For newer orders, offer a replacement first and a refund only if the
 declines the replacement. Never ask the customer to send the item back unless the warranty \
 desk requests it. Log every case in the damage register with the photo attached.\n";
 
+/// A field list where some items are marked as required: the mark is the instruction.
+const ORDER_FIELDS: &str = "Each order record carries these fields:\n\n- `order_id` (required): the shop reference;\n- `email` (required): where receipts are sent;\n- `gift_note`: text the buyer added at checkout.\n\nDrop a field that is empty.\n";
+
+/// A rule whose only words in common with the rule before it are common ones
+/// (`documents`, `answer`): what it adds is its own word (`conflict`).
+const LAW_READER: &str = "You are a reading assistant for a law firm. Answer each question from the attached documents alone. Where documents conflict, answer from each. Stay under 200 words. Cite the page of every quote. Use plain English. Name the clause you rely on. Flag anything that looks like a deadline. Write dates with the month spelled out. Mark every guess as a guess.\n";
+
+const LAW_READER_WITHOUT_CONFLICTS: &str = "You are a reading assistant for a law firm. Answer each question from the attached documents alone. Stay under 200 words. Cite the page of every quote. Use plain English. Name the clause you rely on. Flag anything that looks like a deadline. Write dates with the month spelled out. Mark every guess as a guess.\n";
+
 const CASES: &[Case] = &[
     // ---- the examples of the issue ----
     case(
@@ -533,6 +542,55 @@ desk requests it. Log every case in the damage register, photo attached.\n",
         "bundled escalation with the list inlined",
         include_str!("guard_rewrites/support-escalation.original.md"),
         "Hand the conversation to a human agent, and say so, when the customer asks for a person, a\nmanager or a supervisor; when a refund above $150.00 is requested; or when the customer mentions an\ninjury, a safety hazard or legal action. Never argue with a customer about whether an escalation\nis needed.\n",
+        Quiet,
+    ),
+    // ---- obligations and a sentence's own words (found on the sub-agent briefs) ----
+    case(
+        "a field lost its required mark",
+        ORDER_FIELDS,
+        "Each order record carries these fields:\n\n- `order_id` (required): the shop reference;\n- `email`: where receipts are sent;\n- `gift_note`: text the buyer added at checkout.\n\nDrop a field that is empty.\n",
+        Instruction("required", 4, &[]),
+    ),
+    case(
+        "a field list compressed with its required marks",
+        ORDER_FIELDS,
+        "Fields of an order record:\n\n- `order_id` (required): shop reference;\n- `email` (required): where receipts go;\n- `gift_note`: buyer text from checkout.\n\nDrop empty fields.\n",
+        Quiet,
+    ),
+    case(
+        "required fields gathered under a lead-in",
+        ORDER_FIELDS,
+        "Required fields of each order record:\n\n- `order_id`: the shop reference;\n- `email`: where receipts are sent.\n\nAlso `gift_note`: text the buyer added at checkout. Drop a field that is empty.\n",
+        Quiet,
+    ),
+    case(
+        "a must turned into a description",
+        "Every ticket must carry a priority. Close a ticket only after the customer confirms.\n",
+        "Every ticket carries a priority. Close a ticket only after the customer confirms.\n",
+        Instruction("Every ticket must carry a priority", 1, &[]),
+    ),
+    case(
+        "a must turned into an imperative",
+        "Every ticket must carry a priority. Close a ticket only after the customer confirms.\n",
+        "Give every ticket a priority. Close tickets only once the customer confirms.\n",
+        Quiet,
+    ),
+    case(
+        "a rule dropped that shared only common words with its neighbour",
+        LAW_READER,
+        LAW_READER_WITHOUT_CONFLICTS,
+        Instruction("Where documents conflict", 1, &[]),
+    ),
+    case(
+        "a rule merged into its neighbour",
+        LAW_READER,
+        "Reading assistant for a law firm. Answer each question from the attached documents alone, and from each where they conflict. Stay under 200 words. Cite the page of every quote. Use plain English. Name the clause you rely on. Flag anything that looks like a deadline. Write dates with the month spelled out. Mark every guess as a guess.\n",
+        Quiet,
+    ),
+    case(
+        "a rule kept beside its neighbour, the rest compressed",
+        LAW_READER,
+        "You are a law firm's reading assistant. Answer each question from the attached documents alone; where documents conflict, answer from each. Under 200 words. Cite the page of every quote. Plain English. Name the clause you rely on. Flag anything that looks like a deadline. Spell out the month in dates. Mark every guess as one.\n",
         Quiet,
     ),
 ];

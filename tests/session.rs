@@ -204,13 +204,21 @@ fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
     let mut before = (render(root, "openai"), render(root, "anthropic"));
     for args in [
         vec!["--assistant", "second"],
+        vec!["--user", "third"],
         vec!["--tool-call", "find_slot", "--args", "{}"],
-        vec!["--tool-result", "tool_call_3", "--text", "none"],
-        vec!["--user", "fourth"],
+        vec!["--tool-result", "tool_call_4", "--text", "none"],
+        vec!["--user", "sixth"],
     ] {
         let mut all = vec!["session", "append", "s"];
-        all.extend(args);
+        all.extend(args.iter().copied());
         ok(root, &all);
+        if args[0] == "--tool-call" {
+            // A call without its result renders for no provider.
+            let out = run_in(root, &["session", "render", "s"]);
+            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            assert!(stderr(&out).contains("tool_call_4"), "{}", stderr(&out));
+            continue;
+        }
         let after = (render(root, "openai"), render(root, "anthropic"));
         assert_grew(&before.0, &after.0);
         assert_grew(&before.1, &after.1);
@@ -495,6 +503,7 @@ fn bad_input_exits_2_and_changes_nothing() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
+    ok(root, &["session", "append", "s", "--user", "hi"]);
     ok(
         root,
         &[
@@ -514,7 +523,7 @@ fn bad_input_exits_2_and_changes_nothing() {
             "append",
             "s",
             "--tool-result",
-            "tool_call_1",
+            "tool_call_2",
             "--text",
             "x",
         ],
@@ -558,7 +567,7 @@ fn bad_input_exits_2_and_changes_nothing() {
             "append",
             "s",
             "--tool-result",
-            "tool_call_1",
+            "tool_call_2",
             "--text",
             "again",
         ],
@@ -576,7 +585,7 @@ fn bad_input_exits_2_and_changes_nothing() {
             "append",
             "s",
             "--tool-result",
-            "tool_res_2",
+            "tool_res_3",
             "--text",
             "who",
         ],
@@ -585,7 +594,7 @@ fn bad_input_exits_2_and_changes_nothing() {
             "append",
             "s",
             "--tool-result",
-            "tool_call_1",
+            "tool_call_2",
             "--file",
             "missing.txt",
         ],
@@ -594,7 +603,7 @@ fn bad_input_exits_2_and_changes_nothing() {
             "append",
             "s",
             "--subagent",
-            "tool_call_1",
+            "tool_call_2",
             "bad.json",
         ],
         vec!["session", "append", "s", "--user", "a", "--assistant", "b"],
@@ -603,7 +612,7 @@ fn bad_input_exits_2_and_changes_nothing() {
         vec!["session", "gate", "s"],
         vec!["session", "show", "s", "msg_99"],
         vec!["session", "new", "s", "--brief", "clinic"],
-        vec!["session", "new", "t", "--brief", "clinic"],
+        vec!["session", "new", "t", "--brief", "nowhere"],
         vec!["session", "render", "s", "--format", "xml"],
     ];
     for case in cases {
@@ -620,6 +629,10 @@ fn a_subagent_envelope_is_validated_and_appended_whole() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
+    ok(
+        root,
+        &["session", "append", "s", "--user", "check the calendar"],
+    );
     ok(
         root,
         &[
@@ -654,15 +667,15 @@ fn a_subagent_envelope_is_validated_and_appended_whole() {
                 "append",
                 "s",
                 "--subagent",
-                "tool_call_1",
+                "tool_call_2",
                 "env.json"
             ]
         ),
-        "tool_res_2"
+        "tool_res_3"
     );
     let shown = json(&run_in(
         root,
-        &["session", "show", "s", "tool_res_2", "--json"],
+        &["session", "show", "s", "tool_res_3", "--json"],
     ));
     let text = shown["entry"]["text"].as_str().unwrap();
     assert_eq!(

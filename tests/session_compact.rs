@@ -160,7 +160,9 @@ fn a_valid_state_replaces_tier2_and_reports_what_it_forgot() {
             "{text}"
         );
         assert!(!text.contains("[tool_res_3]"));
-        assert!(messages.len() >= 3);
+        // OpenAI: the state, the resume instruction and Tier 3 each a message; Anthropic:
+        // one user turn.
+        assert!(messages.len() >= if provider == "openai" { 3 } else { 1 });
         let (_, _, a) = stable(&before);
         let (_, _, b) = stable(&after);
         assert_ne!(a, b);

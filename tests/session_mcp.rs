@@ -64,7 +64,7 @@ pub(crate) fn call(id: u64, name: &str, arguments: Value) -> Value {
 }
 
 #[test]
-fn compact_context_is_served_last_and_compacts_through_the_library() {
+fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
@@ -120,7 +120,11 @@ fn compact_context_is_served_last_and_compacts_through_the_library() {
             "session_status",
             "gate",
             "purge",
-            "compact_context"
+            "compact_context",
+            "subagent",
+            "compress",
+            "digest",
+            "ccr_put"
         ]
     );
     let missing = &answers[1];

@@ -32,6 +32,16 @@ pub struct Item {
     pub tool: Option<ToolDef>,
     /// The worked exchange of a `format: messages` sample (`None` for a Markdown body).
     pub messages: Option<Vec<SampleMessage>>,
+    /// What a session's budget gate assumes of a tool's results (not sent to the model).
+    pub tool_budget: ToolBudget,
+}
+
+/// A tool item's `result_estimate` (tokens the gate assumes a result takes) and
+/// `high_volume` (results that may be large: refused from 95% of the context).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolBudget {
+    pub result_estimate: Option<u64>,
+    pub high_volume: bool,
 }
 
 impl Item {
@@ -86,6 +96,12 @@ struct ToolFile {
     input_schema: serde_json::Value,
     #[serde(default)]
     title: Option<String>,
+    /// Tokens a result is assumed to take when a session gates a call of this tool.
+    #[serde(default)]
+    result_estimate: Option<u64>,
+    /// The tool's results may be large: a session refuses its calls from 95%.
+    #[serde(default)]
+    high_volume: bool,
 }
 
 /// The problem code of a placeholder in the static tier.
@@ -309,6 +325,7 @@ pub fn parse_markdown_with(
         body_line,
         tool: None,
         messages: None,
+        tool_budget: ToolBudget::default(),
     };
     if item.kind == ItemType::Rule && item.body().trim().is_empty() {
         // An empty rule locks nothing and reads as a rule that was lost in an edit.
@@ -486,6 +503,10 @@ pub fn parse_tool(id: &str, path: &Path, raw: String, problems: &mut Vec<Problem
             input_schema: tool.input_schema,
         }),
         messages: None,
+        tool_budget: ToolBudget {
+            result_estimate: tool.result_estimate,
+            high_volume: tool.high_volume,
+        },
     })
 }
 

@@ -57,8 +57,8 @@ impl Store {
                         sum(original IS NOT NULL AND expires_ms <= ?1),
                         sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN original_bytes END),
                         sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN compressed_bytes END),
-                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN original_tokens END),
-                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 THEN compressed_tokens END)
+                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 AND original_tokens >= 0 THEN original_tokens END),
+                        sum(CASE WHEN original IS NOT NULL AND expires_ms > ?1 AND compressed_tokens >= 0 THEN compressed_tokens END)
                  FROM ccr_entries GROUP BY strategy ORDER BY strategy",
             )
             .map_err(|e| self.sql(e))?;
@@ -81,11 +81,16 @@ impl Store {
                 ))
             })
             .map_err(|e| self.sql(e))?;
+        let mut uncounted = self.uncounted(now)?;
         let mut total = StrategyStats::default();
         let mut awaiting_gc = 0;
         let mut by_strategy = Vec::new();
         for row in rows {
-            let (name, stats, awaiting) = row.map_err(|e| self.sql(e))?;
+            let (name, mut stats, awaiting) = row.map_err(|e| self.sql(e))?;
+            if let Some((original, compressed)) = uncounted.remove(&name) {
+                stats.original_tokens += original;
+                stats.compressed_tokens += compressed;
+            }
             total.live += stats.live;
             total.expired += stats.expired;
             total.original_bytes += stats.original_bytes;
@@ -143,6 +148,50 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Tokens of the live entries whose put left counting to the first reader, counted
+    /// now, by strategy.
+    fn uncounted(&self, now: i64) -> Result<std::collections::HashMap<String, (u64, u64)>> {
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT strategy, original_tokens, compressed_tokens, original, compressed
+                 FROM ccr_entries
+                 WHERE original IS NOT NULL AND expires_ms > ?1
+                   AND (original_tokens < 0 OR compressed_tokens < 0)",
+            )
+            .map_err(|e| self.sql(e))?;
+        let mut out: std::collections::HashMap<String, (u64, u64)> = Default::default();
+        let rows = statement
+            .query_map([now], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, Vec<u8>>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                ))
+            })
+            .map_err(|e| self.sql(e))?;
+        for row in rows {
+            let (strategy, original_tokens, compressed_tokens, original, compressed) =
+                row.map_err(|e| self.sql(e))?;
+            let slot = out.entry(strategy).or_default();
+            if original_tokens < 0 {
+                slot.0 += count_tokens(&String::from_utf8_lossy(&original));
+            }
+            if compressed_tokens < 0 {
+                slot.1 += count_tokens(compressed.as_deref().unwrap_or_default());
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn count_tokens(text: &str) -> u64 {
+    crate::tokens::count(super::store::TOKENS, text) as u64
+}
+
 /// Turns expired entries into tombstones (oldest expiry first, at most `limit`): returns
 /// how many and the bytes freed.
 pub(super) fn sweep(
@@ -159,6 +208,24 @@ pub(super) fn sweep(
         |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
     if count > 0 {
+        // A tombstone keeps the original's size in tokens: count what a put left uncounted.
+        let uncounted: Vec<(i64, Vec<u8>)> = conn
+            .prepare(
+                "SELECT rowid, original FROM ccr_entries
+                 WHERE original IS NOT NULL AND expires_ms <= ?1 AND original_tokens < 0
+                 ORDER BY expires_ms LIMIT ?2",
+            )?
+            .query_map(params![now, limit], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (rowid, original) in uncounted {
+            conn.execute(
+                "UPDATE ccr_entries SET original_tokens = ?1 WHERE rowid = ?2",
+                params![
+                    count_tokens(&String::from_utf8_lossy(&original)) as i64,
+                    rowid
+                ],
+            )?;
+        }
         conn.execute(
             "UPDATE ccr_entries SET original = NULL, compressed = NULL, collected_ms = ?1
              WHERE rowid IN (SELECT rowid FROM ccr_entries

@@ -28,7 +28,27 @@ mod strategy;
 pub mod ttl;
 
 pub use maintenance::{Stats, StrategyStats, Swept};
-pub use store::{Entry, Lookup, Store, Stored, Tombstone};
+pub use store::{Entry, Lookup, Record, Store, Stored, Tombstone};
+
+/// Every strategy an original was stored under, as `ccr get --json` and MCP `retrieve`
+/// list them: `{strategy, source, created, updated, compressed_bytes, compressed_tokens}`.
+pub fn records_json(records: &[Record]) -> serde_json::Value {
+    serde_json::Value::Array(
+        records
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "strategy": r.strategy,
+                    "source": r.source,
+                    "created": crate::clock::format_rfc3339(r.created_ms),
+                    "updated": crate::clock::format_rfc3339(r.updated_ms),
+                    "compressed_bytes": r.compressed_bytes,
+                    "compressed_tokens": r.compressed_tokens,
+                })
+            })
+            .collect(),
+    )
+}
 pub use strategy::Strategy;
 
 use crate::error::{Error, Result};

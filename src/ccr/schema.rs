@@ -15,7 +15,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 use crate::error::{Error, ErrorKind, Result, Setting, Topic};
 
 /// The schema version in `PRAGMA user_version`.
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
 
 /// How long a writer waits for another process's write to finish before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
@@ -41,6 +41,24 @@ CREATE TABLE IF NOT EXISTS ccr_entries (
 );
 CREATE INDEX IF NOT EXISTS ccr_live_by_expiry ON ccr_entries(expires_ms)
     WHERE original IS NOT NULL;
+";
+
+/// Version 2: every strategy an original was stored under keeps a record of its own (the
+/// entry keeps the latest put's strategy, compressed text and source, as before).
+const CREATE_RECORDS: &str = "
+CREATE TABLE IF NOT EXISTS ccr_records (
+    hash              TEXT NOT NULL,
+    strategy          TEXT NOT NULL,
+    source            TEXT NOT NULL,
+    created_ms        INTEGER NOT NULL,
+    updated_ms        INTEGER NOT NULL,
+    compressed_bytes  INTEGER NOT NULL,
+    compressed_tokens INTEGER NOT NULL,
+    PRIMARY KEY (hash, strategy)
+);
+INSERT OR IGNORE INTO ccr_records
+    SELECT hash, strategy, source, created_ms, created_ms, compressed_bytes, compressed_tokens
+    FROM ccr_entries;
 ";
 
 /// The first 16 bytes of every SQLite database file.
@@ -192,7 +210,7 @@ fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
     snapshot.finish().map_err(|e| sql(path, e))?;
     match (version, tables) {
         (0, 0) => Ok(false),
-        (VERSION, _) if ours == 1 => Ok(true),
+        (1 | VERSION, _) if ours == 1 => Ok(true),
         _ => Err(not_a_store(path, "an SQLite database of another program")),
     }
 }
@@ -279,6 +297,19 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     if version == VERSION {
         return Ok(());
     }
+    if version == 1 {
+        let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+            .map_err(|e| sql(path, e))?;
+        let now: i64 = tx
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|e| sql(path, e))?;
+        if now == 1 {
+            tx.execute_batch(CREATE_RECORDS).map_err(|e| sql(path, e))?;
+            tx.pragma_update(None, "user_version", VERSION)
+                .map_err(|e| sql(path, e))?;
+        }
+        return tx.commit().map_err(|e| sql(path, e));
+    }
     if version > VERSION {
         return Err(Error::input(format!(
             "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
@@ -308,6 +339,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
         tx.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")
             .map_err(|e| sql(path, e))?;
         tx.execute_batch(CREATE).map_err(|e| sql(path, e))?;
+        tx.execute_batch(CREATE_RECORDS).map_err(|e| sql(path, e))?;
         tx.pragma_update(None, "user_version", VERSION)
             .map_err(|e| sql(path, e))?;
     }

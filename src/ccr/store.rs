@@ -30,6 +30,9 @@ pub struct Store {
     pub(super) path: PathBuf,
     pub(super) ttl_seconds: u64,
     pub(super) now_ms: Clock,
+    /// Count tokens when putting; off, they are counted when first read (`get`, `stats`,
+    /// or collection), so a put that reports none loads no vocabulary.
+    pub(super) count_tokens: bool,
 }
 
 /// What `put` did.
@@ -58,6 +61,21 @@ pub struct Entry {
     #[serde(skip)]
     pub original: Vec<u8>,
     pub compressed: String,
+    /// Every strategy the original was stored under, oldest first (the entry's own
+    /// `strategy` is the latest put's).
+    pub records: Vec<Record>,
+}
+
+/// One strategy an original was stored under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Record {
+    pub strategy: String,
+    pub source: String,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    pub compressed_bytes: u64,
+    /// `None`: put without counting, and its text was replaced by a later put's.
+    pub compressed_tokens: Option<u64>,
 }
 
 /// What is left of an expired entry: enough to say what it was and that it is gone.
@@ -92,6 +110,7 @@ impl Store {
             path: path.to_path_buf(),
             ttl_seconds: ttl::DEFAULT_SECONDS,
             now_ms: Arc::new(crate::clock::now_ms),
+            count_tokens: true,
         })
     }
 
@@ -104,6 +123,7 @@ impl Store {
             path: path.to_path_buf(),
             ttl_seconds: ttl::DEFAULT_SECONDS,
             now_ms: Arc::new(crate::clock::now_ms),
+            count_tokens: true,
         }))
     }
 
@@ -122,6 +142,14 @@ impl Store {
     }
 
     /// Replaces the clock (milliseconds since the Unix epoch), e.g. to test expiry.
+    /// Puts leave token counts to the first reader that needs them (see
+    /// [`NOT_COUNTED`]): for callers that report none (`ccr put`, a session's originals, a
+    /// digest's backing), which then load no tokenizer vocabulary.
+    pub fn without_token_counts(mut self) -> Store {
+        self.count_tokens = false;
+        self
+    }
+
     pub fn with_clock(mut self, now_ms: impl Fn() -> i64 + Send + Sync + 'static) -> Store {
         self.now_ms = Arc::new(now_ms);
         self
@@ -175,8 +203,11 @@ impl Store {
         .unwrap_or(i64::MAX / 2)
             * 1000;
         let expires = now.saturating_add(ttl_ms);
-        let original_tokens = count(&String::from_utf8_lossy(original));
-        let compressed_tokens = count(compressed);
+        let (original_tokens, compressed_tokens) = if self.count_tokens {
+            (count(&String::from_utf8_lossy(original)), count(compressed))
+        } else {
+            (NOT_COUNTED, NOT_COUNTED)
+        };
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(|e| self.sql(e))?;
         let existing: Option<(String, i64)> = tx
@@ -222,6 +253,26 @@ impl Store {
                 compressed_tokens,
                 original,
                 compressed,
+            ],
+        )
+        .map_err(|e| self.sql(e))?;
+        // Every strategy the original was stored under keeps its record.
+        tx.execute(
+            "INSERT INTO ccr_records (hash, strategy, source, created_ms, updated_ms,
+                 compressed_bytes, compressed_tokens)
+             VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
+             ON CONFLICT(hash, strategy) DO UPDATE SET
+                 source = excluded.source,
+                 updated_ms = excluded.updated_ms,
+                 compressed_bytes = excluded.compressed_bytes,
+                 compressed_tokens = excluded.compressed_tokens",
+            params![
+                key,
+                strategy.name(),
+                source,
+                now,
+                compressed.len() as i64,
+                compressed_tokens
             ],
         )
         .map_err(|e| self.sql(e))?;
@@ -283,6 +334,14 @@ impl Store {
         }
         let strategy = self.strategy(&strategy)?;
         let size = |i: usize| u64::try_from(sizes[i]).unwrap_or(0);
+        // Counted now when the put left it to the first reader.
+        let tokens = |i: usize, text: &dyn Fn() -> String| {
+            if sizes[i] == NOT_COUNTED {
+                count(&text()) as u64
+            } else {
+                size(i)
+            }
+        };
         match original {
             Some(original) if expires_ms > now => Ok(Lookup::Found(Entry {
                 hash: query.key.clone(),
@@ -291,9 +350,10 @@ impl Store {
                 created_ms,
                 expires_ms,
                 original_bytes: size(0),
-                original_tokens: size(1),
+                original_tokens: tokens(1, &|| String::from_utf8_lossy(&original).into_owned()),
                 compressed_bytes: size(2),
-                compressed_tokens: size(3),
+                compressed_tokens: tokens(3, &|| compressed.clone().unwrap_or_default()),
+                records: self.records(&query.key, &strategy, &compressed),
                 original,
                 compressed: compressed.unwrap_or_default(),
             })),
@@ -304,10 +364,45 @@ impl Store {
                 created_ms,
                 expires_ms,
                 original_bytes: size(0),
-                original_tokens: size(1),
+                original_tokens: tokens(1, &|| {
+                    String::from_utf8_lossy(original.as_deref().unwrap_or_default()).into_owned()
+                }),
                 collected: original.is_none(),
             })),
         }
+    }
+
+    /// The strategies `hash` was stored under; none from a store older than the records
+    /// (opened by a reader, which never migrates).
+    fn records(&self, hash: &str, latest: &Strategy, compressed: &Option<String>) -> Vec<Record> {
+        let Ok(mut statement) = self.conn.prepare_cached(
+            "SELECT strategy, source, created_ms, updated_ms, compressed_bytes, compressed_tokens
+             FROM ccr_records WHERE hash = ?1 ORDER BY created_ms, strategy",
+        ) else {
+            return Vec::new();
+        };
+        statement
+            .query_map([hash], |row| {
+                Ok(Record {
+                    strategy: row.get(0)?,
+                    source: row.get(1)?,
+                    created_ms: row.get(2)?,
+                    updated_ms: row.get(3)?,
+                    compressed_bytes: u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
+                    compressed_tokens: u64::try_from(row.get::<_, i64>(5)?).ok(),
+                })
+            })
+            .map(|rows| rows.filter_map(std::result::Result::ok).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|mut r| {
+                // The latest strategy's compressed text is at hand: count it if need be.
+                if r.compressed_tokens.is_none() && r.strategy == latest.name() {
+                    r.compressed_tokens = Some(count(compressed.as_deref().unwrap_or("")) as u64);
+                }
+                r
+            })
+            .collect()
     }
 
     pub(super) fn strategy(&self, name: &str) -> Result<Strategy> {
@@ -320,6 +415,9 @@ impl Store {
         })
     }
 }
+
+/// The token columns of a put that left counting to the first reader.
+pub const NOT_COUNTED: i64 = -1;
 
 fn count(text: &str) -> i64 {
     i64::try_from(tokens::count(TOKENS, text)).unwrap_or(i64::MAX)

@@ -13,6 +13,9 @@ use crate::error::{Error, Result};
 
 /// The environment variable sizing the lifetime of new entries, in seconds.
 pub const ENV_TTL: &str = "BRIEF_CCR_TTL_SECONDS";
+/// headroom's variable for the same setting, read when ours is not set, so an agent
+/// configured for headroom keeps the lifetime it asked for.
+pub const HEADROOM_ENV_TTL: &str = "HEADROOM_CCR_TTL_SECONDS";
 
 /// Seven days.
 pub const DEFAULT_SECONDS: u64 = 7 * 24 * 3600;
@@ -26,7 +29,21 @@ pub const MAX_SECONDS: u64 = 100 * 365 * 24 * 3600;
 pub enum Source {
     Flag,
     Env,
+    /// `HEADROOM_CCR_TTL_SECONDS`, `BRIEF_CCR_TTL_SECONDS` being unset.
+    HeadroomEnv,
     Default,
+}
+
+impl Source {
+    /// The note a command shows when the TTL came from headroom's variable.
+    pub fn note(self, seconds: u64) -> Option<String> {
+        (self == Source::HeadroomEnv).then(|| {
+            format!(
+                "CCR TTL {} from {HEADROOM_ENV_TTL} ({ENV_TTL} is not set)",
+                human(seconds)
+            )
+        })
+    }
 }
 
 /// The TTL in force: the flag's text, else the environment variable, else the default.
@@ -40,9 +57,22 @@ pub fn resolve(flag: Option<&str>) -> Result<(u64, Source)> {
         Ok(text) if !text.trim().is_empty() => parse(&text)
             .map(|s| (s, Source::Env))
             .map_err(|e| Error::input(format!("{ENV_TTL}: {e}")).with_hint(HINT)),
-        Ok(_) | Err(std::env::VarError::NotPresent) => Ok((DEFAULT_SECONDS, Source::Default)),
+        Ok(_) | Err(std::env::VarError::NotPresent) => headroom(),
         Err(std::env::VarError::NotUnicode(_)) => {
             Err(Error::input(format!("{ENV_TTL} is not valid text")).with_hint(HINT))
+        }
+    }
+}
+
+/// headroom's variable, else the default.
+fn headroom() -> Result<(u64, Source)> {
+    match std::env::var(HEADROOM_ENV_TTL) {
+        Ok(text) if !text.trim().is_empty() => parse(&text)
+            .map(|s| (s, Source::HeadroomEnv))
+            .map_err(|e| Error::input(format!("{HEADROOM_ENV_TTL}: {e}")).with_hint(HINT)),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Ok((DEFAULT_SECONDS, Source::Default)),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(Error::input(format!("{HEADROOM_ENV_TTL} is not valid text")).with_hint(HINT))
         }
     }
 }

@@ -10,6 +10,7 @@
 mod session_tools;
 pub mod tools;
 mod transport;
+mod work_tools;
 
 use std::sync::Arc;
 

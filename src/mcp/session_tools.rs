@@ -12,7 +12,7 @@ use crate::session::model::ModelChoice;
 use crate::session::ops::GateRequest;
 use crate::session::{OpKind, Session};
 
-use super::tools::{Options, Spec, ToolError, args};
+use super::tools::{Context, Spec, ToolError, args};
 
 pub fn specs() -> Vec<Spec> {
     let session = json!({"type": "string", "description": "The session directory"});
@@ -38,9 +38,11 @@ pub fn specs() -> Vec<Spec> {
                 "properties": {
                     "session": session,
                     "estimate": {"type": "integer", "minimum": 0, "description": "The operation's estimated result size in tokens"},
-                    "kind": {"type": "string", "enum": ["model", "tool", "subagent"], "default": "model"}
+                    "kind": {"type": "string", "enum": ["model", "tool", "subagent"], "default": "model"},
+                    "high_volume": {"type": "boolean", "default": false, "description": "The operation may produce a lot of output: refused from 95% of the context"},
+                    "resume": {"type": "string", "description": "A pending operation (op_N) to check again with its stored estimate, instead of a new one"}
                 },
-                "required": ["session", "estimate"],
+                "required": ["session"],
                 "additionalProperties": false
             }),
         },
@@ -82,17 +84,41 @@ pub fn specs() -> Vec<Spec> {
                 "additionalProperties": false
             }),
         },
+        Spec {
+            name: "subagent",
+            description: "Run the framework sub-agent a tool call of the session asks for \
+                (fetch_url, web_search_agent or delegate_task) and append its result \
+                envelope as the call's result. Gated first: answers the \
+                context_budget_exceeded object when it does not fit. A delegated task whose \
+                own tool calls need running answers `waiting` with them and its session.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "session": session,
+                    "tool_call_id": {"type": "string", "description": "The sub-agent's call, tool_call_N"},
+                    "estimate": {"type": "integer", "minimum": 0, "description": "Tokens the result is expected to take (default 2000)"}
+                },
+                "required": ["session", "tool_call_id"],
+                "additionalProperties": false
+            }),
+        },
     ]
 }
 
-pub fn call(options: &Options, name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
     match name {
-        "session_status" => status(args(arguments)?),
-        "gate" => gate(args(arguments)?),
-        "purge" => purge(args(arguments)?),
-        "compact_context" => compact_context(options, args(arguments)?),
+        "session_status" => status(ctx, args(arguments)?),
+        "gate" => gate(ctx, args(arguments)?),
+        "purge" => purge(ctx, args(arguments)?),
+        "compact_context" => compact_context(ctx, args(arguments)?),
+        "subagent" => subagent(ctx, args(arguments)?),
         other => Err(ToolError(format!("unknown tool `{other}`"))),
     }
+}
+
+/// The session named by a tool's argument, its path resolved against the server's root.
+fn open(ctx: &Context, session: &std::path::Path) -> Result<Session, ToolError> {
+    Ok(Session::open(&ctx.path(session))?)
 }
 
 #[derive(Deserialize)]
@@ -101,8 +127,8 @@ struct StatusArgs {
     session: PathBuf,
 }
 
-fn status(a: StatusArgs) -> Result<Value, ToolError> {
-    let session = Session::open(&a.session)?;
+fn status(ctx: &Context, a: StatusArgs) -> Result<Value, ToolError> {
+    let session = open(ctx, &a.session)?;
     let status = session.status(&BTreeMap::new())?;
     // The document `brief session status --json` prints.
     serde_json::to_value(status.report())
@@ -113,12 +139,17 @@ fn status(a: StatusArgs) -> Result<Value, ToolError> {
 #[serde(deny_unknown_fields)]
 struct GateArgs {
     session: PathBuf,
-    estimate: u64,
+    #[serde(default)]
+    estimate: Option<u64>,
     #[serde(default)]
     kind: Option<String>,
+    #[serde(default)]
+    high_volume: bool,
+    #[serde(default)]
+    resume: Option<String>,
 }
 
-fn gate(a: GateArgs) -> Result<Value, ToolError> {
+fn gate(ctx: &Context, a: GateArgs) -> Result<Value, ToolError> {
     let kind = match a.kind.as_deref() {
         None => OpKind::Model,
         Some(text) => OpKind::parse(text).ok_or_else(|| {
@@ -127,15 +158,22 @@ fn gate(a: GateArgs) -> Result<Value, ToolError> {
             ))
         })?,
     };
-    let session = Session::open(&a.session)?;
-    let report = session.gate(
-        GateRequest::New {
-            estimate: a.estimate,
-            kind,
-            high_volume: false,
-        },
-        &BTreeMap::new(),
-    )?;
+    let request = match (a.resume, a.estimate) {
+        (Some(op), None) => GateRequest::Resume(op),
+        (None, Some(estimate)) => GateRequest::new(estimate, kind, a.high_volume),
+        (Some(_), Some(_)) => {
+            return Err(ToolError(
+                "bad arguments: give either `estimate` (a new operation) or `resume` (a pending one), not both".into(),
+            ));
+        }
+        (None, None) => {
+            return Err(ToolError(
+                "bad arguments: give `estimate` (a new operation) or `resume` (a pending operation's id)".into(),
+            ));
+        }
+    };
+    let session = open(ctx, &a.session)?;
+    let report = session.gate(request, &BTreeMap::new())?;
     serde_json::to_value(report.answer())
         .map_err(|e| ToolError(format!("cannot render the report: {e}")))
 }
@@ -149,8 +187,8 @@ struct PurgeArgs {
     summary: Option<String>,
 }
 
-fn purge(a: PurgeArgs) -> Result<Value, ToolError> {
-    let session = Session::open(&a.session)?;
+fn purge(ctx: &Context, a: PurgeArgs) -> Result<Value, ToolError> {
+    let session = open(ctx, &a.session)?;
     let ids: Vec<String> = a
         .ids
         .iter()
@@ -176,14 +214,14 @@ struct CompactArgs {
 
 /// The tool's provider and model are the caller's to choose; its base URL is not: the key
 /// goes only to the base URL the server's operator configured or allowed.
-fn compact_context(options: &Options, a: CompactArgs) -> Result<Value, ToolError> {
+fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
     let kind = a
         .provider
         .as_deref()
         .map(str::parse)
         .transpose()
         .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
-    let mut provider = options.provider.clone();
+    let mut provider = ctx.provider.clone();
     provider.wire = kind.or(provider.wire);
     provider.model = a.model.or(provider.model);
     provider.caller_base_url = a.base_url.clone();
@@ -191,8 +229,61 @@ fn compact_context(options: &Options, a: CompactArgs) -> Result<Value, ToolError
         provider,
         ledger: None,
     };
-    let session = Session::open(&a.session)?;
+    let session = open(ctx, &a.session)?;
     let report = session.compact(&a.resume_instruction, &choice, &mut |_| {})?;
     serde_json::to_value(report.answer())
         .map_err(|e| ToolError(format!("cannot render the report: {e}")))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SubagentArgs {
+    session: PathBuf,
+    tool_call_id: String,
+    #[serde(default)]
+    estimate: Option<u64>,
+}
+
+/// The same run as `brief session subagent`; the model is the session's (no base URL from
+/// the caller: a key goes only where the operator configured).
+fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Value, ToolError> {
+    use crate::session::subagent::{SubagentOutcome, SubagentRequest};
+    let session = open(ctx, &a.session)?;
+    let request = SubagentRequest {
+        estimate: a.estimate,
+        ..SubagentRequest::default()
+    };
+    Ok(
+        match session.run_subagent(&a.tool_call_id, &request, &mut |_| {})? {
+            SubagentOutcome::Blocked(gate) => serde_json::to_value(gate.answer())
+                .map_err(|e| ToolError(format!("cannot render the report: {e}")))?,
+            SubagentOutcome::Waiting(delegate, calls) => json!({
+                "status": "waiting",
+                "summary": format!(
+                    "{}: the delegated task waits for {} tool call(s) in its own session {}",
+                    a.tool_call_id,
+                    calls.len(),
+                    delegate.session.display()
+                ),
+                "call": a.tool_call_id,
+                "delegate": delegate,
+                "tool_calls": calls,
+            }),
+            SubagentOutcome::Done(report) => {
+                let mut value = json!({
+                    "status": "ok",
+                    "summary": format!(
+                        "{} {} ({}): appended {} ({} tokens)",
+                        report.call, report.name, report.outcome, report.result_id, report.tokens
+                    ),
+                });
+                if let (Value::Object(map), Ok(Value::Object(rest))) =
+                    (&mut value, serde_json::to_value(&*report))
+                {
+                    map.extend(rest);
+                }
+                value
+            }
+        },
+    )
 }

@@ -7,7 +7,7 @@
 //! act on, never a panic.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -19,12 +19,29 @@ use crate::prompt::compose::{ComposeOptions, compose};
 use crate::prompt::render::{Format, RenderOptions, render};
 
 /// What the operator who started the server decided: the provider settings of the tools
-/// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name.
-/// Tool arguments come from the client, which may be a model following injected text:
-/// they never widen these.
+/// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name,
+/// and the directory relative paths are resolved against (`--root`). Tool arguments come
+/// from the client, which may be a model following injected text: they never widen these.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub provider: crate::provider::Overrides,
+    /// `brief mcp --root DIR`, by default the directory the server was started in (a
+    /// desktop client may start it in `/`).
+    pub root: PathBuf,
+}
+
+/// What a tool runs with.
+pub type Context = Options;
+
+impl Options {
+    /// `path` made absolute against the root, so every error names the path it tried.
+    pub fn path(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.root.join(path)
+        }
+    }
 }
 
 /// A tool call that could not be done, with the reason in words.
@@ -33,7 +50,7 @@ pub struct ToolError(pub String);
 
 impl From<crate::error::Error> for ToolError {
     fn from(err: crate::error::Error) -> Self {
-        let hint = hint(&err).or(err.hint.map(String::from));
+        let hint = hint(&err).or(err.hint.as_deref().and_then(for_a_model));
         let mut message = err.message;
         for detail in err.details {
             message.push_str("\n  ");
@@ -124,6 +141,15 @@ fn hint(err: &crate::error::Error) -> Option<String> {
     })
 }
 
+/// A hint written for the command line, in words a model calling a tool can act on when
+/// no topic of the error says more: a command line is left out (the model has no shell).
+fn for_a_model(hint: &str) -> Option<String> {
+    let cli = hint.contains("`brief ")
+        || hint.contains("brief session")
+        || hint.split_whitespace().any(|w| w.starts_with("--"));
+    (!cli).then(|| hint.to_string())
+}
+
 pub struct Spec {
     pub name: &'static str,
     pub description: &'static str,
@@ -188,16 +214,18 @@ pub fn specs() -> Vec<Spec> {
         },
     ];
     specs.extend(super::session_tools::specs());
+    specs.extend(super::work_tools::specs());
     specs
 }
 
 /// Runs one tool. `Err` is a tool error (bad arguments or a failure the caller can fix).
-pub fn call(options: &Options, name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
     match name {
         "retrieve" => retrieve(args(arguments)?),
-        "compose" => compose_tool(args(arguments)?),
+        "compose" => compose_tool(ctx, args(arguments)?),
         "guard" => guard(args(arguments)?),
-        other => super::session_tools::call(options, other, arguments),
+        "compress" | "digest" | "ccr_put" => super::work_tools::call(ctx, name, arguments),
+        other => super::session_tools::call(ctx, other, arguments),
     }
 }
 
@@ -233,6 +261,7 @@ fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
             ),
             expires: Some(format_rfc3339(entry.expires_ms)),
             original: Some(String::from_utf8_lossy(&entry.original).into_owned()),
+            records: Some(ccr::records_json(&entry.records)),
             hash: entry.hash,
             strategy: Some(entry.strategy),
             source: Some(entry.source),
@@ -284,6 +313,9 @@ struct Retrieved {
     expires: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     original: Option<String>,
+    /// Every strategy the original was stored under.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expired_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -304,14 +336,14 @@ struct ComposeArgs {
     format: Option<String>,
 }
 
-fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
+fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Value, ToolError> {
     let name = a.format.as_deref().unwrap_or("text");
     let Some(format) = Format::parse(name) else {
         return Err(ToolError(format!(
             "bad arguments: format `{name}` is not one of text, openai, anthropic"
         )));
     };
-    let brief = Brief::load(&a.brief)?;
+    let brief = Brief::load(&ctx.path(&a.brief))?;
     let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
     // The same operation `brief compose` prints: the text, or the body as the bytes sent,
     // and the prefix hash of that body's wire.

@@ -97,6 +97,16 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// Whether a context of `current` tokens leaves nothing for operations: what was
+    /// appended past the budget must be purged or compacted before the next model call.
+    pub fn over(&self, current: u64) -> bool {
+        current
+            .saturating_add(self.reserved_completion_tokens)
+            .saturating_add(self.protocol_overhead_tokens)
+            .saturating_add(self.safety_margin_tokens)
+            > self.context_limit
+    }
+
     /// The seed's formula, never below zero.
     pub fn available(&self, current: u64, margin: u64) -> u64 {
         self.context_limit

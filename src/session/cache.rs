@@ -11,7 +11,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{Operation, State};
+use super::flow::Flow;
+use super::log::{Entry, Event};
+use super::state::{Operation, State, id_number};
 use crate::error::Result;
 use crate::files::limits::SESSION_CACHE;
 use crate::tokens::{self, Encoding};
@@ -30,6 +32,13 @@ pub struct Summary {
     pub counter: u64,
     pub op_counter: u64,
     pub pending: Vec<CachedOp>,
+    /// What may be appended next.
+    pub flow: Flow,
+    /// Operations the gate let through for a tool call still waiting for its result: their
+    /// estimates are spoken for.
+    pub approved: Vec<CachedOp>,
+    /// Live entries appended over the budget.
+    pub over_budget: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -38,6 +47,7 @@ pub struct CachedOp {
     pub kind: String,
     pub estimate: u64,
     pub high_volume: bool,
+    pub call: Option<String>,
 }
 
 impl CachedOp {
@@ -47,6 +57,7 @@ impl CachedOp {
             kind: op.kind.clone(),
             estimate: op.estimate,
             high_volume: op.high_volume,
+            call: op.call.clone(),
         }
     }
 }
@@ -61,7 +72,79 @@ impl Summary {
             counter: state.counter,
             op_counter: state.op_counter,
             pending: state.pending().into_iter().map(CachedOp::from).collect(),
+            flow: state.flow.clone(),
+            approved: state
+                .operations
+                .values()
+                .filter(|o| {
+                    o.state == "ok" && o.call.as_ref().is_some_and(|c| state.flow.is_open(c))
+                })
+                .map(CachedOp::from)
+                .collect(),
+            over_budget: state.over_budget().iter().map(|e| e.id.clone()).collect(),
         }
+    }
+
+    /// Brings the summary forward by appended entries, as [`State::apply`] would.
+    pub fn append(&mut self, entries: &[Entry]) {
+        for entry in entries {
+            if let Some(n) = id_number(&entry.id) {
+                self.counter = self.counter.max(n);
+            }
+            self.tier2_tokens += entry.tokens;
+            self.live_entries += 1;
+            self.flow.push(entry);
+            if entry.over_budget {
+                self.over_budget.push(entry.id.clone());
+            }
+        }
+        let flow = &self.flow;
+        self.approved
+            .retain(|op| op.call.as_ref().is_some_and(|c| flow.is_open(c)));
+    }
+
+    /// Brings the summary forward by events that only append or record gate decisions
+    /// (a purge or a compaction needs the whole state).
+    pub fn apply(&mut self, events: &[Event]) {
+        for event in events {
+            match event {
+                Event::Append { entries, .. } => self.append(entries),
+                Event::Gate { record, .. } => {
+                    self.op_counter = self.op_counter.max(id_number(&record.op).unwrap_or(0));
+                    let op = CachedOp {
+                        id: record.op.clone(),
+                        kind: record.kind.clone(),
+                        estimate: record.estimate,
+                        high_volume: record.high_volume,
+                        call: record.call.clone(),
+                    };
+                    self.pending.retain(|p| p.id != record.op);
+                    self.approved.retain(|p| p.id != record.op);
+                    if record.outcome != "ok" {
+                        self.pending.push(op);
+                    } else if op.call.as_ref().is_some_and(|c| self.flow.is_open(c)) {
+                        self.approved.push(op);
+                    }
+                }
+                Event::Purge { .. } | Event::Compact { .. } => {
+                    debug_assert!(false, "a purge or compaction rebuilds the summary")
+                }
+            }
+        }
+    }
+
+    /// Tokens spoken for by approved operations whose results are still to come.
+    pub fn reserved(&self) -> u64 {
+        self.reserved_except(None)
+    }
+
+    /// [`Summary::reserved`] but for the operation of `call` (whose result is arriving).
+    pub fn reserved_except(&self, call: Option<&str>) -> u64 {
+        self.approved
+            .iter()
+            .filter(|o| o.call.as_deref() != call || call.is_none())
+            .map(|o| o.estimate)
+            .sum()
     }
 }
 

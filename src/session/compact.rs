@@ -310,6 +310,7 @@ impl Session {
                     group: None,
                     source: None,
                     op: op.map(str::to_string),
+                    over_budget: false,
                 };
                 entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
                 entry

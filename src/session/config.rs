@@ -36,6 +36,16 @@ pub struct Config {
     #[serde(default)]
     pub framework_tools: bool,
     pub created: String,
+    /// The provider turns, compactions and sub-agents call, unless a flag says otherwise
+    /// (given at `new`, else the brief's `model.provider`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The model they call (given at `new`, else the brief's `model.name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The server they call (given at `new`; else resolved per call as for every command).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
 }
 
 impl Config {

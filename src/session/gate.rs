@@ -7,10 +7,8 @@ use serde::Serialize;
 
 use super::Session;
 use super::budget::{self, OpKind};
-use super::cache::{Cache, Summary};
-use super::log::{self, Event, GateRecord, Locked};
+use super::log::{Event, GateRecord};
 use super::ops::now;
-use super::state::State;
 use crate::error::{Error, Result, Topic};
 
 /// What the gate decided.
@@ -23,6 +21,8 @@ pub struct GateReport {
     pub estimated_result_tokens: u64,
     pub available_operation_tokens: u64,
     pub reason: Option<&'static str>,
+    /// The tool call the operation runs.
+    pub call: Option<String>,
 }
 
 impl GateReport {
@@ -44,6 +44,14 @@ impl GateReport {
             }
         }
     }
+}
+
+/// Serialises a [`GateReport`] kept in another report as its [`GateAnswer`].
+pub fn serialize_answer<S: serde::Serializer>(
+    report: &GateReport,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    report.answer().serialize(serializer)
 }
 
 /// The gate's answer as `brief session turn` prints it and the MCP `gate` tool returns it:
@@ -85,93 +93,84 @@ impl Session {
         vars: &BTreeMap<String, String>,
         incoming: u64,
     ) -> Result<GateReport> {
-        let locked = Locked::acquire(&self.dir)?;
-        let mut cache = Cache::read(&self.dir)?;
-        let summary = match cache.fresh_summary(&locked.log_path).cloned() {
-            Some(summary) => summary,
-            None => {
-                let read = log::read(&locked.log_path)?;
-                if read.torn && locked.cut_torn_tail(read.complete_len)? {
-                    self.notices.borrow_mut().push(format!(
-                        "{}: cut off an unfinished last line left by a crash (it was never acknowledged)",
-                        locked.log_path.display()
-                    ));
+        self.warn_unknown_vars(vars);
+        let vars = self.vars(vars);
+        let limits = self.limits();
+        self.write_head(&vars, |summary, budget| {
+            let (op, kind, estimate, high_volume, call) = match &request {
+                GateRequest::New {
+                    estimate,
+                    kind,
+                    high_volume,
+                    call,
+                } => (
+                    format!("op_{}", summary.op_counter + 1),
+                    *kind,
+                    *estimate,
+                    *high_volume,
+                    call.clone(),
+                ),
+                GateRequest::Resume(op) => {
+                    let found = summary
+                        .pending
+                        .iter()
+                        .find(|p| &p.id == op)
+                        .ok_or_else(|| {
+                            Error::input(format!("{op} is not a pending operation of this session"))
+                                .with_topic(Topic::NotPending)
+                        })?;
+                    let kind = OpKind::parse(&found.kind).ok_or_else(|| {
+                        Error::input(format!("{op}: unknown kind `{}`", found.kind))
+                    })?;
+                    (
+                        op.clone(),
+                        kind,
+                        found.estimate,
+                        found.high_volume,
+                        found.call.clone(),
+                    )
                 }
-                let state = State::replay(&read.events);
-                let tail = log::tail_mark(&locked.log_path, read.complete_len).unwrap_or_default();
-                Summary::of(&state, read.complete_len, tail)
+            };
+            let figures = budget(summary.tier2_tokens + incoming)?;
+            let current = figures.current_context_tokens;
+            // Estimates of calls let through earlier whose results are still to come are
+            // spoken for.
+            let reserved = summary.reserved_except(call.as_deref());
+            let mut decision =
+                budget::decide(&limits, current + reserved, estimate, kind, high_volume);
+            // A result appended over the budget holds every model call until a purge or a
+            // compaction brings the session back under its limit.
+            if kind == OpKind::Model && limits.over(current) {
+                decision.allowed = false;
+                decision.reason = Some("over_budget");
             }
-        };
-        let (tier2, op_counter) = (summary.tier2_tokens, summary.op_counter);
-        let pending = summary.pending.clone();
-        let (op, kind, estimate, high_volume) = match &request {
-            GateRequest::New {
-                estimate,
-                kind,
-                high_volume,
-            } => (
-                format!("op_{}", op_counter + 1),
-                *kind,
-                *estimate,
-                *high_volume,
-            ),
-            GateRequest::Resume(op) => {
-                let found = pending.iter().find(|p| &p.id == op).ok_or_else(|| {
-                    Error::input(format!("{op} is not a pending operation of this session"))
-                        .with_topic(Topic::NotPending)
-                })?;
-                let kind = OpKind::parse(&found.kind)
-                    .ok_or_else(|| Error::input(format!("{op}: unknown kind `{}`", found.kind)))?;
-                (op.clone(), kind, found.estimate, found.high_volume)
-            }
-        };
-        let figures = self.figures_with(tier2 + incoming, vars, &mut cache.memo)?;
-        let current = figures.current_context_tokens;
-        let decision = budget::decide(&self.limits(), current, estimate, kind, high_volume);
-        let report = GateReport {
-            allowed: decision.allowed,
-            operation_id: op.clone(),
-            level: decision.level,
-            current_context_tokens: current,
-            estimated_result_tokens: decision.effective_estimate,
-            available_operation_tokens: decision.available,
-            reason: decision.reason,
-        };
-        let event = Event::Gate {
-            at: now(),
-            record: GateRecord {
-                op,
-                kind: kind.as_str().into(),
-                estimate,
-                high_volume,
-                outcome: if decision.allowed { "ok" } else { "blocked" }.into(),
-                effective_estimate: decision.effective_estimate,
+            let report = GateReport {
+                allowed: decision.allowed,
+                operation_id: op.clone(),
+                level: decision.level,
                 current_context_tokens: current,
+                estimated_result_tokens: decision.effective_estimate,
                 available_operation_tokens: decision.available,
-            },
-        };
-        let len = locked.append(std::slice::from_ref(&event))?;
-        // Bring the summary forward by this one event instead of replaying the log.
-        let mut summary = summary;
-        summary.log_len = len;
-        summary.log_tail = log::tail_mark(&locked.log_path, len).unwrap_or_default();
-        if let Event::Gate { record, .. } = &event {
-            summary.op_counter = summary
-                .op_counter
-                .max(super::state::id_number(&record.op).unwrap_or(0));
-            summary.pending.retain(|p| p.id != record.op);
-            if record.outcome != "ok" {
-                summary.pending.push(super::cache::CachedOp {
-                    id: record.op.clone(),
-                    kind: record.kind.clone(),
-                    estimate: record.estimate,
-                    high_volume: record.high_volume,
-                });
-            }
-        }
-        cache.summary = Some(summary);
-        cache.write(&self.dir);
-        Ok(report)
+                reason: decision.reason,
+                call: call.clone(),
+            };
+            let event = Event::Gate {
+                at: now(),
+                record: GateRecord {
+                    op,
+                    kind: kind.as_str().into(),
+                    estimate,
+                    high_volume,
+                    outcome: if decision.allowed { "ok" } else { "blocked" }.into(),
+                    effective_estimate: decision.effective_estimate,
+                    current_context_tokens: current,
+                    available_operation_tokens: decision.available,
+                    call,
+                    reason: decision.reason.map(str::to_string),
+                },
+            };
+            Ok((vec![event], report))
+        })
     }
 }
 
@@ -182,6 +181,20 @@ pub enum GateRequest {
         estimate: u64,
         kind: OpKind,
         high_volume: bool,
+        /// The tool call the operation runs (`tool_call_N`).
+        call: Option<String>,
     },
     Resume(String),
+}
+
+impl GateRequest {
+    /// A new operation that runs no tool call.
+    pub fn new(estimate: u64, kind: OpKind, high_volume: bool) -> GateRequest {
+        GateRequest::New {
+            estimate,
+            kind,
+            high_volume,
+            call: None,
+        }
+    }
 }

@@ -24,8 +24,15 @@ impl Session {
             .collect::<Vec<_>>()
             .join("\n");
         let source = format!("session {}", self.ledger_key());
-        let kept = Store::open_default(None)
-            .and_then(|store| store.put(original.as_bytes(), replacement, strategy, &source, None));
+        let kept = Store::open_default(None).and_then(|store| {
+            store.without_token_counts().put(
+                original.as_bytes(),
+                replacement,
+                strategy,
+                &source,
+                None,
+            )
+        });
         match kept {
             Ok(stored) => Some(stored.hash),
             Err(err) => {

@@ -99,6 +99,11 @@ pub struct Entry {
     /// after its answer arrived can tell what of it is already in the log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<String>,
+    /// A tool result appended when it did not fit the operation budget: kept whole (the
+    /// seed forbids truncating it), and the next model call waits for a purge or a
+    /// compaction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_budget: bool,
 }
 
 impl Entry {
@@ -121,6 +126,12 @@ pub struct GateRecord {
     pub effective_estimate: u64,
     pub current_context_tokens: u64,
     pub available_operation_tokens: u64,
+    /// The tool call this operation runs (a turn's call handed back, or a sub-agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// Why it was blocked: `insufficient_budget`, `critical_high_volume` or `over_budget`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// One line of `log.jsonl`.
@@ -138,6 +149,10 @@ pub enum Event {
         /// Where the originals are also kept, when a CCR store was available.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ccr: Option<String>,
+        /// The live entry the summary stands before (`None`: at the end). Logs written
+        /// before this field place it by [`super::flow::summary_position`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<String>,
     },
     /// All of Tier 2 leaves; the state and the resume instruction become the new Tier 2.
     Compact {

@@ -25,9 +25,11 @@
 
 pub mod budget;
 mod cache;
+pub mod calls;
 pub mod compact;
 pub mod config;
 pub mod envelope;
+pub mod flow;
 mod framework;
 mod gate;
 pub mod journal;
@@ -40,6 +42,7 @@ pub mod render;
 pub mod schema;
 pub mod state;
 pub mod status_report;
+pub mod subagent;
 pub mod tools;
 pub mod turn;
 
@@ -75,6 +78,12 @@ pub struct NewSession {
     pub protocol_overhead_tokens: Option<u64>,
     pub safety_margin_tokens: Option<u64>,
     pub framework_tools: bool,
+    /// The provider turns call [default: the brief's `model.provider`].
+    pub provider: Option<String>,
+    /// The model turns call [default: the brief's `model.name`].
+    pub model: Option<String>,
+    /// The server turns call [default: resolved per call: environment, brief, official].
+    pub base_url: Option<String>,
 }
 
 impl NewSession {
@@ -138,8 +147,15 @@ impl Session {
                 .with_hint("name a new directory for the session"));
             }
         }
-        // Tier 3 must render: every volatile placeholder needs a value now.
-        compose::compose(&brief, &new.vars, ComposeOptions::default())?;
+        // Volatile values may come now or with each render; a value no item uses is
+        // probably a typo (the same warning as compose's).
+        let names = volatile_names(&brief);
+        let unknown: Vec<String> = new
+            .vars
+            .keys()
+            .filter(|k| !names.contains(*k))
+            .cloned()
+            .collect();
         let brief_dir = std::fs::canonicalize(&brief.dir).map_err(|e| Error::io(&brief.dir, &e))?;
         let limit = new
             .context_limit
@@ -161,6 +177,17 @@ impl Session {
             safety_margin_tokens: new.safety_margin_tokens.unwrap_or(config::DEFAULT_MARGIN),
             framework_tools: new.framework_tools,
             created: crate::clock::format_rfc3339(crate::clock::now_ms()),
+            provider: new.provider.or_else(|| {
+                brief
+                    .manifest
+                    .model
+                    .as_ref()
+                    .map(|m| m.provider.to_string())
+            }),
+            model: new
+                .model
+                .or_else(|| brief.manifest.model.as_ref().map(|m| m.name.clone())),
+            base_url: new.base_url,
         };
         let yaml = config.to_yaml();
         if yaml.len() as u64 > SESSION_CONFIG.bytes {
@@ -180,7 +207,11 @@ impl Session {
             crate::files::write_atomic(&dir.join(log::LOG_FILE), b"")?;
             crate::files::write_atomic(&dir.join(config::CONFIG_FILE), yaml.as_bytes())?;
         }
-        Session::open(dir)
+        let session = Session::open(dir)?;
+        for name in unknown {
+            session.notice(format!("--var {name} is not used by any volatile item"));
+        }
+        Ok(session)
     }
 
     pub fn open(dir: &Path) -> Result<Session> {
@@ -221,7 +252,10 @@ impl Session {
     }
 
     fn notice(&self, text: String) {
-        self.notices.borrow_mut().push(text);
+        let mut notices = self.notices.borrow_mut();
+        if !notices.contains(&text) {
+            notices.push(text);
+        }
     }
 
     /// Replays the whole log (a torn last line is skipped with a notice).
@@ -233,7 +267,7 @@ impl Session {
                 self.log_path().display()
             ));
         }
-        Ok(State::replay(&read.events))
+        Ok(State::replay_owned(read.events))
     }
 
     /// The session's values with `overrides` on top.
@@ -243,13 +277,48 @@ impl Session {
         vars
     }
 
-    /// The brief's volatile items, filled.
+    /// The brief's volatile items, filled. A placeholder without a value (none given at
+    /// `new` nor with this call) stays as written: figures are counted with it, and only a
+    /// render, which sends Tier 3, needs every value ([`Session::check_vars`]).
     fn volatile_text(&self, vars: &BTreeMap<String, String>) -> Result<String> {
         if !self.brief.items.iter().any(|i| i.tier == Tier::Volatile) {
             return Ok(String::new());
         }
-        let composed = compose::compose(&self.brief, vars, ComposeOptions::default())?;
+        let mut vars = vars.clone();
+        for name in volatile_names(&self.brief) {
+            vars.entry(name.clone())
+                .or_insert_with(|| format!("{{{{{name}}}}}"));
+        }
+        let composed = compose::compose(&self.brief, &vars, ComposeOptions::default())?;
         Ok(composed.prompt.volatile_system.unwrap_or_default())
+    }
+
+    /// Every volatile value a render needs, given at `new` or with this call; a value no
+    /// volatile item uses is a notice (as `compose` warns).
+    pub fn check_vars(&self, overrides: &BTreeMap<String, String>) -> Result<()> {
+        self.warn_unknown_vars(overrides);
+        if self.brief.items.iter().any(|i| i.tier == Tier::Volatile) {
+            compose::compose(
+                &self.brief,
+                &self.vars(overrides),
+                ComposeOptions::default(),
+            )
+            .map_err(|err| {
+                let hint = err.hint.clone().unwrap_or_default();
+                err.with_hint(format!(
+                    "{hint} (with this command, or once at `brief session new`)"
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Notices for `--var` values no volatile item uses.
+    pub fn warn_unknown_vars(&self, overrides: &BTreeMap<String, String>) {
+        let names = volatile_names(&self.brief);
+        for name in overrides.keys().filter(|k| !names.contains(*k)) {
+            self.notice(format!("--var {name} is not used by any volatile item"));
+        }
     }
 
     fn tier3_text(volatile: &str, current: u64, limit: u64) -> String {
@@ -326,21 +395,21 @@ impl Session {
 
     /// Figures from the derived cache when it is fresh, else from a replay.
     pub fn status(&self, vars: &BTreeMap<String, String>) -> Result<Status> {
+        self.warn_unknown_vars(vars);
         let mut cache = Cache::read(&self.dir)?;
-        if let Some(summary) = cache.fresh_summary(&self.log_path()).cloned() {
-            let figures = self.figures_with(summary.tier2_tokens, vars, &mut cache.memo)?;
-            return Ok(Status {
-                figures,
-                live_entries: summary.live_entries,
-                pending: summary.pending.iter().map(|p| p.id.clone()).collect(),
-            });
-        }
-        let state = self.state()?;
-        let figures = self.figures_with(state.tier2_tokens, vars, &mut cache.memo)?;
+        let summary = match cache.fresh_summary(&self.log_path()).cloned() {
+            Some(summary) => summary,
+            None => cache::Summary::of(&self.state()?, 0, String::new()),
+        };
+        let figures = self.figures_with(summary.tier2_tokens, vars, &mut cache.memo)?;
         Ok(Status {
+            over_budget: self.limits().over(figures.current_context_tokens),
             figures,
-            live_entries: state.live.len() as u64,
-            pending: state.pending().iter().map(|p| p.id.clone()).collect(),
+            live_entries: summary.live_entries,
+            pending: summary.pending.iter().map(|p| p.id.clone()).collect(),
+            reserved_operation_tokens: summary.reserved(),
+            over_budget_entries: summary.over_budget.clone(),
+            open_calls: summary.flow.open.iter().map(|c| c.id.clone()).collect(),
         })
     }
 
@@ -360,6 +429,11 @@ impl Session {
         format: render::Format,
         vars: &BTreeMap<String, String>,
     ) -> Result<Rendered> {
+        if format != render::Format::Text {
+            self.check_vars(vars)?;
+        } else {
+            self.warn_unknown_vars(vars);
+        }
         let mut cache = Cache::read(&self.dir)?;
         let figures = self.figures_with(state.tier2_tokens, vars, &mut cache.memo)?;
         let provider = match format {
@@ -374,6 +448,19 @@ impl Session {
             .as_ref()
             .filter(|m| m.provider.as_str() == provider)
             .map(|m| m.name.as_str());
+        if format != render::Format::Text
+            && let Some(call) = state.flow.open.first()
+        {
+            return Err(Error::input(format!(
+                "{} (`{}`) has no result yet: every provider refuses a request with a tool call and no result",
+                call.id, call.name
+            ))
+            .with_hint(format!(
+                "answer it first: `brief session append {} --tool-result {} --text ...` (`--format text` shows the session as it is)",
+                self.dir.display(),
+                call.id
+            )));
+        }
         let parts = render::Parts {
             static_system: &self.prefix.static_system,
             examples: &self.prefix.examples,
@@ -382,13 +469,34 @@ impl Session {
             tier3: &figures.tier3,
             model,
         };
-        let body = match format {
-            render::Format::Openai => RenderedBody::Json(render::openai(&parts)),
-            render::Format::Anthropic => RenderedBody::Json(render::anthropic(&parts)),
-            render::Format::Text => RenderedBody::Text(render::text(&parts)),
+        let body = match render::body(format, &parts) {
+            Some(body) => {
+                let violations = render::check(format, &body);
+                if !violations.is_empty() {
+                    return Err(Error::input(format!(
+                        "{}: the session renders a request its provider would refuse",
+                        self.log_path().display()
+                    ))
+                    .with_details(violations.iter().map(ToString::to_string).collect())
+                    .with_hint("the log was written by an older brief or by hand; purge the entries named, or start a new session"));
+                }
+                RenderedBody::Json(body)
+            }
+            None => RenderedBody::Text(render::text(&parts)),
         };
         Ok(Rendered { body, figures })
     }
+}
+
+/// The `{{placeholders}}` of a brief's volatile items.
+pub fn volatile_names(brief: &Brief) -> std::collections::BTreeSet<String> {
+    brief
+        .items
+        .iter()
+        .filter(|i| i.tier == Tier::Volatile)
+        .flat_map(|i| crate::brief::placeholders(i.body()))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// What `status` reports.
@@ -399,6 +507,15 @@ pub struct Status {
     pub live_entries: u64,
     /// Operations the gate blocked that were not resumed yet.
     pub pending: Vec<String>,
+    /// Estimates of tool calls the gate let through whose results are still to come.
+    pub reserved_operation_tokens: u64,
+    /// The context leaves nothing for operations: the next model call waits for a purge or
+    /// a compaction.
+    pub over_budget: bool,
+    /// Live results appended over the budget (kept whole).
+    pub over_budget_entries: Vec<String>,
+    /// Live tool calls waiting for their result.
+    pub open_calls: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::Session;
 use crate::cache::ledger;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::provider::{Answer, Overrides, Settings};
 
 /// Which model to call and where its calls are recorded.
@@ -24,7 +24,25 @@ pub struct ModelChoice {
 impl Session {
     /// The provider settings for `choice`, the session's brief filling the gaps.
     pub fn settings(&self, choice: &ModelChoice) -> Result<Settings> {
-        Settings::resolve(choice.provider.clone(), self.brief.manifest.model.as_ref())
+        // The session's own settings (from `session new`) stand in for absent flags; a flag
+        // naming another provider leaves the session's model and server aside.
+        let mut flags = choice.provider.clone();
+        let stored = match &self.config.provider {
+            Some(name) => Some(name.parse().map_err(|e: String| {
+                Error::input(format!(
+                    "{}: provider: {e}",
+                    self.dir.join(super::config::CONFIG_FILE).display()
+                ))
+            })?),
+            None => None,
+        };
+        let same = flags.wire.is_none() || flags.wire == stored;
+        flags.wire = flags.wire.or(stored);
+        if same {
+            flags.model = flags.model.or_else(|| self.config.model.clone());
+            flags.base_url = flags.base_url.or_else(|| self.config.base_url.clone());
+        }
+        Settings::resolve(flags, self.brief.manifest.model.as_ref())
     }
 
     /// The key the ledger groups this session's calls by (`brief usage --by session`):

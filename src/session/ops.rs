@@ -3,7 +3,7 @@
 //! processes see each other's entries and ids stay unique; each validates everything
 //! before it writes anything.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -11,7 +11,7 @@ use super::cache::{Cache, Summary};
 use super::log::{self, Entry, Event, Kind, Locked};
 use super::render::entry_text;
 use super::state::State;
-use super::{Session, envelope};
+use super::{Figures, Session, envelope};
 use crate::error::{Error, Result};
 use crate::files::limits::SESSION_ENTRY;
 use crate::tokens;
@@ -81,6 +81,7 @@ impl Session {
     }
 
     /// Runs `decide` on the current state under the lock and appends what it returns.
+    /// Replays the whole log: for the operations that need every entry (purge, compaction).
     pub(super) fn write<T>(
         &self,
         decide: impl FnOnce(&State) -> Result<(Vec<Event>, T)>,
@@ -92,18 +93,64 @@ impl Session {
         let read = log::read(&locked.log_path)?;
         let state = State::replay(&read.events);
         let (events, value) = decide(&state)?;
-        if read.torn && locked.cut_torn_tail(read.complete_len)? {
-            self.notices.borrow_mut().push(format!(
-                "{}: cut off an unfinished last line left by a crash (it was never acknowledged)",
-                locked.log_path.display()
-            ));
-        }
+        self.cut_torn(&locked, &read)?;
         let mut state = state;
         let len = locked.append(&events)?;
         for event in &events {
             state.apply(event);
         }
         self.refresh_cache(&state, len);
+        Ok(value)
+    }
+
+    fn cut_torn(&self, locked: &Locked, read: &log::LogContents) -> Result<()> {
+        if read.torn && locked.cut_torn_tail(read.complete_len)? {
+            self.notices.borrow_mut().push(format!(
+                "{}: cut off an unfinished last line left by a crash (it was never acknowledged)",
+                locked.log_path.display()
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Session::write`] for events that only append entries or record gate decisions:
+    /// `decide` sees the derived summary (ids, the flow, budget figures), read from the
+    /// cache when it describes the log, so a long session is not replayed (O(1)). `budget`
+    /// gives the figures for a Tier 2 of N tokens, with the session's own values.
+    pub(super) fn write_head<T>(
+        &self,
+        vars: &BTreeMap<String, String>,
+        decide: impl FnOnce(&Summary, &mut dyn FnMut(u64) -> Result<Figures>) -> Result<(Vec<Event>, T)>,
+    ) -> Result<T> {
+        let locked = Locked::acquire(&self.dir)?;
+        log::refuse_odd(&self.dir.join(super::cache::CACHE_FILE))?;
+        let mut cache = Cache::read(&self.dir)?;
+        let fresh = cache.fresh_summary(&locked.log_path).cloned();
+        let (summary, read) = match fresh {
+            Some(summary) => (summary, None),
+            None => {
+                let read = log::read(&locked.log_path)?;
+                let state = State::replay(&read.events);
+                let tail = log::tail_mark(&locked.log_path, read.complete_len).unwrap_or_default();
+                (Summary::of(&state, read.complete_len, tail), Some(read))
+            }
+        };
+        let memo = &mut cache.memo;
+        let mut budget = |tier2: u64| self.figures_with(tier2, vars, memo);
+        let (events, value) = decide(&summary, &mut budget)?;
+        if let Some(read) = &read {
+            self.cut_torn(&locked, read)?;
+        }
+        let len = locked.append(&events)?;
+        let mut summary = summary;
+        summary.apply(&events);
+        summary.log_len = len;
+        summary.log_tail = log::tail_mark(&locked.log_path, len).unwrap_or_default();
+        // Warm the counts `status` and `gate` need for the new Tier 2 (Tier 3's telemetry
+        // line changes with it), so they load no vocabulary.
+        let _ = self.figures_with(summary.tier2_tokens, &self.config.vars, &mut cache.memo);
+        cache.summary = Some(summary);
+        cache.write(&self.dir);
         Ok(value)
     }
 
@@ -116,64 +163,34 @@ impl Session {
         };
         let tail = log::tail_mark(&self.log_path(), len).unwrap_or_default();
         cache.summary = Some(Summary::of(state, len, tail));
-        let _ = self.figures_with(state.tier2_tokens, &BTreeMap::new(), &mut cache.memo);
+        let _ = self.figures_with(state.tier2_tokens, &self.config.vars, &mut cache.memo);
         cache.write(&self.dir);
     }
 
     /// Appends entries (one model answer's entries share a group), returning them with
-    /// their ids. Refuses, with nothing written, empty text, a malformed tool call and a
-    /// result for an unknown, removed or already answered call.
+    /// their ids. Refuses, with nothing written, empty text, a malformed tool call, a result
+    /// for an unknown, removed or already answered call, and anything a provider would
+    /// reject in that place ([`super::flow`]). A tool result that does not fit the operation
+    /// budget is appended whole and marked `over_budget`: the next model call waits for a
+    /// purge or a compaction.
     pub fn append(&self, new: Vec<NewEntry>) -> Result<Vec<Entry>> {
         if new.is_empty() {
             return Err(Error::input("nothing to append"));
         }
         for item in &new {
-            let size = match item {
-                NewEntry::User(text) | NewEntry::Assistant(text) => text.len(),
-                NewEntry::ToolResult { text, .. } => text.len(),
-                NewEntry::ToolCall { arguments, .. } => {
-                    crate::wire::canonical::to_string(arguments).len()
-                }
-            };
-            if size as u64 > SESSION_ENTRY.bytes {
-                return Err(Error::input(format!(
-                    "{size} bytes is over the {SESSION_ENTRY} limit for {}",
-                    SESSION_ENTRY.what
-                ))
-                .with_hint("store the text in the CCR store (`brief ccr put`) and append a reference to it; nothing was appended"));
-            }
-            match item {
-                NewEntry::User(text)
-                | NewEntry::Assistant(text)
-                | NewEntry::ToolResult { text, .. }
-                    if text.trim().is_empty() =>
-                {
-                    return Err(Error::input("refusing to append an empty text"));
-                }
-                NewEntry::ToolCall {
-                    name, arguments, ..
-                } => {
-                    if !valid_tool_name(name) {
-                        return Err(Error::input(format!(
-                            "`{name}` is not a valid tool name (letters, digits, _ and -, at most 64)"
-                        )));
-                    }
-                    if !arguments.is_object() {
-                        return Err(Error::input(
-                            "a tool call's arguments must be a JSON object",
-                        ));
-                    }
-                }
-                _ => {}
-            }
+            check_new(item)?;
         }
         // Load the vocabulary before taking the lock: other appenders need not wait for it.
         tokens::count(self.encoding, "warm");
         let encoding = self.encoding;
-        self.write(|state| {
+        let limits = self.limits();
+        let mut unanswerable: Option<(String, bool)> = None;
+        let vars = self.config.vars.clone();
+        let result = self.write_head(&vars, |head, budget| {
+            let mut flow = head.flow.clone();
             let mut entries: Vec<Entry> = Vec::with_capacity(new.len());
-            let mut answered: HashSet<String> = HashSet::new();
-            for (offset, item) in new.into_iter().enumerate() {
+            let mut tier2 = head.tier2_tokens;
+            for (offset, item) in new.iter().cloned().enumerate() {
                 let (kind, text, name, call, source) = match item {
                     NewEntry::User(text) => (Kind::User, text, None, None, None),
                     NewEntry::Assistant(text) => (Kind::Assistant, text, None, None, None),
@@ -189,21 +206,17 @@ impl Session {
                         None,
                     ),
                     NewEntry::ToolResult { call, text, source } => {
-                        let in_batch = entries
-                            .iter()
-                            .any(|e| e.kind == Kind::ToolCall && e.id == call);
-                        if !in_batch {
-                            check_answerable(state, &call)?;
-                        }
-                        if !answered.insert(call.clone()) {
-                            return Err(Error::input(format!("{call} is answered twice")));
+                        if !flow.is_open(&call) {
+                            let twice = entries.iter().any(|e| e.call.as_deref() == Some(&call));
+                            unanswerable = Some((call, twice));
+                            return Err(Error::input("not answerable"));
                         }
                         (Kind::ToolResult, text, None, Some(call), Some(source))
                     }
                 };
-                let id = state.next_id(kind, offset as u64);
+                flow.check(kind)?;
                 let mut entry = Entry {
-                    id,
+                    id: next_id(head.counter, kind, offset as u64),
                     kind,
                     text,
                     tokens: 0,
@@ -212,8 +225,20 @@ impl Session {
                     group: None,
                     source,
                     op: None,
+                    over_budget: false,
                 };
                 entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
+                if kind == Kind::ToolResult {
+                    let figures = budget(tier2)?;
+                    let available = limits.available(
+                        figures.current_context_tokens
+                            + head.reserved_except(entry.call.as_deref()),
+                        limits.safety_margin_tokens,
+                    );
+                    entry.over_budget = entry.tokens > available;
+                }
+                tier2 += entry.tokens;
+                flow.push(&entry);
                 entries.push(entry);
             }
             if entries.len() > 1 {
@@ -227,7 +252,60 @@ impl Session {
                 entries: entries.clone(),
             };
             Ok((vec![event], entries))
-        })
+        });
+        match unanswerable {
+            Some((call, true)) => Err(Error::input(format!("{call} is answered twice"))),
+            Some((call, false)) => {
+                // The precise reason needs the whole log: paid only on this error.
+                check_answerable(&self.state()?, &call)?;
+                Err(Error::input(format!("{call} is not waiting for a result")))
+            }
+            None => result,
+        }
+    }
+}
+
+/// The visible id of the entry `offset` places after the highest id so far.
+pub(super) fn next_id(counter: u64, kind: Kind, offset: u64) -> String {
+    format!("{}_{}", kind.id_prefix(), counter + 1 + offset)
+}
+
+/// What can be refused about an entry without looking at the session.
+fn check_new(item: &NewEntry) -> Result<()> {
+    let size = match item {
+        NewEntry::User(text) | NewEntry::Assistant(text) => text.len(),
+        NewEntry::ToolResult { text, .. } => text.len(),
+        NewEntry::ToolCall { arguments, .. } => crate::wire::canonical::to_string(arguments).len(),
+    };
+    if size as u64 > SESSION_ENTRY.bytes {
+        return Err(Error::input(format!(
+            "{size} bytes is over the {SESSION_ENTRY} limit for {}",
+            SESSION_ENTRY.what
+        ))
+        .with_hint("store the text in the CCR store (`brief ccr put`) and append a reference to it; nothing was appended"));
+    }
+    match item {
+        NewEntry::User(text) | NewEntry::Assistant(text) | NewEntry::ToolResult { text, .. }
+            if text.trim().is_empty() =>
+        {
+            Err(Error::input("refusing to append an empty text"))
+        }
+        NewEntry::ToolCall {
+            name, arguments, ..
+        } => {
+            if !valid_tool_name(name) {
+                return Err(Error::input(format!(
+                    "`{name}` is not a valid tool name (letters, digits, _ and -, at most 64)"
+                )));
+            }
+            if !arguments.is_object() {
+                return Err(Error::input(
+                    "a tool call's arguments must be a JSON object",
+                ));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::Session;
 use super::budget;
 use super::cache::Cache;
+use super::flow;
 use super::log::{Entry, Event, Kind};
 use super::ops::{call_of, check_answerable, now};
 use super::render::entry_text;
@@ -116,23 +117,6 @@ impl Session {
                 .tier2()
                 .filter(|e| set.contains(e.id.as_str()))
                 .collect();
-            let first = state
-                .live
-                .iter()
-                .position(|&i| set.contains(state.entries[i].id.as_str()))
-                .expect("ids were checked live");
-            // Entries of one model answer render as one message: it changes as a whole.
-            let mut first = first;
-            while first > 0 {
-                let (a, b) = (
-                    &state.entries[state.live[first - 1]],
-                    &state.entries[state.live[first]],
-                );
-                if a.group.is_none() || a.group != b.group {
-                    break;
-                }
-                first -= 1;
-            }
             let summary_entry = summary.map(|text| {
                 let mut entry = Entry {
                     id: state.next_id(Kind::Summary, 0),
@@ -144,12 +128,52 @@ impl Session {
                     group: None,
                     source: None,
                     op: None,
+                    over_budget: false,
                 };
                 entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
                 entry
             });
+            let old: Vec<&Entry> = state.tier2().collect();
+            let remaining: Vec<&Entry> = old
+                .iter()
+                .copied()
+                .filter(|e| !set.contains(e.id.as_str()))
+                .collect();
+            let wanted = old
+                .iter()
+                .position(|e| set.contains(e.id.as_str()))
+                .expect("ids were checked live");
+            let position = summary_entry
+                .as_ref()
+                .map(|_| flow::summary_position(&remaining, wanted));
+            if summary_entry.is_none()
+                && let Some(first) = remaining.first().filter(|e| flow::is_assistant(e.kind))
+            {
+                return Err(Error::input(format!(
+                    "the purge would leave Tier 2 opening with {}, an assistant message; providers require the conversation to open with the user's message",
+                    first.id
+                ))
+                .with_hint("give a summary (it takes the place of the first purged entry), or purge fewer entries"));
+            }
+            let mut new: Vec<&str> = remaining.iter().map(|e| e.id.as_str()).collect();
+            if let (Some(p), Some(entry)) = (position, &summary_entry) {
+                new.insert(p, entry.id.as_str());
+            }
+            // The first entry whose place changed; an assistant message changes as a whole.
+            let mut first = old
+                .iter()
+                .zip(&new)
+                .position(|(a, b)| a.id != *b)
+                .unwrap_or(new.len().min(old.len()))
+                .min(old.len() - 1);
+            while first > 0
+                && flow::is_assistant(old[first - 1].kind)
+                && flow::is_assistant(old[first].kind)
+            {
+                first -= 1;
+            }
             let removed_tokens: u64 = removed.iter().map(|e| e.tokens).sum();
-            let before: u64 = state.tier2().take(first).map(|e| e.tokens).sum();
+            let before: u64 = old[..first].iter().map(|e| e.tokens).sum();
             let summary_tokens = summary_entry.as_ref().map_or(0, |e| e.tokens);
             let after = state.tier2_tokens - removed_tokens + summary_tokens;
             let report = PurgeReport {
@@ -157,7 +181,7 @@ impl Session {
                 removed_tokens,
                 summary_id: summary_entry.as_ref().map(|e| e.id.clone()),
                 summary_tokens,
-                cache_break_at: state.entries[state.live[first]].id.clone(),
+                cache_break_at: old[first].id.clone(),
                 cache_break_after_tokens: tier1 + before,
                 tokens_rewritten: after - before,
                 tier2_tokens_before: state.tier2_tokens,
@@ -174,6 +198,7 @@ impl Session {
             let event = Event::Purge {
                 at: now(),
                 ids: report.removed_ids.clone(),
+                before: position.and_then(|p| remaining.get(p).map(|e| e.id.clone())),
                 summary: summary_entry,
                 ccr: report.ccr.clone(),
             };
@@ -189,6 +214,7 @@ impl Session {
                     group: None,
                     source: Some("framework".into()),
                     op: Some(op.to_string()),
+                    over_budget: false,
                 };
                 entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
                 entry

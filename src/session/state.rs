@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::flow::{self, Flow};
 use super::log::{Entry, Event, GateRecord, Kind};
 
 /// Why an entry is no longer in Tier 2.
@@ -34,6 +35,8 @@ pub struct Operation {
     pub high_volume: bool,
     /// `ok` or `pending` (blocked, waiting for a purge or compaction).
     pub state: &'static str,
+    /// The tool call the operation runs, if any.
+    pub call: Option<String>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -51,6 +54,8 @@ pub struct State {
     /// Tool calls that have a result (live or not).
     answered: HashSet<String>,
     pub tier2_tokens: u64,
+    /// What may be appended next ([`flow`]).
+    pub flow: Flow,
 }
 
 /// The N of `msg_N`, `tool_call_N`, `tool_res_N` or `op_N`.
@@ -79,29 +84,60 @@ impl State {
         state
     }
 
+    /// [`State::replay`] taking the events, so appended entries move instead of being
+    /// copied (a render replays every entry of a long session).
+    pub fn replay_owned(events: Vec<Event>) -> State {
+        let mut state = State::default();
+        for event in events {
+            match event {
+                Event::Append { entries, .. } => {
+                    for entry in entries {
+                        state.flow.push(&entry);
+                        state.add(entry);
+                    }
+                }
+                other => state.apply(&other),
+            }
+        }
+        state
+    }
+
     pub fn apply(&mut self, event: &Event) {
         match event {
             Event::Append { entries, .. } => {
                 for entry in entries {
+                    self.flow.push(entry);
                     self.add(entry.clone());
                 }
             }
             Event::Purge {
-                at, ids, summary, ..
+                at,
+                ids,
+                summary,
+                before,
+                ..
             } => {
                 let set: HashSet<&str> = ids.iter().map(String::as_str).collect();
-                let position = self
+                let wanted = self
                     .live
                     .iter()
                     .position(|&i| set.contains(self.entries[i].id.as_str()));
                 let replaced_by = summary.as_ref().map(|s| s.id.clone());
                 self.remove(&set, "purged", "purge", at, replaced_by, ids);
                 if let Some(summary) = summary {
+                    let position = match before {
+                        Some(id) => self
+                            .live
+                            .iter()
+                            .position(|&i| &self.entries[i].id == id)
+                            .unwrap_or(self.live.len()),
+                        None => self.summary_position(wanted.unwrap_or(self.live.len())),
+                    };
                     let index = self.push(summary.clone());
-                    let position = position.unwrap_or(self.live.len()).min(self.live.len());
                     self.live.insert(position, index);
                     self.tier2_tokens += summary.tokens;
                 }
+                self.flow = Flow::of(self.tier2());
             }
             Event::Compact {
                 at,
@@ -121,6 +157,7 @@ impl State {
                 );
                 self.add(state.clone());
                 self.add(resume.clone());
+                self.flow = Flow::of(self.tier2());
             }
             Event::Gate { record, .. } => self.gate(record),
         }
@@ -196,8 +233,21 @@ impl State {
                 } else {
                     "pending"
                 },
+                call: record.call.clone(),
             },
         );
+    }
+
+    /// Where a summary replacing entries that stood at `wanted` in the live order goes
+    /// ([`flow::summary_position`]).
+    pub fn summary_position(&self, wanted: usize) -> usize {
+        let tier2: Vec<&Entry> = self.tier2().collect();
+        flow::summary_position(&tier2, wanted)
+    }
+
+    /// Live entries appended over the budget.
+    pub fn over_budget(&self) -> Vec<&Entry> {
+        self.tier2().filter(|e| e.over_budget).collect()
     }
 
     pub fn entry(&self, id: &str) -> Option<&Entry> {

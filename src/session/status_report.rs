@@ -14,6 +14,14 @@ pub struct StatusFields<'a> {
     pub live_entries: u64,
     /// Operations the gate blocked that were not resumed yet.
     pub pending_operations: &'a [String],
+    /// Estimates of tool calls the gate let through whose results are still to come.
+    pub reserved_operation_tokens: u64,
+    /// The next model call waits for a purge or a compaction.
+    pub over_budget: bool,
+    /// Live results appended over the budget (kept whole).
+    pub over_budget_entries: &'a [String],
+    /// Live tool calls waiting for their result.
+    pub open_calls: &'a [String],
 }
 
 /// The whole document.
@@ -32,6 +40,10 @@ impl Status {
             figures: &self.figures,
             live_entries: self.live_entries,
             pending_operations: &self.pending,
+            reserved_operation_tokens: self.reserved_operation_tokens,
+            over_budget: self.over_budget,
+            over_budget_entries: &self.over_budget_entries,
+            open_calls: &self.open_calls,
         }
     }
 

@@ -8,6 +8,11 @@ use crate::wire::ToolDef;
 
 pub const PURGE: &str = "purge";
 pub const COMPACT: &str = "compact_context";
+pub const WEB_SEARCH: &str = "web_search_agent";
+pub const FETCH_URL: &str = "fetch_url";
+pub const DELEGATE: &str = "delegate_task";
+/// The framework's sub-agents: each runs in isolation and answers with a result envelope.
+pub const SUBAGENTS: [&str; 3] = [WEB_SEARCH, FETCH_URL, DELEGATE];
 
 fn tool(name: &str, description: &str, schema: Value) -> ToolDef {
     ToolDef {

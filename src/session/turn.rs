@@ -14,12 +14,14 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::calls::BlockedCall;
 use super::compact::CompactReport;
 use super::journal::{Journal, Received};
 use super::log::{Entry, Event, Kind};
 use super::model::ModelChoice;
 use super::ops::{GateReport, GateRequest, PurgeReport, now};
 use super::render::{self, entry_text};
+use super::subagent::{Ran, SubagentRun};
 use super::{OpKind, Session};
 use crate::error::{Error, Result};
 use crate::provider::{CallOptions, Provider, Usage};
@@ -38,6 +40,13 @@ pub struct TurnRequest {
     /// `reserved_completion_tokens`].
     pub max_tokens: Option<u32>,
     pub model: ModelChoice,
+    /// The estimate for a tool call whose tool item declares no `result_estimate`.
+    pub tool_estimate: Option<u64>,
+    /// Run the framework's sub-agents in the turn instead of handing their calls back.
+    pub run_subagents: bool,
+    /// The ledger's `command` for the model call [default: `session`; a delegated task's
+    /// turns are `subagent`].
+    pub ledger_command: Option<&'static str>,
 }
 
 #[derive(Debug, Clone)]
@@ -45,6 +54,8 @@ pub enum TurnOutcome {
     /// The gate blocked the call: the seed's `context_budget_exceeded` object.
     Blocked(GateReport),
     Done(TurnReport),
+    /// `--resume op_N` of a tool call the gate had held back: it fits now.
+    Released(PendingCall),
 }
 
 /// A tool call for the caller to run.
@@ -56,6 +67,8 @@ pub struct PendingCall {
     pub call_id: String,
     pub name: String,
     pub arguments: Value,
+    /// The gate's operation for this call.
+    pub operation_id: String,
 }
 
 /// A framework tool the turn ran itself.
@@ -86,8 +99,13 @@ pub struct TurnReport {
     /// The answer's entries: its text (`msg_N`) and tool calls (`tool_call_N`).
     pub appended_ids: Vec<String>,
     pub text: String,
-    /// Tool calls for the caller to run, in the model's order.
+    /// Tool calls for the caller to run, in the model's order, each let through by the
+    /// gate.
     pub tool_calls: Vec<PendingCall>,
+    /// Tool calls the gate held back: they do not fit until a purge or a compaction.
+    pub blocked: Vec<BlockedCall>,
+    /// Sub-agents run in the turn (`--run-subagents`).
+    pub subagents: Vec<SubagentRun>,
     pub framework: Vec<FrameworkRun>,
     pub model: String,
     pub finish_reason: String,
@@ -113,7 +131,7 @@ impl Session {
                 journal.op
             ));
             return self
-                .finish(journal, true, &request.model, progress)
+                .finish(journal, true, request, progress)
                 .map(TurnOutcome::Done);
         }
         if let Some(user) = &request.user
@@ -122,6 +140,19 @@ impl Session {
             return Err(Error::input("--user is empty"));
         }
         let state = self.state()?;
+        if let Some(op) = &request.resume
+            && state.operation(op).is_some_and(|o| o.call.is_some())
+        {
+            return Ok(match self.resume_call(op, &request.vars)? {
+                Ok(call) => TurnOutcome::Released(call),
+                Err(gate) => TurnOutcome::Blocked(gate),
+            });
+        }
+        if state.live.is_empty() && request.user.is_none() && request.resume.is_none() {
+            return Err(Error::input(
+                "Tier 2 is empty: the first turn needs --user (providers require the conversation to open with the user's message)",
+            ));
+        }
         if let Some(call) = state
             .tier2()
             .find(|e| e.kind == Kind::ToolCall && !state.is_answered(&e.id))
@@ -131,11 +162,21 @@ impl Session {
                 call.id,
                 call.name.as_deref().unwrap_or_default()
             ))
-            .with_hint(format!(
-                "brief session append {} --tool-result {} --text ...",
-                self.dir.display(),
-                call.id
-            )));
+            .with_hint(
+                if self.is_subagent(call.name.as_deref().unwrap_or_default()) {
+                    format!(
+                        "brief session subagent {} {} (or --run-subagents next time)",
+                        self.dir.display(),
+                        call.id
+                    )
+                } else {
+                    format!(
+                        "brief session append {} --tool-result {} --text ...",
+                        self.dir.display(),
+                        call.id
+                    )
+                },
+            ));
         }
         let settings = self.settings(&request.model)?;
         let (user, max_tokens, gate) = match &request.resume {
@@ -174,11 +215,7 @@ impl Session {
                 let user = request.user.clone();
                 let incoming = self.user_tokens(&state, user.as_deref());
                 let gate = self.gate_with(
-                    GateRequest::New {
-                        estimate: u64::from(max_tokens),
-                        kind: OpKind::Model,
-                        high_volume: false,
-                    },
+                    GateRequest::new(u64::from(max_tokens), OpKind::Model, false),
                     &request.vars,
                     incoming,
                 )?;
@@ -224,7 +261,7 @@ impl Session {
         let result = provider.call_body(&body, &options);
         self.record_call(
             &request.model,
-            "session",
+            request.ledger_command.unwrap_or("session"),
             &settings,
             (None, &hash),
             started,
@@ -251,7 +288,7 @@ impl Session {
         journal.answer = Some(Received::from(&answer));
         journal.write(&self.dir)?;
         crate::store::transaction::fault_point("session-turn-after-journal");
-        self.finish(journal, false, &request.model, progress)
+        self.finish(journal, false, request, progress)
             .map(TurnOutcome::Done)
     }
 
@@ -284,6 +321,7 @@ impl Session {
             group: None,
             source: None,
             op: (!op.is_empty()).then(|| op.to_string()),
+            over_budget: false,
         };
         entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
         entry
@@ -295,9 +333,10 @@ impl Session {
         &self,
         journal: Journal,
         interrupted: bool,
-        choice: &ModelChoice,
+        request: &TurnRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<TurnReport> {
+        let choice = &request.model;
         let op = journal.op.clone();
         let received = journal.answer.clone().expect("only answered turns finish");
         let state = self.state()?;
@@ -346,16 +385,33 @@ impl Session {
             framework.push(self.run_compaction(call, &op, choice, progress)?);
         }
         let state = self.state()?;
-        let tool_calls = calls
+        let waiting: Vec<&Entry> = calls
             .iter()
+            .copied()
             .filter(|c| !is_framework(c) && state.is_live(&c.id) && !state.is_answered(&c.id))
-            .map(|c| PendingCall {
-                id: c.id.clone(),
-                call_id: c.call.clone().unwrap_or_default(),
-                name: c.name.clone().unwrap_or_default(),
-                arguments: c.arguments(),
-            })
             .collect();
+        let mut subagents = Vec::new();
+        let mut blocked = Vec::new();
+        let waiting: Vec<&Entry> = if request.run_subagents {
+            let mut rest = Vec::new();
+            for call in waiting {
+                let name = call.name.clone().unwrap_or_default();
+                if !self.is_subagent(&name) {
+                    rest.push(call);
+                    continue;
+                }
+                match self.run_in_turn(call, request, progress)? {
+                    Ran::Run(run) => subagents.push(run),
+                    Ran::Blocked(held) => blocked.push(held),
+                }
+            }
+            rest
+        } else {
+            waiting
+        };
+        let (tool_calls, mut held) =
+            self.gate_calls(&waiting, request.tool_estimate, &request.vars)?;
+        blocked.append(&mut held);
         Journal::remove(&self.dir, &op)?;
         Ok(TurnReport {
             operation_id: op,
@@ -368,6 +424,8 @@ impl Session {
                 .collect(),
             text: received.text,
             tool_calls,
+            blocked,
+            subagents,
             framework,
             model: received.model,
             finish_reason: received.finish_reason,

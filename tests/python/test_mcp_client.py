@@ -11,8 +11,9 @@ from mcp.client.stdio import stdio_client
 from conftest import ROOT, brief_bin
 
 # The fixed order clients cache their prompt with; it is part of the contract.
-TOOLS = ["retrieve", "compose", "guard", "session_status", "gate", "purge", "compact_context"]
-SESSION_TOOLS = TOOLS[3:]
+TOOLS = ["retrieve", "compose", "guard", "session_status", "gate", "purge", "compact_context",
+         "subagent", "compress", "digest", "ccr_put"]
+SESSION_TOOLS = TOOLS[3:8]
 
 
 def server(tmp_path, args=(), env=None):
@@ -214,3 +215,39 @@ def test_a_request_over_16_mib_is_answered_with_an_error_and_the_server_stays_up
     assert refused.code == -32600
     assert "16 MiB" in refused.message
     assert names == TOOLS
+
+
+def test_the_new_tools_match_the_command_line(tmp_path):
+    brief = str(ROOT / "fixtures" / "briefs" / "clinic")
+    directory = tmp_path / "s2"
+    cli = [brief_bin(), "--color", "never", "session"]
+    subprocess.run(cli + ["new", str(directory), "--brief", brief, "--context-limit", "200000"],
+                   check=True, capture_output=True)
+    subprocess.run(cli + ["append", str(directory), "--user", "hello"], check=True,
+                   capture_output=True)
+
+    async def body(session):
+        composed = await session.call_tool(
+            "compose", {"brief": brief, "format": "openai",
+                        "vars": {"patient": "Ada", "last_visit": "May"}})
+        put = await session.call_tool(
+            "ccr_put", {"original": "the whole tool output", "compressed": "its head",
+                        "strategy": "tool_output_head_tail"})
+        got = await session.call_tool("retrieve", {"hash": put.structured_content["hash"]})
+        blocked = await session.call_tool(
+            "gate", {"session": "s2", "estimate": 10_000_000, "kind": "subagent"})
+        resumed = await session.call_tool("gate", {"session": "s2", "resume": "op_1"})
+        missing = await session.call_tool("compose", {"brief": "no-such-brief"})
+        return composed, put, got, blocked, resumed, missing
+
+    composed, put, got, blocked, resumed, missing = run(with_session(tmp_path, body))
+    cli_body = subprocess.run(
+        [brief_bin(), "compose", brief, "--format", "openai", "--var", "patient=Ada",
+         "--var", "last_visit=May"], capture_output=True, text=True, check=True).stdout
+    assert composed.structured_content["output"] == cli_body.rstrip("\n"), "the bytes sent"
+    assert put.structured_content["status"] == "stored"
+    assert got.structured_content["original"] == "the whole tool output"
+    assert blocked.structured_content["status"] == "context_budget_exceeded"
+    assert resumed.structured_content["pending_operation_id"] == "op_1"
+    # Relative paths are resolved against the directory the server started in.
+    assert missing.is_error and str(tmp_path / "no-such-brief") in missing.content[0].text

@@ -29,6 +29,8 @@ mod render;
 pub use input::DigestFile;
 pub use render::render;
 
+use std::path::{Path, PathBuf};
+
 use serde::Serialize;
 
 use crate::ccr::{Store, Strategy, thousands};
@@ -251,4 +253,32 @@ pub(crate) fn title(name: &str) -> String {
 
 pub(crate) fn lines_of(text: &str) -> u64 {
     text.lines().count() as u64
+}
+
+/// Reads a digest file, renders it and backs its bulky sections in the CCR store (`store`,
+/// else the configured one): the digest and the store's path when anything was backed.
+/// `brief digest` and the MCP `digest` tool call this.
+pub fn render_and_back(
+    path: &Path,
+    store: Option<&Path>,
+    min_bytes: usize,
+) -> Result<(Digest, Option<PathBuf>)> {
+    let file = DigestFile::read(path)?;
+    // The store's TTL setting is checked before anything is written.
+    let (ttl_seconds, _) = crate::ccr::ttl::resolve(None)?;
+    let options = Options {
+        min_bytes,
+        source: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+    };
+    let digest = render(&file, &options);
+    if digest.backings.is_empty() {
+        return Ok((digest, None));
+    }
+    let store_path = crate::ccr::path::resolve(store)?;
+    let store = Store::open(&store_path)?.with_ttl(ttl_seconds);
+    digest.back(&store)?;
+    Ok((digest, Some(store_path)))
 }

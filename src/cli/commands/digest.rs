@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::ccr::digest::{self, Digest, DigestFile, Options, Section};
-use crate::ccr::{Store, thousands, ttl};
+use crate::ccr::digest::{self, Digest, Section};
+use crate::ccr::thousands;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
@@ -41,32 +41,13 @@ pub struct Args {
 
 /// Reads, renders and backs a digest: everything `brief digest` and `brief compose
 /// --digest` share. Bad input is refused before the store is opened.
-pub fn render_and_back(
-    path: &Path,
-    store: Option<&Path>,
-    min_bytes: usize,
-) -> Result<(Digest, Option<PathBuf>)> {
-    let file = DigestFile::read(path)?;
-    // The store's TTL setting is checked before anything is written.
-    let (ttl_seconds, _) = ttl::resolve(None)?;
-    let options = Options {
-        min_bytes,
-        source: path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
-    };
-    let digest = digest::render(&file, &options);
-    if digest.backings.is_empty() {
-        return Ok((digest, None));
-    }
-    let store_path = crate::ccr::path::resolve(store)?;
-    let store = Store::open(&store_path)?.with_ttl(ttl_seconds);
-    digest.back(&store)?;
-    Ok((digest, Some(store_path)))
-}
+pub use crate::ccr::digest::render_and_back;
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let (ttl_seconds, ttl_source) = crate::ccr::ttl::resolve(None)?;
+    if let Some(note) = ttl_source.note(ttl_seconds) {
+        ui.info(&note);
+    }
     let (digest, store_path) =
         render_and_back(&args.digest, args.store.as_deref(), args.min_bytes)?;
     if digest.sections.is_empty() {

@@ -4,6 +4,7 @@
 mod append;
 mod budget;
 mod compact;
+mod subagent;
 mod turn;
 mod view;
 
@@ -40,6 +41,7 @@ pub enum SessionCommand {
     Tools(view::ToolsArgs),
     Compact(compact::CompactArgs),
     Turn(turn::TurnArgs),
+    Subagent(subagent::SubagentArgs),
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -55,6 +57,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         SessionCommand::Tools(args) => view::tools(args, ui),
         SessionCommand::Compact(args) => compact::run(args, ui),
         SessionCommand::Turn(args) => turn::run(args, ui),
+        SessionCommand::Subagent(args) => subagent::run(args, ui),
     }
 }
 

@@ -89,6 +89,9 @@ impl<'a> Windows<'a> {
             Some(c) => instruct::families_of(c, toks, view.consumed, bound, vocab, text),
             None => instruct::families(toks, view.consumed, bound, vocab, self.lk, text),
         };
+        if instruct::gives_order(toks, vocab, self.lk) {
+            families |= instruct::ORDERS;
+        }
         let start = view.sentence.start;
         let shape = units::shape(text, start);
         let mut block = (s, s);
@@ -98,7 +101,9 @@ impl<'a> Windows<'a> {
                     families |= ORDERED_ITEM;
                 }
                 if let Some((l, lead_families)) = self.lead {
-                    families |= lead_families & instruct::CHECKED;
+                    // What the lead-in says of its items (`Required fields:`,
+                    // `Never discuss:`), they say too.
+                    families |= lead_families & (instruct::CHECKED | instruct::CARRIED);
                     block.0 = l;
                 }
             }

@@ -29,8 +29,13 @@ pub const WEAK_ONLY: u16 = 1 << 10;
 pub const CARRY: u16 = 1 << 11;
 pub const SEQ: u16 = 1 << 12;
 pub const ORDERED_ITEM: u16 = 1 << 13;
+/// A sentence of the proposal that gives an order itself (an imperative, the agent
+/// addressed, a requirement cue): it can carry an obligation without `must`.
+pub const ORDERS: u16 = 1 << 14;
 
 pub const CHECKED: u16 = NEG | ONLY | EXC | COND | UNTIL | ORDER_F;
+/// What else a lead-in lends the list items under it in the proposal.
+pub const CARRIED: u16 = OBL | ALWAYS | ORDERS;
 const MARKS: u16 = CHECKED | OBL | PERM | ALWAYS | BOUND;
 
 /// The families that can stand for `family` in a counterpart (`unless` ↔ `if … not`,
@@ -52,6 +57,25 @@ pub fn lost(have: u16, window: u16) -> Option<u16> {
     (0..6)
         .map(|b| 1u16 << b)
         .find(|&f| have & f != 0 && window & satisfied_by(f) == 0)
+}
+
+/// Whether an obligation of the unit (`must`, `required`) is gone from `window`: the
+/// window neither says it (`must`, `mandatory`, `always`, `never`, `only`) nor gives an
+/// order by itself (`You must log refunds` → `Log refunds` keeps it). A field marked
+/// `(required)` that lost the mark is a description, no longer a requirement.
+pub fn lost_obligation(have: u16, window: u16) -> bool {
+    have & OBL != 0 && window & (OBL | ALWAYS | NEG | ONLY | EXC | ORDERS | ORDERED_ITEM) == 0
+}
+
+/// Whether a run of tokens gives an order by itself (the words of a sentence of the
+/// proposal, for [`ORDERS`]).
+pub fn gives_order(toks: &[Token], vocab: &Vocab, lk: &Lookup) -> bool {
+    imperative_at(toks, 0, vocab)
+        || toks.iter().enumerate().any(|(k, t)| {
+            k > 0 && matches!(t.tok, Tok::Mark(',' | ':')) && imperative_at(toks, k + 1, vocab)
+        })
+        || matches!(cue_at(toks, 0, vocab, lk), Some((Cue::Addressee, _)))
+        || has_requirement(toks, vocab, lk)
 }
 
 /// The families of a run of tokens.

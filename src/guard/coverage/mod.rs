@@ -171,7 +171,12 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
             .copied()
             .filter(|k| df.get(k) == Some(&1))
             .collect();
-        if found.share < PASS
+        // So is a match that kept only words other units share (`sources`, `say`) when
+        // the words only this unit has weigh a third of it or more (`disagree`): what the
+        // unit adds to its neighbours went.
+        let own_weight: f64 = own.iter().map(|&k| weight(k)).sum();
+        let total: f64 = weights.iter().sum();
+        if (found.share < PASS || own_weight * 3.0 >= total)
             && !kept_fact
             && !own.is_empty()
             && !own.iter().any(|&k| search.has(found.from, found.to, k))
@@ -190,6 +195,18 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
                 "its words survive ({:.0}%), but its {} was lost",
                 found.share * 100.0,
                 family_name(f)
+            );
+            continue;
+        }
+        // The second layer compares one modal with another, never a modal that went
+        // altogether: an obligation is checked here even in a sentence it linked, unless
+        // it already reported a change there.
+        if link != Some(super::changes::Link::Changed)
+            && instruct::lost_obligation(u.families, found.families)
+        {
+            why[i] = format!(
+                "its words survive ({:.0}%), but its obligation (`must`, `required`) was lost",
+                found.share * 100.0
             );
             continue;
         }

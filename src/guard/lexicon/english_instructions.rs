@@ -363,6 +363,8 @@ pub const ENGLISH_INSTRUCTIONS: Instructions = Instructions {
         "required",
         "requires",
         "require",
+        "needs",
+        "needed",
         "mandatory",
         "ensure",
         "make sure",

@@ -109,7 +109,10 @@ fn time(ms: i64) -> String {
 fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
     // Everything the user gave is checked before the store is touched.
     let strategy: Strategy = args.strategy.parse()?;
-    let (ttl_seconds, _) = ttl::resolve(args.ttl.as_deref())?;
+    let (ttl_seconds, ttl_source) = ttl::resolve(args.ttl.as_deref())?;
+    if let Some(note) = ttl_source.note(ttl_seconds) {
+        ui.info(&note);
+    }
     let original = input::read_bytes(Path::new(&args.file), CCR_ORIGINAL)?;
     let compressed = match &args.compressed {
         // Text: it stands in a prompt.
@@ -123,7 +126,10 @@ fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
             args.file.clone()
         }
     });
-    let store = Store::open(path)?.with_ttl(ttl_seconds);
+    // Nothing here reports tokens: the first reader that needs them counts them.
+    let store = Store::open(path)?
+        .with_ttl(ttl_seconds)
+        .without_token_counts();
     let stored = store.put(&original, &compressed, strategy, &source, None)?;
     let report = Put {
         refreshed: stored.refreshed,
@@ -225,6 +231,8 @@ struct Found {
     /// The original as text (lossy when it is not UTF-8: `original_is_utf8` says).
     original: String,
     compressed: String,
+    /// Every strategy this original was stored under.
+    records: serde_json::Value,
     /// The original's exact bytes, printed as they are in the human form.
     #[serde(skip)]
     bytes: Vec<u8>,
@@ -249,6 +257,7 @@ impl Found {
                 Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
             },
             compressed: entry.compressed,
+            records: ccr::records_json(&entry.records),
             bytes: entry.original,
         }
     }

@@ -13,6 +13,9 @@ use crate::error::Result;
 
 pub(super) fn stats(path: &Path, as_json: bool, ui: &Ui) -> Result<Outcome> {
     let (ttl_seconds, ttl_source) = ttl::resolve(None)?;
+    if let Some(note) = ttl_source.note(ttl_seconds).filter(|_| !as_json) {
+        ui.info(&note);
+    }
     let stats = match Store::open_existing(path)? {
         Some(store) => Some(store.with_ttl(ttl_seconds).stats()?),
         None => None,
@@ -94,6 +97,7 @@ impl Report for StatsReport {
     fn human(&self, ui: &Ui) -> Result<()> {
         let ttl_from = match self.ttl_source {
             ttl::Source::Flag | ttl::Source::Env => ttl::ENV_TTL,
+            ttl::Source::HeadroomEnv => ttl::HEADROOM_ENV_TTL,
             ttl::Source::Default => "default",
         };
         let mut out = format!(

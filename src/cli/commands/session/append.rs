@@ -41,6 +41,16 @@ pub struct NewArgs {
     /// fetch_url, delegate_task
     #[arg(long)]
     pub framework_tools: bool,
+    /// The provider the session's turns, compactions and sub-agents call: `openai` (any
+    /// OpenAI-compatible server) or `anthropic` [default: the brief's `model.provider`]
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// The model they call [default: the brief's `model.name`]
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The server they call [default: resolved per call from the environment, the brief, the official one]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
     /// Print the session's settings as JSON
     #[arg(long)]
     pub json: bool,
@@ -57,8 +67,20 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
             protocol_overhead_tokens: args.overhead,
             safety_margin_tokens: args.margin,
             framework_tools: args.framework_tools,
+            provider: match args.provider {
+                Some(name) => Some(
+                    name.parse::<crate::wire::Wire>()
+                        .map_err(|e| Error::input(format!("--provider: {e}")))?
+                        .as_str()
+                        .to_string(),
+                ),
+                None => None,
+            },
+            model: args.model,
+            base_url: args.base_url,
         },
     )?;
+    super::notices(&session, ui);
     let c = &session.config;
     if args.json {
         ui.json(&json!({
@@ -71,6 +93,9 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
             "protocol_overhead_tokens": c.protocol_overhead_tokens,
             "safety_margin_tokens": c.safety_margin_tokens,
             "framework_tools": c.framework_tools,
+            "provider": c.provider,
+            "model": c.model,
+            "base_url": c.base_url,
         }))?;
     } else {
         ui.confirm(&format!(

@@ -55,15 +55,15 @@ pub fn gate(args: GateArgs, ui: &Ui) -> Result<Outcome> {
     let session = super::open(&args.dir, ui)?;
     let request = match (args.resume, args.estimate) {
         (Some(op), _) => GateRequest::Resume(op),
-        (None, Some(estimate)) => GateRequest::New {
+        (None, Some(estimate)) => GateRequest::new(
             estimate,
-            kind: match args.kind {
+            match args.kind {
                 Kind::Model => OpKind::Model,
                 Kind::Tool => OpKind::Tool,
                 Kind::Subagent => OpKind::Subagent,
             },
-            high_volume: args.high_volume,
-        },
+            args.high_volume,
+        ),
         (None, None) => return Err(Error::input("pass --estimate N or --resume op_N")),
     };
     let report = session.gate(request, &super::vars(args.vars));

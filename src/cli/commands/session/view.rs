@@ -131,6 +131,24 @@ impl Report for StatusShown<'_> {
             "live entries",
             thousands(status.live_entries)
         ));
+        if status.over_budget || !status.over_budget_entries.is_empty() {
+            out.push_str(&format!(
+                "{:<26}{:>10}\n",
+                "over budget",
+                if status.over_budget { "yes" } else { "no" }
+            ));
+            if !status.over_budget_entries.is_empty() {
+                out.push_str(&format!(
+                    "  appended over the budget: {}{}\n",
+                    terminal_line(&status.over_budget_entries.join(", ")),
+                    if status.over_budget {
+                        "; the next model call waits for a purge or a compaction"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
         out.push_str(&format!(
             "{:<26}{:>10}\n",
             "pending operations",
@@ -169,7 +187,16 @@ pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
         let entries: Vec<Value> = state
             .entries
             .iter()
-            .map(|e| json!({"id": e.id, "kind": e.kind.as_str(), "tokens": e.tokens, "state": state.entry_state(&e.id)}))
+            .map(|e| {
+                let mut item = json!({"id": e.id, "kind": e.kind.as_str(), "tokens": e.tokens, "state": state.entry_state(&e.id)});
+                if let Some(source) = &e.source {
+                    item["source"] = json!(source);
+                }
+                if e.over_budget {
+                    item["over_budget"] = json!(true);
+                }
+                item
+            })
             .collect();
         ui.json(&json!({"status": "ok", "summary": summary, "entries": entries}))?;
         return Ok(Outcome::Ok);
@@ -178,11 +205,23 @@ pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
     let mut table =
         Table::new(&[Left, Left, Right, Left]).header(["ID", "KIND", "TOKENS", "STATE"]);
     for e in &state.entries {
+        let mut notes = Vec::new();
+        if e.source.as_deref() == Some("subagent") {
+            notes.push("sub-agent result".to_string());
+        }
+        if e.over_budget {
+            notes.push("appended over budget".to_string());
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("  ({})", notes.join(", "))
+        };
         table.row([
             terminal_line(&e.id),
             e.kind.as_str().to_string(),
             thousands(e.tokens),
-            state.entry_state(&e.id).to_string(),
+            format!("{}{notes}", state.entry_state(&e.id)),
         ]);
     }
     let mut out = table.render();
