@@ -47,6 +47,7 @@ mod prop_loader;
 mod prop_parsers;
 mod provider;
 mod provider_failures;
+mod provider_wires;
 mod proxy;
 mod proxy_faults;
 mod proxy_limits;

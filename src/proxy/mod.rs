@@ -18,6 +18,7 @@ mod digest;
 mod meter;
 mod relay;
 mod reply;
+mod routes;
 mod session;
 mod stats;
 mod upstream;
@@ -80,6 +81,8 @@ pub struct Config {
     pub openai_upstream: BaseUrl,
     /// Base URL of the Anthropic upstream (without `/v1`).
     pub anthropic_upstream: BaseUrl,
+    /// Base URL of the Gemini upstream (without `/v1beta`).
+    pub gemini_upstream: BaseUrl,
     pub ledger: PathBuf,
     pub allow_remote: bool,
     pub timeout: Duration,
@@ -105,6 +108,9 @@ pub struct Summary {
 struct App {
     openai: upstream::Upstream,
     anthropic: upstream::Upstream,
+    gemini: upstream::Upstream,
+    /// Paths already warned about as unmetered (bounded).
+    warned: Mutex<std::collections::HashSet<String>>,
     client: upstream::Client,
     timeout: Duration,
     client_idle_timeout: Duration,
@@ -115,6 +121,15 @@ struct App {
 }
 
 impl App {
+    /// The upstream of the provider `wire` belongs to (both OpenAI wires share one).
+    fn upstream(&self, wire: Wire) -> &upstream::Upstream {
+        match wire {
+            Wire::OpenAi | Wire::Responses => &self.openai,
+            Wire::Anthropic => &self.anthropic,
+            Wire::Gemini => &self.gemini,
+        }
+    }
+
     fn cut_off(&self) -> bool {
         self.cut_off.load(Ordering::Relaxed)
     }
@@ -146,6 +161,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     }
     let openai = upstream::Upstream::new(config.openai_upstream, Wire::OpenAi);
     let anthropic = upstream::Upstream::new(config.anthropic_upstream, Wire::Anthropic);
+    let gemini = upstream::Upstream::new(config.gemini_upstream, Wire::Gemini);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("brief-proxy")
@@ -168,6 +184,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     for (upstream, flag, var) in [
         (&openai, "--openai-upstream", "OPENAI_BASE_URL"),
         (&anthropic, "--anthropic-upstream", "ANTHROPIC_BASE_URL"),
+        (&gemini, "--gemini-upstream", "GOOGLE_GEMINI_BASE_URL"),
     ] {
         if upstream.points_at(local) {
             return Err(Error::input(format!(
@@ -199,6 +216,8 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     let app = Arc::new(App {
         openai,
         anthropic,
+        gemini,
+        warned: Mutex::new(std::collections::HashSet::new()),
         client,
         timeout: config.timeout,
         client_idle_timeout: config.client_idle_timeout,
@@ -320,9 +339,9 @@ impl Signals {
 }
 
 async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody> {
-    let path = request.uri().path();
-    match (request.method(), path) {
-        (&Method::GET, "/stats") => {
+    let uri = request.uri();
+    match routes::route(request.method(), uri.path(), uri.query(), request.headers()) {
+        routes::Route::Stats => {
             let backlog = app.backlog();
             let report = app.stats.lock().map(|s| s.report_with(backlog));
             let body = report
@@ -331,7 +350,7 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
                 .unwrap_or_else(|| "{}".into());
             reply::full(StatusCode::OK, "application/json", body + "\n")
         }
-        (&Method::GET, "/metrics") => {
+        routes::Route::Metrics => {
             let backlog = app.backlog();
             let text = app
                 .stats
@@ -344,28 +363,48 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
                 text,
             )
         }
-        (&Method::POST, "/v1/chat/completions") => model_call(app, Wire::OpenAi, request).await,
-        (&Method::POST, "/v1/messages") => model_call(app, Wire::Anthropic, request).await,
-        (_, p) if p.starts_with("/v1/") => {
-            // Anthropic clients say which API version they speak; OpenAI clients do not.
-            let wire = if request.headers().contains_key("anthropic-version") {
-                Wire::Anthropic
-            } else {
-                Wire::OpenAi
-            };
+        routes::Route::Call { wire, model } => model_call(app, wire, model, request).await,
+        routes::Route::Relay { wire, quiet } => {
+            if !quiet {
+                warn_unmetered(&app, wire, request.method(), request.uri().path());
+            }
             relay::pass(app, wire, request).await
         }
-        _ => reply::not_found(path),
     }
 }
 
-async fn model_call(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Response<ProxyBody> {
+/// The most distinct paths warned about as unmetered; past it no more warnings.
+const MAX_WARNED_PATHS: usize = 64;
+
+/// Says once per path that a request which may be a model call was relayed unmetered. The
+/// path only: a query string can hold a key (Gemini's `?key=`).
+fn warn_unmetered(app: &App, wire: Wire, method: &Method, path: &str) {
+    let path = crate::text::sanitize::one_line(path, 200);
+    let Ok(mut warned) = app.warned.lock() else {
+        return;
+    };
+    if warned.len() >= MAX_WARNED_PATHS || !warned.insert(format!("{method} {path}")) {
+        return;
+    }
+    eprintln!(
+        "brief proxy: {method} {path} is relayed to the {} upstream unmetered (no ledger row; \
+         counted as `unmetered` in /stats and /metrics)",
+        wire.vendor()
+    );
+}
+
+async fn model_call(
+    app: Arc<App>,
+    wire: Wire,
+    path_model: Option<String>,
+    request: Request<Incoming>,
+) -> Response<ProxyBody> {
     let (parts, body) = request.into_parts();
     let body = match read_body(body, MAX_BODY_BYTES, app.client_idle_timeout).await {
         Ok(body) => body,
         Err(err) => return reply::body_error(wire, &err),
     };
-    relay::call(app, wire, Request::from_parts(parts, ()), body).await
+    relay::call(app, wire, path_model, Request::from_parts(parts, ()), body).await
 }
 
 /// Why a request body was not read.

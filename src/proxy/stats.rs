@@ -99,6 +99,9 @@ pub struct Stats {
     /// Calls by (provider, model, session, status), for the metrics' status label.
     statuses: BTreeMap<(SeriesKey, String), u64>,
     ledger_errors: u64,
+    /// Requests relayed without metering (no model call, or a path the proxy does not
+    /// know), by provider.
+    unmetered: BTreeMap<&'static str, u64>,
 }
 
 /// `GET /stats`.
@@ -117,6 +120,11 @@ pub struct Report {
     pub ledger_spilled: u64,
     /// Requests whose digest and drift check are not done yet (calls in flight included).
     pub digest_backlog: u64,
+    /// Requests relayed without a ledger row (model lists, token counts, paths the proxy
+    /// does not know).
+    pub unmetered: u64,
+    /// The same by provider (`openai`, `anthropic`, `gemini`).
+    pub unmetered_per_provider: BTreeMap<String, u64>,
 }
 
 impl Stats {
@@ -144,6 +152,12 @@ impl Stats {
             .statuses
             .entry((key, entry.status.to_string()))
             .or_default();
+        *count = count.saturating_add(1);
+    }
+
+    /// One request relayed to `provider` without metering.
+    pub fn unmetered(&mut self, provider: &'static str) {
+        let count = self.unmetered.entry(provider).or_default();
         *count = count.saturating_add(1);
     }
 
@@ -192,6 +206,15 @@ impl Stats {
             ledger_backlog: 0,
             ledger_spilled: 0,
             digest_backlog: 0,
+            unmetered: self
+                .unmetered
+                .values()
+                .fold(0u64, |sum, n| sum.saturating_add(*n)),
+            unmetered_per_provider: self
+                .unmetered
+                .iter()
+                .map(|(p, n)| (p.to_string(), *n))
+                .collect(),
         }
     }
 
@@ -258,6 +281,19 @@ impl Stats {
                     escape(model)
                 );
             }
+        }
+        family(
+            &mut out,
+            "brief_proxy_unmetered_requests_total",
+            "counter",
+            "Requests relayed without a ledger row (model lists, token counts, unknown paths), by provider.",
+        );
+        for (provider, count) in &self.unmetered {
+            let _ = writeln!(
+                out,
+                "brief_proxy_unmetered_requests_total{{provider=\"{}\"}} {count}",
+                escape(provider)
+            );
         }
         family(
             &mut out,

@@ -1,5 +1,6 @@
-//! Where calls go: the two upstream base URLs, the HTTP client, and what the proxy must not
-//! forward (hop-by-hop headers, and the `Host` the client addressed the proxy with).
+//! Where calls go: the upstream base URL of each provider, the HTTP client, and what the
+//! proxy must not forward (hop-by-hop headers, and the `Host` the client addressed the
+//! proxy with).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -39,17 +40,24 @@ impl Upstream {
     }
 
     /// The upstream URL for a request the client sent to `path_and_query` on the proxy.
-    /// OpenAI base URLs end in the version (`…/v1`), so the proxy's `/v1` is dropped;
-    /// Anthropic base URLs stop before it, as the Anthropic SDKs expect.
+    /// OpenAI base URLs end in the version (`…/v1`), so the proxy's `/v1` is dropped (a
+    /// path outside `/v1` goes below the base without its `/v1`); Anthropic and Gemini base
+    /// URLs stop before the version, as their SDKs expect.
     pub fn target(&self, path_and_query: &PathAndQuery) -> Result<Uri, String> {
         let full = path_and_query.as_str();
-        let rest = match self.wire {
-            Wire::OpenAi => full.strip_prefix("/v1").unwrap_or(full),
-            Wire::Anthropic => full,
+        let url = match self.wire {
+            Wire::OpenAi | Wire::Responses => match full.strip_prefix("/v1") {
+                Some(rest) if rest.is_empty() || rest.starts_with(['/', '?']) => {
+                    self.base.join(rest)
+                }
+                _ => {
+                    let base = self.base.as_str();
+                    format!("{}{full}", base.strip_suffix("/v1").unwrap_or(base))
+                }
+            },
+            Wire::Anthropic | Wire::Gemini => self.base.join(full),
         };
-        self.base
-            .join(rest)
-            .parse()
+        url.parse()
             .map_err(|e| format!("cannot build the upstream URL: {e}"))
     }
 
@@ -136,6 +144,24 @@ mod tests {
         assert_eq!(
             anthropic.target(&pq).unwrap().to_string(),
             "http://127.0.0.1:9/v1/messages"
+        );
+        let gemini = upstream("https://generativelanguage.googleapis.com", Wire::Gemini);
+        let pq: PathAndQuery = "/v1beta/models/g:streamGenerateContent?alt=sse"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            gemini.target(&pq).unwrap().to_string(),
+            "https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse"
+        );
+        let pq: PathAndQuery = "/api/hello".parse().unwrap();
+        assert_eq!(
+            openai.target(&pq).unwrap().to_string(),
+            "https://api.openai.com/api/hello"
+        );
+        let pq: PathAndQuery = "/v1x".parse().unwrap();
+        assert_eq!(
+            openai.target(&pq).unwrap().to_string(),
+            "https://api.openai.com/v1x"
         );
     }
 

@@ -44,7 +44,7 @@ pub struct TurnRequest {
 pub enum TurnOutcome {
     /// The gate blocked the call: the seed's `context_budget_exceeded` object.
     Blocked(GateReport),
-    Done(TurnReport),
+    Done(Box<TurnReport>),
 }
 
 /// A tool call for the caller to run.
@@ -114,7 +114,7 @@ impl Session {
             ));
             return self
                 .finish(journal, true, &request.model, progress)
-                .map(TurnOutcome::Done);
+                .map(|report| TurnOutcome::Done(Box::new(report)));
         }
         if let Some(user) = &request.user
             && user.trim().is_empty()
@@ -206,6 +206,12 @@ impl Session {
         let format = match settings.wire {
             Wire::OpenAi => render::Format::Openai,
             Wire::Anthropic => render::Format::Anthropic,
+            other => {
+                return Err(crate::error::Error::input(format!(
+                    "a session turn cannot be sent in the {other} wire yet"
+                ))
+                .with_hint("use --provider openai or anthropic"));
+            }
         };
         let body = match self.render_state(&state, format, &request.vars)?.body {
             super::RenderedBody::Json(body) => body,
@@ -252,7 +258,7 @@ impl Session {
         journal.write(&self.dir)?;
         crate::store::transaction::fault_point("session-turn-after-journal");
         self.finish(journal, false, &request.model, progress)
-            .map(TurnOutcome::Done)
+            .map(|report| TurnOutcome::Done(Box::new(report)))
     }
 
     fn default_max_tokens(&self) -> u32 {

@@ -207,8 +207,8 @@ impl Aligner {
 /// The error for a body that is not a request, named by its source.
 pub fn bad_request(source: &str, why: &NotARequest) -> crate::error::Error {
     crate::error::Error::input(format!("{source}: {why}")).with_hint(
-        "pass an OpenAI chat completions or Anthropic messages request body \
-         (a JSON object with a `messages` array)",
+        "pass a request body: OpenAI chat completions or Anthropic messages (a JSON \
+         object with a `messages` array), OpenAI Responses (`input`) or Gemini (`contents`)",
     )
 }
 
@@ -276,15 +276,27 @@ fn difference(
 /// The pointer of an element that is gone from this wake (it was removed).
 fn fallback_pointer(part: Part, now: &Digested, index: usize) -> String {
     let layout = &now.layout;
+    // Responses: `instructions` is the first system element, the rest are `input` items.
+    let instructions = usize::from(layout.system_is_string);
     match (part, layout.wire) {
         (Part::Tools, _) => format!("/tools/{index}"),
         (Part::System, Wire::Anthropic) => format!("/system/{index}"),
         (Part::System, Wire::OpenAi) => format!("/messages/{index}"),
+        (Part::System, Wire::Responses) if index < instructions => "/instructions".into(),
+        (Part::System, Wire::Responses) => format!("/input/{}", index - instructions),
+        (Part::System, Wire::Gemini) => format!("/systemInstruction/parts/{index}"),
         (Part::Examples, Wire::Anthropic) => format!("/messages/{index}"),
         (Part::Examples, Wire::OpenAi) => {
             format!("/messages/{}", layout.stable_system.min(1) + index)
         }
+        (Part::Examples, Wire::Responses) => format!("/input/{index}"),
+        (Part::Examples, Wire::Gemini) => format!("/contents/{index}"),
         (Part::Messages, Wire::Anthropic) => format!("/messages/{index}"),
         (Part::Messages, Wire::OpenAi) => format!("/messages/{}", layout.system.len() + index),
+        (Part::Messages, Wire::Responses) => format!(
+            "/input/{}",
+            layout.system.len() - instructions + layout.examples.len() + index
+        ),
+        (Part::Messages, Wire::Gemini) => format!("/contents/{index}"),
     }
 }
