@@ -306,7 +306,7 @@ fn a_bad_payload_is_named_and_nothing_is_written() {
     let dir = tempfile::tempdir().expect("tempdir");
     let state = dir.path().join("state.json");
     let bad = dir.path().join("bad.json");
-    std::fs::write(&bad, r#"{"model": "x", "input": "hello"}"#).expect("write");
+    std::fs::write(&bad, r#"{"model": "x", "prompt": "hello"}"#).expect("write");
     let output = run(&[
         "--state",
         state.to_str().expect("utf-8"),
@@ -315,7 +315,9 @@ fn a_bad_payload_is_named_and_nothing_is_written() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("bad.json: no `messages` array"),
+        stderr(&output).contains(
+            "bad.json: no `messages` array (nor a Responses `input` or a Gemini `contents` array)"
+        ),
         "{}",
         stderr(&output)
     );
