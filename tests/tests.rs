@@ -52,6 +52,7 @@ mod proxy;
 mod proxy_faults;
 mod proxy_limits;
 mod proxy_records;
+mod proxy_wires;
 mod quiet;
 mod review_batch;
 mod samples;

@@ -232,8 +232,9 @@ pub fn lookup(provider: &str, model: &str) -> &'static Facts {
         return facts;
     }
     let vendor = match provider.to_ascii_lowercase().as_str() {
-        "openai" if model.starts_with("gpt-") => "openai",
-        "openai" => "openai-compatible",
+        // Both OpenAI wires (Chat Completions, Responses) are OpenAI's.
+        "openai" | "responses" if model.starts_with("gpt-") => "openai",
+        "openai" | "responses" => "openai-compatible",
         other => {
             return FACTS
                 .iter()

@@ -184,6 +184,7 @@ pub async fn call(
         }
     };
     super::upstream::strip_hop_by_hop(&mut parts.headers);
+    super::upstream::strip_foreign_keys(wire, &mut parts.headers);
     parts.headers.remove(header::HOST);
     let outgoing = Request::from_parts(parts, http_body_util::Full::new(body));
     let answer = tokio::time::timeout(app.timeout, app.client.request(outgoing)).await;
@@ -259,6 +260,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
         Err(message) => return reply::upstream_failed(wire, &message),
     };
     super::upstream::strip_hop_by_hop(&mut parts.headers);
+    super::upstream::strip_foreign_keys(wire, &mut parts.headers);
     parts.headers.remove(header::HOST);
     let outgoing = Request::from_parts(parts, http_body_util::Full::new(body));
     match tokio::time::timeout(app.timeout, app.client.request(outgoing)).await {
