@@ -6,6 +6,7 @@ mod loopback;
 
 mod align;
 mod align_tail;
+mod align_wires;
 mod bundled_briefs;
 mod ccr_cli;
 mod ccr_store;
