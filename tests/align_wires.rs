@@ -238,3 +238,36 @@ fn claude_codes_billing_block_is_named_when_it_changes() {
         "{text}"
     );
 }
+
+#[test]
+fn responses_item_ids_that_change_per_conversation_are_not_drift() {
+    // Regression: Codex CLI names each input item with a fresh id in every conversation;
+    // align called its identical developer message system drift.
+    let dir = tempfile::tempdir().unwrap();
+    let with_ids = |conversation: &str| {
+        let mut body = responses(&["Book a slot."]);
+        body["input"].as_array_mut().unwrap().insert(
+            0,
+            json!({"type": "message", "role": "developer", "content": "Be terse."}),
+        );
+        for (i, item) in body["input"].as_array_mut().unwrap().iter_mut().enumerate() {
+            item["id"] = json!(format!("msg_{conversation}_{i}"));
+        }
+        body
+    };
+    let capture = jsonl(dir.path(), "codex.jsonl", &[with_ids("a1"), with_ids("b2")]);
+    let (report, code, _) = align(&[capture.to_str().unwrap()]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["wakes"][1]["drifted_parts"], json!([]));
+    assert_eq!(
+        report["wakes"][0]["stable_prefix_hash"],
+        report["wakes"][1]["stable_prefix_hash"]
+    );
+    // Content still counts.
+    let mut changed = with_ids("c3");
+    changed["instructions"] = json!("You plan trips.");
+    let capture = jsonl(dir.path(), "codex2.jsonl", &[with_ids("a1"), changed]);
+    let (report, code, _) = align(&[capture.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(report["wakes"][1]["drifted_parts"][0], "system");
+}

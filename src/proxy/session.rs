@@ -386,7 +386,9 @@ mod tests {
                    {"role": "assistant", "content": [{"type": "text", "text": "b"}]}]}),
             json!({"model": "m", "tools": [{"name": "u", "input_schema": {}}],
                    "system": "S2", "messages": [{"role": "user", "content": "z"}]}),
-            json!({"model": "m", "messages": []}),
+            // Emptied (an empty `system` keeps it an Anthropic body: align compares each
+            // wake with the previous one of its own wire).
+            json!({"model": "m", "system": [], "messages": []}),
         ];
         let report = crate::cache::align::analyse(
             wakes.iter().map(|w| ("w", w)),

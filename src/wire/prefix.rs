@@ -295,13 +295,15 @@ impl StablePrefix {
     }
 
     pub fn of_layout(layout: &Layout) -> StablePrefix {
-        let tools_text = array_text(&layout.tools[..layout.stable_tools]);
+        let wire = layout.wire;
+        let tools_text = array_text(wire, &layout.tools[..layout.stable_tools]);
         let system_text = if layout.system_is_string && layout.stable_system == 1 {
             as_sent(layout.system[0].value)
         } else {
-            array_text(&layout.system[..layout.stable_system])
+            array_text(wire, &layout.system[..layout.stable_system])
         };
-        let examples_text = (!layout.examples.is_empty()).then(|| array_text(&layout.examples));
+        let examples_text =
+            (!layout.examples.is_empty()).then(|| array_text(wire, &layout.examples));
         let text = framed(&tools_text, &system_text, examples_text.as_deref());
         let live = LiveZone {
             pointers: layout.live().map(|e| e.pointer.clone()).collect(),
@@ -345,13 +347,34 @@ pub fn as_sent(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn array_text(elements: &[Element]) -> String {
+/// An element's text as the cache sees it: as sent, except that a Responses input item's
+/// `id` is left out. Codex CLI names every item it sends with a fresh id per conversation
+/// (`msg_<uuid>`); the id names the item for the client's bookkeeping and is not part of
+/// the text the model reads, so two conversations with the same instructions are the same
+/// prefix.
+pub fn element_text(wire: Wire, value: &Value) -> String {
+    if wire == Wire::Responses
+        && let Value::Object(map) = value
+        && map.contains_key("id")
+        && map.contains_key("role")
+    {
+        let kept: serde_json::Map<String, Value> = map
+            .iter()
+            .filter(|(key, _)| key.as_str() != "id")
+            .map(|(key, item)| (key.clone(), item.clone()))
+            .collect();
+        return as_sent(&Value::Object(kept));
+    }
+    as_sent(value)
+}
+
+fn array_text(wire: Wire, elements: &[Element]) -> String {
     let mut out = String::from("[");
     for (i, element) in elements.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&as_sent(element.value));
+        out.push_str(&element_text(wire, element.value));
     }
     out.push(']');
     out
