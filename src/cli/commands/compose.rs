@@ -36,7 +36,7 @@ pub struct Args {
     /// Use item bodies exactly as written, without lossless compaction
     #[arg(long)]
     pub no_compact: bool,
-    /// Add `prompt_cache_key` (derived from the prefix hash) to an openai body
+    /// Add `prompt_cache_key` (derived from the prefix hash) to an openai or responses body
     #[arg(long)]
     pub cache_key: bool,
     /// Print the stable prefix's hashes and sizes (in the printed body's wire format; for
@@ -99,7 +99,11 @@ struct Tokens {
 pub enum Format {
     Text,
     Openai,
+    /// OpenAI Responses: `instructions`, flat function tools, `input` items.
+    Responses,
     Anthropic,
+    /// Gemini generateContent: `systemInstruction`, `functionDeclarations`, `contents`.
+    Gemini,
 }
 
 impl Format {
@@ -107,7 +111,9 @@ impl Format {
         match self {
             Format::Text => None,
             Format::Openai => Some(Wire::OpenAi),
+            Format::Responses => Some(Wire::Responses),
             Format::Anthropic => Some(Wire::Anthropic),
+            Format::Gemini => Some(Wire::Gemini),
         }
     }
 }
@@ -137,8 +143,9 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     for name in &composed.unused_vars {
         ui.warn(&format!("--var {name} is not used by any volatile item"));
     }
-    if args.cache_key && args.format != Format::Openai {
-        ui.warn("--cache-key applies to --format openai only; ignored");
+    let keyed = |wire: Wire| matches!(wire, Wire::OpenAi | Wire::Responses);
+    if args.cache_key && !args.format.wire().is_some_and(keyed) {
+        ui.warn("--cache-key applies to --format openai and responses only; ignored");
     }
     let model_for = |provider: Wire| {
         brief
@@ -156,7 +163,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             wants_hashes.then(|| composed.hashes().clone()),
         ),
         Some(wire) => {
-            let with_key = args.cache_key && wire == Wire::OpenAi;
+            let with_key = args.cache_key && keyed(wire);
             let stable = (with_key || wants_hashes).then(|| composed.stable_prefix(wire));
             let key = stable
                 .as_ref()
@@ -217,11 +224,7 @@ fn report<'a>(
         .map_or(0, |v| tokens::count(encoding, v));
     Report {
         brief: brief.manifest.name.clone(),
-        format: match args.format {
-            Format::Text => "text",
-            Format::Openai => "openai",
-            Format::Anthropic => "anthropic",
-        },
+        format: args.format.wire().map_or("text", Wire::as_str),
         prefix: PrefixReport {
             hash: &hashes.prefix,
             bytes: hashes.prefix_bytes(),
