@@ -292,6 +292,24 @@ fn anthropic_cache_writes_are_recorded_per_ttl_bucket() {
     assert_eq!(row["cache_write_5m_tokens"], 60);
     assert_eq!(row["cache_write_1h_tokens"], 40);
     assert_eq!(row["output_tokens"], 7);
+    // Priced per bucket: reads 0.1x, 5-minute writes 1.25x, 1-hour writes 2x of input.
+    let out = crate::common::brief()
+        .args([
+            "usage",
+            "--json",
+            "--price-input",
+            "3",
+            "--price-output",
+            "15",
+            "--ledger",
+        ])
+        .arg(&proxy.ledger)
+        .output()
+        .unwrap();
+    let usage: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cost = usage["total"]["cost"].as_f64().unwrap();
+    let expected = (12.0 * 3.0 + 2000.0 * 0.3 + 60.0 * 3.75 + 40.0 * 6.0 + 7.0 * 15.0) / 1e6;
+    assert!((cost - expected).abs() < 1e-12, "{cost} {usage}");
 }
 
 /// A Claude Code request: its session id in a header and in `metadata.user_id`, and a git

@@ -69,8 +69,12 @@ pub struct Pricing {
     pub input_per_mtok: f64,
     #[serde(default)]
     pub cached_input_per_mtok: Option<f64>,
+    /// A cache write (Anthropic: a 5-minute write).
     #[serde(default)]
     pub cache_write_per_mtok: Option<f64>,
+    /// A one-hour cache write (Anthropic's `ephemeral_1h_input_tokens`), priced apart.
+    #[serde(default)]
+    pub cache_write_1h_per_mtok: Option<f64>,
     #[serde(default)]
     pub output_per_mtok: Option<f64>,
 }

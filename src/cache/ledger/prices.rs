@@ -74,6 +74,11 @@ impl PriceResolver {
             .and_then(|p| p.cache_write_per_mtok)
             .or(facts.write_multiplier.map(|m| m * input))
             .unwrap_or(input);
+        let write_1h = brief
+            .as_ref()
+            .and_then(|p| p.cache_write_1h_per_mtok)
+            .or(facts.write_1h_multiplier.map(|m| m * input))
+            .unwrap_or(write);
         let output = self
             .output
             .or(brief.as_ref().and_then(|p| p.output_per_mtok))
@@ -82,6 +87,7 @@ impl PriceResolver {
             input,
             cached,
             write,
+            write_1h,
             output,
         })
     }

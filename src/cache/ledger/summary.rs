@@ -46,17 +46,33 @@ impl GroupBy {
 pub struct Prices {
     pub input: f64,
     pub cached: f64,
+    /// A cache write (Anthropic: a 5-minute one).
     pub write: f64,
+    /// A one-hour cache write (Anthropic), priced apart from `write`.
+    pub write_1h: f64,
     pub output: f64,
 }
 
 impl Prices {
-    /// Cost of a call's usage, and what it would have cost with no cache at all.
-    pub fn cost(&self, input: u64, cached: u64, write: u64, output: u64) -> (f64, f64) {
+    /// Cost of a call's usage, and what it would have cost with no cache at all. Of the
+    /// `write` tokens, `write_1h` were written for an hour and are priced as such.
+    pub fn cost(
+        &self,
+        input: u64,
+        cached: u64,
+        write: u64,
+        write_1h: u64,
+        output: u64,
+    ) -> (f64, f64) {
         let plain = input.saturating_sub(cached).saturating_sub(write) as f64;
         let out = output as f64 * self.output;
-        let with =
-            plain * self.input + cached as f64 * self.cached + write as f64 * self.write + out;
+        let long = write_1h.min(write);
+        let short = write - long;
+        let with = plain * self.input
+            + cached as f64 * self.cached
+            + short as f64 * self.write
+            + long as f64 * self.write_1h
+            + out;
         let without = input as f64 * self.input + out;
         (with / 1e6, without / 1e6)
     }
@@ -129,7 +145,8 @@ impl Totals {
             }
         }
         if let (Some(prices), Some(_)) = (prices, entry.input_tokens) {
-            let (with, without) = prices.cost(input, cached, write, output);
+            let write_1h = entry.cache_write_1h_tokens.unwrap_or(0);
+            let (with, without) = prices.cost(input, cached, write, write_1h, output);
             self.priced_calls = self.priced_calls.saturating_add(1);
             self.cost += with;
             self.cost_without_cache += without;
@@ -261,8 +278,19 @@ mod tests {
         input: 3.0,
         cached: 0.3,
         write: 3.75,
+        write_1h: 6.0,
         output: 15.0,
     };
+
+    #[test]
+    fn one_hour_cache_writes_are_priced_apart_from_five_minute_ones() {
+        let mut entry = call("2026-11-30T09:00:00.000Z", "aa", 2000, Some(0), Some(1000));
+        entry.cache_write_5m_tokens = Some(600);
+        entry.cache_write_1h_tokens = Some(400);
+        let (total, _) = summarise(&[entry], GroupBy::Prefix, |_| Some(PRICES));
+        let expected = (1000.0 * 3.0 + 600.0 * 3.75 + 400.0 * 6.0 + 15.0) / 1e6;
+        assert!((total.cost - expected).abs() < 1e-12, "{}", total.cost);
+    }
 
     #[test]
     fn totals_share_and_savings() {
