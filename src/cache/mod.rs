@@ -6,5 +6,6 @@ pub mod align;
 pub mod cost;
 pub mod facts;
 pub mod ledger;
+pub mod list_prices;
 pub mod probe;
 pub mod stats_report;

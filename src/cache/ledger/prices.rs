@@ -1,6 +1,8 @@
 //! Where `brief usage` gets a call's prices: the command line, else the `pricing` of the
 //! brief the call was made for (read again from its directory, since the ledger keeps no
-//! prices), else the provider's known multipliers of the input price.
+//! prices), else the dated list price of a well-known model (`cache::list_prices`); cached
+//! and cache-write prices not given come from the provider's known multipliers of the
+//! input price.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -62,7 +64,11 @@ impl PriceResolver {
     /// The prices of one call; `None` when no input price is known for it.
     pub fn prices(&mut self, entry: &Entry) -> Option<Prices> {
         let brief = self.brief_pricing(entry);
-        let input = self.input.or(brief.as_ref().map(|p| p.input_per_mtok))?;
+        let listed = crate::cache::list_prices::lookup(&entry.model);
+        let input = self
+            .input
+            .or(brief.as_ref().map(|p| p.input_per_mtok))
+            .or(listed.map(|l| l.input_per_mtok))?;
         let facts = facts::lookup(&entry.provider, &entry.model);
         let cached = self
             .cached
@@ -82,6 +88,7 @@ impl PriceResolver {
         let output = self
             .output
             .or(brief.as_ref().and_then(|p| p.output_per_mtok))
+            .or(listed.map(|l| l.output_per_mtok))
             .unwrap_or(0.0);
         Some(Prices {
             input,
