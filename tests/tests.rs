@@ -64,6 +64,7 @@ mod session_compact;
 mod session_crash;
 mod session_mcp;
 mod session_props;
+mod session_responses;
 mod session_turn;
 mod static_vars;
 mod stats_cache;

@@ -363,6 +363,7 @@ impl Session {
         let figures = self.figures_with(state.tier2_tokens, vars, &mut cache.memo)?;
         let provider = match format {
             render::Format::Openai => "openai",
+            render::Format::Responses => "responses",
             render::Format::Anthropic => "anthropic",
             render::Format::Text => "",
         };
@@ -383,6 +384,7 @@ impl Session {
         };
         let body = match format {
             render::Format::Openai => RenderedBody::Json(render::openai(&parts)),
+            render::Format::Responses => RenderedBody::Json(render::responses(&parts)),
             render::Format::Anthropic => RenderedBody::Json(render::anthropic(&parts)),
             render::Format::Text => RenderedBody::Text(render::text(&parts)),
         };

@@ -1,5 +1,6 @@
 //! Rendering a session for the next model call: Tier 1, then Tier 2, then Tier 3 as the
-//! last message, in OpenAI's or Anthropic's request body or as plain text.
+//! last message, in an OpenAI (Chat Completions or Responses) or Anthropic request body or
+//! as plain text.
 //!
 //! Tier 1 is the brief's stable prefix exactly as `compose` sends it, its worked examples
 //! (message samples) included: they open the conversation, before Tier 2, with their own
@@ -20,6 +21,9 @@ use crate::wire::{self, Message, Prompt, ToolDef};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Openai,
+    /// OpenAI Responses: Tier 2 as `input` items, tool calls as `function_call` and their
+    /// results as `function_call_output` items.
+    Responses,
     Anthropic,
     Text,
 }
@@ -127,6 +131,41 @@ fn openai_messages(group: &[&Entry]) -> Vec<Value> {
     vec![Value::Object(message)]
 }
 
+/// Responses `input` items of one Tier 2 message: a tool call is a `function_call` item and
+/// its result a `function_call_output`, both with the call's visible id as `call_id` (as
+/// Chat Completions' `tool_call_id`); the entry's visible id opens its text, as everywhere.
+fn responses_items(group: &[&Entry]) -> Vec<Value> {
+    let first = group[0];
+    if first.kind == Kind::ToolResult {
+        return vec![json!({
+            "type": "function_call_output",
+            "call_id": first.call.as_deref().unwrap_or(""),
+            "output": entry_text(first),
+        })];
+    }
+    if !is_assistant(first) {
+        return vec![json!({"role": "user", "content": entry_text(first)})];
+    }
+    let text: Vec<String> = group
+        .iter()
+        .filter(|e| e.kind == Kind::Assistant)
+        .map(|e| entry_text(e))
+        .collect();
+    let mut items = Vec::new();
+    if !text.is_empty() {
+        items.push(json!({"role": "assistant", "content": text.join("\n")}));
+    }
+    items.extend(group.iter().filter(|e| e.kind == Kind::ToolCall).map(|e| {
+        json!({
+            "type": "function_call",
+            "call_id": e.id,
+            "name": e.name.as_deref().unwrap_or(""),
+            "arguments": e.text,
+        })
+    }));
+    items
+}
+
 fn anthropic_message(group: &[&Entry]) -> Value {
     let first = group[0];
     let role = if is_assistant(first) {
@@ -185,6 +224,16 @@ pub fn openai(parts: &Parts) -> Value {
         messages.extend(openai_messages(&group));
     }
     messages.push(json!({"role": "user", "content": parts.tier3}));
+    body
+}
+
+pub fn responses(parts: &Parts) -> Value {
+    let mut body = wire::responses::body(&tier1_prompt(parts), parts.model, None);
+    let input = body["input"].as_array_mut().expect("wire makes an array");
+    for group in messages_of(parts) {
+        input.extend(responses_items(&group));
+    }
+    input.push(json!({"role": "user", "content": parts.tier3}));
     body
 }
 

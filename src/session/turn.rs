@@ -205,12 +205,13 @@ impl Session {
         }
         let format = match settings.wire {
             Wire::OpenAi => render::Format::Openai,
+            Wire::Responses => render::Format::Responses,
             Wire::Anthropic => render::Format::Anthropic,
-            other => {
-                return Err(crate::error::Error::input(format!(
-                    "a session turn cannot be sent in the {other} wire yet"
-                ))
-                .with_hint("use --provider openai or anthropic"));
+            Wire::Gemini => {
+                return Err(crate::error::Error::input(
+                    "a session turn cannot be sent in the gemini wire yet",
+                )
+                .with_hint("use --provider openai, responses or anthropic"));
             }
         };
         let body = match self.render_state(&state, format, &request.vars)?.body {
