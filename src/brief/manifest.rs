@@ -48,7 +48,8 @@ pub struct Budget {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
-    /// `openai` (any OpenAI-compatible server) or `anthropic`, in any letter case, checked
+    /// `openai` (any OpenAI-compatible server), `responses`, `anthropic` or `gemini`, in
+    /// any letter case, checked
     /// when the brief is loaded (a misspelled provider is a load error at its line).
     #[serde(deserialize_with = "provider_name")]
     pub provider: Wire,
