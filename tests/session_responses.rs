@@ -1,7 +1,8 @@
-//! `brief session turn --provider responses` and `session render --format responses`: a
-//! turn with a tool call against a scripted Responses server on loopback; the call and its
-//! result go back as `function_call` / `function_call_output` items with the call's id, and
-//! the next turn's body keeps the previous one as its prefix.
+//! `brief session turn` and `session render` in the Responses and Gemini wires: a turn with
+//! a tool call against a scripted server on loopback; the call and its result go back as
+//! `function_call` / `function_call_output` items (Gemini: `functionCall` /
+//! `functionResponse` parts) with the call's visible id, and the next turn's body keeps the
+//! previous one as its prefix.
 
 use serde_json::{Value, json};
 
@@ -134,5 +135,103 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
     assert!(
         rows.iter().all(|r| r["provider"] == "responses"),
         "{ledger}"
+    );
+}
+
+/// A Gemini SSE answer: optional text, optional function calls (without ids, as older
+/// models send them), finish reason and usage.
+fn gemini_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
+    let mut parts: Vec<Value> = text.map(|t| json!({"text": t})).into_iter().collect();
+    parts.extend(
+        calls
+            .iter()
+            .map(|(name, args)| json!({"functionCall": {"name": name, "args": args}})),
+    );
+    let chunk = json!({"candidates": [{"content": {"role": "model", "parts": parts},
+        "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 900, "cachedContentTokenCount": 768,
+                          "candidatesTokenCount": 20}});
+    Reply::sse(&format!("data: {chunk}\r\n\r\n"), &[])
+}
+
+#[test]
+fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &["--context-limit", "100000"]);
+    let server = Server::start(vec![
+        gemini_answer(
+            Some("Checking."),
+            &[("find_slot", json!({"day": "2026-12-01"}))],
+        ),
+        gemini_answer(Some("10:30 is free."), &[]),
+    ]);
+    let gemini_turn = |extra: &[&str]| {
+        brief()
+            .current_dir(root)
+            .env("XDG_STATE_HOME", root.join("state"))
+            .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+            .env("BRIEF_RETRY_BASE_MS", "1")
+            .args(["session", "turn", "s", "--provider", "gemini"])
+            .args(["--model", "gemini-test", "--base-url", &server.url()])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = gemini_turn(&["--user", "Book Ada a follow-up.", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    let visible = report["tool_calls"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(report["tool_calls"][0]["name"], "find_slot");
+    assert_eq!(report["usage"]["cached_input_tokens"], 768);
+    let out = run_in(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-result",
+            &visible,
+            "--text",
+            "10:30 is free",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = gemini_turn(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "10:30 is free.\n");
+    let requests = server.requests();
+    assert!(
+        requests[1]
+            .head
+            .starts_with("POST /v1beta/models/gemini-test:streamGenerateContent?alt=sse "),
+        "{}",
+        requests[1].head
+    );
+    let (first, second) = (requests[0].json(), requests[1].json());
+    assert_eq!(
+        first["systemInstruction"]["parts"][0],
+        second["systemInstruction"]["parts"][0]
+    );
+    let contents = second["contents"].as_array().unwrap();
+    let call = contents
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .find_map(|p| p.get("functionCall"))
+        .expect("a functionCall part");
+    assert_eq!(call["id"], visible.as_str());
+    assert_eq!(call["args"], json!({"day": "2026-12-01"}));
+    let response = contents
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .find_map(|p| p.get("functionResponse"))
+        .expect("a functionResponse part");
+    assert_eq!(response["name"], "find_slot");
+    assert_eq!(response["id"], visible.as_str());
+    assert!(
+        response["response"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("10:30 is free")
     );
 }

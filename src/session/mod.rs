@@ -365,6 +365,7 @@ impl Session {
             render::Format::Openai => "openai",
             render::Format::Responses => "responses",
             render::Format::Anthropic => "anthropic",
+            render::Format::Gemini => "gemini",
             render::Format::Text => "",
         };
         let model = self
@@ -385,6 +386,7 @@ impl Session {
         let body = match format {
             render::Format::Openai => RenderedBody::Json(render::openai(&parts)),
             render::Format::Responses => RenderedBody::Json(render::responses(&parts)),
+            render::Format::Gemini => RenderedBody::Json(render::gemini(&parts)),
             render::Format::Anthropic => RenderedBody::Json(render::anthropic(&parts)),
             render::Format::Text => RenderedBody::Text(render::text(&parts)),
         };

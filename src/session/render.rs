@@ -25,6 +25,9 @@ pub enum Format {
     /// results as `function_call_output` items.
     Responses,
     Anthropic,
+    /// Gemini generateContent: Tier 2 as `contents`, tool calls as `functionCall` parts and
+    /// their results as `functionResponse` parts.
+    Gemini,
     Text,
 }
 
@@ -166,6 +169,36 @@ fn responses_items(group: &[&Entry]) -> Vec<Value> {
     items
 }
 
+/// One Gemini `contents` entry of a Tier 2 message: a model turn holds its text and its
+/// `functionCall` parts (with the call's visible id as `id`); a tool result is a user turn
+/// with a `functionResponse` naming the call's function (looked up in `names`) and id.
+fn gemini_content(group: &[&Entry], names: &std::collections::HashMap<&str, &str>) -> Value {
+    let first = group[0];
+    if first.kind == Kind::ToolResult {
+        let call = first.call.as_deref().unwrap_or("");
+        return json!({"role": "user", "parts": [{"functionResponse": {
+            "id": call,
+            "name": names.get(call).copied().unwrap_or(""),
+            "response": {"output": entry_text(first)},
+        }}]});
+    }
+    if !is_assistant(first) {
+        return json!({"role": "user", "parts": [{"text": entry_text(first)}]});
+    }
+    let parts: Vec<Value> = group
+        .iter()
+        .map(|e| match e.kind {
+            Kind::ToolCall => json!({"functionCall": {
+                "id": e.id,
+                "name": e.name.as_deref().unwrap_or(""),
+                "args": e.arguments(),
+            }}),
+            _ => json!({"text": entry_text(e)}),
+        })
+        .collect();
+    json!({"role": "model", "parts": parts})
+}
+
 fn anthropic_message(group: &[&Entry]) -> Value {
     let first = group[0];
     let role = if is_assistant(first) {
@@ -234,6 +267,24 @@ pub fn responses(parts: &Parts) -> Value {
         input.extend(responses_items(&group));
     }
     input.push(json!({"role": "user", "content": parts.tier3}));
+    body
+}
+
+pub fn gemini(parts: &Parts) -> Value {
+    let mut body = wire::gemini::body(&tier1_prompt(parts));
+    let names: std::collections::HashMap<&str, &str> = parts
+        .tier2
+        .iter()
+        .filter(|e| e.kind == Kind::ToolCall)
+        .map(|e| (e.id.as_str(), e.name.as_deref().unwrap_or("")))
+        .collect();
+    let contents = body["contents"]
+        .as_array_mut()
+        .expect("wire makes an array");
+    for group in messages_of(parts) {
+        contents.push(gemini_content(&group, &names));
+    }
+    contents.push(json!({"role": "user", "parts": [{"text": parts.tier3}]}));
     body
 }
 

@@ -207,12 +207,7 @@ impl Session {
             Wire::OpenAi => render::Format::Openai,
             Wire::Responses => render::Format::Responses,
             Wire::Anthropic => render::Format::Anthropic,
-            Wire::Gemini => {
-                return Err(crate::error::Error::input(
-                    "a session turn cannot be sent in the gemini wire yet",
-                )
-                .with_hint("use --provider openai, responses or anthropic"));
-            }
+            Wire::Gemini => render::Format::Gemini,
         };
         let body = match self.render_state(&state, format, &request.vars)?.body {
             super::RenderedBody::Json(body) => body,
