@@ -7,7 +7,13 @@
 //!
 //! The corpus directory comes from the first argument, then `BRIEF_BENCH_CORPUS`, then
 //! `../shared/corpus/briefs` beside the crate; without one the bench says so and stops.
-//! `GUARD_BENCH_ONLY=TEXT` runs only the rows whose name contains TEXT.
+//! `GUARD_BENCH_ONLY=TEXT` runs only the rows whose name contains TEXT. Also rows of each
+//! brief against a whitespace-only variant (every `. ` widened to `.  `: every sentence is
+//! read, aligned and matched, nothing may flag).
+//!
+//! `GUARD_BENCH_PAIR=ORIGINAL,PROPOSAL` checks those two files once instead and prints the
+//! time and findings: run it under `/usr/bin/time -f %M` for the peak memory of one check
+//! (the `brief guard` command refuses texts over its input limit; the library does not).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -86,7 +92,33 @@ fn row(name: &str, pairs: &[(String, String)], min: Duration) {
     );
 }
 
+/// One check of two files (`GUARD_BENCH_PAIR=ORIGINAL,PROPOSAL`), for measuring memory.
+fn pair(spec: &str) {
+    let Some((a, b)) = spec.split_once(',') else {
+        println!("GUARD_BENCH_PAIR takes ORIGINAL,PROPOSAL");
+        return;
+    };
+    let (Ok(original), Ok(proposal)) = (std::fs::read_to_string(a), std::fs::read_to_string(b))
+    else {
+        println!("guard bench: cannot read {a} or {b}");
+        return;
+    };
+    let started = Instant::now();
+    let report = guard::check(&original, &proposal);
+    let took = started.elapsed();
+    println!(
+        "{:.2} MB in {:.2} s: {}",
+        (original.len() + proposal.len()) as f64 / 1e6,
+        took.as_secs_f64(),
+        report.summary()
+    );
+}
+
 fn main() {
+    if let Ok(spec) = std::env::var("GUARD_BENCH_PAIR") {
+        pair(&spec);
+        return;
+    }
     let dir = corpus_dir();
     let Ok(entries) = std::fs::read_dir(&dir) else {
         println!(
@@ -115,6 +147,11 @@ fn main() {
     row("corpus, brief by brief", &per_brief, second);
     let same: Vec<(String, String)> = texts.iter().map(|t| (t.clone(), t.clone())).collect();
     row("corpus, each against itself", &same, second);
+    let spaced: Vec<(String, String)> = texts
+        .iter()
+        .map(|t| (t.clone(), t.replace(". ", ".  ")))
+        .collect();
+    row("corpus, each against a whitespace variant", &spaced, second);
 
     let whole = texts.join("\n\n");
     for times in [1, 10, 100] {

@@ -155,7 +155,8 @@ fn json_reports_the_documented_fields_in_order() {
             "tokens_after",
             "dropped",
             "introduced",
-            "changed"
+            "changed",
+            "dropped_instructions"
         ]
     );
     assert_eq!(report["status"], "flagged");

@@ -54,9 +54,9 @@ const CASES: &[Case] = &[
         Value,
     ),
     flag(
-        "number word changed",
-        "A booking holds at most five passengers.",
-        "A booking holds at most six passengers.",
+        "number words swapped while both survive",
+        "Refunds take five business days. After thirty days, offer store credit.",
+        "Refunds take thirty business days. After five days, offer store credit.",
         Value,
     ),
     flag(

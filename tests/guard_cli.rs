@@ -73,8 +73,10 @@ fn json_lists_each_dropped_and_introduced_fact_with_its_position() {
             "summary",
             "dropped",
             "changed",
+            "dropped_instructions",
             "introduced",
-            "counts"
+            "counts",
+            "coverage"
         ]
     );
     assert_eq!(report["status"], "flagged");
@@ -195,4 +197,45 @@ fn dropped_facts_are_red_when_colour_is_forced() {
         "{:?}",
         stdout(&output)
     );
+}
+
+#[test]
+fn a_dropped_instruction_is_named_with_its_line_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let original = write(
+        "original.md",
+        "Be friendly.\nNever promise a delivery date to the customer.\nUse the customer's first name.\n",
+    );
+    let proposal = write(
+        "proposal.md",
+        "Be friendly.\nUse the customer's first name.\n",
+    );
+    let output = run(&["--color", "never", "guard", &original, &proposal]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!(
+            "{original}:2:1  instruction  Never promise a delivery date to the customer"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("instructions kept: 2 of 3"), "{text}");
+    assert!(text.ends_with("flagged: 1 instruction dropped\n"), "{text}");
+    let report = json(&run(&["guard", &original, &proposal, "--json"]));
+    assert_eq!(
+        report["dropped_instructions"],
+        serde_json::json!([{
+            "text": "Never promise a delivery date to the customer",
+            "line": 2,
+            "column": 1,
+            "items": [],
+            "reason": "no counterpart in the proposal (the nearest keeps 18% of its words)"
+        }])
+    );
+    assert_eq!(report["coverage"]["share"], serde_json::json!(0.667));
 }

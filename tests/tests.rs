@@ -19,12 +19,16 @@ mod credentials;
 // The crash tests need the fault switch, which only debug builds have.
 #[cfg(debug_assertions)]
 mod crash;
+mod dashboard;
 mod digest;
 mod docs;
 mod guard_accept;
+mod guard_agree;
 mod guard_bundled;
 mod guard_changes;
 mod guard_cli;
+mod guard_coverage;
+mod guard_coverage_props;
 mod guard_props;
 mod guard_table;
 mod harden_cli;
@@ -74,5 +78,6 @@ mod strict_prefix;
 mod timeouts;
 mod tool_schema;
 mod usage;
+mod usage_html;
 mod versions;
 mod versions_git;

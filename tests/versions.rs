@@ -201,7 +201,14 @@ fn discard_removes_the_proposal_and_nothing_else() {
         &[],
         2,
     );
-    let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[("price", "€80")], 1);
+    // The listing runs the guard again: this body really drops the price.
+    let id = write_proposal(
+        &dir,
+        "booking",
+        &SHORT_BOOKING.replace(", €80", ""),
+        &[("price", "€80")],
+        1,
+    );
     let out = run_in(ws.path(), &["proposals", "clinic"]);
     assert_eq!(out.status.code(), Some(0));
     insta::assert_snapshot!(stdout(&out));

@@ -1,9 +1,11 @@
 //! The cache instruments: what providers promise about caching (`facts`), what re-sending a
 //! brief costs (`cost`), measuring it
-//! (`probe`), detecting what breaks it (`align`, `volatile`) and recording every call (`ledger`).
+//! (`probe`), detecting what breaks it (`align`, `volatile`), recording every call (`ledger`)
+//! and showing it all on one page (`dashboard`).
 
 pub mod align;
 pub mod cost;
+pub mod dashboard;
 pub mod facts;
 pub mod ledger;
 pub mod list_prices;

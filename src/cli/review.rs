@@ -95,6 +95,75 @@ pub fn word_diff(ui: &Ui, old: &str, new: &str) -> String {
     out
 }
 
+/// The review screen's diff: [`word_diff`] of the two bodies with whitespace at line ends
+/// left out (trailing spaces and tabs, runs of blank lines as one), so the words that
+/// changed stand out; a closing note counts the lines that differed only there.
+pub fn review_diff(ui: &Ui, old: &str, new: &str) -> String {
+    let (old_lines, old_collapsed) = line_ends_trimmed(old);
+    let (new_lines, new_collapsed) = line_ends_trimmed(new);
+    let (old_text, new_text) = (joined(&old_lines), joined(&new_lines));
+    let raw_old: Vec<&str> = old.split('\n').collect();
+    let raw_new: Vec<&str> = new.split('\n').collect();
+    // Lines the trimmed texts share but the bodies wrote with other trailing whitespace.
+    let mut hidden = old_collapsed.abs_diff(new_collapsed);
+    let diff = similar::TextDiff::from_lines(&old_text, &new_text);
+    for op in diff.ops() {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = *op
+        {
+            hidden += (0..len)
+                .filter(|k| {
+                    let a = old_lines.get(old_index + k).map_or(0, |l| l.raw);
+                    let b = new_lines.get(new_index + k).map_or(0, |l| l.raw);
+                    raw_old.get(a) != raw_new.get(b)
+                })
+                .count();
+        }
+    }
+    let mut out = word_diff(ui, &old_text, &new_text);
+    if hidden > 0 {
+        let note = if hidden == 1 {
+            "(1 line differs only in whitespace at the line end; not shown)".to_string()
+        } else {
+            format!("({hidden} lines differ only in whitespace at the line end; not shown)")
+        };
+        out.push_str(&ui.paint(&note, Tone::Dim));
+        out.push('\n');
+    }
+    out
+}
+
+/// One line of a body with its trailing whitespace removed, and its index in the body.
+struct Trimmed<'a> {
+    text: &'a str,
+    raw: usize,
+}
+
+/// The lines of `text` without trailing spaces, tabs or carriage returns, a run of blank
+/// lines kept as one (the text's last line, empty after a final newline, always kept);
+/// and how many blank lines were left out.
+fn line_ends_trimmed(text: &str) -> (Vec<Trimmed<'_>>, usize) {
+    let raw: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<Trimmed> = Vec::with_capacity(raw.len());
+    let mut collapsed = 0;
+    for (i, line) in raw.iter().enumerate() {
+        let text = line.trim_end_matches([' ', '\t', '\r']);
+        if text.is_empty() && i + 1 < raw.len() && out.last().is_some_and(|l| l.text.is_empty()) {
+            collapsed += 1;
+            continue;
+        }
+        out.push(Trimmed { text, raw: i });
+    }
+    (out, collapsed)
+}
+
+fn joined(lines: &[Trimmed]) -> String {
+    lines.iter().map(|l| l.text).collect::<Vec<_>>().join("\n")
+}
+
 fn fold(ui: &Ui, lines: usize) -> String {
     let text = format!(
         "⋮ {lines} unchanged line{}",
@@ -118,7 +187,7 @@ pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -
     ui.outln("")?;
     ui.out(&render_guard(ui, item, &proposal.guard))?;
     ui.outln("")?;
-    ui.out(&word_diff(ui, item.body(), &proposal.body))?;
+    ui.out(&review_diff(ui, item.body(), &proposal.body))?;
     ui.outln("")?;
     ui.info(summary);
     Ok(())
@@ -129,12 +198,7 @@ pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -
 pub fn render_guard(ui: &Ui, item: &Item, report: &guard::Report) -> String {
     let mut report = report.clone();
     // Lines within a sample message stay as they are: the finding names its message.
-    for fact in report.dropped.iter_mut().filter(|f| f.in_message.is_none()) {
-        fact.line += item.body_line - 1;
-    }
-    for change in report.changed.iter_mut().filter(|c| c.in_message.is_none()) {
-        change.line += item.body_line - 1;
-    }
+    crate::cli::commands::guard::shift(&mut report, item.body_line - 1, 0);
     let original = item.path.display().to_string();
     crate::cli::commands::guard::render(&report, &original, "proposal", ui)
 }
@@ -188,4 +252,26 @@ pub fn object(status: &str, summary: &str, fields: Vec<(&'static str, Value)>) -
         map.insert(key.into(), value);
     }
     Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_at_line_ends_is_left_out_of_the_review_diff_and_counted() {
+        let ui = Ui::plain();
+        let old = "Keep answers short.   \nUse plain language.\n\n\n\nQuote prices.\n";
+        let new = "Keep answers short.\nUse simple language.\n\nQuote prices.\n";
+        let diff = review_diff(&ui, old, new);
+        assert!(diff.contains("[-plain-]{+simple+}"), "{diff}");
+        assert!(!diff.contains("[-   -]"), "{diff}");
+        assert!(
+            diff.contains("(3 lines differ only in whitespace at the line end; not shown)"),
+            "{diff}"
+        );
+        let same = review_diff(&ui, "a  \nb\n", "a\nb\n");
+        assert!(same.contains("(1 line differs only"), "{same}");
+        assert!(!same.contains("[-"), "{same}");
+    }
 }

@@ -34,6 +34,18 @@ pub fn var_map(
     map
 }
 
+/// Refuses a `--price-*` value that is not a price (negative, infinite or NaN).
+pub fn check_prices(prices: &[(&str, Option<f64>)]) -> Result<()> {
+    for (flag, value) in prices {
+        if value.is_some_and(|v| !v.is_finite() || v < 0.0) {
+            return Err(crate::error::Error::input(format!(
+                "{flag} must be a price of zero or more"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn parse_kind(text: &str) -> Result<Wire, String> {
     text.parse()
 }

@@ -17,7 +17,7 @@ pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
 
 use crate::wire::{Message, Prompt, Role};
 pub use estimate::{Estimate, Prices, estimate, prices};
-pub use proposal::{CallSettings, build, status, token_change};
+pub use proposal::{CallSettings, build, rejudge, status, token_change};
 pub use sanitize::sanitize;
 
 use crate::brief::{Brief, Item, ItemType, Policy};

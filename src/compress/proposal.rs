@@ -99,8 +99,19 @@ pub fn build(
     })
 }
 
+/// Runs the guard again on a pending proposal against the item's current body, replacing
+/// the report stored in the proposal file (plain text: it may be older than the guard, or
+/// edited). Every command that shows or acts on a proposal (`compress`, `proposals`,
+/// `review`, `accept`) judges it this way, so they agree. A body the guard refuses (a
+/// conversation sample that lost a message) keeps its stored report here; `review` and
+/// `accept` report the refusal.
+pub fn rejudge(item: &Item, proposal: &mut Proposal) -> Result<()> {
+    proposal.guard = guard::check_item(item, &proposal.body)?;
+    Ok(())
+}
+
 /// `(status, summary)` of a proposal against the item's body: `identical`, `flagged`,
-/// `longer` or `clean`.
+/// `longer` or `clean`, from the proposal's guard report (see [`rejudge`]).
 pub fn status(item: &Item, proposal: &Proposal) -> (&'static str, String) {
     let change = token_change(proposal.tokens_before, proposal.tokens_after);
     let guard = proposal.guard.summary();

@@ -10,6 +10,49 @@
 use super::hash::FxMap;
 use super::vocab::Id;
 
+/// Per sentence of a text: its distinct content ids, sorted; all sentences in one pool
+/// (a vector per sentence cost more than its words on a long text).
+#[derive(Debug, Default)]
+pub struct Content {
+    ids: Vec<Id>,
+    ends: Vec<u32>,
+}
+
+impl Content {
+    /// Adds the next sentence's ids (sorted, distinct).
+    pub fn push(&mut self, words: &[Id]) {
+        self.ids.extend_from_slice(words);
+        self.ends.push(self.ids.len() as u32);
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &[Id]> {
+        (0..self.len()).map(|i| &self[i])
+    }
+}
+
+impl std::ops::Index<usize> for Content {
+    type Output = [Id];
+
+    fn index(&self, i: usize) -> &[Id] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.ids[start..self.ends[i] as usize]
+    }
+}
+
+impl From<&[Vec<Id>]> for Content {
+    fn from(sentences: &[Vec<Id>]) -> Self {
+        let mut content = Content::default();
+        for words in sentences {
+            content.push(words);
+        }
+        content
+    }
+}
+
 /// At most this many candidate sentences per word.
 const CAP: usize = 16;
 
@@ -21,7 +64,7 @@ pub type Match = Option<(usize, bool)>;
 /// For each sentence of `from` (its distinct content stems), the best sentence of `to`,
 /// or `None` when no sentence of `to` shares at least half of the smaller one's words
 /// (and two words, unless one sentence has only one or two).
-pub fn best(from: &[Vec<Id>], to: &[Vec<Id>]) -> Vec<Match> {
+pub fn best(from: &Content, to: &Content) -> Vec<Match> {
     let index = Postings::new(to);
     // Sentences with exactly the same words: an unchanged sentence finds its copy without
     // scoring (a copy shares every word and has none of its own, so it would win anyway;
@@ -29,7 +72,7 @@ pub fn best(from: &[Vec<Id>], to: &[Vec<Id>]) -> Vec<Match> {
     let mut copies: FxMap<&[Id], Vec<u32>> = FxMap::default();
     for (i, words) in to.iter().enumerate() {
         if !words.is_empty() {
-            copies.entry(words.as_slice()).or_default().push(i as u32);
+            copies.entry(words).or_default().push(i as u32);
         }
     }
     let mut score = vec![0u32; to.len()];
@@ -41,7 +84,7 @@ pub fn best(from: &[Vec<Id>], to: &[Vec<Id>]) -> Vec<Match> {
         } else {
             f * to.len().saturating_sub(1) / (from.len() - 1)
         };
-        if let Some(same) = copies.get(words.as_slice()) {
+        if let Some(same) = copies.get(words) {
             let at = same.partition_point(|&p| (p as usize) < expected);
             let nearest = [at.checked_sub(1), Some(at)]
                 .into_iter()
@@ -117,12 +160,7 @@ pub fn best(from: &[Vec<Id>], to: &[Vec<Id>]) -> Vec<Match> {
 /// a link when both sides chose each other, or when it is strong and brings words the
 /// other side's own choice lacks (two sentences merged into one, one split in two). A
 /// deleted sentence is not linked to a sentence that merely shares some of its words.
-pub fn groups(
-    best: &[Match],
-    back: &[Match],
-    mine: &[Vec<Id>],
-    theirs: &[Vec<Id>],
-) -> Vec<Vec<usize>> {
+pub fn groups(best: &[Match], back: &[Match], mine: &Content, theirs: &Content) -> Vec<Vec<usize>> {
     // Whether `words` share with `other` a word that `rival` does not have.
     let adds = |words: &[Id], other: &[Id], rival: &[Id]| {
         words
@@ -162,7 +200,7 @@ struct Postings {
 }
 
 impl Postings {
-    fn new(to: &[Vec<Id>]) -> Self {
+    fn new(to: &Content) -> Self {
         let len = to.iter().flatten().max().map_or(0, |&m| m as usize + 1);
         let mut starts = vec![0u32; len + 1];
         for &w in to.iter().flatten() {
@@ -222,7 +260,7 @@ mod tests {
             s(&["ship", "free"]),
         ];
         assert_eq!(
-            best(&a, &b),
+            best(&Content::from(&a[..]), &Content::from(&b[..])),
             [Some((1, false)), Some((2, false)), Some((0, false))]
         );
     }
@@ -230,6 +268,7 @@ mod tests {
     #[test]
     fn repeated_text_aligns_to_the_copy_at_the_same_place() {
         let a: Vec<Vec<Id>> = (0..100).map(|_| s(&["same", "words"])).collect();
+        let a = Content::from(&a[..]);
         let got = best(&a, &a);
         assert!(
             got.iter()
@@ -243,6 +282,6 @@ mod tests {
     fn a_sentence_sharing_too_little_is_not_aligned() {
         let a = [s(&["alpha", "beta", "gamma", "delta"])];
         let b = [s(&["alpha", "x", "y", "z"])];
-        assert_eq!(best(&a, &b), [None]);
+        assert_eq!(best(&Content::from(&a[..]), &Content::from(&b[..])), [None]);
     }
 }

@@ -122,38 +122,6 @@ pub fn version(text: &str) -> String {
     text.trim_start_matches(['v', 'V']).to_ascii_lowercase()
 }
 
-/// The value of an English number word from zero to twenty.
-pub fn number_word(word: &str) -> Option<u8> {
-    const WORDS: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
-    let word = word.to_ascii_lowercase();
-    WORDS
-        .iter()
-        .position(|w| *w == word)
-        .and_then(|n| u8::try_from(n).ok())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,9 +161,6 @@ mod tests {
         assert_eq!(time("15:00:00"), "15:00:00");
         assert_eq!(time("15:00:00.5"), "15:00:00.5");
         assert_eq!(version("v2.3.1"), "2.3.1");
-        assert_eq!(number_word("Twelve"), Some(12));
-        assert_eq!(number_word("twenty"), Some(20));
-        assert_eq!(number_word("dozen"), None);
         assert_eq!(period("mo"), "month");
         assert_eq!(period("User"), "user");
         assert_eq!(currency("€"), "EUR");

@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::code::code_spans;
-use super::numbers;
 use super::patterns::{self, Found};
 use super::{Class, Fact};
+use super::{identifiers, numbers, quantities};
 
 /// The facts of a text, and what a fact of another text is looked up in.
 #[derive(Debug)]
@@ -25,15 +25,16 @@ pub struct Extracted<'t> {
     pub code: HashSet<String>,
     /// Every prose fact, repeats included, in text order: what the second layer binds.
     pub occurrences: Vec<Found>,
-    /// The text with code, URLs, e-mail addresses and placeholders blanked: the prose the
-    /// second layer reads words from.
-    pub view: String,
-    text: &'t str,
-    /// The text with every fact blanked: where number words are looked for.
-    rest: String,
+    /// Every code block and inline code span, repeats included, in text order.
+    pub code_found: Vec<Found>,
+    /// Code, URLs, e-mail addresses and placeholders, sorted: what the second and third
+    /// layers do not read words from.
+    pub hidden: Vec<Range<usize>>,
+    /// The text itself.
+    pub text: &'t str,
     /// Where code content is: scanned for facts only when a lookup needs it.
     inner: Vec<Range<usize>>,
-    in_code: OnceCell<(Keys, String)>,
+    in_code: OnceCell<Keys>,
     in_words: OnceCell<Keys>,
 }
 
@@ -72,43 +73,38 @@ impl Extend<(Class, String)> for Keys {
 
 impl Extracted<'_> {
     /// Whether the text has a non-code fact of this class and canonical form: as a fact,
-    /// inside code (a value moved into backticks) or, for a number from 0 to 20, as a
-    /// word (`twelve`). The last two are scanned for on the first lookup that needs them:
-    /// most facts of a faithful rewrite are found among the facts themselves.
+    /// inside code (a value moved into backticks) or, for a number, as a word that is not
+    /// a fact itself (`one of`, `single`). The last two are scanned for on the first lookup
+    /// that needs them: most facts of a faithful rewrite are found among the facts.
     pub fn has(&self, class: Class, canonical: &str) -> bool {
         if self.keys.contains(class, canonical) {
             return true;
         }
-        let (in_code, _) = self.in_code();
-        if in_code.contains(class, canonical) {
+        if self.in_code().contains(class, canonical) {
             return true;
         }
         class == Class::Numeric
-            && canonical
-                .trim_end_matches('%')
-                .parse::<u8>()
-                .is_ok_and(|n| n <= 20)
+            && canonical.trim_end_matches('%').parse::<u64>().is_ok()
             && self.in_words().contains(class, canonical)
     }
 
-    fn in_code(&self) -> &(Keys, String) {
+    fn in_code(&self) -> &Keys {
         self.in_code.get_or_init(|| {
             let mut keys = Keys::default();
-            if self.inner.is_empty() {
-                return (keys, String::new());
+            if !self.inner.is_empty() {
+                let (inner, _) = scan(joined(self.text, &self.inner));
+                keys.extend(inner.into_iter().map(|f| (f.kind.class(), f.canonical)));
             }
-            let (inner, rest) = scan(joined(self.text, &self.inner));
-            keys.extend(inner.into_iter().map(|f| (f.kind.class(), f.canonical)));
-            (keys, rest)
+            keys
         })
     }
 
+    /// Every number written as a word anywhere in the text, counts or not (`one of`,
+    /// `single`), code included: only ever looked up in.
     fn in_words(&self) -> &Keys {
         self.in_words.get_or_init(|| {
             let mut keys = Keys::default();
-            for text in [&self.rest, &self.in_code().1] {
-                keys.extend(numbers::number_words(text).map(|n| (Class::Numeric, n)));
-            }
+            keys.extend(quantities::spellings(self.text).map(|n| (Class::Numeric, n)));
             keys
         })
     }
@@ -118,11 +114,10 @@ pub fn extract(text: &str) -> Extracted<'_> {
     let code = code_spans(text);
     let mut prose = text.to_string();
     blank(&mut prose, &code.spans);
-    let mut view = prose.clone();
-    let (mut found, rest) = scan(prose);
-    let mut occurrences = found.clone();
+    // The blanked copy is only needed while the passes run.
+    let (mut occurrences, _) = scan(prose);
     occurrences.sort_by_key(|f| (f.start, f.end));
-    let hidden: Vec<Range<usize>> = occurrences
+    let mut hidden: Vec<Range<usize>> = occurrences
         .iter()
         .filter(|f| {
             matches!(
@@ -131,28 +126,40 @@ pub fn extract(text: &str) -> Extracted<'_> {
             )
         })
         .map(|f| f.start..f.end)
+        .chain(code.spans.iter().cloned())
         .collect();
-    blank(&mut view, &hidden);
+    hidden.sort_by_key(|r| r.start);
     let mut keys = Keys::default();
-    keys.extend(found.iter().map(|f| (f.kind.class(), f.canonical.clone())));
-    let code_set = code.found.iter().map(|f| f.canonical.clone()).collect();
-    found.extend(code.found);
-    found.sort_by_key(|f| (f.start, f.end));
-    let mut seen = HashSet::new();
-    let first: Vec<bool> = found
+    keys.extend(
+        occurrences
+            .iter()
+            .map(|f| (f.kind.class(), f.canonical.clone())),
+    );
+    // Identifiers are compared with code: a name that lost or gained its backticks stays.
+    let code_set = code
+        .found
         .iter()
-        .map(|f| seen.insert((f.kind.class(), f.canonical.as_str())))
+        .chain(
+            occurrences
+                .iter()
+                .filter(|f| f.kind == super::Kind::Identifier),
+        )
+        .map(|f| f.canonical.clone())
         .collect();
-    let mut first = first.into_iter();
-    found.retain(|_| first.next().unwrap_or(false));
+    let mut all: Vec<&Found> = occurrences.iter().chain(&code.found).collect();
+    all.sort_by_key(|f| (f.start, f.end));
+    let mut seen = HashSet::new();
+    all.retain(|f| seen.insert((f.kind.class(), f.canonical.as_str())));
+    let facts = located(text, &all);
+    drop(seen);
     Extracted {
-        facts: located(text, found),
+        facts,
         keys,
         code: code_set,
         occurrences,
-        view,
+        code_found: code.found,
+        hidden,
         text,
-        rest,
         inner: code.inner,
         in_code: OnceCell::new(),
         in_words: OnceCell::new(),
@@ -163,10 +170,11 @@ pub fn extract(text: &str) -> Extracted<'_> {
 /// every found span (and Markdown structure) blanked.
 fn scan(text: String) -> (Vec<Found>, String) {
     type Pass = fn(&str, &mut Vec<Found>);
-    const PASSES: [Pass; 4] = [
+    const PASSES: [Pass; 5] = [
         patterns::urls,
         patterns::emails,
         patterns::placeholders,
+        identifiers::identifiers,
         patterns::prices,
     ];
     let mut found = Vec::new();
@@ -179,10 +187,12 @@ fn scan(text: String) -> (Vec<Found>, String) {
     }
     let structure = numbers::structure(&text);
     blank(&mut text, &structure);
-    let before = found.len();
-    numbers::numbers(&text, &mut found);
-    let spans: Vec<Range<usize>> = found[before..].iter().map(|f| f.start..f.end).collect();
-    blank(&mut text, &spans);
+    for pass in [numbers::numbers as Pass, quantities::facts] {
+        let before = found.len();
+        pass(&text, &mut found);
+        let spans: Vec<Range<usize>> = found[before..].iter().map(|f| f.start..f.end).collect();
+        blank(&mut text, &spans);
+    }
     (found, text)
 }
 
@@ -221,7 +231,7 @@ fn joined(text: &str, spans: &[Range<usize>]) -> String {
 
 /// Turns found spans (sorted by start) into facts with 1-based line and character column,
 /// walking the text once.
-fn located(text: &str, found: Vec<Found>) -> Vec<Fact> {
+fn located(text: &str, found: &[&Found]) -> Vec<Fact> {
     let bytes = text.as_bytes();
     let mut facts = Vec::with_capacity(found.len());
     let (mut at, mut line, mut column) = (0usize, 1usize, 1usize);
@@ -239,7 +249,7 @@ fn located(text: &str, found: Vec<Found>) -> Vec<Fact> {
         facts.push(Fact {
             kind: f.kind,
             value: text[f.start..f.end].to_string(),
-            canonical: f.canonical,
+            canonical: f.canonical.clone(),
             line,
             column,
             offset: f.start,

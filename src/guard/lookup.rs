@@ -33,21 +33,44 @@ pub struct Phrase<T> {
 }
 
 /// Flags of a word in one language (bits of [`Info::flags`]).
-pub const FUNCTION: u16 = 1;
-pub const STOP: u16 = 1 << 1;
-pub const VERB: u16 = 1 << 2;
-pub const MODAL_SKIP: u16 = 1 << 3;
-pub const WHETHER: u16 = 1 << 4;
-pub const NOT_NEGATION: u16 = 1 << 5;
-pub const BOUND_SKIP: u16 = 1 << 6;
+pub const FUNCTION: u32 = 1;
+pub const STOP: u32 = 1 << 1;
+pub const VERB: u32 = 1 << 2;
+pub const MODAL_SKIP: u32 = 1 << 3;
+pub const WHETHER: u32 = 1 << 4;
+pub const NOT_NEGATION: u32 = 1 << 5;
+pub const BOUND_SKIP: u32 = 1 << 6;
 /// A one-word bound or constraint word: not content, not a noun.
-pub const BOUND_WORD: u16 = 1 << 7;
+pub const BOUND_WORD: u32 = 1 << 7;
 /// A frequent word of a language without a table.
-pub const FOREIGN_WORD: u16 = 1 << 8;
+pub const FOREIGN_WORD: u32 = 1 << 8;
 /// Carries content: none of the above kinds of word, and starts with a letter or digit.
-pub const CONTENT: u16 = 1 << 9;
+pub const CONTENT: u32 = 1 << 9;
 /// Can carry a condition as a phrase (`for an exchange`).
-pub const CARRIER: u16 = 1 << 10;
+pub const CARRIER: u32 = 1 << 10;
+/// The third layer's words (see [`Instructions`](super::lexicon::Instructions)).
+pub const IMPERATIVE: u32 = 1 << 11;
+pub const LEAD: u32 = 1 << 12;
+pub const OBJECT_START: u32 = 1 << 13;
+pub const AUXILIARY: u32 = 1 << 14;
+pub const FILLER: u32 = 1 << 15;
+pub const META: u32 = 1 << 16;
+pub const LIST_JOINER: u32 = 1 << 17;
+pub const CLAUSE_JOINER: u32 = 1 << 18;
+pub const HEDGE: u32 = 1 << 19;
+pub const ORDER: u32 = 1 << 20;
+pub const SEQUENCE: u32 = 1 << 21;
+
+/// What a phrase of the third layer's lists says about the unit it is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cue {
+    /// A requirement or an order of steps: the unit is instruction-bearing.
+    Requirement,
+    /// A courtesy (`thank you`): at a unit's start, the unit is not an instruction.
+    Courtesy,
+    /// The agent addressed as subject (`you`, `your task`).
+    Addressee,
+}
 
 /// No phrase list / no number.
 pub const NONE: u32 = u32::MAX;
@@ -55,13 +78,15 @@ pub const NONE: u32 = u32::MAX;
 /// What one word is in one language.
 #[derive(Debug, Clone, Copy)]
 pub struct Info {
-    pub flags: u16,
+    pub flags: u32,
     /// The value of a number word, or [`NONE`].
     pub number: u32,
     /// Indices into [`Lookup::marks`], [`Lookup::before`], [`Lookup::after`], or [`NONE`].
     pub marks: u32,
     pub before: u32,
     pub after: u32,
+    /// Index into [`Lookup::cues`], or [`NONE`].
+    pub cues: u32,
 }
 
 impl Default for Info {
@@ -72,12 +97,13 @@ impl Default for Info {
             marks: NONE,
             before: NONE,
             after: NONE,
+            cues: NONE,
         }
     }
 }
 
 impl Info {
-    pub fn has(&self, flag: u16) -> bool {
+    pub fn has(&self, flag: u32) -> bool {
         self.flags & flag != 0
     }
 }
@@ -91,6 +117,12 @@ pub struct Lookup {
     pub before: Vec<Vec<Phrase<(bool, bool)>>>,
     /// Bounds after a number starting with one word, longest first: upper.
     pub after: Vec<Vec<Phrase<bool>>>,
+    /// The third layer's phrases starting with one word, longest first.
+    pub cues: Vec<Vec<Phrase<Cue>>>,
+    /// A word's synonym group, by the group's first word.
+    pub synonyms: FxMap<&'static str, &'static str>,
+    /// A verb's particle and the word the two mean together (`send` → `back`, `return`).
+    pub phrasal: FxMap<&'static str, (&'static str, &'static str)>,
 }
 
 /// Adds `phrase` to the list of `lists` that `slot` (an [`Info`] field) points at,
@@ -106,7 +138,7 @@ fn push<T>(lists: &mut Vec<Vec<Phrase<T>>>, slot: &mut u32, phrase: Phrase<T>) {
 impl Lookup {
     fn new(lang: &'static Language) -> Self {
         let mut words: FxMap<&'static str, Info> = FxMap::default();
-        let mut flag = |list: &[&'static str], f: u16| {
+        let mut flag = |list: &[&'static str], f: u32| {
             for w in list {
                 words.entry(w).or_default().flags |= f;
             }
@@ -120,6 +152,18 @@ impl Lookup {
         flag(lang.bound_skip, BOUND_SKIP);
         flag(FOREIGN, FOREIGN_WORD);
         flag(lang.condition_carriers, CARRIER);
+        let ins = lang.instructions;
+        flag(ins.imperative_verbs, IMPERATIVE);
+        flag(ins.imperative_lead, LEAD);
+        flag(ins.object_starts, OBJECT_START);
+        flag(ins.auxiliaries, AUXILIARY);
+        flag(ins.filler, FILLER);
+        flag(ins.meta, META);
+        flag(ins.list_joiners, LIST_JOINER);
+        flag(ins.clause_joiners, CLAUSE_JOINER);
+        flag(ins.hedge_conditions, HEDGE);
+        flag(ins.order, ORDER);
+        flag(ins.sequence, SEQUENCE);
         for &(w, n) in lang.numbers {
             words.entry(w).or_default().number = n;
         }
@@ -178,6 +222,31 @@ impl Lookup {
                 );
             }
         }
+        let mut cues = Vec::new();
+        for (list, what) in [
+            (ins.requirement, Cue::Requirement),
+            (ins.courtesy, Cue::Courtesy),
+            (ins.addressee, Cue::Addressee),
+        ] {
+            for phrase in list {
+                let w = split(phrase);
+                let info = words.entry(w[0]).or_default();
+                push(&mut cues, &mut info.cues, Phrase { words: w, what });
+            }
+        }
+        for list in &mut cues {
+            list.sort_by_key(|p: &Phrase<Cue>| std::cmp::Reverse(p.words.len()));
+        }
+        let synonyms = ins
+            .synonyms
+            .iter()
+            .flat_map(|group| group.iter().map(move |w| (*w, group[0])))
+            .collect();
+        let phrasal = ins
+            .phrasal
+            .iter()
+            .map(|&(verb, particle, means)| (verb, (particle, means)))
+            .collect();
         for list in &mut marks {
             list.sort_by_key(|p: &Phrase<Mark>| std::cmp::Reverse(p.words.len()));
         }
@@ -193,6 +262,9 @@ impl Lookup {
             marks,
             before,
             after,
+            cues,
+            synonyms,
+            phrasal,
         }
     }
 

@@ -2,7 +2,9 @@
 //! conditions, time limits, absolutes.
 
 use super::bind::matches_at;
-use super::lookup::{CARRIER, CONTENT, Lookup, MODAL_SKIP, Mark, NONE, NOT_NEGATION, WHETHER};
+use super::lookup::{
+    CARRIER, CONTENT, HEDGE, Lookup, MODAL_SKIP, Mark, NONE, NOT_NEGATION, STOP, WHETHER,
+};
 use super::reading::{Constraints, Modal};
 use super::vocab::Vocab;
 use super::words::{Tok, Token};
@@ -68,6 +70,10 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
                 c.condition.push(at);
             }
             Mark::Exception => c.exception.push(at),
+            Mark::Condition if hedge(toks, i + len, vocab) => {
+                // `if at all possible`, `if appropriate`: a hedge, as `where possible`.
+                c.partial.push(at);
+            }
             Mark::Condition => {
                 let whether = i > 0 && word(i - 1).is_some_and(|b| vocab.info(b).has(WHETHER));
                 if !whether {
@@ -90,7 +96,42 @@ pub fn constraints(toks: &[Token], consumed: &[bool], vocab: &Vocab, lk: &Lookup
         }
         i += len;
     }
+    // A clause before a colon sets the condition for what follows it (`No movement for 7
+    // days: escalate` = `If there is no movement for 7 days, escalate`).
+    if let Some(colon) = toks.iter().position(|t| t.tok == Tok::Mark(':')) {
+        c.carried.extend(
+            toks[..colon]
+                .iter()
+                .filter_map(Token::id)
+                .filter(|&w| vocab.info(w).has(CONTENT))
+                .map(|w| vocab.stem(w))
+                .take(8),
+        );
+    }
     c
+}
+
+/// Whether the clause after a condition word is only a hedge (`at all possible`, `it is
+/// feasible`, `appropriate`): at most four words up to the clause's end, the last a hedge
+/// word, the others stop words, `at`, `all` or hedges.
+fn hedge(toks: &[Token], from: usize, vocab: &Vocab) -> bool {
+    let clause: Vec<u32> = toks
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|t| !matches!(t.tok, Tok::Mark(_)))
+        .take(5)
+        .map_while(Token::id)
+        .collect();
+    let ends = toks
+        .get(from + clause.len())
+        .is_none_or(|t| matches!(t.tok, Tok::Mark(_)));
+    ends && (1..=4).contains(&clause.len())
+        && clause.last().is_some_and(|&w| vocab.info(w).has(HEDGE))
+        && clause.iter().all(|&w| {
+            let info = vocab.info(w);
+            info.has(HEDGE) || info.has(STOP) || matches!(vocab.word(w), "all" | "at")
+        })
 }
 
 /// The content stems of the clause starting at `toks[from]`, up to its punctuation.

@@ -34,7 +34,8 @@ pub fn missing(from: &Extracted, other: &Extracted, other_text: &str) -> Vec<Fac
 
 /// Which of the code facts at `indices` occur in `text` where they fit: a block's code
 /// as whole lines (after any indentation or quote markers), inline code as a whole token
-/// (`id` is not found in `provide`). One pass over the marked text for all of them.
+/// (`id` is not found in `provide`), as is an identifier. One pass over the marked text
+/// for all of them.
 fn found_in_text(facts: &[Fact], indices: &[usize], text: &str) -> Vec<usize> {
     let (blocks, tokens): (Vec<usize>, Vec<usize>) = indices
         .iter()

@@ -1,7 +1,7 @@
 //! The guard on a conversation sample: message by message, the proposal keeping every
 //! message and its role.
 
-use super::{Change, Fact, Report, check};
+use super::{Change, DroppedInstruction, Fact, Report, check};
 
 /// The guard on an item's body and a proposed body. A `format: messages` sample is
 /// compared message by message: the proposal must be a messages body with as many
@@ -87,6 +87,17 @@ pub fn check_messages(
                 in_message: label.clone(),
                 ..c
             }));
+        report
+            .dropped_instructions
+            .extend(
+                one.dropped_instructions
+                    .into_iter()
+                    .map(|d| DroppedInstruction {
+                        in_message: label.clone(),
+                        ..d
+                    }),
+            );
+        report.coverage.add(&one.coverage);
         for (kind, n) in one.counts {
             *report.counts.entry(kind).or_default() += n;
         }

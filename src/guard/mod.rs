@@ -17,8 +17,10 @@ mod bind;
 mod canon;
 mod changes;
 mod code;
+mod coverage;
 mod extract;
 mod hash;
+mod identifiers;
 pub mod lexicon;
 mod lookup;
 mod marks;
@@ -26,8 +28,11 @@ mod matching;
 mod messages;
 mod numbers;
 mod patterns;
+mod quantities;
 mod reading;
+mod report;
 mod search;
+mod stored;
 mod units;
 mod vocab;
 mod words;
@@ -36,6 +41,7 @@ use std::collections::BTreeMap;
 
 pub use changes::{Change, ChangeKind};
 pub use messages::{check_item, check_messages};
+pub use report::{Coverage, DroppedInstruction, Report, changes_json, coverage_json, to_json};
 
 use serde::{Deserialize, Serialize};
 
@@ -52,13 +58,17 @@ use serde::{Deserialize, Serialize};
 /// - `email`: lowercased.
 /// - `placeholder`: `{{name}}`, `{% … %}` or `${VAR}` with whitespace inside the
 ///   delimiters trimmed and collapsed (`{{ name }}` = `{{name}}`).
+/// - `identifier`: a `snake_case`, `camelCase` or dotted name, a file path, an environment
+///   variable or a command-line flag outside backticks, byte-exact; compared with code, so
+///   `` `lookup_order` `` and `lookup_order` are one fact, found as a whole token.
 /// - `price`: currency code, amount without separators or trailing zero cents, optional
 ///   range end and period (`$1,200.00` = `USD 1200`; `$50-200/mo` = `USD 50-200/month`).
 /// - `number`, `date`, `time`, `version`, `ip_address`: compared with each other; a number
 ///   loses its thousands separators and unit (`1,200` = `1200`, `7s` = `7`), `K`/`M`/`B`
 ///   multiply (`45K` = `45000`), a percentage keeps its sign (`15%` = `15 percent`), a
 ///   version loses its `v` (`v2.3.1` = `2.3.1`), a time its spaces and dots
-///   (`3 PM` = `3pm`). Number words from zero to twenty count as their digits.
+///   (`3 PM` = `3pm`). Numbers written as words are numbers (`seven` = `7`, `a hundred`
+///   = `100`, `twice` = `2`; `one` and `once` only where they count something).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -67,6 +77,8 @@ pub enum Kind {
     Url,
     Email,
     Placeholder,
+    /// A name, path, environment variable or flag written outside backticks.
+    Identifier,
     Price,
     Date,
     Time,
@@ -84,6 +96,7 @@ impl Kind {
             Kind::Url => "url",
             Kind::Email => "email",
             Kind::Placeholder => "placeholder",
+            Kind::Identifier => "identifier",
             Kind::Price => "price",
             Kind::Date => "date",
             Kind::Time => "time",
@@ -98,7 +111,7 @@ impl Kind {
     /// them is a guess from the text alone.
     pub(crate) fn class(self) -> Class {
         match self {
-            Kind::CodeBlock | Kind::InlineCode => Class::Code,
+            Kind::CodeBlock | Kind::InlineCode | Kind::Identifier => Class::Code,
             Kind::Url => Class::Url,
             Kind::Email => Class::Email,
             Kind::Placeholder => Class::Placeholder,
@@ -143,245 +156,185 @@ pub struct Fact {
     pub in_message: Option<String>,
 }
 
-/// What [`check`] found. Each fact is listed once, at its first occurrence, in text order.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Report {
-    /// Facts of the original that the proposal does not contain (positions in the original).
-    pub dropped: Vec<Fact>,
-    /// Facts of the proposal that the original does not contain (positions in the proposal).
-    pub introduced: Vec<Fact>,
-    /// Values that survive but are bound to something else, and constraints that were
-    /// lost or reversed (the second layer).
-    #[serde(default)]
-    pub changed: Vec<Change>,
-    /// How many distinct facts of each kind the original has: what was checked.
-    pub counts: BTreeMap<Kind, usize>,
-}
-
-impl Report {
-    /// Nothing was dropped or changed. Introduced facts are listed but do not make a
-    /// report flagged.
-    pub fn is_clean(&self) -> bool {
-        self.dropped.is_empty() && self.changed.is_empty()
-    }
-
-    /// Every flag as one line (`price $40`, `negation: negation `not` was lost`): what an
-    /// accept with `--allow-flags` records in the version.
-    pub fn flag_lines(&self) -> Vec<String> {
-        let within = |m: &Option<String>| m.as_ref().map_or(String::new(), |m| format!("{m}: "));
-        let dropped = self
-            .dropped
-            .iter()
-            .map(|f| format!("{}{} {}", within(&f.in_message), f.kind.name(), f.value));
-        let changed = self.changed.iter().map(|c| {
-            format!(
-                "{}changed {}: {}",
-                within(&c.in_message),
-                c.kind.name(),
-                c.message
-            )
-        });
-        dropped.chain(changed).collect()
-    }
-
-    /// The number of distinct facts checked in the original.
-    pub fn checked(&self) -> usize {
-        self.counts.values().sum()
-    }
-
-    /// One line saying what happened, e.g.
-    /// `flagged: 2 of 31 facts dropped (1 price, 1 url); 1 changed (1 bound); 1 introduced (1 price)`.
-    pub fn summary(&self) -> String {
-        let checked = self.checked();
-        let mut text = if self.dropped.is_empty() && !self.changed.is_empty() {
-            let n = self.changed.len();
-            format!(
-                "flagged: {n} {} changed ({})",
-                if n == 1 {
-                    "fact or constraint"
-                } else {
-                    "facts or constraints"
-                },
-                change_tally(&self.changed)
-            )
-        } else if self.dropped.is_empty() {
-            match checked {
-                0 => "clean: the original has no facts to check".to_string(),
-                1 => "clean: the one fact of the original survives".to_string(),
-                n => format!("clean: all {n} facts of the original survive"),
-            }
-        } else {
-            format!(
-                "flagged: {} of {checked} {} dropped ({})",
-                self.dropped.len(),
-                if checked == 1 { "fact" } else { "facts" },
-                tally(&self.dropped)
-            )
-        };
-        if !self.dropped.is_empty() && !self.changed.is_empty() {
-            text.push_str(&format!(
-                "; {} changed ({})",
-                self.changed.len(),
-                change_tally(&self.changed)
-            ));
-        }
-        if !self.introduced.is_empty() {
-            text.push_str(&format!(
-                "; {} introduced ({})",
-                self.introduced.len(),
-                tally(&self.introduced)
-            ));
-        }
-        text
-    }
-}
-
-/// `1 price, 2 number` — facts counted by kind, in kind order.
-fn tally(facts: &[Fact]) -> String {
-    let mut by_kind: BTreeMap<Kind, usize> = BTreeMap::new();
-    for fact in facts {
-        *by_kind.entry(fact.kind).or_default() += 1;
-    }
-    by_kind
-        .iter()
-        .map(|(kind, n)| format!("{n} {}", kind.name()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `1 bound, 2 negation` — changes counted by kind, in kind order.
-fn change_tally(changes: &[Change]) -> String {
-    let mut by_kind: BTreeMap<ChangeKind, usize> = BTreeMap::new();
-    for change in changes {
-        *by_kind.entry(change.kind).or_default() += 1;
-    }
-    by_kind
-        .iter()
-        .map(|(kind, n)| format!("{n} {}", kind.name()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Compares `original` and `proposal`: which facts of the original the proposal dropped,
-/// which survive with another binding or lost a constraint, and which facts the proposal
-/// introduced.
+/// which survive with another binding or lost a constraint, which instructions have no
+/// counterpart, and which facts the proposal introduced.
 pub fn check(original: &str, proposal: &str) -> Report {
     let original_facts = extract::extract(original);
     let proposal_facts = extract::extract(proposal);
     let dropped = matching::missing(&original_facts, &proposal_facts, proposal);
     let introduced = matching::missing(&proposal_facts, &original_facts, original);
-    // A text is identical to itself: nothing can have moved or flipped.
-    let changed = if original == proposal {
-        Vec::new()
-    } else {
-        second_layer(
-            original,
-            proposal,
-            &original_facts,
-            &proposal_facts,
-            &dropped,
-        )
-    };
+    let deeper = deeper(
+        original,
+        proposal,
+        &original_facts,
+        &proposal_facts,
+        &dropped,
+    );
     let mut counts = BTreeMap::new();
     for fact in &original_facts.facts {
         *counts.entry(fact.kind).or_default() += 1;
     }
+    let mut coverage = deeper.coverage;
+    coverage.original_chars = original.chars().count();
+    coverage.proposal_chars = proposal.chars().count();
     Report {
         dropped,
         introduced,
-        changed,
+        changed: deeper.changed,
+        dropped_instructions: deeper.instructions,
         counts,
+        coverage,
     }
 }
 
-/// Both texts are read in the original's language; a language without a table gets only
-/// the language-neutral comparison of units.
-fn second_layer(
+/// What the second and third layers found.
+struct Deeper {
+    changed: Vec<Change>,
+    instructions: Vec<DroppedInstruction>,
+    coverage: Coverage,
+}
+
+/// The second and third layers, on one reading of each text. Both texts are read in the
+/// original's language; a language without a table gets only the language-neutral
+/// comparison of values and no instruction check. A text identical to its proposal is
+/// read once: nothing can have moved, flipped or gone, but its instructions are counted.
+/// Each text is read sentence by sentence, so its tokens are never all held at once.
+fn deeper(
     original: &str,
     proposal: &str,
     original_facts: &extract::Extracted,
     proposal_facts: &extract::Extracted,
     dropped: &[Fact],
-) -> Vec<Change> {
-    /// Enough words to tell the language; a sample keeps detection cheap on a long text.
-    const SAMPLE: usize = 4000;
+) -> Deeper {
+    let identical = original == proposal;
     let mut vocab = vocab::Vocab::default();
-    let mut o = reading::tokenize(original_facts, &mut vocab);
-    let sample = o
-        .tokens
-        .tokens
-        .iter()
-        .filter_map(words::Token::id)
-        .take(SAMPLE);
-    let language = lookup::detect(vocab.counts(sample).into_iter());
-    let mut p = reading::tokenize(proposal_facts, &mut vocab);
-    vocab.finish(language);
-    if language.is_some() {
-        reading::number_words(&mut o, &mut vocab);
-        reading::number_words(&mut p, &mut vocab);
-        vocab.finish(language);
-    }
+    let language = reading::language(original_facts, &mut vocab);
+    let o_facts = fact_keys(original_facts, &mut vocab);
+    let p_facts = if identical {
+        Vec::new()
+    } else {
+        fact_keys(proposal_facts, &mut vocab)
+    };
     let dropped: hash::FxSet<vocab::Id> = dropped
         .iter()
-        .filter_map(|f| {
-            let prefix = if f.kind.class() == Class::Price {
-                '$'
-            } else {
-                '#'
-            };
-            vocab.get(&format!("{prefix}{}", f.canonical))
+        .map(|f| vocab.intern_str(&format!("{}{}", key_tag(f.kind.class()), f.canonical)))
+        .collect();
+    let mut units = language.map(|lk| coverage::Units::new(original, lk, &o_facts));
+    let o = reading::read(original_facts, &mut vocab, language, |vocab, view| {
+        if let Some(units) = units.as_mut() {
+            units.sentence(vocab, view);
+        }
+    });
+    let mut windows = None;
+    let p = (!identical).then(|| {
+        let mut building = language.map(|lk| coverage::Windows::new(proposal, lk, &p_facts));
+        let p = reading::read(proposal_facts, &mut vocab, language, |vocab, view| {
+            if let Some(building) = building.as_mut() {
+                building.sentence(vocab, view);
+            }
+        });
+        windows = building.map(coverage::Windows::finish);
+        p
+    });
+    let (changed, linked) = match &p {
+        Some(p) => changes::compare(&o, p, &dropped),
+        None => (Vec::new(), Vec::new()),
+    };
+    let (instructions, coverage) = match units {
+        Some(units) => coverage::check(coverage::Input {
+            text: original,
+            units: units.finish(),
+            windows,
+            sentences: o.sentences.len(),
+            vocab: &vocab,
+            linked: &linked,
+            dropped: &dropped,
+        }),
+        None => (Vec::new(), Coverage::default()),
+    };
+    Deeper {
+        changed,
+        instructions,
+        coverage,
+    }
+}
+
+/// What a fact's key starts with in the vocabulary of a check (values: `$` and `#`, as
+/// the second layer interns them).
+fn key_tag(class: Class) -> &'static str {
+    match class {
+        Class::Price => "$",
+        Class::Numeric => "#",
+        Class::Code => "@",
+        Class::Url => "url:",
+        Class::Email => "mail:",
+        Class::Placeholder => "ph:",
+    }
+}
+
+/// The facts of a text that are not values (code, identifiers, URLs, e-mail addresses,
+/// placeholders) as `(offset, key)`, sorted: key words of the unit they are in.
+fn fact_keys(extracted: &extract::Extracted, vocab: &mut vocab::Vocab) -> Vec<(usize, vocab::Id)> {
+    let mut out: Vec<(usize, vocab::Id)> = extracted
+        .occurrences
+        .iter()
+        .chain(&extracted.code_found)
+        .filter(|f| !matches!(f.kind.class(), Class::Price | Class::Numeric))
+        .map(|f| {
+            let key = format!("{}{}", key_tag(f.kind.class()), f.canonical);
+            (f.start, vocab.intern_str(&key))
         })
         .collect();
-    let o = reading::read(original, o, &vocab, language);
-    let p = reading::read(proposal, p, &vocab, language);
-    changes::compare(&o, &p, &dropped)
+    out.sort_unstable();
+    out
+}
+
+/// One instruction-bearing unit of a text: what the third layer needs a counterpart for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Instruction {
+    /// The unit as written, whitespace runs as one space.
+    pub text: String,
+    /// 1-based line and column (in characters) of its first word.
+    pub line: usize,
+    pub column: usize,
+    /// Its bytes in the text, first word to last.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The instruction-bearing units of a text, in order (none for a language without a
+/// word table).
+pub fn instructions(text: &str) -> Vec<Instruction> {
+    let extracted = extract::extract(text);
+    let mut vocab = vocab::Vocab::default();
+    let Some(language) = reading::language(&extracted, &mut vocab) else {
+        return Vec::new();
+    };
+    let facts = fact_keys(&extracted, &mut vocab);
+    let mut units = coverage::Units::new(text, language, &facts);
+    reading::read(&extracted, &mut vocab, Some(language), |vocab, view| {
+        units.sentence(vocab, view);
+    });
+    let lines = changes::Lines::new(text);
+    units
+        .finish()
+        .units
+        .into_iter()
+        .map(|u| {
+            let (line, column) = lines.at(text, u.start);
+            Instruction {
+                text: changes::squash(&text[u.start..u.end]),
+                line,
+                column,
+                start: u.start,
+                end: u.end,
+            }
+        })
+        .collect()
 }
 
 /// The facts of one text, deduplicated, in text order (what [`check`] compares).
 pub fn facts(text: &str) -> Vec<Fact> {
     extract::extract(text).facts
-}
-
-/// The report as the one JSON object `brief guard --json` prints:
-/// `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value", "line",
-/// "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
-/// "proposal_line", "proposal_column"}], "introduced": [...], "counts": {"<kind>": n}}`.
-pub fn to_json(report: &Report) -> serde_json::Value {
-    let mut map = serde_json::Map::new();
-    let status = if report.is_clean() {
-        "clean"
-    } else {
-        "flagged"
-    };
-    map.insert("status".into(), status.into());
-    map.insert("summary".into(), report.summary().into());
-    map.insert("dropped".into(), serde_json::json!(report.dropped));
-    map.insert("changed".into(), changes_json(&report.changed));
-    map.insert("introduced".into(), serde_json::json!(report.introduced));
-    map.insert("counts".into(), serde_json::json!(report.counts));
-    serde_json::Value::Object(map)
-}
-
-/// The changes as JSON objects with the keys `kind`, `original`, `proposal`, `line`,
-/// `column`, `proposal_line`, `proposal_column` (the message is for people: it is in
-/// the human report).
-pub fn changes_json(changes: &[Change]) -> serde_json::Value {
-    changes
-        .iter()
-        .map(|c| {
-            let mut value = serde_json::json!({
-                "kind": c.kind.name(),
-                "original": c.original,
-                "proposal": c.proposal,
-                "line": c.line,
-                "column": c.column,
-                "proposal_line": c.proposal_line,
-                "proposal_column": c.proposal_column,
-            });
-            if let Some(m) = &c.in_message {
-                value["in_message"] = m.as_str().into();
-            }
-            value
-        })
-        .collect()
 }

@@ -1,6 +1,6 @@
 //! The last prose pass: loose numbers (dates, times, versions, IP addresses, integers,
-//! decimals, percentages), after Markdown structure that looks like a number is blanked;
-//! and number words, which only ever satisfy a lookup.
+//! decimals, percentages), after Markdown structure that looks like a number is blanked.
+//! Numbers written as words are `quantities.rs`.
 
 use std::sync::LazyLock;
 
@@ -25,12 +25,6 @@ static PLAIN_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
         r"^(?P<num>{NUM})(?P<pct>{PERCENT})?(?P<unit>[A-Za-z]+)?"
     ))
-});
-
-static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
-        r"(?i)(?-u:\b)(?P<word>zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)(?-u:\b)(?P<pct> percent| per cent)?",
-    )
 });
 
 static RANGE_BETWEEN: LazyLock<Regex> = LazyLock::new(|| regex(r"^[ ]?(?:-|–|—|to)[ ]?$"));
@@ -217,16 +211,4 @@ pub fn numbers(text: &str, out: &mut Vec<Found>) {
         }
     }
     out.extend(tokens.into_iter().map(|t| t.found));
-}
-
-/// Canonical numbers spelled as words (`twelve` = `12`, `five percent` = `5%`): they
-/// satisfy a number fact but are never reported as facts themselves.
-pub fn number_words(text: &str) -> impl Iterator<Item = String> + '_ {
-    NUMBER_WORD.captures_iter(text).filter_map(|caps| {
-        let n = canon::number_word(caps.name("word")?.as_str())?;
-        Some(match caps.name("pct") {
-            Some(_) => format!("{n}%"),
-            None => n.to_string(),
-        })
-    })
 }

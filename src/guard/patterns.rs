@@ -54,7 +54,7 @@ static PRICE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?P<a3>{AMOUNT})(?:{sp}{dash}{sp}(?P<b3>{AMOUNT}))?{sp}(?P<s3>{SYMBOL}|{CODE}|(?i:dollars?|euros?|yen))"
     );
     let period = format!(
-        r"(?:{sp}/{sp}(?P<p1>[A-Za-z]+(?:/[A-Za-z]+)?)|[ \x{{a0}}](?:per|each)[ \x{{a0}}](?P<p2>[A-Za-z]+)|[ \x{{a0}}](?:a|an)[ \x{{a0}}](?P<p3>month|year|week|day|hour|minute))?"
+        r"(?:{sp}/{sp}(?P<p1>[A-Za-z]+(?:/[A-Za-z]+)?)|[ \x{{a0}}]+(?:per|each)[ \x{{a0}}]+(?P<p2>[A-Za-z]+)|[ \x{{a0}}]+(?:a|an)[ \x{{a0}}]+(?P<p3>month|year|week|day|hour|minute))?"
     );
     regex(&format!("(?:{pre_symbol}|{pre_code}|{post}){period}"))
 });
@@ -185,6 +185,32 @@ pub fn prices(text: &str, out: &mut Vec<Found>) {
     }
 }
 
+/// A gap between two words of a price that may hold one line break (a reflowed line).
+const GAP: &str = r"(?:[ \t\x{a0}]*\r?\n[ \t>]*|[ \t\x{a0}]+)";
+
+static NEXT_LINE_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^{GAP}(?:(?:per|each){GAP}(?P<p2>[A-Za-z]+)|(?:a|an){GAP}(?P<p3>month|year|week|day|hour|minute))"
+    ))
+});
+
+/// A price's period across a line break (`$150.00` at a line's end, `per order` on the
+/// next, or `per` / `order` split): the period word and where it ends.
+fn period_on_next_line(text: &str, end: usize) -> Option<(&str, usize)> {
+    let rest = text.get(end..)?;
+    let mut cut = rest.len().min(64);
+    while !rest.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &rest[..cut];
+    let caps = NEXT_LINE_PERIOD.captures(head)?;
+    let word = group(&caps, &["p2", "p3"])?;
+    if char_after(text, end + word.end()).is_some_and(is_word) {
+        return None;
+    }
+    Some((word.as_str(), end + word.end()))
+}
+
 fn prices_in_line(text: &str, line: std::ops::Range<usize>, out: &mut Vec<Found>) {
     for caps in PRICE.captures_iter(&text[line.clone()]) {
         let Some(whole) = caps.get(0) else { continue };
@@ -211,11 +237,17 @@ fn prices_in_line(text: &str, line: std::ops::Range<usize>, out: &mut Vec<Found>
             canonical.push('-');
             canonical.push_str(&amount(high.as_str()));
         }
+        let mut end = end;
         if let Some(per) = group(&caps, &["p1", "p2", "p3"]) {
             for word in per.as_str().split('/') {
                 canonical.push('/');
                 canonical.push_str(&canon::period(word));
             }
+        } else if let Some((word, period_end)) = period_on_next_line(text, end) {
+            // `$150.00` at a line's end, `per order` on the next: a reflowed price.
+            canonical.push('/');
+            canonical.push_str(&canon::period(word));
+            end = period_end;
         }
         out.push(Found {
             kind: Kind::Price,

@@ -8,7 +8,7 @@ use super::extract::Extracted;
 use super::lookup::{self, Lookup, Mark};
 use super::marks;
 use super::vocab::{Id, Vocab};
-use super::words::{Sentence, Tok, Token, Tokens};
+use super::words::{Sentence, Tok, Token};
 use super::{Class, Kind};
 
 /// A value's unit: dimension and magnitude (`MB` = bytes × 10⁶), and how it was written.
@@ -93,32 +93,115 @@ pub struct Reading<'t> {
     pub sentences: Vec<Sentence>,
     pub values: Vec<Value>,
     /// Per sentence: distinct content stems and value keys (sorted), for alignment.
-    pub content: Vec<Vec<Id>>,
-    /// Per sentence: constraint words, when the sentence is in a tabled language.
-    pub constraints: Vec<Option<Constraints>>,
+    pub content: super::align::Content,
+    /// Per sentence: its constraints' index in `table` ([`EMPTY`] when it has none,
+    /// [`UNREAD`] when it is not in a tabled language).
+    constraint_of: Vec<u32>,
+    table: super::stored::Store,
 }
 
-/// What [`read`] needs of one text: its tokens and the key of each value token.
-pub struct Prepared {
-    pub tokens: Tokens,
-    pub keys: Vec<Key>,
+/// A sentence with no constraint words.
+const EMPTY: u32 = 0;
+/// A sentence not read for constraints.
+const UNREAD: u32 = u32::MAX;
+
+impl Reading<'_> {
+    /// The constraint words of sentence `s`, when it is in a tabled language.
+    pub fn constraints(&self, s: usize) -> Option<Constraints> {
+        match self.constraint_of.get(s).copied().unwrap_or(UNREAD) {
+            UNREAD => None,
+            EMPTY => Some(Constraints::default()),
+            i => Some(self.table.get(i)),
+        }
+    }
+}
+
+impl Constraints {
+    fn is_empty(&self) -> bool {
+        self.negation.is_empty()
+            && self.affixed.is_empty()
+            && self.modals.is_empty()
+            && self.only.is_empty()
+            && self.only_weak.is_empty()
+            && self.exception.is_empty()
+            && self.condition.is_empty()
+            && self.carried.is_empty()
+            && self.until.is_empty()
+            && self.universal.is_empty()
+            && self.partial.is_empty()
+    }
+}
+
+/// One sentence as it is read, for a reader that needs its tokens (the third layer).
+pub struct SentenceView<'a> {
+    pub index: usize,
+    pub sentence: Sentence,
+    pub tokens: &'a [Token],
+    /// The key of each value token (`Tok::Num(n)` is `keys[n]`).
+    pub keys: &'a [Key],
+    /// The sentence's values.
+    pub values: &'a [Value],
+    /// Tokens of a value's bound phrase (`no more than 5`): not constraint words.
+    pub consumed: &'a [bool],
+    /// The sentence's constraint words, when it is in a tabled language.
+    pub constraints: Option<&'a Constraints>,
 }
 
 fn is_value(kind: Kind) -> bool {
     matches!(kind, Kind::Number | Kind::Price | Kind::Date | Kind::Time)
 }
 
-/// Tokenizes one text (its prose view) into `vocab`, values as single tokens.
-pub fn tokenize<'t>(extracted: &'t Extracted<'_>, vocab: &mut Vocab<'t>) -> Prepared {
+/// Enough words to tell the language; a sample keeps detection cheap on a long text.
+const SAMPLE: usize = 1000;
+
+/// The language of a text, from the first words of its prose.
+pub fn language<'t>(
+    extracted: &'t Extracted<'_>,
+    vocab: &mut Vocab<'t>,
+) -> Option<&'static Lookup> {
+    let mut sample: Vec<Id> = Vec::with_capacity(SAMPLE);
+    let spans = value_spans(extracted);
+    super::words::each_sentence(
+        extracted.text,
+        &extracted.hidden,
+        &spans,
+        vocab,
+        |_, toks, _| {
+            sample.extend(toks.iter().filter_map(Token::id));
+            sample.len() < SAMPLE
+        },
+    );
+    sample.truncate(SAMPLE);
+    lookup::detect(vocab.counts(sample.into_iter()).into_iter())
+}
+
+fn value_spans(extracted: &Extracted) -> Vec<(usize, usize)> {
+    extracted
+        .occurrences
+        .iter()
+        .filter(|f| is_value(f.kind))
+        .map(|f| (f.start, f.end))
+        .collect()
+}
+
+/// Reads one text sentence by sentence (its tokens are never all held at once): values
+/// with their bindings, content stems, constraints. `each` sees every sentence with its
+/// tokens while they are at hand.
+pub fn read<'t>(
+    extracted: &'t Extracted<'_>,
+    vocab: &mut Vocab<'t>,
+    lang: Option<&'static Lookup>,
+    mut each: impl FnMut(&Vocab, &SentenceView),
+) -> Reading<'t> {
+    let text = extracted.text;
     let found: Vec<_> = extracted
         .occurrences
         .iter()
         .filter(|f| is_value(f.kind))
         .collect();
     let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.start, f.end)).collect();
-    let tokens = super::words::tokenize(&extracted.view, &spans, vocab);
     let mut buf = String::new();
-    let keys = found
+    let mut keys: Vec<Key> = found
         .iter()
         .map(|f| {
             let price = f.kind.class() == Class::Price;
@@ -133,13 +216,100 @@ pub fn tokenize<'t>(extracted: &'t Extracted<'_>, vocab: &mut Vocab<'t>) -> Prep
             }
         })
         .collect();
-    Prepared { tokens, keys }
+    drop(found);
+    let mut reading = Reading {
+        text,
+        sentences: Vec::new(),
+        values: Vec::new(),
+        content: super::align::Content::default(),
+        constraint_of: Vec::new(),
+        table: {
+            let mut table = super::stored::Store::default();
+            table.push(&Constraints::default());
+            table
+        },
+    };
+    let mut consumed = Vec::new();
+    super::words::each_sentence(
+        text,
+        &extracted.hidden,
+        &spans,
+        vocab,
+        |vocab, toks, sentence| {
+            vocab.finish(lang);
+            if lang.is_some() {
+                number_words(toks, &mut keys, vocab);
+                vocab.finish(lang);
+            }
+            let vocab: &Vocab = vocab;
+            let index = reading.sentences.len();
+            reading.sentences.push(sentence);
+            let fits = lang.filter(|_| sentence_fits(vocab, toks));
+            consumed.clear();
+            consumed.resize(toks.len(), false);
+            let first_value = reading.values.len();
+            for i in 0..toks.len() {
+                if let Tok::Num(n) = toks[i].tok {
+                    let at = bind::At {
+                        toks,
+                        i,
+                        sentence: index,
+                        text,
+                        vocab,
+                    };
+                    let value = bind::bind(
+                        &at,
+                        keys[n as usize],
+                        fits,
+                        &mut consumed,
+                        &reading.values[first_value..],
+                    );
+                    reading.values.push(value);
+                }
+            }
+            let mut content: Vec<Id> = toks
+                .iter()
+                .filter_map(|t| match t.tok {
+                    // Constraint and bound words count here: `before` and `after` tell two
+                    // otherwise identical sentences apart.
+                    Tok::Word(w) if lang.is_none() || !vocab.info(w).has(lookup::STOP) => {
+                        Some(vocab.stem(w))
+                    }
+                    Tok::Num(n) => Some(keys[n as usize].id),
+                    _ => None,
+                })
+                .collect();
+            content.sort_unstable();
+            content.dedup();
+            reading.content.push(&content);
+            let constraints = fits.map(|lk| marks::constraints(toks, &consumed, vocab, lk));
+            let slot = match &constraints {
+                None => UNREAD,
+                Some(c) if c.is_empty() => EMPTY,
+                Some(c) => reading.table.push(c),
+            };
+            reading.constraint_of.push(slot);
+            each(
+                vocab,
+                &SentenceView {
+                    index,
+                    sentence,
+                    tokens: toks,
+                    keys: &keys,
+                    values: &reading.values[first_value..],
+                    consumed: &consumed,
+                    constraints: constraints.as_ref(),
+                },
+            );
+            true
+        },
+    );
+    reading
 }
 
 /// Number words become values: `five` → `#5`, `five percent` → `#5%`. Token count and
-/// order stay as they are: sentences refer to tokens by index. Needs `vocab` finished.
-pub fn number_words(prepared: &mut Prepared, vocab: &mut Vocab) {
-    let tokens = &mut prepared.tokens.tokens;
+/// order stay as they are. Needs `vocab` finished.
+fn number_words(tokens: &mut [Token], keys: &mut Vec<Key>, vocab: &mut Vocab) {
     for i in 0..tokens.len() {
         let Tok::Word(w) = tokens[i].tok else {
             continue;
@@ -156,77 +326,14 @@ pub fn number_words(prepared: &mut Prepared, vocab: &mut Vocab) {
             tokens[i].end = tokens[i + 1].end;
         }
         let key = format!("#{n}{}", if percent { "%" } else { "" });
-        tokens[i].tok = Tok::Num(prepared.keys.len());
-        prepared.keys.push(Key {
+        tokens[i].tok = Tok::Num(keys.len() as u32);
+        keys.push(Key {
             id: vocab.intern_str(&key),
             price: false,
             percent,
             word: true,
         });
     }
-}
-
-pub fn read<'t>(
-    text: &'t str,
-    prepared: Prepared,
-    vocab: &Vocab,
-    lang: Option<&'static Lookup>,
-) -> Reading<'t> {
-    let Prepared { tokens, keys } = prepared;
-    let Tokens { tokens, sentences } = tokens;
-    let mut reading = Reading {
-        text,
-        values: Vec::new(),
-        content: Vec::with_capacity(sentences.len()),
-        constraints: Vec::with_capacity(sentences.len()),
-        sentences,
-    };
-    let mut consumed = Vec::new();
-    for (index, sentence) in reading.sentences.iter().enumerate() {
-        let toks = &tokens[sentence.tokens.clone()];
-        let fits = lang.filter(|_| sentence_fits(vocab, toks));
-        consumed.clear();
-        consumed.resize(toks.len(), false);
-        let first_value = reading.values.len();
-        for (i, t) in toks.iter().enumerate() {
-            if let Tok::Num(n) = t.tok {
-                let at = bind::At {
-                    toks,
-                    i,
-                    sentence: index,
-                    text,
-                    vocab,
-                };
-                let value = bind::bind(
-                    &at,
-                    keys[n],
-                    fits,
-                    &mut consumed,
-                    &reading.values[first_value..],
-                );
-                reading.values.push(value);
-            }
-        }
-        let mut content: Vec<Id> = toks
-            .iter()
-            .filter_map(|t| match t.tok {
-                // Constraint and bound words count here: `before` and `after` tell two
-                // otherwise identical sentences apart.
-                Tok::Word(w) if lang.is_none() || !vocab.info(w).has(lookup::STOP) => {
-                    Some(vocab.stem(w))
-                }
-                Tok::Num(n) => Some(keys[n].id),
-                _ => None,
-            })
-            .collect();
-        content.sort_unstable();
-        content.dedup();
-        reading.content.push(content);
-        reading
-            .constraints
-            .push(fits.map(|lk| marks::constraints(toks, &consumed, vocab, lk)));
-    }
-    reading
 }
 
 /// Whether a sentence is in the text's language: one using more frequent words of an

@@ -79,3 +79,16 @@ pub fn unit(token: &str) -> Option<(&'static str, f64)> {
         .find(|(u, _, _)| u.len() > 2 && (*u == lower || *u == singular))
         .map(|&(_, dim, mag)| (dim, mag))
 }
+
+/// The unit a lowercased word names (`mb` = megabytes, `hours`): symbols of two letters or
+/// more read case-insensitively, for comparing words rather than values.
+pub fn unit_word(lower: &str) -> Option<(&'static str, f64)> {
+    if lower.len() >= 2
+        && let Some(&(_, dim, mag)) = UNITS
+            .iter()
+            .find(|(u, _, _)| u.len() >= 2 && u.eq_ignore_ascii_case(lower))
+    {
+        return Some((dim, mag));
+    }
+    unit(lower)
+}

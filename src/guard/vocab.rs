@@ -21,6 +21,11 @@ pub struct Vocab<'t> {
     stems: Vec<Id>,
     /// The word without a negative prefix (`unresolved` → `resolved`), or itself.
     unprefixed: Vec<Id>,
+    /// The first word of the word's synonym group (`brief` → `concise`), if it has one.
+    synonym: Vec<Option<Id>>,
+    /// For a verb with a particle: the particle and the word they mean (`send` → `back`,
+    /// `return`).
+    phrasal: Vec<Option<(Id, Id)>>,
     /// Entries up to here have their info and stem.
     done: usize,
 }
@@ -56,10 +61,6 @@ impl<'t> Vocab<'t> {
             Some(&id) => id,
             None => self.intern(Cow::Owned(s.to_string())),
         }
-    }
-
-    pub fn get(&self, s: &str) -> Option<Id> {
-        self.ids.get(s).copied()
     }
 
     pub fn word(&self, id: Id) -> &str {
@@ -112,8 +113,47 @@ impl<'t> Vocab<'t> {
                 Some(self.intern_str(&rest))
             });
             self.unprefixed.push(bare.unwrap_or(id as Id));
+            let synonym = lang.and_then(|lk| {
+                let word: &str = &self.words[id];
+                let stem_word: &str = &self.words[stem as usize];
+                if let Some(group) = lk.synonyms.get(word).or_else(|| lk.synonyms.get(stem_word)) {
+                    return Some(self.intern(Cow::Borrowed(group)));
+                }
+                // A unit word compares as what it measures (`MB` = `megabytes`).
+                if word.bytes().all(|b| b.is_ascii_alphabetic())
+                    && let Some((dimension, magnitude)) = super::units::unit_word(word)
+                {
+                    return Some(self.intern_str(&format!("unit:{dimension}:{magnitude}")));
+                }
+                self.derived_from(id)
+            });
+            self.synonym.push(synonym);
+            let phrasal = lang.and_then(|lk| {
+                let &(particle, means) = lk.phrasal.get(&*self.words[id])?;
+                Some((
+                    self.intern(Cow::Borrowed(particle)),
+                    self.intern(Cow::Borrowed(means)),
+                ))
+            });
+            self.phrasal.push(phrasal);
             self.done += 1;
         }
+    }
+
+    /// The word a derived form comes from, when the check's texts use that word too
+    /// (`forceful` → `force`, `politely` → `polite`, `kindness` → `kind`): looked up,
+    /// never guessed, so `early` does not become `ear` unless `ear` is there.
+    fn derived_from(&self, id: usize) -> Option<Id> {
+        let w: &str = &self.words[id];
+        for suffix in ["fully", "ful", "ness", "ly"] {
+            if let Some(base) = w.strip_suffix(suffix)
+                && base.len() >= 3
+                && let Some(&found) = self.ids.get(base)
+            {
+                return Some(found);
+            }
+        }
+        None
     }
 
     pub fn info(&self, id: Id) -> Info {
@@ -128,6 +168,20 @@ impl<'t> Vocab<'t> {
 
     pub fn stem(&self, id: Id) -> Id {
         self.stems.get(id as usize).copied().unwrap_or(id)
+    }
+
+    /// The particle of a phrasal verb and the word the two mean (`send … back` = `return`).
+    pub fn phrasal(&self, id: Id) -> Option<(Id, Id)> {
+        self.phrasal.get(id as usize).copied().flatten()
+    }
+
+    /// What the third layer compares a word as: the stem of its synonym group's first word
+    /// (`briefer` = `concise`), else its own stem.
+    pub fn key(&self, id: Id) -> Id {
+        match self.synonym.get(id as usize).copied().flatten() {
+            Some(group) => self.stem(group),
+            None => self.stem(id),
+        }
     }
 }
 

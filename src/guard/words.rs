@@ -1,11 +1,14 @@
-//! Tokens and sentences for the second layer: the words of a text (lowercased and
-//! interned, with contractions split so `can't` reads as `can not`), its numeric values as
-//! single tokens, and the sentences constraints are compared in.
+//! Tokens and sentences for the second and third layers: the words of a text (lowercased
+//! and interned, with contractions split so `can't` reads as `can not`), its numeric
+//! values as single tokens, and the sentences constraints are compared in.
 //!
-//! The text read here has code, URLs, e-mail addresses and placeholders blanked (same
-//! offsets as the original), so a `not` inside a code block is never a negation.
+//! Code, URLs, e-mail addresses and placeholders are skipped (the `hidden` spans of the
+//! first layer), so a `not` inside a code block is never a negation. A text is read one
+//! sentence at a time into a reused buffer: the tokens of a long text are never all held
+//! at once.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use super::vocab::{Id, Vocab};
 
@@ -14,7 +17,7 @@ pub enum Tok {
     /// A lowercased word (or a symbol such as `<=`, `+`), by its id in the check's vocab.
     Word(Id),
     /// The numeric value at this index of the text's value keys.
-    Num(usize),
+    Num(u32),
     /// Clause punctuation inside a sentence: `;`, `:`, `,`, `(`, `)`.
     Mark(char),
 }
@@ -24,6 +27,9 @@ pub struct Token {
     pub tok: Tok,
     pub start: usize,
     pub end: usize,
+    /// Joined to the token before by `-`, `_` or `/` (`follow-ups`, `look_up`): part of
+    /// a compound or a name.
+    pub glued: bool,
 }
 
 impl Token {
@@ -35,10 +41,9 @@ impl Token {
     }
 }
 
-/// A sentence: a range of tokens and of bytes.
-#[derive(Debug, Clone)]
+/// A sentence: its bytes, first token to last.
+#[derive(Debug, Clone, Copy)]
 pub struct Sentence {
-    pub tokens: std::ops::Range<usize>,
     pub start: usize,
     pub end: usize,
 }
@@ -46,42 +51,86 @@ pub struct Sentence {
 /// A numeric span given to the tokenizer: (start, end) in bytes, sorted, not overlapping.
 pub type Span = (usize, usize);
 
-/// The tokens of one text and its sentences.
-pub struct Tokens {
-    pub tokens: Vec<Token>,
-    pub sentences: Vec<Sentence>,
+/// Whether the line starting at `at` reads as blank: only spaces and hidden spans. `h` is
+/// the index of the first hidden span that ends after `at`.
+fn blank_line(text: &str, hidden: &[Range<usize>], at: usize, mut h: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = at;
+    while i < bytes.len() && bytes[i] != b'\n' {
+        while h < hidden.len() && hidden[h].end <= i {
+            h += 1;
+        }
+        if let Some(span) = hidden.get(h).filter(|s| s.start <= i) {
+            i = span.end;
+            continue;
+        }
+        if !bytes[i].is_ascii_whitespace() {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
-/// Splits `text` into tokens and sentences, interning words in `vocab`. `numbers` are the
-/// spans already known to be values (from the first layer), each one `Tok::Num` token;
-/// number words stay words.
-pub fn tokenize<'t>(text: &'t str, numbers: &[Span], vocab: &mut Vocab<'t>) -> Tokens {
-    let mut out = Tokens {
-        tokens: Vec::with_capacity(text.len() / 5),
-        sentences: Vec::new(),
-    };
+/// Reads `text` sentence by sentence, interning words in `vocab`, and calls `each` with
+/// the vocabulary, the sentence's tokens (a buffer reused for the next sentence) and its
+/// bytes; `each` returns `false` to stop early. `numbers` are the spans already known to
+/// be values (from the first layer), each one `Tok::Num` token; number words stay words.
+/// `hidden` (sorted) are skipped: a line that only held inline code is not a blank line,
+/// but a fence is a break.
+pub fn each_sentence<'t, F>(
+    text: &'t str,
+    hidden: &[Range<usize>],
+    numbers: &[Span],
+    vocab: &mut Vocab<'t>,
+    mut each: F,
+) where
+    F: FnMut(&mut Vocab<'t>, &mut Vec<Token>, Sentence) -> bool,
+{
+    let mut buf: Vec<Token> = Vec::with_capacity(64);
     let bytes = text.as_bytes();
     let mut next_num = 0;
-    let mut first_tok = 0;
+    let mut h = 0;
     let mut at = 0;
-    let close = |out: &mut Tokens, first_tok: &mut usize| {
-        if out.tokens.len() > *first_tok {
-            out.sentences.push(Sentence {
-                tokens: *first_tok..out.tokens.len(),
-                start: out.tokens[*first_tok].start,
-                end: out.tokens[out.tokens.len() - 1].end,
-            });
+    let mut close = |vocab: &mut Vocab<'t>, buf: &mut Vec<Token>| -> bool {
+        if buf.is_empty() {
+            return true;
         }
-        *first_tok = out.tokens.len();
+        let sentence = Sentence {
+            start: buf[0].start,
+            end: buf[buf.len() - 1].end,
+        };
+        let go = each(vocab, buf, sentence);
+        buf.clear();
+        go
     };
     while at < text.len() {
+        while h < hidden.len() && hidden[h].end <= at {
+            h += 1;
+        }
+        if let Some(span) = hidden.get(h).filter(|s| s.start <= at) {
+            // Skipped, but its line breaks still end sentences where the reading shows a
+            // blank line that the original has too (a fenced block between paragraphs).
+            let end = span.end.min(text.len());
+            let mut from = at;
+            while let Some(n) = text[from..end].find('\n') {
+                let line = from + n + 1;
+                if hard_break(text, hidden, line, h) && !close(vocab, &mut buf) {
+                    return;
+                }
+                from = line;
+            }
+            at = end.max(at + 1);
+            continue;
+        }
         if next_num < numbers.len() && numbers[next_num].0 <= at {
             let (start, end) = numbers[next_num];
             if start >= at || end > at {
-                out.tokens.push(Token {
-                    tok: Tok::Num(next_num),
+                buf.push(Token {
+                    tok: Tok::Num(next_num as u32),
                     start,
                     end,
+                    glued: false,
                 });
                 at = end.max(at + 1);
             }
@@ -96,9 +145,18 @@ pub fn tokenize<'t>(text: &'t str, numbers: &[Span], vocab: &mut Vocab<'t>) -> T
             (c, c.len_utf8())
         };
         if c.is_alphabetic() {
-            let limit = numbers.get(next_num).map_or(text.len(), |n| n.0);
+            let limit = numbers
+                .get(next_num)
+                .map_or(text.len(), |n| n.0)
+                .min(hidden.get(h).map_or(text.len(), |s| s.start.max(at)));
             let end = word_end(text, at, limit);
-            push_word(&mut out.tokens, vocab, &text[at..end], at, end);
+            let glued = at > 0
+                && matches!(bytes[at - 1], b'-' | b'_' | b'/')
+                && buf.last().is_some_and(|t| t.end + 1 == at);
+            push_word(&mut buf, vocab, &text[at..end], at, end);
+            if glued && let Some(last) = buf.last_mut() {
+                last.glued = true;
+            }
             at = end;
             continue;
         }
@@ -107,34 +165,36 @@ pub fn tokenize<'t>(text: &'t str, numbers: &[Span], vocab: &mut Vocab<'t>) -> T
                 let after = bytes.get(at + 1).copied();
                 if after
                     .is_none_or(|a| a.is_ascii_whitespace() || a == b'*' || a == b'"' || a == b')')
+                    && !close(vocab, &mut buf)
                 {
-                    close(&mut out, &mut first_tok);
+                    return;
                 }
             }
-            ';' | ':' | ',' | '(' | ')' => out.tokens.push(Token {
+            ';' | ':' | ',' | '(' | ')' => buf.push(Token {
                 tok: Tok::Mark(c),
                 start: at,
                 end: at + 1,
+                glued: false,
             }),
             '<' | '>' | '≤' | '≥' | '+' => {
                 let eq = bytes.get(at + 1) == Some(&b'=') && c.is_ascii();
                 let end = at + len + usize::from(eq);
                 let id = vocab.intern(Cow::Borrowed(&text[at..end]));
-                out.tokens.push(Token {
+                buf.push(Token {
                     tok: Tok::Word(id),
                     start: at,
                     end,
+                    glued: false,
                 });
                 at = end;
                 continue;
             }
-            '\n' if hard_break(text, at + 1) => close(&mut out, &mut first_tok),
+            '\n' if hard_break(text, hidden, at + 1, h) && !close(vocab, &mut buf) => return,
             _ => {}
         }
         at += len;
     }
-    close(&mut out, &mut first_tok);
-    out
+    close(vocab, &mut buf);
 }
 
 /// Where the word starting at `at` ends: letters, digits, and apostrophes between letters.
@@ -175,6 +235,7 @@ fn push_word<'t>(
             tok: Tok::Word(id),
             start,
             end,
+            glued: false,
         })
     };
     let id = vocab.intern_raw(raw);
@@ -195,14 +256,20 @@ fn push_word<'t>(
 }
 
 /// Whether the line starting at `at` begins a new block: blank, a list item, a heading, a
-/// quote, a table row, a fence.
-fn hard_break(text: &str, at: usize) -> bool {
+/// quote, a table row, a fence. A line of only hidden spans is blank when the original
+/// line is blank or a fence, not when it held inline code or a URL (still part of the
+/// sentence). `h` is the index of the first hidden span that ends after the line break.
+fn hard_break(text: &str, hidden: &[Range<usize>], at: usize, h: usize) -> bool {
     let line = &text[at.min(text.len())..];
     let line = &line[..line.find('\n').unwrap_or(line.len())];
-    let t = line.trim_start();
-    if t.is_empty() {
+    let t = line.trim_start_matches([' ', '\t', '>']);
+    if t.trim().is_empty() || t.starts_with("```") || t.starts_with("~~~") {
         return true;
     }
+    if blank_line(text, hidden, at, h) {
+        return false;
+    }
+    let t = line.trim_start();
     let b = t.as_bytes();
     if matches!(b[0], b'-' | b'*' | b'+' | b'#' | b'>' | b'|') {
         return true;
@@ -250,14 +317,23 @@ mod tests {
     #[test]
     fn sentences_end_at_stops_and_block_breaks() {
         let mut v = Vocab::default();
-        let t = tokenize("Do not share. Reply now\n- item one", &[], &mut v);
-        assert_eq!(t.sentences.len(), 3);
-        let words: Vec<&str> = t
-            .tokens
-            .iter()
-            .filter_map(|t| t.id())
-            .map(|i| v.word(i))
-            .collect();
-        assert_eq!(words, ["do", "not", "share", "reply", "now", "item", "one"]);
+        let text = "Do not share. Reply now\n- item one `code` here\n\n```\nx\n```\nlast";
+        let hidden = [35..41, 48..57];
+        assert_eq!(&text[hidden[0].clone()], "`code`");
+        let mut sentences = 0;
+        let mut ids = Vec::new();
+        each_sentence(text, &hidden, &[], &mut v, |_, toks, _| {
+            sentences += 1;
+            ids.extend(toks.iter().filter_map(Token::id));
+            true
+        });
+        assert_eq!(sentences, 4);
+        let words: Vec<&str> = ids.iter().map(|&i| v.word(i)).collect();
+        assert_eq!(
+            words,
+            [
+                "do", "not", "share", "reply", "now", "item", "one", "here", "last"
+            ]
+        );
     }
 }

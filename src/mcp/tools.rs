@@ -170,9 +170,13 @@ pub fn specs() -> Vec<Spec> {
         },
         Spec {
             name: "guard",
-            description: "Check that every fact of an original text (prices, numbers, dates, \
-                URLs, e-mail addresses, placeholders, code) survives in a rewrite; lists \
-                what was dropped and what was introduced.",
+            description: "Check that every fact of an original text (prices, numbers and \
+                number words, dates, URLs, e-mail addresses, placeholders, code, \
+                identifiers) survives in a rewrite, that no value lost its binding and no \
+                constraint flipped (changed), and that every instruction of the original \
+                has a counterpart (dropped_instructions); status is clean or flagged, as \
+                `brief guard --json` prints it, with the share of instructions kept and the \
+                size ratio in coverage.",
             schema: json!({
                 "type": "object",
                 "properties": {

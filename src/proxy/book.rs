@@ -31,6 +31,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::cache::ledger::Entry;
 use crate::provider::redact::Redactor;
 
+use super::dashboard::Recent;
+use super::detail;
 use super::digest::{HeadCache, RequestDigest, digest_with};
 use super::session::{self, Analysis, Redactors, Sessions, Who};
 use super::writer::Rows;
@@ -46,6 +48,8 @@ pub const MAX_MODEL_CHARS: usize = 256;
 
 /// What a call's row needs from its request.
 pub struct Meta {
+    /// The request's place in arrival order (0 for the proxy's first).
+    pub seq: u64,
     pub model: String,
     pub session: String,
     pub analysis: Analysis,
@@ -71,23 +75,23 @@ struct Slot {
 
 impl Pending {
     /// The call's ending is known: make the row now if the meta is in, else leave it.
-    pub fn ended(&self, make: MakeRow, rows: &Rows) {
-        let row = {
+    pub fn ended(&self, make: MakeRow, outlet: &Outlet) {
+        let (row, meta) = {
             let Ok(mut slot) = self.slot.lock() else {
                 return;
             };
             match slot.meta.take() {
-                Some(meta) => make(&meta),
+                Some(meta) => (make(&meta), meta),
                 None => {
                     slot.make = Some(make);
                     return;
                 }
             }
         };
-        rows.write(row);
+        outlet.deliver(row, &meta);
     }
 
-    fn resolved(&self, meta: Meta, rows: &Rows) {
+    fn resolved(&self, meta: Meta, outlet: &Outlet) {
         let row = {
             let Ok(mut slot) = self.slot.lock() else {
                 return;
@@ -100,7 +104,22 @@ impl Pending {
                 }
             }
         };
-        rows.write(row);
+        outlet.deliver(row, &meta);
+    }
+}
+
+/// Where a finished row goes: the dashboard's recent calls, then the ledger writer.
+pub struct Outlet {
+    rows: Rows,
+    recent: Arc<Mutex<Recent>>,
+}
+
+impl Outlet {
+    fn deliver(&self, row: Entry, meta: &Meta) {
+        if let Ok(mut recent) = self.recent.lock() {
+            recent.record(meta.seq, &row, meta.analysis.drift.as_ref());
+        }
+        self.rows.write(row);
     }
 }
 
@@ -138,7 +157,7 @@ struct Shared {
     order: Mutex<Order>,
     heads: Mutex<HeadCache>,
     redactors: Mutex<Redactors>,
-    rows: Rows,
+    outlet: Outlet,
     /// Requests admitted and not yet compared.
     in_stage: AtomicU64,
 }
@@ -164,8 +183,9 @@ impl Digesters {
     }
 }
 
-/// Starts the digest threads (one per core, at most four) in front of `rows`.
-pub fn start(rows: Rows) -> (Book, Digesters) {
+/// Starts the digest threads (one per core, at most four) in front of `rows`; every row
+/// is shown in `recent` as it is handed over.
+pub fn start(rows: Rows, recent: Arc<Mutex<Recent>>) -> (Book, Digesters) {
     let threads = std::thread::available_parallelism()
         .map_or(2, usize::from)
         .clamp(1, 4);
@@ -175,7 +195,7 @@ pub fn start(rows: Rows) -> (Book, Digesters) {
         order: Mutex::new(Order::default()),
         heads: Mutex::new(HeadCache::default()),
         redactors: Mutex::new(Redactors::default()),
-        rows,
+        outlet: Outlet { rows, recent },
         in_stage: AtomicU64::new(0),
     });
     let threads = (0..threads)
@@ -234,7 +254,20 @@ impl Book {
     }
 
     pub fn rows(&self) -> &Rows {
-        &self.shared.rows
+        &self.shared.outlet.rows
+    }
+
+    pub fn outlet(&self) -> &Outlet {
+        &self.shared.outlet
+    }
+
+    /// How much text the sessions keep for drift offsets.
+    pub fn kept(&self) -> detail::KeptUsage {
+        self.shared
+            .order
+            .lock()
+            .map(|o| o.sessions.kept())
+            .unwrap_or_default()
     }
 
     /// Requests admitted whose digest and drift check are not done yet.
@@ -320,25 +353,28 @@ impl Shared {
                 order.next += 1;
                 // A conversation's calls to one model are compared with each other: a
                 // side call to another model in the same session is not drift.
-                let analysis = match &d.digest.prefix {
+                let (analysis, previous) = match &d.digest.prefix {
                     Some(prefix) => {
                         let conversation = format!("{}\0{}", d.session, d.sent_model);
                         order.sessions.observe(&conversation, prefix)
                     }
-                    None => Analysis::default(),
+                    None => (Analysis::default(), None),
                 };
-                ready.push((d, analysis));
+                ready.push((next, d, analysis, previous));
             }
         }
-        for (d, analysis) in ready {
+        for (seq, d, mut analysis, previous) in ready {
+            // Where the drift is, outside the lock: it reads and redacts the texts.
+            analysis.drift = previous.map(|p| detail::describe(&p, &d.redactor));
             self.in_stage.fetch_sub(1, Ordering::Relaxed);
             let meta = Meta {
+                seq,
                 model: d.model,
                 session: d.session,
                 analysis,
                 redactor: d.redactor,
             };
-            d.pending.resolved(meta, &self.rows);
+            d.pending.resolved(meta, &self.outlet);
         }
     }
 }

@@ -21,7 +21,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -32,6 +32,7 @@ use crate::cache::align::comparison_text;
 use crate::wire::prefix::{self, StablePrefix};
 
 use super::body::{Messages, Top};
+use super::detail::{PER_SESSION_BYTES, StableTexts, Texts};
 
 /// A truncated sha256: 128 bits tell parts apart, at half the memory.
 pub type Hash = [u8; 16];
@@ -65,6 +66,9 @@ pub struct PrefixDigest {
     pub examples: Option<Hash>,
     /// Per conversation message, the chain hash of every message up to it.
     pub chain: Vec<Hash>,
+    /// The texts a drift's offset is taken in, when they fit what a session may keep
+    /// (`detail`).
+    pub texts: Option<Texts>,
 }
 
 /// Digests `body`: linear in its size; never fails (a body that is not a chat request
@@ -205,21 +209,46 @@ fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDi
     };
     let mut chain = Vec::with_capacity(messages.len() - head.after);
     let mut last: Hash = [0; 16];
+    // The conversation as `align` compares it, while it fits beside the stable texts.
+    let room = head
+        .texts
+        .as_ref()
+        .map_or(0, |t| PER_SESSION_BYTES.saturating_sub(t.bytes()));
+    let mut text = head.texts.is_some().then(|| String::from("["));
     for raw in &messages[head.after..] {
         let message: Value = serde_json::from_str(raw.get()).ok()?;
         // (A Responses string input is its one message.)
         if !message.is_object() && !message.is_string() {
             return None;
         }
-        last = link(&last, &comparison_text(&message));
+        let compared = comparison_text(&message);
+        last = link(&last, &compared);
         chain.push(last);
+        if let Some(kept) = &mut text {
+            if kept.len() + compared.len() + 2 > room {
+                text = None;
+            } else {
+                if kept.len() > 1 {
+                    kept.push(',');
+                }
+                kept.push_str(&compared);
+            }
+        }
     }
+    let texts = head.texts.map(|stable| Texts {
+        stable,
+        messages: text.map(|mut t| {
+            t.push(']');
+            Arc::from(t)
+        }),
+    });
     Some(PrefixDigest {
         hash: head.hash,
         tools: head.tools,
         system: head.system,
         examples: head.examples,
         chain,
+        texts,
     })
 }
 
@@ -241,6 +270,15 @@ pub struct Head {
     examples: Option<Hash>,
     /// The index of the first conversation message.
     after: usize,
+    /// The stable texts, when they fit what a session may keep.
+    texts: Option<Arc<StableTexts>>,
+}
+
+impl Head {
+    /// What the head cache holds for it beside its key.
+    fn bytes(&self) -> usize {
+        self.texts.as_ref().map_or(0, |t| t.bytes())
+    }
 }
 
 impl HeadParts<'_> {
@@ -259,12 +297,18 @@ impl HeadParts<'_> {
         let body = Value::Object(body);
         let layout = prefix::layout(&body).ok()?;
         let stable = StablePrefix::of_layout(&layout);
+        let texts = StableTexts {
+            tools: stable.tools_text,
+            system: stable.system_text,
+            examples: stable.examples_text,
+        };
         Some(Head {
             hash: stable.hash,
             tools: from_hex(&stable.tools_hash),
             system: from_hex(&stable.system_hash),
             examples: stable.examples_hash.as_deref().map(from_hex),
             after: self.messages.len() - layout.conversation.len(),
+            texts: (texts.bytes() <= PER_SESSION_BYTES).then(|| Arc::new(texts)),
         })
     }
 
@@ -293,7 +337,7 @@ impl HeadParts<'_> {
 
 /// The heads of recent requests: an agent sends the same tools, system and examples on
 /// every call, so their parse and hashes are done once. Bounded by [`HEAD_CACHE_BYTES`] of
-/// keys (the heads' bytes as sent); when full it starts again.
+/// keys (the heads' bytes as sent) and kept texts; when full it starts again.
 #[derive(Default)]
 pub struct HeadCache {
     heads: HashMap<Vec<u8>, Head, foldhash::fast::RandomState>,
@@ -309,14 +353,15 @@ impl HeadCache {
     }
 
     fn put(&mut self, key: Vec<u8>, head: Head) {
-        if key.len() > HEAD_CACHE_BYTES / 4 {
+        let bytes = key.len() + head.bytes();
+        if bytes > HEAD_CACHE_BYTES / 4 {
             return;
         }
-        if self.bytes + key.len() > HEAD_CACHE_BYTES {
+        if self.bytes + bytes > HEAD_CACHE_BYTES {
             self.heads.clear();
             self.bytes = 0;
         }
-        self.bytes += key.len();
+        self.bytes += bytes;
         self.heads.insert(key, head);
     }
 }

@@ -14,6 +14,8 @@
 mod body;
 mod book;
 mod conn;
+mod dashboard;
+mod detail;
 mod digest;
 mod meter;
 mod relay;
@@ -32,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Method, Request, Response, StatusCode};
+use http::{Method, Request, Response};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -43,6 +45,8 @@ use crate::error::{Error, Result};
 
 use crate::wire::{BaseUrl, Wire};
 pub use book::{BUDGET_BYTES, MAX_MODEL_CHARS};
+pub use dashboard::{MAX_DRIFT_EVENTS, MAX_RECENT_CALLS};
+pub use detail::{BUDGET_BYTES as DRIFT_TEXT_BYTES, PER_SESSION_BYTES as DRIFT_TEXT_PER_SESSION};
 pub use digest::MAX_HEAD_MESSAGES;
 pub use session::{MAX_SESSIONS, SESSION_HEADER};
 pub use stats::MAX_SERIES;
@@ -91,6 +95,17 @@ pub struct Config {
     pub client_idle_timeout: Duration,
     pub max_connections: usize,
     pub shutdown_timeout: Duration,
+    /// Prices for the cost and savings on `/stats` and the dashboard.
+    pub prices: PriceFlags,
+}
+
+/// Prices per million tokens given on the command line; a missing cached or cache-write
+/// price comes from the provider's known multipliers of the input price.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PriceFlags {
+    pub input: Option<f64>,
+    pub cached: Option<f64>,
+    pub output: Option<f64>,
 }
 
 /// What a proxy run did, once it has stopped.
@@ -116,6 +131,10 @@ struct App {
     client_idle_timeout: Duration,
     book: book::Book,
     stats: Arc<Mutex<stats::Stats>>,
+    /// The last calls and drift events, for the dashboard.
+    recent: Arc<Mutex<dashboard::Recent>>,
+    /// What the dashboard says about where it runs.
+    page: dashboard::Context,
     /// Set when the shutdown deadline passed: calls still running are being cut.
     cut_off: AtomicBool,
 }
@@ -209,10 +228,16 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
              is {fd_limit} and each call holds two (raise it with `ulimit -n`)"
         );
     }
-    let stats = Arc::new(Mutex::new(stats::Stats::default()));
+    let prices = config.prices;
+    let stats = Arc::new(Mutex::new(stats::Stats::priced(
+        prices.input,
+        prices.cached,
+        prices.output,
+    )));
     let sink = Arc::new(writer::LedgerSink::new(config.ledger.clone()));
     let (rows, writer) = writer::start(sink, Arc::clone(&stats));
-    let (book, digesters) = book::start(rows);
+    let recent = dashboard::recent();
+    let (book, digesters) = book::start(rows, Arc::clone(&recent));
     let app = Arc::new(App {
         openai,
         anthropic,
@@ -223,6 +248,13 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         client_idle_timeout: config.client_idle_timeout,
         book,
         stats: Arc::clone(&stats),
+        recent,
+        page: dashboard::Context {
+            address: format!("http://{local}"),
+            ledger: config.ledger.display().to_string(),
+            started: crate::clock::format_rfc3339(crate::clock::now_ms()),
+            allow_remote: config.allow_remote,
+        },
         cut_off: AtomicBool::new(false),
     });
     let limits = Limits {
@@ -339,30 +371,12 @@ impl Signals {
 }
 
 async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody> {
+    // The dashboard and the figures first (GET /, /stats, /metrics, under its Host rule).
+    if let Some(page) = dashboard::route(&app, &request) {
+        return page;
+    }
     let uri = request.uri();
     match routes::route(request.method(), uri.path(), uri.query(), request.headers()) {
-        routes::Route::Stats => {
-            let backlog = app.backlog();
-            let report = app.stats.lock().map(|s| s.report_with(backlog));
-            let body = report
-                .ok()
-                .and_then(|r| serde_json::to_string_pretty(&r).ok())
-                .unwrap_or_else(|| "{}".into());
-            reply::full(StatusCode::OK, "application/json", body + "\n")
-        }
-        routes::Route::Metrics => {
-            let backlog = app.backlog();
-            let text = app
-                .stats
-                .lock()
-                .map(|s| s.metrics(backlog))
-                .unwrap_or_default();
-            reply::full(
-                StatusCode::OK,
-                "text/plain; version=0.0.4; charset=utf-8",
-                text,
-            )
-        }
         routes::Route::Call { wire, model } => model_call(app, wire, model, request).await,
         routes::Route::Relay { wire, quiet } => {
             if !quiet {

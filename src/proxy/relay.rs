@@ -62,6 +62,8 @@ impl Call {
             return;
         }
         let latency_ms = self.started.elapsed().as_millis() as u64;
+        // The row says when the call finished, not when its request's digest caught up.
+        let finished = crate::clock::now_ms();
         let usage = meter.and_then(Meter::usage);
         let complete = meter.is_some_and(Meter::complete);
         // An error the answer itself carried explains how it ended (an SDK that reads an
@@ -110,9 +112,11 @@ impl Call {
         let wire = self.wire;
         let make = move |meta: &Meta| {
             let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
+            entry.time = crate::clock::format_rfc3339(finished);
             entry.session = Some(meta.session.clone());
             entry.prefix_hash = meta.analysis.prefix_hash.clone();
             entry.drifted_parts = meta.analysis.drifted_parts.clone();
+            entry.drift_offset = meta.analysis.drift.as_ref().and_then(|d| d.offset);
             entry.latency_ms = latency_ms;
             if let Some(usage) = usage {
                 entry.input_tokens = Some(usage.input_tokens);
@@ -131,7 +135,7 @@ impl Call {
             }
             entry
         };
-        self.pending.ended(Box::new(make), self.app.book.rows());
+        self.pending.ended(Box::new(make), self.app.book.outlet());
     }
 }
 

@@ -18,29 +18,17 @@ use crate::wire::Wire;
 /// What the proxy does with a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
-    Stats,
-    Metrics,
     /// A model call in `wire`; `model` when the path names it (Gemini).
-    Call {
-        wire: Wire,
-        model: Option<String>,
-    },
+    Call { wire: Wire, model: Option<String> },
     /// Relayed to `wire`'s provider without a ledger row. `quiet` for what is known not
     /// to be a model call (model lists, token counts, reads); the rest is warned about
     /// once.
-    Relay {
-        wire: Wire,
-        quiet: bool,
-    },
+    Relay { wire: Wire, quiet: bool },
 }
 
-/// The route of a request.
+/// The route of a request the dashboard did not take (`GET /`, `/stats`, `/metrics` are
+/// its, see `super::dashboard`).
 pub fn route(method: &Method, path: &str, query: Option<&str>, headers: &HeaderMap) -> Route {
-    match (method, path) {
-        (&Method::GET, "/stats") => return Route::Stats,
-        (&Method::GET, "/metrics") => return Route::Metrics,
-        _ => {}
-    }
     let post = method == Method::POST;
     if let Some((model, action)) = gemini_call(path) {
         let metered = matches!(action, "generateContent" | "streamGenerateContent");
@@ -261,7 +249,6 @@ mod tests {
                 quiet: true
             }
         );
-        assert_eq!(at(Method::GET, "/stats", None, &[]), Route::Stats);
         assert_eq!(
             at(Method::POST, "/stats", None, &[]),
             Route::Relay {

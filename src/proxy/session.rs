@@ -30,6 +30,7 @@ use crate::cache::align::Part;
 use crate::provider::redact::Redactor;
 use crate::wire::canonical::sha256_hex;
 
+use super::detail::{Detail, Kept, KeptUsage, Previous};
 use super::digest::{Hash, PrefixDigest};
 
 /// The header an agent names its session with.
@@ -153,6 +154,8 @@ pub struct Analysis {
     pub prefix_hash: Option<String>,
     /// `None` when there was nothing to compare with.
     pub drifted_parts: Option<Vec<String>>,
+    /// Where the first drifted part differs (`detail`), when one did.
+    pub drift: Option<Detail>,
 }
 
 /// A session's previous call, by hash.
@@ -173,12 +176,30 @@ pub struct Sessions {
     /// Sessions by when they were last seen, for forgetting the oldest.
     seen: BTreeMap<u64, String>,
     clock: u64,
+    /// Their texts, for where a drift is (`detail`), within a budget of their own.
+    kept: Kept,
 }
 
 impl Sessions {
     /// Compares a call with its session's previous one and remembers it in its place;
-    /// constant time, whatever the request's size.
-    pub fn observe(&mut self, session: &str, now: &PrefixDigest) -> Analysis {
+    /// constant time, whatever the request's size. When a part drifted, also returns the
+    /// texts to find where (compared by [`super::detail::describe`], outside any lock).
+    pub fn observe(&mut self, session: &str, now: &PrefixDigest) -> (Analysis, Option<Previous>) {
+        let analysis = self.compare(session, now);
+        let first = analysis
+            .drifted_parts
+            .as_ref()
+            .and_then(|parts| parts.first())
+            .and_then(|name| PARTS.iter().find(|p| p.as_str() == name).copied());
+        let previous = self.kept.swap(session, now.texts.as_ref(), first);
+        (analysis, previous)
+    }
+
+    pub fn kept(&self) -> KeptUsage {
+        self.kept.usage()
+    }
+
+    fn compare(&mut self, session: &str, now: &PrefixDigest) -> Analysis {
         let state = SessionState {
             tools: now.tools,
             system: now.system,
@@ -198,6 +219,7 @@ impl Sessions {
                     && let Some((_, oldest)) = self.seen.pop_first()
                 {
                     self.last.remove(&oldest);
+                    self.kept.forget(&oldest);
                 }
                 self.last.insert(session.to_string(), (state, self.clock));
                 None
@@ -207,6 +229,7 @@ impl Sessions {
         Analysis {
             prefix_hash: Some(now.hash.clone()),
             drifted_parts: previous.map(|before| drifted(&before, now)),
+            drift: None,
         }
     }
 
@@ -215,6 +238,9 @@ impl Sessions {
         self.last.len()
     }
 }
+
+/// Every part a drift can be in, in the order a prompt cache reads them.
+const PARTS: [Part; 4] = [Part::Tools, Part::System, Part::Examples, Part::Messages];
 
 /// The parts that differ, in the order a prompt cache reads them (as `align` names them).
 fn drifted(before: &SessionState, now: &PrefixDigest) -> Vec<String> {
@@ -357,16 +383,19 @@ mod tests {
         let changed = json!({"model": "m", "messages": [
             {"role": "system", "content": "Be brief. Today is 2026-11-30."},
             {"role": "user", "content": "hi"}]});
-        let a = sessions.observe("a", &digest(&first));
+        let a = sessions.observe("a", &digest(&first)).0;
         assert_eq!(a.drifted_parts, None);
         assert_eq!(a.prefix_hash.as_ref().map(String::len), Some(64));
         assert_eq!(
-            sessions.observe("a", &digest(&grown)).drifted_parts,
+            sessions.observe("a", &digest(&grown)).0.drifted_parts,
             Some(vec![])
         );
-        assert_eq!(sessions.observe("b", &digest(&changed)).drifted_parts, None);
         assert_eq!(
-            sessions.observe("a", &digest(&changed)).drifted_parts,
+            sessions.observe("b", &digest(&changed)).0.drifted_parts,
+            None
+        );
+        assert_eq!(
+            sessions.observe("a", &digest(&changed)).0.drifted_parts,
             Some(vec!["system".to_string(), "messages".to_string()])
         );
     }
@@ -385,6 +414,9 @@ mod tests {
                    "system": "S", "messages": [{"role": "user", "content": "a"},
                    {"role": "assistant", "content": [{"type": "text", "text": "b"}]}]}),
             json!({"model": "m", "tools": [{"name": "u", "input_schema": {}}],
+                   "system": "S", "messages": [{"role": "user", "content": "a"},
+                   {"role": "assistant", "content": [{"type": "text", "text": "B!"}]}]}),
+            json!({"model": "m", "tools": [{"name": "u", "input_schema": {}}],
                    "system": "S2", "messages": [{"role": "user", "content": "z"}]}),
             // Emptied (an empty `system` keeps it an Anthropic body: align compares each
             // wake with the previous one of its own wire).
@@ -398,8 +430,22 @@ mod tests {
         .unwrap()
         .unwrap();
         let mut sessions = Sessions::default();
+        let redactor = plain();
         for (wake, body) in report.wakes.iter().zip(&wakes) {
-            let ours = sessions.observe("s", &digest(body));
+            let (ours, previous) = sessions.observe("s", &digest(body));
+            // Where the first drifted part differs, and what is shown of it, as align says.
+            let detail = previous.map(|p| super::super::detail::describe(&p, &redactor));
+            let theirs = wake.first_difference.as_ref();
+            assert_eq!(
+                detail.as_ref().map(|d| d.part.as_str()),
+                theirs.map(|d| d.part.as_str()),
+                "{body}"
+            );
+            if let (Some(detail), Some(theirs)) = (&detail, theirs) {
+                assert_eq!(detail.offset, theirs.offset.map(|o| o as u64), "{body}");
+                assert_eq!(detail.previous, theirs.previous, "{body}");
+                assert_eq!(detail.current, theirs.current, "{body}");
+            }
             assert_eq!(ours.prefix_hash.as_deref(), Some(&*wake.stable_prefix_hash));
             let theirs: Vec<String> = wake
                 .drifted_parts
@@ -420,8 +466,8 @@ mod tests {
         }
         assert_eq!(sessions.len(), MAX_SESSIONS);
         // s0 was forgotten: its next call has nothing to compare with.
-        assert_eq!(sessions.observe("s0", &body).drifted_parts, None);
+        assert_eq!(sessions.observe("s0", &body).0.drifted_parts, None);
         let last = format!("s{}", MAX_SESSIONS + 9);
-        assert_eq!(sessions.observe(&last, &body).drifted_parts, Some(vec![]));
+        assert_eq!(sessions.observe(&last, &body).0.drifted_parts, Some(vec![]));
     }
 }

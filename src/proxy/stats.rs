@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::cache::ledger::Entry;
+use crate::cache::ledger::prices::PriceResolver;
+use crate::cache::ledger::summary::Prices;
 
 /// (provider, model, session) series kept before new sessions fold into `_other`.
 pub const MAX_SERIES: usize = 10_000;
@@ -33,14 +35,26 @@ pub struct Figures {
     pub cached_share: Option<f64>,
     /// Calls whose tools, system or conversation drifted from the session's previous call.
     pub drifted: u64,
+    /// Estimated cost of the calls with usage, where prices are known (`brief proxy
+    /// --price-*`); `null` when none was priced.
+    pub cost: Option<f64>,
+    /// What the same calls would have cost with no cache, minus `cost` (negative when
+    /// cache writes cost more than reads saved); `null` when none was priced.
+    pub savings: Option<f64>,
+    /// Calls with usage that were priced; `cost` and `savings` cover only these.
+    pub priced_calls: u64,
     #[serde(skip)]
     input_reporting_cache: u64,
+    #[serde(skip)]
+    cost_with: f64,
+    #[serde(skip)]
+    cost_without: f64,
 }
 
 impl Figures {
     /// Every sum saturates: a usage frame of 2^64 - 1 tokens makes a total of 2^64 - 1,
     /// never a small number.
-    fn add(&mut self, entry: &Entry) {
+    fn add(&mut self, entry: &Entry, prices: Option<Prices>) {
         let bump = |total: &mut u64, by: u64| *total = total.saturating_add(by);
         bump(&mut self.calls, 1);
         if !entry.is_ok() {
@@ -62,6 +76,18 @@ impl Figures {
         if entry.drifted_parts.as_ref().is_some_and(|p| !p.is_empty()) {
             bump(&mut self.drifted, 1);
         }
+        if let (Some(prices), Some(input)) = (prices, entry.input_tokens) {
+            let (with, without) = prices.cost(
+                input,
+                entry.cached_input_tokens.unwrap_or(0),
+                entry.cache_write_tokens.unwrap_or(0),
+                entry.cache_write_1h_tokens.unwrap_or(0),
+                entry.output_tokens.unwrap_or(0),
+            );
+            bump(&mut self.priced_calls, 1);
+            self.cost_with += with;
+            self.cost_without += without;
+        }
         self.share();
     }
 
@@ -76,6 +102,9 @@ impl Figures {
         bump(&mut self.output_tokens, other.output_tokens);
         bump(&mut self.drifted, other.drifted);
         bump(&mut self.input_reporting_cache, other.input_reporting_cache);
+        bump(&mut self.priced_calls, other.priced_calls);
+        self.cost_with += other.cost_with;
+        self.cost_without += other.cost_without;
         self.share();
     }
 
@@ -83,6 +112,9 @@ impl Figures {
         self.cached_share = (self.input_reporting_cache > 0).then(|| {
             (self.cached_input_tokens as f64 / self.input_reporting_cache as f64).min(1.0)
         });
+        let priced = self.priced_calls > 0;
+        self.cost = priced.then_some(self.cost_with);
+        self.savings = priced.then_some(self.cost_without - self.cost_with);
     }
 }
 
@@ -102,6 +134,8 @@ pub struct Stats {
     /// Requests relayed without metering (no model call, or a path the proxy does not
     /// know), by provider.
     unmetered: BTreeMap<&'static str, u64>,
+    /// Where a call's prices come from (`brief proxy --price-*`); none by default.
+    prices: PriceResolver,
 }
 
 /// `GET /stats`.
@@ -128,6 +162,15 @@ pub struct Report {
 }
 
 impl Stats {
+    /// Running figures priced with these prices per million tokens (input, cached input,
+    /// output); a missing cached or cache-write price comes from the provider's multipliers.
+    pub fn priced(input: Option<f64>, cached: Option<f64>, output: Option<f64>) -> Stats {
+        Stats {
+            prices: PriceResolver::new(input, cached, output),
+            ..Stats::default()
+        }
+    }
+
     pub fn record(&mut self, entry: &Entry) {
         let mut key = SeriesKey {
             provider: entry.provider.clone(),
@@ -147,7 +190,11 @@ impl Stats {
                 key.model = OTHER.to_string();
             }
         }
-        self.series.entry(key.clone()).or_default().add(entry);
+        let prices = self.prices.prices(entry);
+        self.series
+            .entry(key.clone())
+            .or_default()
+            .add(entry, prices);
         let count = self
             .statuses
             .entry((key, entry.status.to_string()))

@@ -288,19 +288,30 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     }
     // The guard runs again: a proposal file is plain text, and its stored report could
     // have been edited.
-    // A changed binding or constraint counts like a dropped fact.
+    // A changed binding or constraint, and an instruction without a counterpart, count
+    // like a dropped fact.
     let report = crate::guard::check_item(&locked.item, &proposal.body)?;
     let dropped = report.flag_lines();
     if !dropped.is_empty() && !allow_flags {
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let facts = report.dropped.len() + report.changed.len();
         let verb = match (report.dropped.is_empty(), report.changed.is_empty()) {
             (false, true) => "dropped",
             (true, false) => "changed",
             _ => "dropped or changed",
         };
+        let instructions = dropped.len() - facts;
+        let what = match (facts, instructions) {
+            (_, 0) => format!("{verb} {}", plural(facts, "fact")),
+            (0, n) => format!("dropped {}", plural(n, "instruction")),
+            (_, n) => format!(
+                "{verb} {} and dropped {}",
+                plural(facts, "fact"),
+                plural(n, "instruction")
+            ),
+        };
         return Err(Error::failed(format!(
-            "proposal {id} {verb} {} fact{} of `{}`: {}",
-            dropped.len(),
-            if dropped.len() == 1 { "" } else { "s" },
+            "proposal {id} {what} of `{}`: {}",
             proposal.item,
             dropped.join(", ")
         ))

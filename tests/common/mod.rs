@@ -102,6 +102,8 @@ pub fn json(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
 }
 pub mod bounded;
+pub mod browser;
 pub mod proxy;
 pub mod server;
 pub mod store;
+pub mod traffic;

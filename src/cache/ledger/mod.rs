@@ -107,6 +107,12 @@ pub struct Entry {
     /// `thoughtsTokenCount`); `null` when not reported.
     #[serde(default)]
     pub reasoning_tokens: Option<u64>,
+    /// For a proxied call that drifted: the byte at which the first part in
+    /// `drifted_parts` first differs from the session's previous call, in that part's text
+    /// as `brief align` counts it; `null` when nothing drifted or the previous text was not
+    /// kept (the proxy keeps a bounded amount).
+    #[serde(default)]
+    pub drift_offset: Option<u64>,
 }
 
 fn absolute(dir: &Path) -> Option<String> {
@@ -144,6 +150,7 @@ impl Entry {
             cache_write_5m_tokens: None,
             cache_write_1h_tokens: None,
             reasoning_tokens: None,
+            drift_offset: None,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::cache::facts;
 
 /// Prices for each call: flags first, then the pricing of the brief it was made for, then
 /// the provider's multipliers for what is still missing.
+#[derive(Debug, Default)]
 pub struct PriceResolver {
     input: Option<f64>,
     cached: Option<f64>,

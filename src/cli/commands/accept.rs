@@ -19,15 +19,16 @@ use crate::store::transaction::{self, Status};
 /// body version 2). A proposal identical to the body writes nothing. The accepted body
 /// becomes the next version, then the item file's body (its front matter is kept). Refused
 /// with exit 4 when the item changed since the proposal was made, and with exit 1 when the
-/// guard found dropped or changed facts, unless --allow-flags (on a terminal: a second
-/// confirmation); the flags accepted are recorded in the version.
+/// guard (run again on the current body) found dropped or changed facts or an instruction
+/// without a counterpart, unless --allow-flags (on a terminal: a second confirmation); the
+/// flags accepted are recorded in the version.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The brief directory
     pub brief: PathBuf,
     /// The proposal id (see `brief proposals`)
     pub id: String,
-    /// Accept even though the guard found facts the proposal dropped or changed
+    /// Accept even though the guard found facts or instructions the proposal dropped or changed
     #[arg(long)]
     pub allow_flags: bool,
     /// Print one JSON object instead of text
@@ -44,7 +45,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         && let Ok(mut proposal) = proposals::load(&brief.dir, &args.id)
         && let Some(item) = brief.item(&proposal.item)
     {
-        proposal.guard = crate::guard::check_item(item, &proposal.body)?;
+        crate::compress::rejudge(item, &mut proposal)?;
         let (_, summary) = super::compress::status(item, &proposal);
         crate::cli::review::show_proposal(ui, item, &proposal, &summary)?;
         if proposal.guard.is_clean() || allow_flags {
@@ -111,7 +112,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 pub(crate) fn confirm_flags(ui: &Ui, item: &Item, proposal: &proposals::Proposal) -> Result<bool> {
     let report = crate::guard::check_item(item, &proposal.body)?;
     ui.err_line(&format!(
-        "{} proposal {} drops or changes facts of `{}`:",
+        "{} proposal {} drops or changes facts or instructions of `{}`:",
         ui.paint_err("warning:", Tone::Warning),
         proposal.id,
         proposal.item

@@ -12,18 +12,24 @@ use crate::files::input::{self, is_stdin, label};
 use crate::files::limits::TEXT_FILE;
 use crate::guard::{self, Fact, Kind, Report};
 
-/// Check that every fact and constraint of ORIGINAL survives in PROPOSAL
+/// Check that every fact, constraint and instruction of ORIGINAL survives in PROPOSAL
 ///
-/// Lists each price, number, date, URL, e-mail address, placeholder and piece of code of
-/// the original that the proposal dropped; then each value that survives but changed its
-/// unit, bound, counted noun or subject, and each negation, modal, `only`, exception,
-/// condition or absolute that was lost or reversed in the aligned sentence (`changed`);
-/// then the facts the proposal introduced. A fact survives when it appears at least once
-/// anywhere in the proposal, compared in canonical form (`1,200` = `1200`, `$1,200.00` =
-/// `USD 1200`, `15%` = `15 percent`); code is compared byte for byte. A conversation
-/// sample (`format: messages`) is compared message by message: the proposal (a sample file
-/// or its body) keeps every message and role, else exit 2. Exit status: 0 nothing dropped
-/// or changed, 1 something dropped or changed, 2 bad input.
+/// Lists each price, number (also in words: `five`, `a hundred`), date, URL, e-mail
+/// address, placeholder, identifier (`lookup_order`, `src/main.rs`, `$HOME`, `--json`) and
+/// piece of code of the original that the proposal dropped; then each value that survives
+/// but changed its unit, bound, counted noun or subject (or lost it everywhere), and each
+/// negation, modal, `only`, exception, condition or absolute that was lost or reversed in
+/// the aligned sentence (`changed`); then each instruction of the original (a sentence,
+/// clause, list item or table row that tells the agent what to do or not do) without a
+/// counterpart in the proposal (`dropped_instructions`); then the facts the proposal
+/// introduced. The summary ends with the share of instructions kept and the size ratio. A
+/// fact survives when it appears at least once anywhere in the proposal, compared in
+/// canonical form (`1,200` = `1200`, `$1,200.00` = `USD 1200`, `15%` = `15 percent`); code
+/// is compared byte for byte. A conversation sample (`format: messages`) is compared
+/// message by message: the proposal (a sample file or its body) keeps every message and
+/// role, else exit 2. Exit status: 0 clean, 1 something dropped or changed, an
+/// instruction without a counterpart, or under half of the instructions kept; 2 bad
+/// input.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The original text: a file, or - for stdin
@@ -34,7 +40,8 @@ pub struct Args {
     #[arg(value_name = "PROPOSAL")]
     proposal: PathBuf,
 
-    /// Print one JSON object: status, summary, dropped, changed, introduced, counts
+    /// Print one JSON object: status, summary, dropped, changed, dropped_instructions,
+    /// introduced, counts, coverage
     #[arg(long)]
     json: bool,
 }
@@ -48,14 +55,22 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
     let original = read_text(&args.original)?;
     let proposal = read_text(&args.proposal)?;
-    let sample = item_file(&args.original, &original).filter(|i| i.messages().is_some());
-    let report = match sample {
-        // A conversation sample (`format: messages`): message by message.
+    let report = match item_file(&args.original, &original) {
+        // An item file: its body against the proposal (or the proposal's body), as
+        // `review` and `accept` compare them; a conversation sample message by message.
+        // Lines are the files' lines.
         Some(item) => {
-            let body = item_file(&args.proposal, &proposal).map_or(proposal.as_str(), |p| {
+            let proposed = item_file(&args.proposal, &proposal);
+            let body = proposed.as_ref().map_or(proposal.as_str(), |p| {
                 &proposal[proposal.len() - p.body().len()..]
             });
-            guard::check_item(&item, body)?
+            let mut report = guard::check_item(&item, body)?;
+            shift(
+                &mut report,
+                item.body_line - 1,
+                proposed.map_or(0, |p| p.body_line - 1),
+            );
+            report
         }
         None => guard::check(&original, &proposal),
     };
@@ -70,6 +85,33 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
+}
+
+/// Moves the lines of a report on an item's body to the lines of its file: findings in
+/// the original by `original`, in the proposal by `proposal` (findings inside a sample
+/// message keep their lines within the message, which they name).
+pub fn shift(report: &mut Report, original: usize, proposal: usize) {
+    for fact in report.dropped.iter_mut().filter(|f| f.in_message.is_none()) {
+        fact.line += original;
+    }
+    for fact in report
+        .introduced
+        .iter_mut()
+        .filter(|f| f.in_message.is_none())
+    {
+        fact.line += proposal;
+    }
+    for change in report.changed.iter_mut().filter(|c| c.in_message.is_none()) {
+        change.line += original;
+        change.proposal_line += proposal;
+    }
+    for d in report
+        .dropped_instructions
+        .iter_mut()
+        .filter(|d| d.in_message.is_none())
+    {
+        d.line += original;
+    }
 }
 
 /// The text as an item file (front matter and body), when it is one.
@@ -91,8 +133,10 @@ fn read_text(path: &Path) -> Result<String> {
 
 /// Renders a report for people: each dropped fact as `FILE:LINE:COL  kind  value`, then
 /// each change as `FILE:LINE:COL  kind  what changed (PROPOSAL:LINE:COL)`, then each
-/// introduced fact, then the one-line summary. Drops and changes are errors (red),
-/// introduced facts warnings (yellow). Ends with a newline.
+/// dropped instruction as `FILE:LINE:COL  instruction  text` (with the list items that
+/// went, or why it counts as gone), then each introduced fact, then the one-line summary
+/// (which ends with the instructions kept and the size ratio). Drops, changes and dropped
+/// instructions are errors (red), introduced facts warnings (yellow). Ends with a newline.
 pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> String {
     let mut out = String::new();
     let rows = |facts: &[Fact], file: &str| -> Vec<(String, &'static str, String)> {
@@ -133,9 +177,36 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
             )
         })
         .collect();
+    let instructions: Vec<(String, &'static str, String)> = report
+        .dropped_instructions
+        .iter()
+        .map(|d| {
+            let mut text = escaped_line(&d.text, 160);
+            if !d.items.is_empty() {
+                text.push_str(&format!(
+                    "\n      items gone: {}",
+                    escaped_line(&d.items.join(", "), 160)
+                ));
+            } else if !d.reason.is_empty() {
+                text.push_str(&format!("\n      {}", one_line(&d.reason)));
+            }
+            if let Some(under) = &d.under {
+                text.push_str(&format!("\n      under: {}", escaped_line(under, 100)));
+            }
+            (
+                match &d.in_message {
+                    Some(m) => format!("{original} {m}:{}:{}", d.line, d.column),
+                    None => format!("{original}:{}:{}", d.line, d.column),
+                },
+                "instruction",
+                text,
+            )
+        })
+        .collect();
     let place_width = dropped
         .iter()
         .chain(&changed)
+        .chain(&instructions)
         .chain(&introduced)
         .map(|r| r.0.chars().count())
         .max()
@@ -143,6 +214,7 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
     let kind_width = dropped
         .iter()
         .chain(&changed)
+        .chain(&instructions)
         .chain(&introduced)
         .map(|r| r.1.len())
         .max()
@@ -159,6 +231,12 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
             format!("Changed in {proposal}"),
             Tone::Error,
             report.changed.len(),
+        ),
+        (
+            instructions,
+            format!("Instructions of {original} without a counterpart in {proposal}"),
+            Tone::Error,
+            report.dropped_instructions.len(),
         ),
         (
             introduced,
@@ -182,6 +260,8 @@ pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> Strin
         }
         out.push('\n');
     }
+    out.push_str(&ui.paint(&report.coverage_line(), Tone::Dim));
+    out.push('\n');
     let (tone, summary) = if report.is_clean() {
         (Tone::Good, report.summary())
     } else {

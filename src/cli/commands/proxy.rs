@@ -70,9 +70,24 @@ pub struct Args {
     /// cut (their rows say `cancelled`)
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout, default_value = "20s")]
     pub shutdown_timeout: Duration,
+    /// Input price per million tokens, for the cost and savings on /stats and the dashboard
+    #[arg(long, value_name = "PRICE")]
+    pub price_input: Option<f64>,
+    /// Cached input price per million tokens [default: the provider's known multiplier of
+    /// the input price]
+    #[arg(long, value_name = "PRICE")]
+    pub price_cached: Option<f64>,
+    /// Output price per million tokens
+    #[arg(long, value_name = "PRICE")]
+    pub price_output: Option<f64>,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    crate::cli::shared_args::check_prices(&[
+        ("--price-input", args.price_input),
+        ("--price-cached", args.price_cached),
+        ("--price-output", args.price_output),
+    ])?;
     // The upstreams resolve as every provider address does: the flag, the wire's
     // variable, the official endpoint.
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
@@ -98,6 +113,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         client_idle_timeout: args.client_idle_timeout,
         max_connections: args.max_connections as usize,
         shutdown_timeout: args.shutdown_timeout,
+        prices: proxy::PriceFlags {
+            input: args.price_input,
+            cached: args.price_cached,
+            output: args.price_output,
+        },
     };
     let ledger_path = config.ledger.clone();
     let (openai, anthropic, gemini) = (
@@ -109,7 +129,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         // The address first, on stdout, so a script can read the port it got.
         let _ = ui.outln(&format!("http://{addr}"));
         ui.info(&format!(
-            "brief proxy: listening on http://{addr}\n  OpenAI:    POST /v1/chat/completions, /v1/responses -> {openai}\n  Anthropic: POST /v1/messages -> {anthropic}\n  Gemini:    POST /v1beta/models/MODEL:generateContent -> {gemini}\n  ledger: {}\n  point an agent here: OPENAI_BASE_URL=http://{addr}/v1  ANTHROPIC_BASE_URL=http://{addr}  GOOGLE_GEMINI_BASE_URL=http://{addr}",
+            "brief proxy: listening on http://{addr}\n  OpenAI:    POST /v1/chat/completions, /v1/responses -> {openai}\n  Anthropic: POST /v1/messages -> {anthropic}\n  Gemini:    POST /v1beta/models/MODEL:generateContent -> {gemini}\n  ledger: {}\n  dashboard: http://{addr}/ (figures: /stats, /metrics)\n  point an agent here: OPENAI_BASE_URL=http://{addr}/v1  ANTHROPIC_BASE_URL=http://{addr}  GOOGLE_GEMINI_BASE_URL=http://{addr}",
             ledger_path.display()
         ));
     })?;

@@ -48,7 +48,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         )));
     };
     let stale = proposal.is_stale(Some(item.body()));
-    proposal.guard = guard::check_item(item, &proposal.body)?;
+    crate::compress::rejudge(item, &mut proposal)?;
     let (status, mut summary) = super::compress::status(item, &proposal);
     let status = if stale { "stale" } else { status };
     if stale {
@@ -68,7 +68,13 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             ("tokens_before", Value::from(proposal.tokens_before)),
             ("tokens_after", Value::from(proposal.tokens_after)),
             ("dropped", json!(proposal.guard.dropped)),
+            ("changed", guard::changes_json(&proposal.guard.changed)),
+            (
+                "dropped_instructions",
+                json!(proposal.guard.dropped_instructions),
+            ),
             ("introduced", json!(proposal.guard.introduced)),
+            ("coverage", guard::coverage_json(&proposal.guard.coverage)),
             ("body", Value::from(proposal.body.clone())),
         ];
         ui.json(&object(status, &summary, fields))?;

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::cache::dashboard::html;
+use crate::cache::dashboard::usage::LedgerViews;
 use crate::cache::ledger;
 use crate::cache::ledger::prices::PriceResolver;
 use crate::cache::ledger::summary::{Group, GroupBy, Summary, Totals};
@@ -44,6 +46,11 @@ pub struct Args {
     /// Print one JSON object instead of the table
     #[arg(long)]
     pub json: bool,
+    /// Also write the report as one self-contained HTML page that opens from disk: totals,
+    /// the --by table, per model and per session, input and cached share over time, drift
+    /// events (`-`: the page on stdout instead of the table)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -75,16 +82,16 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         })?),
         None => None,
     };
-    for (flag, value) in [
+    crate::cli::shared_args::check_prices(&[
         ("--price-input", args.price_input),
         ("--price-cached", args.price_cached),
         ("--price-output", args.price_output),
-    ] {
-        if value.is_some_and(|v| !v.is_finite() || v < 0.0) {
-            return Err(Error::input(format!(
-                "{flag} must be a price of zero or more"
-            )));
-        }
+    ])?;
+    let html_to_stdout = args.html.as_deref() == Some(Path::new("-"));
+    if html_to_stdout && args.json {
+        return Err(Error::input(
+            "--html - and --json both write to stdout; give --html a file name",
+        ));
     }
     let path = ledger::resolve_path(args.ledger.clone());
     if !path.exists() {
@@ -95,10 +102,14 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     // Summed as it is read, a line at a time: memory follows the groups, not the ledger.
     let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
     let mut summary = Summary::new(args.by.into());
+    let mut views = args.html.as_ref().map(|_| LedgerViews::new(args.by.into()));
     let warnings = ledger::read_each(&path, |entry| {
         if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
             let prices = resolver.prices(&entry);
             summary.add(&entry, prices);
+            if let Some(views) = views.as_mut() {
+                views.add(&entry, prices);
+            }
         }
     })?;
     for warning in &warnings {
@@ -117,6 +128,19 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         total: &total,
         groups: &groups,
     };
+    if let (Some(file), Some(views)) = (&args.html, views) {
+        let page = report.page(views, warnings.len());
+        if html_to_stdout {
+            ui.out(&page)?;
+            return Ok(Outcome::Ok);
+        }
+        crate::files::write_atomic(file, page.as_bytes())?;
+        ui.info(&format!(
+            "brief usage: wrote the report to {} ({} KiB); open it in a browser",
+            file.display(),
+            page.len().div_ceil(1024)
+        ));
+    }
     if args.json {
         let status = if warnings.is_empty() { "ok" } else { "warning" };
         output::json(ui, status, &report.summary(), &report.json(&warnings))?;
@@ -244,6 +268,25 @@ fn minute(time: Option<&String>) -> String {
 }
 
 impl<'a> Report<'a> {
+    /// The report as one HTML page (`cache::dashboard`), from the same sums as the table.
+    fn page(&self, views: LedgerViews, skipped: usize) -> String {
+        let mut subtitle = format!("Ledger {}", self.path.display());
+        if let Some(since) = self.since {
+            subtitle.push_str(&format!(" · since {since}"));
+        }
+        subtitle.push_str(&format!(" · by {}", self.by.as_str()));
+        if skipped > 0 {
+            subtitle.push_str(&format!(" · {skipped} unreadable line(s) skipped"));
+        }
+        let view = views.view(self.total, self.groups, terminal_line(&subtitle));
+        let footer = format!(
+            "briefkit {} · written {} by brief usage --html",
+            env!("CARGO_PKG_VERSION"),
+            clock::format_rfc3339(clock::now_ms())
+        );
+        html::page(&view, html::Mode::File, &footer)
+    }
+
     fn summary(&self) -> String {
         let t = self.total;
         let mut text = format!("{} call{}", t.calls, if t.calls == 1 { "" } else { "s" });

@@ -80,6 +80,17 @@ pub struct Change {
     pub in_message: Option<String>,
 }
 
+/// How the second layer compared a sentence of the original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// No sentence of the proposal says the same thing.
+    Alone,
+    /// Compared with its counterpart: its constraints were judged there.
+    Linked,
+    /// Compared, and a change was reported for it.
+    Changed,
+}
+
 /// At most this many values of one sentence group are compared with each value.
 const LIMIT: usize = 64;
 
@@ -96,8 +107,10 @@ struct Found {
 }
 
 /// Every change between the original `o` and the proposal `p`; `dropped` are the keys of
-/// values the first layer reports as dropped (not reported again).
-pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
+/// values the first layer reports as dropped (not reported again). Also says, per
+/// sentence of the original, whether it was compared with a linked sentence of the
+/// proposal (the third layer trusts this comparison for its constraints).
+pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, Vec<Link>) {
     let best_p = align::best(&o.content, &p.content);
     let best_o = align::best(&p.content, &o.content);
     let group_p = align::groups(&best_p, &best_o, &o.content, &p.content);
@@ -130,30 +143,62 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
         for v in mine {
             values::values(o, p, v, mine, &theirs, &keys, dropped, &mut found);
         }
-        if let Some(c) = &o.constraints[s] {
-            let others: Vec<(usize, &Constraints)> = group
+        if let Some(c) = o.constraints(s) {
+            let owned: Vec<(usize, Constraints)> = group
                 .iter()
-                .filter_map(|&g| p.constraints[g].as_ref().map(|c| (g, c)))
+                .filter_map(|&g| p.constraints(g).map(|c| (g, c)))
                 .collect();
+            let others: Vec<(usize, &Constraints)> = owned.iter().map(|(g, c)| (*g, c)).collect();
             if !others.is_empty() {
-                constraints::lost(o, p, s, group_p[s][0], c, &others, &mut found);
+                constraints::lost(o, p, s, group_p[s][0], &c, &others, &mut found);
             }
         }
     }
     for (q, group) in wide_o.iter().enumerate() {
-        let (Some(c), false) = (&p.constraints[q], group_o[q].is_empty()) else {
+        if group_o[q].is_empty() {
+            continue;
+        }
+        let Some(c) = p.constraints(q) else {
             continue;
         };
-        let others: Vec<&Constraints> = group
-            .iter()
-            .filter_map(|&g| o.constraints[g].as_ref())
-            .collect();
+        let owned: Vec<Constraints> = group.iter().filter_map(|&g| o.constraints(g)).collect();
+        let others: Vec<&Constraints> = owned.iter().collect();
         if !others.is_empty() {
-            constraints::gained(o, p, q, group_o[q][0], c, &others, &mut found);
+            constraints::gained(o, p, q, group_o[q][0], &c, &others, &mut found);
         }
     }
+    let reported: FxSet<usize> = found.iter().filter(|f| !f.gone).map(|f| f.pair.0).collect();
+    let mut by_key: super::hash::FxMap<Id, Vec<usize>> = Default::default();
+    for (i, v) in p.values.iter().enumerate() {
+        by_key.entry(v.key.id).or_default().push(i);
+    }
+    let mut linked: Vec<Link> = group_p
+        .iter()
+        .map(|g| {
+            if g.is_empty() {
+                Link::Alone
+            } else {
+                Link::Linked
+            }
+        })
+        .collect();
+    // Changes found in a linked sentence (not a value whose binding went with a deleted
+    // sentence: that sentence is still gone).
+    for &s in &reported {
+        if let Some(l) = linked.get_mut(s).filter(|l| **l == Link::Linked) {
+            *l = Link::Changed;
+        }
+    }
+    values::unbound(o, p, &by_key, &reported, &mut found);
     cancel_double_flips(&mut found);
-    let (o_lines, p_lines) = (Lines::new(o.text), Lines::new(p.text));
+    // Line tables only when there is something to place (most checks of a faithful
+    // rewrite find nothing).
+    let live = found.iter().any(|f| !f.gone);
+    let (o_lines, p_lines) = if live {
+        (Lines::new(o.text), Lines::new(p.text))
+    } else {
+        (Lines::new(""), Lines::new(""))
+    };
     let mut out: Vec<Change> = found
         .into_iter()
         .filter(|f| !f.gone)
@@ -175,7 +220,7 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> Vec<Change> {
         .collect();
     out.sort_by_key(|c| (c.line, c.column, c.kind));
     out.dedup_by(|a, b| a.kind == b.kind && a.line == b.line && a.column == b.column);
-    out
+    (out, linked)
 }
 
 /// Each linked group plus the sentences on the other side that chose this one, whether
@@ -246,21 +291,21 @@ fn cancel_double_flips(found: &mut [Found]) {
 }
 
 /// Whitespace runs as one space: a sentence may span lines.
-fn squash(text: &str) -> String {
+pub(super) fn squash(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Line starts of a text, for 1-based line and character column of a byte offset.
-struct Lines(Vec<usize>);
+pub(super) struct Lines(Vec<usize>);
 
 impl Lines {
-    fn new(text: &str) -> Self {
+    pub(super) fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Lines(starts)
     }
 
-    fn at(&self, text: &str, offset: usize) -> (usize, usize) {
+    pub(super) fn at(&self, text: &str, offset: usize) -> (usize, usize) {
         let line = self.0.partition_point(|&s| s <= offset);
         let start = self.0[line - 1];
         (line, text[start..offset].chars().count() + 1)

@@ -23,7 +23,7 @@ pub(super) fn values(
     if same.iter().any(|c| differ(v, c, mine).is_none()) {
         return;
     }
-    if same.is_empty() && !v.key.word && dropped.contains(&v.key.id) {
+    if same.is_empty() && dropped.contains(&v.key.id) {
         // Gone from the whole proposal: the first layer reports it as dropped.
         return;
     }
@@ -171,5 +171,76 @@ fn value_change(
         pair: (v.sentence, c.sentence),
         flip,
         gone: false,
+    }
+}
+
+/// A value of the original whose binding is gone from the whole proposal: the value
+/// survives (the first layer is satisfied), but nowhere with the noun or unit it had
+/// (`at most 5 passengers` removed while `5 business days` stays). `reported` are the
+/// original sentences already holding a value change.
+/// A value's key, counted noun and unit (dimension, magnitude bits).
+type Binding<'a> = (Id, Vec<Id>, Option<(&'a str, u64)>);
+
+pub(super) fn unbound(
+    o: &Reading,
+    p: &Reading,
+    by_key: &super::super::hash::FxMap<Id, Vec<usize>>,
+    reported: &FxSet<usize>,
+    out: &mut Vec<Found>,
+) {
+    // The nouns each value is bound to in the proposal: most bindings are found here.
+    let bound: FxSet<(Id, Id)> = p
+        .values
+        .iter()
+        .flat_map(|c| c.noun.iter().map(move |&n| (c.key.id, n)))
+        .collect();
+    // A binding is looked for once however often the original repeats it, and a value
+    // that occurs more than `SCAN` times is taken as bound (linear, never a false flag).
+    const SCAN: usize = 4096;
+    let mut seen: super::super::hash::FxMap<Binding, bool> = Default::default();
+    for v in &o.values {
+        // A number word that is not a count (`one of`) binds nothing worth keeping.
+        if (v.noun.is_empty() && v.unit.is_none()) || v.key.word || reported.contains(&v.sentence) {
+            continue;
+        }
+        let Some(theirs) = by_key.get(&v.key.id) else {
+            continue;
+        };
+        if v.noun.iter().any(|&n| bound.contains(&(v.key.id, n))) {
+            continue;
+        }
+        let fits = |c: &Value| {
+            let unit = match (&v.unit, &c.unit) {
+                (Some(a), Some(b)) => a.dimension == b.dimension && a.magnitude == b.magnitude,
+                (Some(_), None) => c.noun.is_empty(),
+                _ => true,
+            };
+            let noun = v.noun.is_empty()
+                || (c.sentence < p.content.len()
+                    && v.noun
+                        .iter()
+                        .any(|w| p.content[c.sentence].binary_search(w).is_ok()));
+            unit && noun
+        };
+        let signature = (
+            v.key.id,
+            v.noun.clone(),
+            v.unit
+                .as_ref()
+                .map(|u| (u.dimension, u.magnitude.to_bits())),
+        );
+        let kept = *seen
+            .entry(signature)
+            .or_insert_with(|| theirs.len() > SCAN || theirs.iter().any(|&i| fits(&p.values[i])));
+        if kept {
+            continue;
+        }
+        let c = &p.values[theirs[0]];
+        let what = format!(
+            "`{}` lost what it was bound to: the proposal has it only as `{}`",
+            squash(&o.text[phrase(v, false).1..phrase(v, false).2]),
+            squash(&p.text[phrase(c, false).1..phrase(c, false).2])
+        );
+        out.push(value_change(o, p, v, c, ChangeKind::Value, what, false));
     }
 }

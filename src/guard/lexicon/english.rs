@@ -220,6 +220,12 @@ pub const ENGLISH: Language = Language {
         "in most cases",
         "where possible",
         "if possible",
+        "when possible",
+        "whenever possible",
+        "wherever possible",
+        "as far as possible",
+        "as much as possible",
+        "if you can",
         "ideally",
     ],
     bound_max: &[
@@ -369,4 +375,5 @@ pub const ENGLISH: Language = Language {
         ("ninety", 90),
         ("hundred", 100),
     ],
+    instructions: &super::english_instructions::ENGLISH_INSTRUCTIONS,
 };

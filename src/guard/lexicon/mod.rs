@@ -20,6 +20,8 @@
 //! tokens. The first matching entry of the longest phrase wins.
 
 mod english;
+mod english_instructions;
+mod english_synonyms;
 
 pub use english::ENGLISH;
 
@@ -73,6 +75,60 @@ pub struct Language {
     pub bound_skip: &'static [&'static str],
     /// Number words and their values.
     pub numbers: &'static [(&'static str, u32)],
+    /// What the third layer reads instructions with.
+    pub instructions: &'static Instructions,
+}
+
+/// The words of one language that tell an instruction from filler (the guard's third
+/// layer): what makes a unit of text instruction-bearing, and what a faithful rewrite may
+/// leave out of it. Entries are lowercased; multi-word entries are separated by single
+/// spaces and match a run of tokens.
+pub struct Instructions {
+    /// Base forms of verbs that start an imperative (`verify the caller's identity`). A
+    /// first word that is not listed still reads as an imperative when it looks like a
+    /// base form and an object follows it (see `object_starts`).
+    pub imperative_verbs: &'static [&'static str],
+    /// Words skipped before an imperative's verb (`please`, `always`, `first`, `do not`).
+    pub imperative_lead: &'static [&'static str],
+    /// Words that start an object or complement (determiners, pronouns, prepositions):
+    /// after one of these, an unlisted first word reads as a verb (`greet the customer`).
+    pub object_starts: &'static [&'static str],
+    /// Auxiliaries: one right after the first words makes them a subject, not an
+    /// imperative (`return shipping is free`).
+    pub auxiliaries: &'static [&'static str],
+    /// Words and phrases that state a requirement or an order of steps (`before`,
+    /// `required`, `first`, `make sure`): a unit with one is instruction-bearing.
+    pub requirement: &'static [&'static str],
+    /// Words that order one step against another (`before`, `after`, `until`): a unit
+    /// with one needs a word of this or the next list in its counterpart.
+    pub order: &'static [&'static str],
+    /// Words that put steps in a sequence (`first`, `then`, `once`, `when`): enough to
+    /// keep an order, not required to survive (a numbered list says it too).
+    pub sequence: &'static [&'static str],
+    /// Hedges, intensifiers and discourse markers (`basically`, `please`, `really`,
+    /// `note`): never needed in a counterpart.
+    pub filler: &'static [&'static str],
+    /// Words about the text itself (`rules`, `section`, `following`, `below`): a unit of
+    /// only these and filler announces instructions instead of giving one (a preface).
+    pub meta: &'static [&'static str],
+    /// Words that open a courtesy (`thank`, `hello`, `good luck`): never an instruction.
+    pub courtesy: &'static [&'static str],
+    /// Words that address the agent as subject (`you`, `your task`): a unit starting with
+    /// one tells the agent what it is or does.
+    pub addressee: &'static [&'static str],
+    /// Words that join the last item of a list (`and`, `or`).
+    pub list_joiners: &'static [&'static str],
+    /// Words that can start a new clause after a comma (`and`, `but`, `then`).
+    pub clause_joiners: &'static [&'static str],
+    /// Words that make an `if` clause a hedge rather than a condition (`if at all
+    /// possible`, `if appropriate`): read as `where possible`.
+    pub hedge_conditions: &'static [&'static str],
+    /// Groups of words a rewording may use for one another (`concise`, `brief`): compared
+    /// as one word when looking for a counterpart.
+    pub synonyms: &'static [&'static [&'static str]],
+    /// Verbs with a particle that mean one word (`send … back` = `return`): `(verb,
+    /// particle, word)`; the particle may come up to three words after the verb.
+    pub phrasal: &'static [(&'static str, &'static str, &'static str)],
 }
 
 /// Every tabled language; a text is read with the one whose function words it uses most.

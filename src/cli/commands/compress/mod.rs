@@ -248,6 +248,10 @@ pub(super) fn proposal_fields(proposal: &Proposal) -> Vec<(&'static str, Value)>
             "changed",
             crate::guard::changes_json(&proposal.guard.changed),
         ),
+        (
+            "dropped_instructions",
+            json!(proposal.guard.dropped_instructions),
+        ),
     ]
 }
 

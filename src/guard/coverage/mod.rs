@@ -1,0 +1,307 @@
+//! The third layer: every instruction of the original needs a counterpart in the
+//! proposal.
+//!
+//! The original is split into units (sentences and clauses, list items, table rows; see
+//! `units.rs`). A unit is instruction-bearing when it tells the agent what to do or not
+//! do: a constraint word, an imperative, a requirement, the agent addressed as `you`, a
+//! numbered step, or a list item under such a lead-in. Filler, courtesies and prefaces
+//! (units with nothing but filler and words about the text) are not instructions.
+//!
+//! A counterpart is a sentence of the proposal (or two adjacent ones) that keeps at least
+//! half of the unit's key words, weighted by rarity in the original (`customer` in every
+//! rule counts less than `promise`; a name, code or a URL counts three times), after stemming and synonym
+//! groups, and keeps its constraints (`never`, `only`, `unless`, `if`, `until`,
+//! `before`), or a rewording of them, unless the second layer already compared the
+//! sentence and judged its constraints. A unit repeated in the original is covered by any
+//! copy. A unit whose best match keeps under a third of its words is reported; one that
+//! keeps a third to a half is borderline: not reported on its own (a heavy rewording
+//! looks like that), but not counted as kept, so a proposal that keeps under half of its
+//! instructions is flagged even when each unit's test is borderline.
+
+mod counterpart;
+mod instruct;
+mod lists;
+mod units;
+
+use super::changes::{Lines, squash};
+use super::hash::FxMap;
+use super::report::{Coverage, DroppedInstruction};
+use super::vocab::{Id, Vocab};
+
+/// A unit whose best counterpart keeps less than this share of its key weight is
+/// reported as dropped ...
+const REPORT: f64 = 0.5;
+/// ... and counts as kept from this share on (in between: borderline, not reported one
+/// by one, not counted as kept).
+const PASS: f64 = 0.6;
+/// A unit of the original taken for a repeat of another must share this much with it.
+const REPEAT: f64 = 0.75;
+/// At most this many units of the original are compared with a unit taken for a repeat.
+const REPEATS: usize = 16;
+
+/// What the layer compares: the original's units, the proposal's windows, and what the
+/// other layers found.
+pub struct Input<'a> {
+    pub text: &'a str,
+    pub units: units::Finished,
+    /// `None`: the two texts are the same, every unit is kept.
+    pub windows: Option<Vec<counterpart::Window>>,
+    /// How many sentences the original has (where a unit is expected in the proposal).
+    pub sentences: usize,
+    pub vocab: &'a Vocab<'a>,
+    /// Per sentence of the original: how the second layer compared it.
+    pub linked: &'a [super::changes::Link],
+    /// Keys of the facts the first layer reports as dropped: a unit is not reported
+    /// again for them (a unit whose only loss is its price is a dropped price).
+    pub dropped: &'a super::hash::FxSet<Id>,
+}
+
+pub use counterpart::Windows;
+pub use units::Units;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    Dropped,
+    Partial,
+    Kept,
+}
+
+fn family_name(f: u16) -> &'static str {
+    match f {
+        instruct::NEG => "negation",
+        instruct::ONLY => "exclusivity (`only`)",
+        instruct::EXC => "exception",
+        instruct::COND => "condition",
+        instruct::UNTIL => "time limit (`until`)",
+        _ => "order (`before`/`after`)",
+    }
+}
+
+/// The instructions of `o` without a counterpart in `p`, and the coverage counts (the
+/// lengths are filled in by the caller).
+pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
+    let (text, vocab) = (input.text, input.vocab);
+    let units::Finished {
+        mut units,
+        df,
+        count,
+    } = input.units;
+    for u in &mut units {
+        if u.keys.iter().any(|k| input.dropped.contains(k)) {
+            u.keys = u
+                .keys
+                .iter()
+                .copied()
+                .filter(|k| !input.dropped.contains(k))
+                .collect();
+            // Nothing but dropped facts: the facts are the finding.
+            u.instruction &= !u.keys.is_empty();
+        }
+    }
+    let n = count.max(1) as f64;
+    // A fact (code, a name, a URL) says more than a word; a value counts as a word
+    // (the first two layers check where it went).
+    let weight = |k: Id| {
+        let rare = 1.0 + (n / f64::from(*df.get(&k).unwrap_or(&1))).ln();
+        let w = vocab.word(k);
+        let fact = w.starts_with('@') || ["url:", "mail:", "ph:"].iter().any(|t| w.starts_with(t));
+        if fact { 3.0 * rare } else { rare }
+    };
+    // Units with the same words and constraints are one instruction said twice.
+    let mut groups: FxMap<(&[Id], u16), usize> = FxMap::default();
+    let mut group_of = vec![usize::MAX; units.len()];
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for (i, u) in units.iter().enumerate().filter(|(_, u)| u.instruction) {
+        let key = (&u.keys[..], u.families & instruct::CHECKED);
+        let g = *groups.entry(key).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        });
+        group_of[i] = g;
+        members[g].push(i);
+    }
+    let mut coverage = Coverage {
+        instructions: members.len(),
+        ..Coverage::default()
+    };
+    let Some(windows) = input.windows else {
+        coverage.kept = members.len();
+        return (Vec::new(), coverage);
+    };
+    let index = counterpart::Index::new(&windows);
+    let mut search = counterpart::Search::new(&windows, &index);
+    let (o_len, p_len) = (input.sentences, windows.len());
+    let mut verdict = vec![Verdict::Dropped; units.len()];
+    let mut why: Vec<String> = vec![String::new(); units.len()];
+    let mut gone_items: Vec<Vec<String>> = vec![Vec::new(); units.len()];
+    for (i, u) in units.iter().enumerate().filter(|(_, u)| u.instruction) {
+        let expected = if o_len <= 1 {
+            0
+        } else {
+            u.sentence * p_len.saturating_sub(1) / (o_len - 1)
+        };
+        let weights: Vec<f64> = u.keys.iter().map(|&k| weight(k)).collect();
+        let Some(found) = search.find(&u.keys, &weights, expected, !u.items.is_empty()) else {
+            why[i] = "no counterpart in the proposal".into();
+            continue;
+        };
+        let link = input.linked.get(u.sentence).copied();
+        if found.share < PASS && link == Some(super::changes::Link::Changed) {
+            // The second layer reported what changed in this sentence: one finding, not
+            // two. Not counted as kept.
+            verdict[i] = Verdict::Partial;
+            continue;
+        }
+        if found.share < REPORT {
+            why[i] = format!(
+                "no counterpart in the proposal (the nearest keeps {:.0}% of its words)",
+                found.share * 100.0
+            );
+            continue;
+        }
+        // A borderline match that kept none of the words only this unit has, nor any of
+        // its values or names (`confirms the address` matched by `checks the delivery date`
+        // in the next step), is a drop.
+        let kept_fact = u.keys.iter().any(|&k| {
+            vocab.word(k).starts_with(['#', '$', '@']) && search.has(found.from, found.to, k)
+        });
+        let own: Vec<Id> = u
+            .keys
+            .iter()
+            .copied()
+            .filter(|k| df.get(k) == Some(&1))
+            .collect();
+        if found.share < PASS
+            && !kept_fact
+            && !own.is_empty()
+            && !own.iter().any(|&k| search.has(found.from, found.to, k))
+        {
+            why[i] = format!(
+                "no counterpart in the proposal (the nearest keeps {:.0}% of its words, none \
+                 of its own)",
+                found.share * 100.0
+            );
+            continue;
+        }
+        let trusted = link.is_some_and(|l| l != super::changes::Link::Alone);
+        if !trusted && let Some(f) = instruct::lost(u.families & instruct::CHECKED, found.families)
+        {
+            why[i] = format!(
+                "its words survive ({:.0}%), but its {} was lost",
+                found.share * 100.0,
+                family_name(f)
+            );
+            continue;
+        }
+        let missing: Vec<String> = u
+            .items
+            .iter()
+            .filter(|item| !search.has(found.from, found.to, item.keys[0]))
+            .map(|item| squash(&text[item.start..item.end]))
+            .collect();
+        verdict[i] = if found.share >= PASS && missing.is_empty() {
+            Verdict::Kept
+        } else {
+            Verdict::Partial
+        };
+        if !missing.is_empty() {
+            why[i] = format!("{} of its {} list items went", missing.len(), u.items.len());
+            gone_items[i] = missing;
+        }
+    }
+    repeats(&units, &weight, &mut verdict);
+    let reported = verdict.iter().any(|v| *v != Verdict::Kept);
+    let lines = Lines::new(if reported { text } else { "" });
+    let mut out = Vec::new();
+    for group in &members {
+        let best = group
+            .iter()
+            .map(|&i| verdict[i])
+            .max()
+            .unwrap_or(Verdict::Dropped);
+        match best {
+            Verdict::Kept => coverage.kept += 1,
+            Verdict::Partial => coverage.borderline += 1,
+            Verdict::Dropped => coverage.dropped += 1,
+        }
+        // A dropped instruction is reported at its first copy; a list that lost items
+        // at each copy that did.
+        let report: Vec<usize> = match best {
+            Verdict::Dropped => group.iter().copied().take(1).collect(),
+            Verdict::Kept => Vec::new(),
+            _ => group
+                .iter()
+                .copied()
+                .filter(|&i| !gone_items[i].is_empty())
+                .take(1)
+                .collect(),
+        };
+        for i in report {
+            let u = &units[i];
+            let (line, column) = lines.at(text, u.start);
+            let under = u.under.map(|(start, end)| squash(&text[start..end]));
+            out.push(DroppedInstruction {
+                text: squash(&text[u.start..u.end]),
+                line,
+                column,
+                items: std::mem::take(&mut gone_items[i]),
+                reason: std::mem::take(&mut why[i]),
+                under,
+                in_message: None,
+            });
+        }
+    }
+    out.sort_by_key(|d| (d.line, d.column));
+    (out, coverage)
+}
+
+/// A dropped unit whose words and constraints another, kept unit of the original already
+/// says (a repeated rule, `as mentioned above, …`) is kept with it.
+fn repeats(units: &[units::Unit], weight: &dyn Fn(Id) -> f64, verdict: &mut [Verdict]) {
+    let mut postings: FxMap<Id, Vec<u32>> = FxMap::default();
+    for (i, u) in units.iter().enumerate() {
+        if verdict[i] != Verdict::Dropped {
+            for &k in &u.keys {
+                postings.entry(k).or_default().push(i as u32);
+            }
+        }
+    }
+    for i in 0..units.len() {
+        let u = &units[i];
+        if !u.instruction || verdict[i] != Verdict::Dropped {
+            continue;
+        }
+        let total: f64 = u.keys.iter().map(|&k| weight(k)).sum();
+        let mut candidates: Vec<u32> = u
+            .keys
+            .iter()
+            .filter_map(|k| postings.get(k))
+            .flat_map(|list| {
+                let at = list.partition_point(|&p| (p as usize) < i);
+                let lo = at.saturating_sub(REPEATS / 2);
+                list[lo..(lo + REPEATS).min(list.len())].iter().copied()
+            })
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        // A repeat shares two words or more: one shared word (`say` in `mentions`) is a
+        // coincidence, not a restatement.
+        let repeated = candidates.iter().any(|&v| {
+            let other = &units[v as usize];
+            let shared: Vec<Id> = u
+                .keys
+                .iter()
+                .copied()
+                .filter(|k| other.keys.binary_search(k).is_ok())
+                .collect();
+            let kept: f64 = shared.iter().map(|&k| weight(k)).sum();
+            v as usize != i
+                && shared.len() >= 2
+                && kept >= REPEAT * total
+                && instruct::lost(u.families & instruct::CHECKED, other.families).is_none()
+        });
+        if repeated {
+            verdict[i] = Verdict::Kept;
+        }
+    }
+}

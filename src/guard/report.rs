@@ -1,0 +1,390 @@
+//! What the guard reports, and the one status every surface derives from it: `brief
+//! guard`, `compress`, `proposals`, `review`, `accept` and the MCP `guard` tool all call
+//! [`Report::is_clean`] / [`Report::status`] on the same report, so they cannot disagree.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Change, Fact, Kind};
+
+/// An instruction of the original without a counterpart in the proposal (the third
+/// layer), or one whose list lost some items.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedInstruction {
+    /// The unit as written in the original, whitespace runs as one space.
+    pub text: String,
+    /// 1-based line and column (in characters) of the unit's first word in the original.
+    pub line: usize,
+    pub column: usize,
+    /// The items of a list in the unit that went, when the rest of it was kept (`legal`,
+    /// `tax` of `medical, legal or tax advice`); empty when the whole unit went.
+    #[serde(default)]
+    pub items: Vec<String>,
+    /// Why it counts as dropped, in words (`no counterpart in the proposal`, `` its `never`
+    /// was lost ``, `2 of its 4 list items went`).
+    #[serde(default)]
+    pub reason: String,
+    /// The heading or lead-in (`Never discuss:`) the unit sits under, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under: Option<String>,
+    /// The sample message it is in, when the texts were compared message by message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_message: Option<String>,
+}
+
+/// How much of the original's instructions and length the proposal kept: a signal beside
+/// the findings, and a verdict only when under half of the instructions survive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Instruction-bearing units of the original (a repeated unit counted once).
+    pub instructions: usize,
+    /// Units with a counterpart that keeps at least half of their words (weighted) and
+    /// every constraint.
+    pub kept: usize,
+    /// Units whose best match keeps only a third to a half of their words, or that lost
+    /// items of a list: not counted as kept (a borderline unit is not reported on its own).
+    pub borderline: usize,
+    /// Units without a counterpart (each is in `dropped_instructions`).
+    pub dropped: usize,
+    /// Length of each text in characters.
+    pub original_chars: usize,
+    pub proposal_chars: usize,
+}
+
+impl Coverage {
+    /// The share of instruction-bearing units kept (1 when the original has none).
+    pub fn share(&self) -> f64 {
+        if self.instructions == 0 {
+            1.0
+        } else {
+            self.kept as f64 / self.instructions as f64
+        }
+    }
+
+    /// The proposal's length over the original's, in characters (`None` for an empty
+    /// original).
+    pub fn size_ratio(&self) -> Option<f64> {
+        (self.original_chars > 0).then(|| self.proposal_chars as f64 / self.original_chars as f64)
+    }
+
+    /// Under half of two or more instruction-bearing units kept: flagged even when no unit
+    /// is missing outright (each kept only in part).
+    pub fn under_half(&self) -> bool {
+        self.instructions >= 2 && self.kept * 2 < self.instructions
+    }
+
+    pub(crate) fn add(&mut self, other: &Coverage) {
+        self.instructions += other.instructions;
+        self.kept += other.kept;
+        self.borderline += other.borderline;
+        self.dropped += other.dropped;
+        self.original_chars += other.original_chars;
+        self.proposal_chars += other.proposal_chars;
+    }
+}
+
+/// What [`check`](super::check) found. Each fact is listed once, at its first occurrence,
+/// in text order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// Facts of the original that the proposal does not contain (positions in the original).
+    pub dropped: Vec<Fact>,
+    /// Facts of the proposal that the original does not contain (positions in the proposal).
+    pub introduced: Vec<Fact>,
+    /// Values that survive but are bound to something else, and constraints that were
+    /// lost or reversed (the second layer).
+    #[serde(default)]
+    pub changed: Vec<Change>,
+    /// Instructions of the original without a counterpart in the proposal (the third
+    /// layer).
+    #[serde(default)]
+    pub dropped_instructions: Vec<DroppedInstruction>,
+    /// How many distinct facts of each kind the original has: what was checked.
+    pub counts: BTreeMap<Kind, usize>,
+    /// Instructions and length kept.
+    #[serde(default)]
+    pub coverage: Coverage,
+}
+
+impl Report {
+    /// Nothing was dropped or changed, no instruction went, and at least half of the
+    /// instructions were kept. Introduced facts are listed but do not make a report
+    /// flagged.
+    pub fn is_clean(&self) -> bool {
+        self.dropped.is_empty()
+            && self.changed.is_empty()
+            && self.dropped_instructions.is_empty()
+            && !self.coverage.under_half()
+    }
+
+    /// `clean` or `flagged`: the status every command prints for this report.
+    pub fn status(&self) -> &'static str {
+        if self.is_clean() { "clean" } else { "flagged" }
+    }
+
+    /// Every flag as one line (`price $40`, ``changed negation: negation `not` was lost``,
+    /// `dropped instruction (line 3): Never promise a delivery date`): what an accept with
+    /// `--allow-flags` records in the version.
+    pub fn flag_lines(&self) -> Vec<String> {
+        let within = |m: &Option<String>| m.as_ref().map_or(String::new(), |m| format!("{m}: "));
+        let dropped = self
+            .dropped
+            .iter()
+            .map(|f| format!("{}{} {}", within(&f.in_message), f.kind.name(), f.value));
+        let changed = self.changed.iter().map(|c| {
+            format!(
+                "{}changed {}: {}",
+                within(&c.in_message),
+                c.kind.name(),
+                c.message
+            )
+        });
+        let instructions = self.dropped_instructions.iter().map(|d| {
+            let items = if d.items.is_empty() {
+                String::new()
+            } else {
+                format!(" (items gone: {})", d.items.join(", "))
+            };
+            format!(
+                "{}dropped instruction (line {}): {}{items}",
+                within(&d.in_message),
+                d.line,
+                d.text
+            )
+        });
+        let mut lines: Vec<String> = dropped.chain(changed).chain(instructions).collect();
+        if self.coverage.under_half() {
+            lines.push(format!(
+                "coverage: only {} of {} instructions kept",
+                self.coverage.kept, self.coverage.instructions
+            ));
+        }
+        lines
+    }
+
+    /// The number of distinct facts checked in the original.
+    pub fn checked(&self) -> usize {
+        self.counts.values().sum()
+    }
+
+    /// One line saying what happened, e.g. `flagged: 2 of 31 facts dropped (1 price, 1
+    /// url); 1 changed (1 bound); 1 instruction dropped; 1 introduced (1 price)`. What was
+    /// kept of the instructions and length is [`Report::coverage_line`].
+    pub fn summary(&self) -> String {
+        let checked = self.checked();
+        let mut flags = Vec::new();
+        if !self.dropped.is_empty() {
+            flags.push(format!(
+                "{} of {checked} {} dropped ({})",
+                self.dropped.len(),
+                if checked == 1 { "fact" } else { "facts" },
+                tally(&self.dropped)
+            ));
+        }
+        if !self.changed.is_empty() {
+            let n = self.changed.len();
+            let what = match (flags.is_empty(), n) {
+                (false, _) => "",
+                (true, 1) => " fact or constraint",
+                (true, _) => " facts or constraints",
+            };
+            flags.push(format!(
+                "{n}{what} changed ({})",
+                change_tally(&self.changed)
+            ));
+        }
+        if !self.dropped_instructions.is_empty() {
+            let n = self.dropped_instructions.len();
+            flags.push(format!(
+                "{n} instruction{} dropped",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        if self.coverage.under_half() {
+            flags.push(format!(
+                "only {} of {} instructions kept",
+                self.coverage.kept, self.coverage.instructions
+            ));
+        }
+        let mut text = if flags.is_empty() {
+            match checked {
+                0 => "clean: the original has no facts to check".to_string(),
+                1 => "clean: the one fact of the original survives".to_string(),
+                n => format!("clean: all {n} facts of the original survive"),
+            }
+        } else {
+            format!("flagged: {}", flags.join("; "))
+        };
+        if !self.introduced.is_empty() {
+            text.push_str(&format!(
+                "; {} introduced ({})",
+                self.introduced.len(),
+                tally(&self.introduced)
+            ));
+        }
+        text
+    }
+
+    /// What the proposal kept of the original's instructions and length, e.g.
+    /// `instructions kept: 11 of 12 (1 borderline); size: 62% of the original`.
+    pub fn coverage_line(&self) -> String {
+        let c = &self.coverage;
+        let mut text = match c.instructions {
+            0 => "instructions kept: the original gives none".to_string(),
+            n => format!(
+                "instructions kept: {} of {n} ({:.0}%)",
+                c.kept,
+                c.share() * 100.0
+            ),
+        };
+        if c.borderline > 0 {
+            text.push_str(&format!(", {} borderline", c.borderline));
+        }
+        match c.size_ratio() {
+            Some(ratio) => text.push_str(&format!("; size: {:.0}% of the original", ratio * 100.0)),
+            None => text.push_str("; size: the original is empty"),
+        }
+        text
+    }
+}
+
+/// `1 price, 2 number` — facts counted by kind, in kind order.
+fn tally(facts: &[Fact]) -> String {
+    let mut by_kind: BTreeMap<Kind, usize> = BTreeMap::new();
+    for fact in facts {
+        *by_kind.entry(fact.kind).or_default() += 1;
+    }
+    by_kind
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `1 bound, 2 negation` — changes counted by kind, in kind order.
+fn change_tally(changes: &[Change]) -> String {
+    let mut by_kind: BTreeMap<super::ChangeKind, usize> = BTreeMap::new();
+    for change in changes {
+        *by_kind.entry(change.kind).or_default() += 1;
+    }
+    by_kind
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The JSON form of a change: the keys `kind`, `original`, `proposal`, `line`, `column`,
+/// `proposal_line`, `proposal_column` (and `in_message`); the message is for people and
+/// is in the human report.
+#[derive(Serialize)]
+pub struct ChangeJson<'a> {
+    kind: &'static str,
+    original: &'a str,
+    proposal: &'a str,
+    line: usize,
+    column: usize,
+    proposal_line: usize,
+    proposal_column: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    in_message: Option<&'a str>,
+}
+
+impl<'a> From<&'a Change> for ChangeJson<'a> {
+    fn from(c: &'a Change) -> Self {
+        ChangeJson {
+            kind: c.kind.name(),
+            original: &c.original,
+            proposal: &c.proposal,
+            line: c.line,
+            column: c.column,
+            proposal_line: c.proposal_line,
+            proposal_column: c.proposal_column,
+            in_message: c.in_message.as_deref(),
+        }
+    }
+}
+
+/// [`Coverage`] as JSON: the counts, with the share kept and the size ratio worked out
+/// (rounded to three places).
+#[derive(Serialize)]
+pub struct CoverageJson {
+    instructions: usize,
+    kept: usize,
+    borderline: usize,
+    dropped: usize,
+    share: f64,
+    original_chars: usize,
+    proposal_chars: usize,
+    size_ratio: Option<f64>,
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+impl From<&Coverage> for CoverageJson {
+    fn from(c: &Coverage) -> Self {
+        CoverageJson {
+            instructions: c.instructions,
+            kept: c.kept,
+            borderline: c.borderline,
+            dropped: c.dropped,
+            share: round3(c.share()),
+            original_chars: c.original_chars,
+            proposal_chars: c.proposal_chars,
+            size_ratio: c.size_ratio().map(round3),
+        }
+    }
+}
+
+/// The report as the one JSON object `brief guard --json` (and the MCP `guard` tool)
+/// prints, `status` and `summary` first.
+#[derive(Serialize)]
+pub struct ReportJson<'a> {
+    status: &'static str,
+    summary: String,
+    dropped: &'a [Fact],
+    changed: Vec<ChangeJson<'a>>,
+    dropped_instructions: &'a [DroppedInstruction],
+    introduced: &'a [Fact],
+    counts: &'a BTreeMap<Kind, usize>,
+    coverage: CoverageJson,
+}
+
+impl<'a> From<&'a Report> for ReportJson<'a> {
+    fn from(r: &'a Report) -> Self {
+        ReportJson {
+            status: r.status(),
+            summary: r.summary(),
+            dropped: &r.dropped,
+            changed: r.changed.iter().map(ChangeJson::from).collect(),
+            dropped_instructions: &r.dropped_instructions,
+            introduced: &r.introduced,
+            counts: &r.counts,
+            coverage: CoverageJson::from(&r.coverage),
+        }
+    }
+}
+
+/// `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value", "line",
+/// "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
+/// "proposal_line", "proposal_column"}], "dropped_instructions": [{"text", "line",
+/// "column", "items", "reason"}], "introduced": [...], "counts": {"<kind>": n},
+/// "coverage": {"instructions", "kept", "borderline", "dropped", "share",
+/// "original_chars", "proposal_chars", "size_ratio"}}`.
+pub fn to_json(report: &Report) -> serde_json::Value {
+    serde_json::to_value(ReportJson::from(report)).unwrap_or(serde_json::Value::Null)
+}
+
+/// The coverage as JSON (see [`CoverageJson`]).
+pub fn coverage_json(coverage: &Coverage) -> serde_json::Value {
+    serde_json::to_value(CoverageJson::from(coverage)).unwrap_or(serde_json::Value::Null)
+}
+
+/// The changes as JSON objects (see [`ChangeJson`]).
+pub fn changes_json(changes: &[Change]) -> serde_json::Value {
+    serde_json::to_value(changes.iter().map(ChangeJson::from).collect::<Vec<_>>())
+        .unwrap_or(serde_json::Value::Null)
+}
