@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Method, Request, Response};
+use http::{Request, Response};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -124,8 +124,8 @@ struct App {
     openai: upstream::Upstream,
     anthropic: upstream::Upstream,
     gemini: upstream::Upstream,
-    /// Paths already warned about as unmetered (bounded).
-    warned: Mutex<std::collections::HashSet<String>>,
+    /// Paths already warned about as unmetered.
+    warned: routes::Warned,
     client: upstream::Client,
     timeout: Duration,
     client_idle_timeout: Duration,
@@ -242,7 +242,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         openai,
         anthropic,
         gemini,
-        warned: Mutex::new(std::collections::HashSet::new()),
+        warned: routes::Warned::default(),
         client,
         timeout: config.timeout,
         client_idle_timeout: config.client_idle_timeout,
@@ -380,31 +380,12 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
         routes::Route::Call { wire, model } => model_call(app, wire, model, request).await,
         routes::Route::Relay { wire, quiet } => {
             if !quiet {
-                warn_unmetered(&app, wire, request.method(), request.uri().path());
+                app.warned
+                    .once(wire, request.method(), request.uri().path());
             }
             relay::pass(app, wire, request).await
         }
     }
-}
-
-/// The most distinct paths warned about as unmetered; past it no more warnings.
-const MAX_WARNED_PATHS: usize = 64;
-
-/// Says once per path that a request which may be a model call was relayed unmetered. The
-/// path only: a query string can hold a key (Gemini's `?key=`).
-fn warn_unmetered(app: &App, wire: Wire, method: &Method, path: &str) {
-    let path = crate::text::sanitize::one_line(path, 200);
-    let Ok(mut warned) = app.warned.lock() else {
-        return;
-    };
-    if warned.len() >= MAX_WARNED_PATHS || !warned.insert(format!("{method} {path}")) {
-        return;
-    }
-    eprintln!(
-        "brief proxy: {method} {path} is relayed to the {} upstream unmetered (no ledger row; \
-         counted as `unmetered` in /stats and /metrics)",
-        wire.vendor()
-    );
 }
 
 async fn model_call(

@@ -11,6 +11,9 @@
 //! Model calls are metered; everything else is relayed as it is and counted as unmetered,
 //! with a warning the first time a path that could be a model call passes unmetered.
 
+use std::collections::HashSet;
+use std::sync::Mutex;
+
 use http::{HeaderMap, Method};
 
 use crate::wire::Wire;
@@ -80,6 +83,32 @@ pub fn route(method: &Method, path: &str, query: Option<&str>, headers: &HeaderM
             wire: by_credential(query, headers),
             quiet,
         },
+    }
+}
+
+/// The most distinct paths warned about as unmetered; past it no more warnings.
+const MAX_WARNED_PATHS: usize = 64;
+
+/// The paths already warned about as relayed unmetered (bounded).
+#[derive(Debug, Default)]
+pub struct Warned(Mutex<HashSet<String>>);
+
+impl Warned {
+    /// Says once per path that a request which may be a model call was relayed unmetered.
+    /// The path only: a query string can hold a key (Gemini's `?key=`).
+    pub fn once(&self, wire: Wire, method: &Method, path: &str) {
+        let path = crate::text::sanitize::one_line(path, 200);
+        let Ok(mut warned) = self.0.lock() else {
+            return;
+        };
+        if warned.len() >= MAX_WARNED_PATHS || !warned.insert(format!("{method} {path}")) {
+            return;
+        }
+        eprintln!(
+            "brief proxy: {method} {path} is relayed to the {} upstream unmetered (no ledger \
+             row; counted as `unmetered` in /stats and /metrics)",
+            wire.vendor()
+        );
     }
 }
 
