@@ -22,6 +22,8 @@ mod crash;
 mod dashboard;
 mod digest;
 mod docs;
+mod fleet;
+mod fleet_usage;
 mod guard_accept;
 mod guard_agree;
 mod guard_bundled;

@@ -56,7 +56,21 @@ pub fn main() -> ExitCode {
         }
     };
     let ui = Ui::new(cli.color, cli.quiet);
-    match commands::run(cli.command, &ui, command) {
+    let result = commands::run(cli.command, &ui, command);
+    // Rows bound for ClickHouse: a bounded wait for them to go, after the command's output.
+    for left in crate::cache::ledger::clickhouse::settle() {
+        ui.warn(&format!(
+            "{} row(s) are not in ClickHouse ({}) yet{}; they are kept in the spool {} and \
+             sent by the next brief command or proxy writing there",
+            left.rows,
+            left.target,
+            left.last_error
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default(),
+            left.spool_dir
+        ));
+    }
+    match result {
         Ok(output::Outcome::Ok) => ExitCode::SUCCESS,
         Ok(output::Outcome::Failed) => ExitCode::from(ErrorKind::Failed.exit_code()),
         Err(err) => {

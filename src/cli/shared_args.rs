@@ -2,7 +2,10 @@
 //! help text cannot drift apart: `--var KEY=VALUE` and the provider flags of every command
 //! that calls a model.
 
+use std::path::PathBuf;
+
 use crate::brief::Brief;
+use crate::cache::ledger::{Destination, Format};
 use crate::error::Result;
 use crate::provider::{Overrides, Settings};
 use crate::wire::Wire;
@@ -86,6 +89,35 @@ impl ProviderArgs {
     /// brief's `model:` (whose provider was checked when the brief was loaded).
     pub fn settings(&self, brief: &Brief) -> Result<Settings> {
         Settings::resolve(self.overrides(), brief.manifest.model.as_ref())
+    }
+}
+
+fn parse_format(text: &str) -> Result<Format, String> {
+    text.parse()
+}
+
+/// Where a command's ledger rows go (or which ledger `usage` reads): flattened into every
+/// command with `--ledger`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LedgerArgs {
+    /// The ledger: a JSON-lines file, or a ClickHouse table
+    /// (clickhouse://[user@]host:8123/database.table) [default: $BRIEF_LEDGER, else
+    /// usage.jsonl in the user's state directory]
+    #[arg(long, value_name = "PATH|URL")]
+    pub ledger: Option<PathBuf>,
+    /// How to read --ledger: jsonl, or clickhouse (needed for an http(s):// URL)
+    /// [default: $BRIEF_LEDGER_FORMAT, else by its shape]
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub ledger_format: Option<Format>,
+}
+
+impl LedgerArgs {
+    /// The destination the flags (else the environment) name.
+    pub fn destination(&self) -> Result<Destination> {
+        Destination::resolve(
+            self.ledger.as_deref().map(|p| p.as_os_str()),
+            self.ledger_format,
+        )
     }
 }
 

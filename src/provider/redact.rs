@@ -6,8 +6,10 @@
 //! each key is turned into its base64 forms once, the text is searched through a
 //! percent-decoded view of it, and one case-insensitive Aho-Corasick pass finds them all,
 //! in time linear in the text. Keys are the request's own key plus the values of environment
-//! variables named `*_API_KEY` or `*_TOKEN`; tokens shaped like provider keys (`sk-…`, 16+
-//! characters after the dash) are removed too, whatever their source.
+//! variables named `*_API_KEY`, `*_TOKEN` or `*_PASSWORD`, and for a database the
+//! password its URL or environment gave (removed whatever its length); tokens shaped like
+//! provider keys (`sk-…`, 16+ characters after the dash) are removed too, whatever their
+//! source.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -18,22 +20,22 @@ pub const REDACTED: &str = "[redacted]";
 /// redacting them would mangle ordinary words.
 const MIN_KEY: usize = 8;
 
+/// Shorter secrets than this are not looked for at all (they would match everywhere).
+const MIN_SECRET: usize = 4;
+
 /// Finds and removes known keys in every form a server could echo them.
 #[derive(Debug, Clone)]
 pub struct Redactor {
     matcher: Option<AhoCorasick>,
+    /// Short secrets (a database password under 8 characters), removed only where they
+    /// appear exactly: matched loosely they would eat ordinary words.
+    exact: Vec<String>,
 }
 
 impl Redactor {
     /// For `key` (the request's own, if any) and the keys in the process environment.
     pub fn new(key: Option<&str>) -> Redactor {
-        let env: Vec<String> = std::env::vars_os()
-            .filter_map(|(name, value)| {
-                let name = name.to_str()?;
-                (name.ends_with("_API_KEY") || name.ends_with("_TOKEN"))
-                    .then(|| value.into_string().ok())?
-            })
-            .collect();
+        let env = env_keys();
         Self::with_keys(key.into_iter().chain(env.iter().map(String::as_str)))
     }
 
@@ -64,12 +66,42 @@ impl Redactor {
                 .build(&patterns)
                 .expect("literal patterns always build")
         });
-        Redactor { matcher }
+        Redactor {
+            matcher,
+            exact: Vec::new(),
+        }
+    }
+
+    /// For the environment's keys and `secrets` (a database's password): a password an
+    /// operator chose may be short; from 4 characters on it is removed where it appears
+    /// as is.
+    pub fn with_secrets<'k>(secrets: impl IntoIterator<Item = &'k str>) -> Redactor {
+        let env = env_keys();
+        let secrets: Vec<&str> = secrets.into_iter().map(str::trim).collect();
+        let mut redactor = Self::with_keys(
+            secrets
+                .iter()
+                .copied()
+                .chain(env.iter().map(String::as_str)),
+        );
+        redactor.exact = secrets
+            .into_iter()
+            .filter(|s| (MIN_SECRET..MIN_KEY).contains(&s.len()))
+            .map(str::to_string)
+            .collect();
+        redactor
     }
 
     /// `text` with every key (in any form above) and every key-shaped token replaced by
     /// [`REDACTED`].
     pub fn redact(&self, text: &str) -> String {
+        let mut text = std::borrow::Cow::Borrowed(text);
+        for secret in &self.exact {
+            if text.contains(secret.as_str()) {
+                text = std::borrow::Cow::Owned(text.replace(secret.as_str(), REDACTED));
+            }
+        }
+        let text = text.as_ref();
         let Some(matcher) = &self.matcher else {
             return redact_key_shapes(text);
         };
@@ -104,6 +136,17 @@ impl Redactor {
             .as_ref()
             .is_some_and(|m| m.is_match(&decoded_view(text).0))
     }
+}
+
+/// The values of the environment's `*_API_KEY`, `*_TOKEN` and `*_PASSWORD` variables.
+fn env_keys() -> Vec<String> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| {
+            let name = name.to_str()?;
+            (name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || name.ends_with("_PASSWORD"))
+                .then(|| value.into_string().ok())?
+        })
+        .collect()
 }
 
 /// `redact` with the environment's keys: for text whose request key is not at hand.
@@ -230,6 +273,22 @@ mod tests {
         let text = "None of this is a key; none at all. sk-short";
         assert_eq!(redactor.redact(text), text);
         assert!(!redactor.finds_key(text));
+    }
+
+    #[test]
+    fn a_short_database_password_is_removed_as_is_and_words_are_kept() {
+        let redactor = Redactor::with_secrets(["s3cr"]);
+        assert_eq!(
+            redactor.redact("user brief:s3cr@host; S3CR is not it"),
+            format!("user brief:{REDACTED}@host; S3CR is not it")
+        );
+        let long = Redactor::with_secrets(["a-long-db-password"]);
+        assert_eq!(
+            long.redact("pw A-LONG-DB-PASSWORD"),
+            format!("pw {REDACTED}")
+        );
+        // Under 4 characters a password would match everywhere: left to never be printed.
+        assert_eq!(Redactor::with_secrets(["pw"]).redact("pw"), "pw");
     }
 
     #[test]

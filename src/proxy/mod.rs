@@ -28,7 +28,6 @@ mod writer;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -87,7 +86,8 @@ pub struct Config {
     pub anthropic_upstream: BaseUrl,
     /// Base URL of the Gemini upstream (without `/v1beta`).
     pub gemini_upstream: BaseUrl,
-    pub ledger: PathBuf,
+    /// Where the rows go: the ledger file, or a ClickHouse table through its spool.
+    pub ledger: crate::cache::ledger::Destination,
     pub allow_remote: bool,
     pub timeout: Duration,
     pub header_timeout: Duration,
@@ -117,6 +117,9 @@ pub struct Summary {
     /// Client connections the proxy could hold at once (the flag, lowered to what the
     /// file-descriptor limit allows).
     pub max_connections: usize,
+    /// Where the rows' store stood at the end (for ClickHouse: rows sent, rows left in
+    /// the spool).
+    pub sink: crate::cache::ledger::SinkState,
 }
 
 /// What the server shares with every request.
@@ -154,7 +157,8 @@ impl App {
     }
 
     fn backlog(&self) -> stats::Backlog {
-        let counters = self.book.rows().counters();
+        let rows = self.book.rows();
+        let counters = rows.counters();
         let handed = counters.handed.load(Ordering::Relaxed);
         let done =
             counters.written.load(Ordering::Relaxed) + counters.failed.load(Ordering::Relaxed);
@@ -162,6 +166,7 @@ impl App {
             ledger: handed.saturating_sub(done),
             spilled: counters.spilled.load(Ordering::Relaxed),
             digest: self.book.in_stage(),
+            sink: rows.sink_state(),
         }
     }
 }
@@ -234,7 +239,14 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         prices.cached,
         prices.output,
     )));
-    let sink = Arc::new(writer::LedgerSink::new(config.ledger.clone()));
+    let sink: Arc<dyn writer::Sink> = match &config.ledger {
+        crate::cache::ledger::Destination::File(path) => {
+            Arc::new(writer::LedgerSink::new(path.clone()))
+        }
+        crate::cache::ledger::Destination::ClickHouse(target) => Arc::new(
+            writer::ClickHouseSink::new(crate::cache::ledger::clickhouse::sink(target)?),
+        ),
+    };
     let (rows, writer) = writer::start(sink, Arc::clone(&stats));
     let recent = dashboard::recent();
     let (book, digesters) = book::start(rows, Arc::clone(&recent));
@@ -269,13 +281,14 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     runtime.shutdown_timeout(Duration::from_millis(500));
     // The requests still being digested are finished, then every row is written.
     digesters.finish();
-    let rows_written = writer.finish();
+    let (rows_written, sink) = writer.finish();
     let report = stats.lock().map(|s| s.report()).ok();
     Ok(Summary {
         calls: report.as_ref().map_or(0, |r| r.totals.calls),
         rows_written,
         ledger_errors: report.map_or(0, |r| r.ledger_errors),
         max_connections,
+        sink,
     })
 }
 

@@ -12,9 +12,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::cache::ledger::Entry;
 use crate::cache::ledger::prices::PriceResolver;
 use crate::cache::ledger::summary::Prices;
+use crate::cache::ledger::{Entry, SinkState};
 
 /// (provider, model, session) series kept before new sessions fold into `_other`.
 pub const MAX_SERIES: usize = 10_000;
@@ -159,6 +159,10 @@ pub struct Report {
     pub unmetered: u64,
     /// The same by provider (`openai`, `anthropic`, `gemini`).
     pub unmetered_per_provider: BTreeMap<String, u64>,
+    /// Where the rows' store stands: `kind` (`jsonl`, `clickhouse`), `target`,
+    /// `rows_pending`, `rows_stored`, `last_success`, `last_error` (credentials removed),
+    /// and for ClickHouse its spool (see `SinkState`).
+    pub sink: SinkState,
 }
 
 impl Stats {
@@ -218,6 +222,7 @@ impl Stats {
         report.ledger_backlog = backlog.ledger;
         report.ledger_spilled = backlog.spilled;
         report.digest_backlog = backlog.digest;
+        report.sink = backlog.sink;
         report
     }
 
@@ -262,11 +267,12 @@ impl Stats {
                 .iter()
                 .map(|(p, n)| (p.to_string(), *n))
                 .collect(),
+            sink: SinkState::default(),
         }
     }
 
     /// The Prometheus text exposition format (version 0.0.4).
-    pub fn metrics(&self, backlog: Backlog) -> String {
+    pub fn metrics(&self, backlog: &Backlog) -> String {
         let mut out = String::new();
         family(
             &mut out,
@@ -377,16 +383,97 @@ impl Stats {
             family(&mut out, name, kind, help);
             let _ = writeln!(out, "{name} {value}");
         }
+        sink_metrics(&mut out, &backlog.sink);
         out
     }
 }
 
-/// What is waiting behind the calls, from the writer and the digest stage.
-#[derive(Debug, Clone, Copy, Default)]
+/// What is waiting behind the calls, from the writer and the digest stage, and where the
+/// rows' store stands.
+#[derive(Debug, Clone, Default)]
 pub struct Backlog {
     pub ledger: u64,
     pub spilled: u64,
     pub digest: u64,
+    pub sink: SinkState,
+}
+
+/// The sink's figures: rows pending, stored, overflowed, errors, the time of the last
+/// success, and the last error as an info series' label.
+fn sink_metrics(out: &mut String, sink: &SinkState) {
+    let kind = escape(sink.kind);
+    let series: [(&str, &str, &str, u64); 4] = [
+        (
+            "brief_proxy_sink_rows_pending",
+            "gauge",
+            "Rows handed to the store and not yet in it (for ClickHouse: spooled, not yet acknowledged).",
+            sink.rows_pending,
+        ),
+        (
+            "brief_proxy_sink_rows_stored_total",
+            "counter",
+            "Rows in the store since start (for ClickHouse: acknowledged).",
+            sink.rows_stored,
+        ),
+        (
+            "brief_proxy_sink_overflow_rows_total",
+            "counter",
+            "Rows written to the overflow file because the spool was full.",
+            sink.overflow_rows,
+        ),
+        (
+            "brief_proxy_sink_errors_total",
+            "counter",
+            "Failed attempts to write rows to the store.",
+            sink.errors,
+        ),
+    ];
+    for (name, kind_of, help, value) in series {
+        family(out, name, kind_of, help);
+        let _ = writeln!(out, "{name}{{sink=\"{kind}\"}} {value}");
+    }
+    let seconds = |t: &Option<String>| {
+        t.as_deref()
+            .and_then(crate::clock::parse)
+            .map(|ms| ms as f64 / 1000.0)
+    };
+    family(
+        out,
+        "brief_proxy_sink_last_success_timestamp_seconds",
+        "gauge",
+        "When rows last reached the store (Unix time); absent before the first time.",
+    );
+    if let Some(at) = seconds(&sink.last_success) {
+        let _ = writeln!(
+            out,
+            "brief_proxy_sink_last_success_timestamp_seconds{{sink=\"{kind}\"}} {at}"
+        );
+    }
+    if let Some(spool) = sink.spool_bytes {
+        family(
+            out,
+            "brief_proxy_sink_spool_bytes",
+            "gauge",
+            "Bytes of rows in the spool not yet acknowledged (every process's).",
+        );
+        let _ = writeln!(
+            out,
+            "brief_proxy_sink_spool_bytes{{sink=\"{kind}\"}} {spool}"
+        );
+    }
+    family(
+        out,
+        "brief_proxy_sink_last_error_info",
+        "gauge",
+        "The store's last error (credentials removed), as a label; absent when none.",
+    );
+    if let Some(error) = &sink.last_error {
+        let _ = writeln!(
+            out,
+            "brief_proxy_sink_last_error_info{{sink=\"{kind}\",error=\"{}\"}} 1",
+            escape(&crate::text::sanitize::one_line(error, 300))
+        );
+    }
 }
 
 /// A counter family: name, help text, and its value in a series' figures.
@@ -448,7 +535,7 @@ mod tests {
     fn metrics_are_prometheus_text_with_escaped_labels() {
         let mut stats = Stats::default();
         stats.record(&call("m\"x", "s\\1", 10, Some(5), false));
-        let text = stats.metrics(Backlog::default());
+        let text = stats.metrics(&Backlog::default());
         assert!(text.contains("# TYPE brief_proxy_calls_total counter\n"));
         assert!(text.contains(
             "brief_proxy_calls_total{provider=\"openai\",model=\"m\\\"x\",session=\"s\\\\1\",status=\"ok\"} 1\n"

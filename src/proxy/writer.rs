@@ -14,9 +14,10 @@
 //! it ([`Sink::spill`]: for the ledger, one line appended directly, made durable by the
 //! writer's next sync), and counted in `/stats` as `ledger_spilled`. So memory stays
 //! bounded whatever the disk does, and every row reaches the ledger or is counted in
-//! `ledger_errors` with the first failure said once on stderr. A second sink (a remote
-//! database) fits behind the same queue: its batches go out from this thread and its
-//! spill is a local spool file, replayed when it catches up.
+//! `ledger_errors` with the first failure said once on stderr. The ClickHouse sink sits
+//! behind the same queue: its batches (and spills) are made durable in its local spool,
+//! and its own thread sends them on (`crate::cache::ledger::clickhouse`), so neither a
+//! slow disk nor a slow ClickHouse ever reaches a call.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,7 +25,9 @@ use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_cha
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crate::cache::ledger::{self, Entry};
+use crate::cache::ledger::clickhouse::Shipper;
+use crate::cache::ledger::{self, Entry, SinkState};
+use crate::clock;
 use crate::error::{Error, Result};
 
 use super::stats::Stats;
@@ -41,34 +44,112 @@ pub trait Sink: Send + Sync + 'static {
     fn write_batch(&self, rows: &[Entry]) -> Result<()>;
     /// Writes one row now, from the caller's thread, because the queue is full.
     fn spill(&self, row: &Entry) -> Result<()>;
+    /// Where the store stands, for `/stats` and `/metrics` (`sink`).
+    fn state(&self) -> SinkState;
+    /// After the last row: the store's bounded time to take what it holds (a remote
+    /// store; what it does not take stays in its spool).
+    fn close(&self) {}
 }
 
 /// The JSON-lines ledger file.
 pub struct LedgerSink {
     appender: Mutex<ledger::Appender>,
     path: PathBuf,
+    state: Mutex<SinkState>,
 }
 
 impl LedgerSink {
     pub fn new(path: PathBuf) -> LedgerSink {
         LedgerSink {
             appender: Mutex::new(ledger::Appender::new(path.clone())),
+            state: Mutex::new(SinkState {
+                kind: "jsonl",
+                target: path.display().to_string(),
+                ..SinkState::default()
+            }),
             path,
+        }
+    }
+
+    fn note(&self, rows: usize, result: &Result<()>) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        match result {
+            Ok(()) => {
+                state.rows_stored = state.rows_stored.saturating_add(rows as u64);
+                state.last_success = Some(clock::format_rfc3339(clock::now_ms()));
+            }
+            Err(err) => {
+                state.errors = state.errors.saturating_add(1);
+                state.last_error = Some(err.message.clone());
+                state.last_error_time = Some(clock::format_rfc3339(clock::now_ms()));
+            }
         }
     }
 }
 
 impl Sink for LedgerSink {
     fn write_batch(&self, rows: &[Entry]) -> Result<()> {
-        let mut appender = self
+        let result = self
             .appender
             .lock()
-            .map_err(|_| Error::input("the ledger writer failed earlier"))?;
-        appender.append(rows, true)
+            .map_err(|_| Error::input("the ledger writer failed earlier"))
+            .and_then(|mut appender| appender.append(rows, true));
+        self.note(rows.len(), &result);
+        result
     }
 
     fn spill(&self, row: &Entry) -> Result<()> {
-        ledger::append(&self.path, row)
+        let result = ledger::append(&self.path, row);
+        self.note(1, &result);
+        result
+    }
+
+    fn state(&self) -> SinkState {
+        self.state.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+/// A ClickHouse table, through this process's spool and its background sender.
+pub struct ClickHouseSink {
+    shipper: Arc<Shipper>,
+}
+
+impl ClickHouseSink {
+    pub fn new(shipper: Arc<Shipper>) -> ClickHouseSink {
+        ClickHouseSink { shipper }
+    }
+}
+
+impl Sink for ClickHouseSink {
+    fn write_batch(&self, rows: &[Entry]) -> Result<()> {
+        self.shipper.append(rows, true)
+    }
+
+    fn spill(&self, row: &Entry) -> Result<()> {
+        // Made durable by the writer's next batch, as a spilled file row is.
+        self.shipper.append(std::slice::from_ref(row), false)
+    }
+
+    fn state(&self) -> SinkState {
+        self.shipper.state()
+    }
+
+    fn close(&self) {
+        if let Some(left) = self.shipper.settle(self.shipper.target().options.exit_wait) {
+            eprintln!(
+                "brief proxy: {} row(s) not yet in ClickHouse ({}) stay in the spool {}; the \
+                 next brief process writing to {} sends them{}",
+                left.rows,
+                left.target,
+                left.spool_dir,
+                left.target,
+                left.last_error
+                    .map(|e| format!(" (last error: {e})"))
+                    .unwrap_or_default()
+            );
+        }
     }
 }
 
@@ -100,6 +181,19 @@ struct Shared {
 }
 
 impl Rows {
+    /// The sink's state, with the rows still in the queue counted as pending.
+    pub fn sink_state(&self) -> SinkState {
+        let mut state = self.shared.sink.state();
+        let counters = &self.shared.counters;
+        let handed = counters.handed.load(Ordering::Relaxed);
+        let done =
+            counters.written.load(Ordering::Relaxed) + counters.failed.load(Ordering::Relaxed);
+        state.rows_pending = state
+            .rows_pending
+            .saturating_add(handed.saturating_sub(done));
+        state
+    }
+
     /// Hands a finished row to the writer, or writes it now when the queue is full.
     pub fn write(&self, row: Entry) {
         self.shared.counters.handed.fetch_add(1, Ordering::Relaxed);
@@ -145,6 +239,7 @@ impl Shared {
 pub struct Writer {
     thread: JoinHandle<()>,
     counters: Arc<Counters>,
+    sink: Arc<dyn Sink>,
 }
 
 /// Starts the writer thread over `sink`; it adds every row to `stats` as it writes it.
@@ -156,7 +251,7 @@ fn start_with(sink: Arc<dyn Sink>, stats: Arc<Mutex<Stats>>, queue: usize) -> (R
     let (sender, receiver) = sync_channel(queue);
     let counters = Arc::new(Counters::default());
     let shared = Arc::new(Shared {
-        sink,
+        sink: Arc::clone(&sink),
         stats,
         counters: Arc::clone(&counters),
     });
@@ -167,15 +262,27 @@ fn start_with(sink: Arc<dyn Sink>, stats: Arc<Mutex<Stats>>, queue: usize) -> (R
             .spawn(move || write_all(&receiver, &shared))
             .expect("a thread can be started")
     };
-    (Rows { sender, shared }, Writer { thread, counters })
+    (
+        Rows { sender, shared },
+        Writer {
+            thread,
+            counters,
+            sink,
+        },
+    )
 }
 
 impl Writer {
-    /// Waits until every queued row is written (all [`Rows`] handles must be dropped);
-    /// returns how many rows reached the ledger.
-    pub fn finish(self) -> u64 {
+    /// Waits until every queued row is written (all [`Rows`] handles must be dropped),
+    /// gives the sink its bounded time to hand them on; returns how many rows reached the
+    /// ledger (for ClickHouse: its spool) and the sink's final state.
+    pub fn finish(self) -> (u64, SinkState) {
         let _ = self.thread.join();
-        self.counters.written.load(Ordering::Relaxed)
+        self.sink.close();
+        (
+            self.counters.written.load(Ordering::Relaxed),
+            self.sink.state(),
+        )
     }
 }
 
@@ -238,6 +345,10 @@ mod tests {
             self.spilled.lock().unwrap().push(row.model.clone());
             Ok(())
         }
+
+        fn state(&self) -> SinkState {
+            SinkState::default()
+        }
     }
 
     fn row(i: usize) -> Entry {
@@ -261,7 +372,7 @@ mod tests {
         *sink.open.lock().unwrap() = true;
         sink.opened.notify_all();
         drop(rows);
-        assert_eq!(writer.finish(), 30);
+        assert_eq!(writer.finish().0, 30);
         let batches = sink.batches.lock().unwrap().clone();
         assert_eq!(batches.iter().sum::<usize>(), 9);
         assert_eq!(batches, [1, 8], "the queued rows went out as one batch");

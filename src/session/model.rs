@@ -3,7 +3,6 @@
 //! other command (flags, then the environment, then the brief's `model:`), so the CLI and
 //! the MCP server reach the same model for the same session.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use super::Session;
@@ -17,8 +16,9 @@ pub struct ModelChoice {
     /// What the entry point asks for; unset parts fall back to the environment and the
     /// brief, as for every other command.
     pub provider: Overrides,
-    /// The ledger file [default: `$BRIEF_LEDGER`, else the user's state directory].
-    pub ledger: Option<PathBuf>,
+    /// Where the calls' rows go [default: `--ledger`'s default: `$BRIEF_LEDGER`, else the
+    /// user's state directory].
+    pub ledger: Option<ledger::Destination>,
 }
 
 impl Session {
@@ -65,7 +65,11 @@ impl Session {
         entry.prefix_hash = Some(prefix_hash.to_string());
         entry.session = Some(self.ledger_key());
         let entry = entry.record(started.elapsed(), result);
-        if let Err(err) = ledger::append(&ledger::resolve_path(choice.ledger.clone()), &entry) {
+        let recorded = match &choice.ledger {
+            Some(destination) => destination.record(&entry),
+            None => ledger::Destination::resolve(None, None).and_then(|d| d.record(&entry)),
+        };
+        if let Err(err) = recorded {
             self.notice(format!(
                 "the call was not recorded in the ledger: {}",
                 err.message

@@ -168,12 +168,32 @@ impl Proxy {
     }
 
     pub fn start_with(upstream: &str, ledger: &Path, extra: &[&str]) -> Proxy {
-        Proxy::start_apart([upstream; 3], ledger, extra)
+        Proxy::start_env(upstream, ledger.as_os_str(), extra, &[])
+    }
+
+    /// [`Proxy::start_with`] with a ledger that may be a URL, and environment variables
+    /// (the state directory of a test, say).
+    pub fn start_env(
+        upstream: &str,
+        ledger: &std::ffi::OsStr,
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Proxy {
+        Proxy::start_full([upstream; 3], ledger, extra, env)
     }
 
     /// Starts the proxy with the OpenAI, Anthropic and Gemini upstreams at the three
     /// `upstreams`, in that order.
     pub fn start_apart(upstreams: [&str; 3], ledger: &Path, extra: &[&str]) -> Proxy {
+        Proxy::start_full(upstreams, ledger.as_os_str(), extra, &[])
+    }
+
+    fn start_full(
+        upstreams: [&str; 3],
+        ledger: &std::ffi::OsStr,
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Proxy {
         let [openai, anthropic, gemini] = upstreams;
         let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
             .args(["--color", "never", "proxy", "--listen", "127.0.0.1:0"])
@@ -186,6 +206,7 @@ impl Proxy {
             .env_remove("OPENAI_BASE_URL")
             .env_remove("ANTHROPIC_BASE_URL")
             .env_remove("GOOGLE_GEMINI_BASE_URL")
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -197,7 +218,7 @@ impl Proxy {
         assert!(line.starts_with("http://127.0.0.1:"), "proxy said {line:?}");
         Proxy {
             url: line.trim().to_string(),
-            ledger: ledger.to_path_buf(),
+            ledger: PathBuf::from(ledger),
             child: Some(child),
             _dir: None,
         }
@@ -216,6 +237,14 @@ impl Proxy {
             .read_to_string(&mut stderr)
             .unwrap();
         (status, stderr)
+    }
+
+    /// SIGKILL: the proxy gets no chance to write or hand on anything.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 
     pub fn pid(&self) -> u32 {

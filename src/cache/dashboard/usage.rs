@@ -253,7 +253,7 @@ pub fn figures(t: &Totals) -> Figures {
         output_tokens: t.output_tokens,
         cached_share: t.cached_share(),
         drifted: t.drifted,
-        cost: priced.then_some(t.cost),
+        cost: priced.then(|| t.cost()),
         savings: priced.then(|| t.savings()),
         first_seen: t.first_seen.clone(),
         last_seen: t.last_seen.clone(),
@@ -284,6 +284,7 @@ fn key_label(by: GroupBy) -> String {
         GroupBy::Prefix => "Prefix (brief)",
         GroupBy::Session => "Session",
         GroupBy::Day => "Day (UTC)",
+        GroupBy::Machine => "Machine",
     }
     .into()
 }

@@ -8,10 +8,13 @@
 //! reader skips it (and any other unreadable line) with a warning, never fails on it.
 
 mod append;
+pub mod clickhouse;
+mod destination;
 pub mod prices;
 pub mod summary;
 
 pub use append::{Appender, append};
+pub use destination::{Destination, FORMAT_VAR, Format, default_file};
 
 use std::fmt;
 use std::fs;
@@ -113,6 +116,70 @@ pub struct Entry {
     /// kept (the proxy keeps a bounded amount).
     #[serde(default)]
     pub drift_offset: Option<u64>,
+    /// The machine that made the call ([`host`]): `brief usage --by machine` tells a
+    /// fleet's proxies apart. `null` in rows written before it was recorded.
+    #[serde(default)]
+    pub host: Option<String>,
+}
+
+/// The name rows record as their `host`: `BRIEF_HOST` when set (a container's hostname is
+/// often random), else the system's host name; `None` when neither is known. Read once.
+pub fn host() -> Option<String> {
+    static HOST: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let name = std::env::var("BRIEF_HOST")
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .or_else(system_host_name)?;
+        // The name comes from the environment: one printable line, of a sane length.
+        Some(crate::text::sanitize::one_line(name.trim(), 255))
+    })
+    .clone()
+}
+
+fn system_host_name() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).into_owned();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Where a long-running process's rows stand in their store, as `/stats` shows it under
+/// `sink` (field names are a contract: dashboards read them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SinkState {
+    /// `jsonl` (a ledger file) or `clickhouse`.
+    pub kind: &'static str,
+    /// The file's path, or the table's URL without its password.
+    pub target: String,
+    /// Rows handed over and not yet in the store (for ClickHouse: spooled, not yet
+    /// acknowledged, this process's and the ones it adopted).
+    pub rows_pending: u64,
+    /// Rows in the store since the process started (for ClickHouse: acknowledged).
+    pub rows_stored: u64,
+    /// Unreadable spool lines skipped (a torn last line left by a crash).
+    pub rows_skipped: u64,
+    pub spool_dir: Option<String>,
+    /// Bytes of rows in the spool not yet acknowledged, every process's.
+    pub spool_bytes: Option<u64>,
+    pub spool_limit_bytes: Option<u64>,
+    /// Rows written to the overflow file because the spool was full.
+    pub overflow_rows: u64,
+    pub overflow_file: Option<String>,
+    /// Failed attempts to write to the store.
+    pub errors: u64,
+    /// When rows last reached the store (RFC 3339).
+    pub last_success: Option<String>,
+    /// The last failure, credentials removed.
+    pub last_error: Option<String>,
+    pub last_error_time: Option<String>,
+    /// The ClickHouse server's version, once connected.
+    pub server_version: Option<String>,
 }
 
 fn absolute(dir: &Path) -> Option<String> {
@@ -151,6 +218,7 @@ impl Entry {
             cache_write_1h_tokens: None,
             reasoning_tokens: None,
             drift_offset: None,
+            host: host(),
         }
     }
 
@@ -235,11 +303,7 @@ pub fn resolve_path(flag: Option<PathBuf>) -> PathBuf {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     })
-    .unwrap_or_else(|| {
-        crate::paths::state_dir()
-            .unwrap_or_else(|| std::env::temp_dir().join("briefkit"))
-            .join(FILE_NAME)
-    })
+    .unwrap_or_else(default_file)
 }
 
 /// Refuses a ledger path that is a link, not a regular file, or a file that is not a
@@ -357,7 +421,17 @@ pub fn read(path: &Path) -> Result<(Vec<Entry>, Vec<Warning>)> {
 /// what `each` keeps, not the ledger's size. A line over [`LEDGER_LINE`] (a real entry is
 /// well under 4 KiB) is skipped with a warning without being held; after
 /// [`MAX_WARNINGS`] warnings the rest are counted in one last warning.
-pub fn read_each(path: &Path, each: impl FnMut(Entry)) -> Result<Vec<Warning>> {
+pub fn read_each(path: &Path, mut each: impl FnMut(Entry)) -> Result<Vec<Warning>> {
+    read_numbered(path, |_, entry| each(entry), |_| {})
+}
+
+/// [`read_each`] with each entry's 1-based line number, and `read` told how many bytes of
+/// the file have been read so far (for a progress bar).
+pub fn read_numbered(
+    path: &Path,
+    each: impl FnMut(usize, Entry),
+    mut read: impl FnMut(u64),
+) -> Result<Vec<Warning>> {
     if !path.exists() && fs::symlink_metadata(path).is_err() {
         return Err(Error::io(
             path,
@@ -370,13 +444,34 @@ pub fn read_each(path: &Path, each: impl FnMut(Entry)) -> Result<Vec<Warning>> {
         ..LEDGER_LINE
     };
     let (file, _) = crate::files::input::open(path, any_length)?;
-    scan(std::io::BufReader::with_capacity(1 << 16, file), each).map_err(|e| Error::io(path, &e))
+    let counted = Counted {
+        inner: file,
+        read: &mut read,
+        total: 0,
+    };
+    scan(std::io::BufReader::with_capacity(1 << 16, counted), each).map_err(|e| Error::io(path, &e))
+}
+
+/// A reader that reports how much it has read.
+struct Counted<'a, R> {
+    inner: R,
+    read: &'a mut dyn FnMut(u64),
+    total: u64,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.total += n as u64;
+        (self.read)(self.total);
+        Ok(n)
+    }
 }
 
 /// Parses ledger bytes; see [`read`].
 pub fn parse(bytes: &[u8]) -> (Vec<Entry>, Vec<Warning>) {
     let mut entries = Vec::new();
-    let warnings = scan(bytes, |entry| entries.push(entry)).unwrap_or_default();
+    let warnings = scan(bytes, |_, entry| entries.push(entry)).unwrap_or_default();
     (entries, warnings)
 }
 
@@ -389,7 +484,7 @@ pub const MAX_WARNINGS: usize = 1000;
 
 fn scan(
     mut reader: impl std::io::BufRead,
-    mut each: impl FnMut(Entry),
+    mut each: impl FnMut(usize, Entry),
 ) -> std::io::Result<Vec<Warning>> {
     let mut warnings = Vec::new();
     let mut more = 0usize;
@@ -444,7 +539,7 @@ fn scan(
         }
         match serde_json::from_slice::<Entry>(text) {
             Ok(entry) => match implausible(&entry) {
-                None => each(entry),
+                None => each(number, entry),
                 Some(why) => warn(Warning {
                     line: number,
                     torn: false,

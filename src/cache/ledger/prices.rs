@@ -33,15 +33,11 @@ impl PriceResolver {
         }
     }
 
-    fn brief_pricing(&mut self, entry: &Entry) -> Option<Pricing> {
-        // A compress call made with the bundled compressor is priced like its target's.
-        let dir = entry
-            .brief_dir
-            .as_ref()
-            .or(entry.target_brief_dir.as_ref())?;
+    fn brief_pricing(&mut self, model: &str, dir: Option<&str>) -> Option<Pricing> {
+        let dir = dir?;
         let manifest = self
             .manifests
-            .entry(dir.clone())
+            .entry(dir.to_string())
             .or_insert_with(|| {
                 // The directory comes from a ledger line: its manifest is read as any named
                 // file is (a regular file within the manifest limit), so a FIFO or a device
@@ -57,20 +53,28 @@ impl PriceResolver {
             .as_ref()?;
         // A brief's prices are for its own model; a call to another model is not priced by them.
         match &manifest.model {
-            Some(model) if model.name != entry.model => None,
+            Some(brief_model) if brief_model.name != model => None,
             _ => manifest.pricing.clone(),
         }
     }
 
     /// The prices of one call; `None` when no input price is known for it.
     pub fn prices(&mut self, entry: &Entry) -> Option<Prices> {
-        let brief = self.brief_pricing(entry);
-        let listed = crate::cache::list_prices::lookup(&entry.model);
+        // A compress call made with the bundled compressor is priced like its target's.
+        let dir = entry.brief_dir.as_ref().or(entry.target_brief_dir.as_ref());
+        self.prices_for(&entry.provider, &entry.model, dir.map(String::as_str))
+    }
+
+    /// The prices of calls to `provider`'s `model` made for the brief in `dir` (the
+    /// entry's `brief_dir`, else its `target_brief_dir`).
+    pub fn prices_for(&mut self, provider: &str, model: &str, dir: Option<&str>) -> Option<Prices> {
+        let brief = self.brief_pricing(model, dir);
+        let listed = crate::cache::list_prices::lookup(model);
         let input = self
             .input
             .or(brief.as_ref().map(|p| p.input_per_mtok))
             .or(listed.map(|l| l.input_per_mtok))?;
-        let facts = facts::lookup(&entry.provider, &entry.model);
+        let facts = facts::lookup(provider, model);
         let cached = self
             .cached
             .or(brief.as_ref().and_then(|p| p.cached_input_per_mtok))

@@ -14,6 +14,8 @@ pub enum GroupBy {
     /// The agent session of a proxied call (`brief proxy`); the toolkit's own calls have none.
     Session,
     Day,
+    /// The machine that made the call (`host`); rows from before it was recorded have none.
+    Machine,
 }
 
 impl GroupBy {
@@ -24,10 +26,12 @@ impl GroupBy {
             GroupBy::Prefix => "prefix",
             GroupBy::Session => "session",
             GroupBy::Day => "day",
+            GroupBy::Machine => "machine",
         }
     }
 
-    fn key(self, entry: &Entry) -> String {
+    /// The group an entry belongs to; `(none)` for an entry without the field.
+    pub fn key(self, entry: &Entry) -> String {
         let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".to_string());
         match self {
             GroupBy::Brief => or_none(&entry.brief),
@@ -36,6 +40,7 @@ impl GroupBy {
             GroupBy::Session => or_none(&entry.session),
             // Times are written in UTC, so the day is the date part.
             GroupBy::Day => entry.time.get(..10).unwrap_or(&entry.time).to_string(),
+            GroupBy::Machine => or_none(&entry.host),
         }
     }
 }
@@ -53,6 +58,11 @@ pub struct Prices {
     pub output: f64,
 }
 
+/// Money is summed in these units per currency unit: a price per million tokens with up
+/// to nine decimals is a whole number of units per token, so every cost is an exact integer
+/// and sums agree whatever order (or grouping, as SQL sums them) they are made in.
+pub const UNITS_PER_CURRENCY: f64 = 1e15;
+
 impl Prices {
     /// Cost of a call's usage, and what it would have cost with no cache at all. Of the
     /// `write` tokens, `write_1h` were written for an hour and are priced as such.
@@ -64,17 +74,38 @@ impl Prices {
         write_1h: u64,
         output: u64,
     ) -> (f64, f64) {
-        let plain = input.saturating_sub(cached).saturating_sub(write) as f64;
-        let out = output as f64 * self.output;
+        let (with, without) = self.cost_units(input, cached, write, write_1h, output);
+        (
+            with as f64 / UNITS_PER_CURRENCY,
+            without as f64 / UNITS_PER_CURRENCY,
+        )
+    }
+
+    /// [`Prices::cost`] in [`UNITS_PER_CURRENCY`], exact.
+    pub fn cost_units(
+        &self,
+        input: u64,
+        cached: u64,
+        write: u64,
+        write_1h: u64,
+        output: u64,
+    ) -> (i128, i128) {
+        // A price per million tokens times 1e9 is the price of one token in units.
+        let per_token = |price: f64| (price * 1e9).round() as i128;
+        let plain = i128::from(input.saturating_sub(cached).saturating_sub(write));
         let long = write_1h.min(write);
         let short = write - long;
-        let with = plain * self.input
-            + cached as f64 * self.cached
-            + short as f64 * self.write
-            + long as f64 * self.write_1h
-            + out;
-        let without = input as f64 * self.input + out;
-        (with / 1e6, without / 1e6)
+        let out = i128::from(output).saturating_mul(per_token(self.output));
+        let with = plain
+            .saturating_mul(per_token(self.input))
+            .saturating_add(i128::from(cached).saturating_mul(per_token(self.cached)))
+            .saturating_add(i128::from(short).saturating_mul(per_token(self.write)))
+            .saturating_add(i128::from(long).saturating_mul(per_token(self.write_1h)))
+            .saturating_add(out);
+        let without = i128::from(input)
+            .saturating_mul(per_token(self.input))
+            .saturating_add(out);
+        (with, without)
     }
 }
 
@@ -96,8 +127,9 @@ pub struct Totals {
     pub calls_with_usage: u64,
     /// Calls with usage that had prices; cost and savings cover only these.
     pub priced_calls: u64,
-    pub cost: f64,
-    pub cost_without_cache: f64,
+    /// The cost, and what it would have been with no cache, in [`UNITS_PER_CURRENCY`].
+    pub cost_units: i128,
+    pub cost_without_cache_units: i128,
     /// Proxied calls that had a previous call of their session to be compared with.
     pub drift_compared: u64,
     /// Of those, the calls whose tools, system or earlier messages differed (each one a
@@ -146,10 +178,10 @@ impl Totals {
         }
         if let (Some(prices), Some(_)) = (prices, entry.input_tokens) {
             let write_1h = entry.cache_write_1h_tokens.unwrap_or(0);
-            let (with, without) = prices.cost(input, cached, write, write_1h, output);
+            let (with, without) = prices.cost_units(input, cached, write, write_1h, output);
             self.priced_calls = self.priced_calls.saturating_add(1);
-            self.cost += with;
-            self.cost_without_cache += without;
+            self.cost_units = self.cost_units.saturating_add(with);
+            self.cost_without_cache_units = self.cost_without_cache_units.saturating_add(without);
         }
         let earlier = |a: &str, b: &str| match (crate::clock::parse(a), crate::clock::parse(b)) {
             (Some(a), Some(b)) => a < b,
@@ -171,6 +203,55 @@ impl Totals {
         }
     }
 
+    /// Adds totals summed elsewhere (a group of rows summed by SQL), saturating like
+    /// [`Totals::add`]; times compare as times.
+    pub fn merge(&mut self, other: &Totals) {
+        let bump = |total: &mut u64, by: u64| *total = total.saturating_add(by);
+        bump(&mut self.calls, other.calls);
+        bump(&mut self.failed, other.failed);
+        bump(&mut self.input_tokens, other.input_tokens);
+        bump(&mut self.cached_input_tokens, other.cached_input_tokens);
+        bump(&mut self.cache_write_tokens, other.cache_write_tokens);
+        bump(&mut self.output_tokens, other.output_tokens);
+        bump(
+            &mut self.calls_without_cache_field,
+            other.calls_without_cache_field,
+        );
+        bump(
+            &mut self.input_tokens_reporting,
+            other.input_tokens_reporting,
+        );
+        bump(&mut self.calls_with_usage, other.calls_with_usage);
+        bump(&mut self.priced_calls, other.priced_calls);
+        self.cost_units = self.cost_units.saturating_add(other.cost_units);
+        self.cost_without_cache_units = self
+            .cost_without_cache_units
+            .saturating_add(other.cost_without_cache_units);
+        bump(&mut self.drift_compared, other.drift_compared);
+        bump(&mut self.drifted, other.drifted);
+        for (part, n) in &other.drifted_parts {
+            self.add_drifted_part(part, *n);
+        }
+        let time = |t: &Option<String>| t.as_deref().and_then(crate::clock::parse);
+        if other.first_seen.is_some()
+            && (self.first_seen.is_none() || time(&other.first_seen) < time(&self.first_seen))
+        {
+            self.first_seen = other.first_seen.clone();
+        }
+        if other.last_seen.is_some()
+            && (self.last_seen.is_none() || time(&other.last_seen) > time(&self.last_seen))
+        {
+            self.last_seen = other.last_seen.clone();
+        }
+    }
+
+    fn add_drifted_part(&mut self, part: &str, n: u64) {
+        match self.drifted_parts.iter_mut().find(|(p, _)| p == part) {
+            Some((_, count)) => *count = count.saturating_add(n),
+            None => self.drifted_parts.push((part.to_string(), n)),
+        }
+    }
+
     /// Cached input over all input, among calls that reported a cached field; `None` when
     /// none did.
     pub fn cached_share(&self) -> Option<f64> {
@@ -178,9 +259,21 @@ impl Totals {
             .then(|| self.cached_input_tokens as f64 / self.input_tokens_reporting as f64)
     }
 
+    /// The estimated cost of the priced calls.
+    pub fn cost(&self) -> f64 {
+        self.cost_units as f64 / UNITS_PER_CURRENCY
+    }
+
+    /// What the priced calls would have cost with no cache at all.
+    pub fn cost_without_cache(&self) -> f64 {
+        self.cost_without_cache_units as f64 / UNITS_PER_CURRENCY
+    }
+
     /// What caching saved (negative when cache writes cost more than the reads saved).
     pub fn savings(&self) -> f64 {
-        self.cost_without_cache - self.cost
+        self.cost_without_cache_units
+            .saturating_sub(self.cost_units) as f64
+            / UNITS_PER_CURRENCY
     }
 }
 
@@ -241,6 +334,34 @@ impl Summary {
         }
     }
 
+    fn group(&mut self, key: &str) -> &mut Group {
+        self.groups.entry(key.to_string()).or_insert_with(|| Group {
+            key: key.to_string(),
+            briefs: Vec::new(),
+            totals: Totals::default(),
+        })
+    }
+
+    /// Adds the totals of rows summed elsewhere (by SQL) to group `key` and the total.
+    pub fn add_totals(&mut self, key: &str, totals: &Totals) {
+        self.total.merge(totals);
+        self.group(key).totals.merge(totals);
+    }
+
+    /// Notes that group `key` holds calls made for `brief` (call in order of first use).
+    pub fn add_brief(&mut self, key: &str, brief: &str) {
+        let group = self.group(key);
+        if !group.briefs.iter().any(|b| b == brief) {
+            group.briefs.push(brief.to_string());
+        }
+    }
+
+    /// Adds `n` drifts of `part` in group `key` (call in order of first drift).
+    pub fn add_drifted_part(&mut self, key: &str, part: &str, n: u64) {
+        self.total.add_drifted_part(part, n);
+        self.group(key).totals.add_drifted_part(part, n);
+    }
+
     /// The totals and the groups, in order of first appearance in time.
     pub fn finish(self) -> (Totals, Vec<Group>) {
         let mut groups: Vec<Group> = self.groups.into_values().collect();
@@ -289,7 +410,7 @@ mod tests {
         entry.cache_write_1h_tokens = Some(400);
         let (total, _) = summarise(&[entry], GroupBy::Prefix, |_| Some(PRICES));
         let expected = (1000.0 * 3.0 + 600.0 * 3.75 + 400.0 * 6.0 + 15.0) / 1e6;
-        assert!((total.cost - expected).abs() < 1e-12, "{}", total.cost);
+        assert!((total.cost() - expected).abs() < 1e-12, "{}", total.cost());
     }
 
     #[test]
@@ -305,7 +426,7 @@ mod tests {
         assert_eq!(total.cached_input_tokens, 3800);
         assert_eq!(total.cached_share(), Some(3800.0 / 6000.0));
         // Without cache: 6000 input at 3.0 and 3 output at 15.0.
-        assert!((total.cost_without_cache - (6000.0 * 3.0 + 45.0) / 1e6).abs() < 1e-12);
+        assert!((total.cost_without_cache() - (6000.0 * 3.0 + 45.0) / 1e6).abs() < 1e-12);
         // Reads save 2.7 per Mtok each; the write costs 0.75 more per Mtok.
         assert!((total.savings() - (3800.0 * 2.7 - 1900.0 * 0.75) / 1e6).abs() < 1e-12);
         assert_eq!(

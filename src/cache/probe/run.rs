@@ -5,7 +5,6 @@
 //! loop (and its ledger rows) is the same for every front end.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -13,7 +12,7 @@ use serde::Serialize;
 use super::{Miss, Observed, Verdict, verdict};
 use crate::brief::Brief;
 use crate::cache::facts::{self, Facts};
-use crate::cache::ledger::{self, Entry};
+use crate::cache::ledger::{Destination, Entry};
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, compose, prefix};
 use crate::prompt::measure::prefix_tokens;
@@ -30,7 +29,7 @@ pub struct Request<'a> {
     pub repeat: u32,
     /// Send OpenAI's `prompt_cache_key` (derived from the prefix hash).
     pub cache_key: bool,
-    pub ledger: PathBuf,
+    pub ledger: Destination,
     /// Told of every call as soon as it is recorded (call number, calls in all, its row),
     /// so a front end can show progress while a slow provider answers.
     pub on_call: &'a dyn Fn(u32, u32, &Entry),
@@ -54,7 +53,7 @@ pub struct Report {
     pub prefix_tokens: u64,
     pub calls: Vec<Call>,
     pub verdict: Verdict,
-    pub ledger: PathBuf,
+    pub ledger: Destination,
     /// Calls that could not be written to the ledger, with why.
     pub unrecorded: Vec<String>,
 }
@@ -87,7 +86,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
     let facts = facts::lookup(settings.wire.as_str(), &settings.model);
     let prefix_tok = prefix_tokens(brief, &prefix(brief, ComposeOptions::default())) as u64;
     // Before any call: a ledger that cannot be written is bad input, not a lost record.
-    ledger::check_path(&ledger_path)?;
+    ledger_path.check()?;
     let brief_dir = brief
         .dir
         .canonicalize()
@@ -108,7 +107,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
         entry.prefix_hash = Some(prefix_hash.clone());
         let entry = entry.record(started.elapsed(), &result);
         on_call(n, repeat, &entry);
-        if let Err(err) = ledger::append(&ledger_path, &entry) {
+        if let Err(err) = ledger_path.record(&entry) {
             unrecorded.push(format!(
                 "call {n} not recorded in the ledger: {}",
                 err.message
@@ -281,7 +280,7 @@ impl Report {
                 cached_share: share_of_input,
             },
             hint: self.verdict.hint(self.facts),
-            ledger: self.ledger.display().to_string(),
+            ledger: self.ledger.display(),
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod guard;
 pub mod history;
 pub mod import;
 pub mod init;
+pub mod ledger;
 pub mod lock;
 pub mod mcp;
 pub mod probe;
@@ -64,6 +65,7 @@ pub enum Command {
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
+    Ledger(ledger::Args),
     Proxy(proxy::Args),
     Mcp(mcp::Args),
     Session(session::Args),
@@ -86,6 +88,7 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Count(args) => count::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
+        Command::Ledger(args) => ledger::run(args, ui),
         Command::Proxy(args) => proxy::run(args, ui),
         Command::Mcp(args) => mcp::run(args, ui),
         Command::Ccr(args) => ccr::run(args, ui),

@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::cache::ledger::{self, Entry};
+use crate::cache::ledger::Entry;
 use crate::cache::probe::run::{self, Report, Request};
 use crate::cli::output::{self, Outcome};
-use crate::cli::shared_args::{ProviderArgs, parse_var};
+use crate::cli::shared_args::{LedgerArgs, ProviderArgs, parse_var};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 use crate::numbers::thousands;
@@ -39,9 +39,8 @@ pub struct Args {
     /// Send OpenAI's `prompt_cache_key` (derived from the prefix hash), as `brief compose --cache-key` does
     #[arg(long)]
     pub cache_key: bool,
-    /// The ledger file [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
     /// Print one JSON object instead of the report
     #[arg(long)]
     pub json: bool,
@@ -61,7 +60,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         settings,
         repeat: args.repeat,
         cache_key: args.cache_key,
-        ledger: ledger::resolve_path(args.ledger.clone()),
+        ledger: args.ledger.destination()?,
         on_call: &|n, of, entry| {
             if ui.stderr_is_terminal() {
                 ui.info(&progress_line(n, of, entry));

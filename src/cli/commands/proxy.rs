@@ -1,11 +1,10 @@
 //! `brief proxy`: the local caching-instrumentation proxy (see `crate::proxy`).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cache::ledger;
 use crate::cli::output::Outcome;
+use crate::cli::shared_args::LedgerArgs;
 use crate::cli::ui::Ui;
 use crate::clock::parse_timeout;
 use crate::error::Result;
@@ -44,9 +43,8 @@ pub struct Args {
     /// The Gemini upstream [default: $GOOGLE_GEMINI_BASE_URL, else https://generativelanguage.googleapis.com]
     #[arg(long, value_name = "URL")]
     pub gemini_upstream: Option<String>,
-    /// The ledger file [default: $BRIEF_LEDGER, else usage.jsonl in the user's state directory]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
     /// Listen on a non-loopback address (the proxy relays credentials: mind who can reach it)
     #[arg(long)]
     pub allow_remote: bool,
@@ -106,7 +104,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "--anthropic-upstream",
         )?,
         gemini_upstream: upstream(args.gemini_upstream, Wire::Gemini, "--gemini-upstream")?,
-        ledger: ledger::resolve_path(args.ledger),
+        ledger: args.ledger.destination()?,
         allow_remote: args.allow_remote,
         timeout: args.timeout,
         header_timeout: args.header_timeout,
@@ -119,7 +117,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             output: args.price_output,
         },
     };
-    let ledger_path = config.ledger.clone();
+    let ledger_path = config.ledger.display();
     let (openai, anthropic, gemini) = (
         config.openai_upstream.clone(),
         config.anthropic_upstream.clone(),
@@ -130,19 +128,25 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         let _ = ui.outln(&format!("http://{addr}"));
         ui.info(&format!(
             "brief proxy: listening on http://{addr}\n  OpenAI:    POST /v1/chat/completions, /v1/responses -> {openai}\n  Anthropic: POST /v1/messages -> {anthropic}\n  Gemini:    POST /v1beta/models/MODEL:generateContent -> {gemini}\n  ledger: {}\n  dashboard: http://{addr}/ (figures: /stats, /metrics)\n  point an agent here: OPENAI_BASE_URL=http://{addr}/v1  ANTHROPIC_BASE_URL=http://{addr}  GOOGLE_GEMINI_BASE_URL=http://{addr}",
-            ledger_path.display()
+            ledger_path
         ));
     })?;
-    ui.info(&format!(
-        "brief proxy: stopped after {} calls; {} rows written to {}{}",
-        summary.calls,
-        summary.rows_written,
-        ledger_path.display(),
-        if summary.ledger_errors > 0 {
-            format!(" ({} rows could not be written)", summary.ledger_errors)
-        } else {
-            String::new()
-        }
-    ));
+    let errors = if summary.ledger_errors > 0 {
+        format!(" ({} rows could not be written)", summary.ledger_errors)
+    } else {
+        String::new()
+    };
+    let sink = &summary.sink;
+    if sink.kind == "clickhouse" {
+        ui.info(&format!(
+            "brief proxy: stopped after {} calls; {} rows spooled{errors}, {} sent to {} since start, {} waiting in the spool",
+            summary.calls, summary.rows_written, sink.rows_stored, ledger_path, sink.rows_pending
+        ));
+    } else {
+        ui.info(&format!(
+            "brief proxy: stopped after {} calls; {} rows written to {}{errors}",
+            summary.calls, summary.rows_written, ledger_path,
+        ));
+    }
     Ok(Outcome::Ok)
 }

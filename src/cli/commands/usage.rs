@@ -6,11 +6,12 @@ use serde::Serialize;
 
 use crate::cache::dashboard::html;
 use crate::cache::dashboard::usage::LedgerViews;
-use crate::cache::ledger;
 use crate::cache::ledger::prices::PriceResolver;
 use crate::cache::ledger::summary::{Group, GroupBy, Summary, Totals};
+use crate::cache::ledger::{self, Destination, clickhouse};
 use crate::ccr::thousands;
 use crate::cli::output::{self, Outcome};
+use crate::cli::shared_args::LedgerArgs;
 use crate::cli::ui::{Tone, Ui};
 use crate::clock;
 use crate::error::{Error, Result};
@@ -25,13 +26,13 @@ use crate::text::sanitize::terminal_line;
 /// cached or cache-write price is taken from the provider's known multipliers.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The ledger file [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
     /// Only calls at or after this time: YYYY-MM-DD (UTC) or an RFC 3339 date-time
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
-    /// Group the calls by brief, model, prefix hash, agent session (`brief proxy`) or UTC day
+    /// Group the calls by brief, model, prefix hash, agent session (`brief proxy`), UTC day or
+    /// machine (the rows' `host`)
     #[arg(long, value_enum, default_value_t = By::Prefix)]
     pub by: By,
     /// Input price per million tokens (overrides the brief's pricing)
@@ -60,6 +61,7 @@ pub enum By {
     Prefix,
     Session,
     Day,
+    Machine,
 }
 
 impl From<By> for GroupBy {
@@ -70,6 +72,7 @@ impl From<By> for GroupBy {
             By::Prefix => GroupBy::Prefix,
             By::Session => GroupBy::Session,
             By::Day => GroupBy::Day,
+            By::Machine => GroupBy::Machine,
         }
     }
 }
@@ -93,36 +96,73 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "--html - and --json both write to stdout; give --html a file name",
         ));
     }
-    let path = ledger::resolve_path(args.ledger.clone());
-    if !path.exists() {
-        return Err(Error::input(format!("no ledger at {}", path.display())).with_hint(
-            "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
-        ));
-    }
-    // Summed as it is read, a line at a time: memory follows the groups, not the ledger.
+    let destination = args.ledger.destination()?;
     let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
-    let mut summary = Summary::new(args.by.into());
-    let mut views = args.html.as_ref().map(|_| LedgerViews::new(args.by.into()));
-    let warnings = ledger::read_each(&path, |entry| {
-        if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
-            let prices = resolver.prices(&entry);
-            summary.add(&entry, prices);
-            if let Some(views) = views.as_mut() {
-                views.add(&entry, prices);
-            }
-        }
-    })?;
-    for warning in &warnings {
-        ui.warn(&format!(
-            "{}:{}: {}",
-            path.display(),
-            warning.line,
-            warning.message
-        ));
+    if args.html.is_some() && matches!(destination, Destination::ClickHouse(_)) {
+        return Err(Error::input(
+            "--html draws the report from a ledger file; a ClickHouse ledger gives the report as text or --json",
+        )
+        .with_hint("to look at a fleet's rows call by call, export them to a file first (e.g. clickhouse-client --query \"SELECT * FROM db.table FINAL FORMAT JSONEachRow\")"));
     }
+    let mut views = None;
+    let (summary, warnings) = match &destination {
+        Destination::File(path) => {
+            if !path.exists() {
+                return Err(Error::input(format!("no ledger at {}", path.display())).with_hint(
+                    "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
+                ));
+            }
+            // Summed as it is read, a line at a time: memory follows the groups, not the
+            // ledger.
+            let mut summary = Summary::new(args.by.into());
+            let mut file_views = args.html.as_ref().map(|_| LedgerViews::new(args.by.into()));
+            let warnings = ledger::read_each(path, |entry| {
+                if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
+                    let prices = resolver.prices(&entry);
+                    summary.add(&entry, prices);
+                    if let Some(views) = file_views.as_mut() {
+                        views.add(&entry, prices);
+                    }
+                }
+            })?;
+            views = file_views;
+            for warning in &warnings {
+                ui.warn(&format!(
+                    "{}:{}: {}",
+                    path.display(),
+                    warning.line,
+                    warning.message
+                ));
+            }
+            (summary, warnings)
+        }
+        Destination::ClickHouse(target) => {
+            // Summed by SQL in the server; one row per group and price comes back.
+            let client = clickhouse::http::Client::new(target).map_err(|f| f.into_error())?;
+            let found = clickhouse::usage::summarise(&client, args.by.into(), since, |p, m, d| {
+                resolver.prices_for(p, m, d)
+            })?;
+            let mut warnings = Vec::new();
+            if found.implausible > 0 {
+                let warning = ledger::Warning {
+                    line: 0,
+                    torn: false,
+                    message: format!(
+                        "{} row(s) skipped: cached or cache-written tokens above all input, or \
+                         more tokens than any call takes",
+                        found.implausible
+                    ),
+                };
+                ui.warn(&format!("{}: {}", target.display(), warning.message));
+                warnings.push(warning);
+            }
+            (found.summary, warnings)
+        }
+    };
     let (total, groups) = summary.finish();
+    let label = destination.display();
     let report = Report {
-        path: &path,
+        ledger: &label,
         since: args.since.as_deref(),
         by: args.by.into(),
         total: &total,
@@ -151,7 +191,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 }
 
 struct Report<'a> {
-    path: &'a Path,
+    /// The file's path or the table's URL (without its password).
+    ledger: &'a str,
     since: Option<&'a str>,
     by: GroupBy,
     total: &'a Totals,
@@ -199,7 +240,7 @@ impl<'a> TotalsJson<'a> {
             calls_without_cache_field: t.calls_without_cache_field,
             calls_with_usage: t.calls_with_usage,
             priced_calls: t.priced_calls,
-            cost: priced.then(|| round(t.cost, 6)),
+            cost: priced.then(|| round(t.cost(), 6)),
             savings: priced.then(|| round(t.savings(), 6)),
             first_seen: t.first_seen.as_deref(),
             last_seen: t.last_seen.as_deref(),
@@ -270,7 +311,7 @@ fn minute(time: Option<&String>) -> String {
 impl<'a> Report<'a> {
     /// The report as one HTML page (`cache::dashboard`), from the same sums as the table.
     fn page(&self, views: LedgerViews, skipped: usize) -> String {
-        let mut subtitle = format!("Ledger {}", self.path.display());
+        let mut subtitle = format!("Ledger {}", self.ledger);
         if let Some(since) = self.since {
             subtitle.push_str(&format!(" · since {since}"));
         }
@@ -298,7 +339,7 @@ impl<'a> Report<'a> {
         if t.priced_calls > 0 {
             text.push_str(&format!(
                 ", estimated cost {:.4}, saved {:.4}",
-                t.cost,
+                t.cost(),
                 t.savings()
             ));
         }
@@ -307,7 +348,7 @@ impl<'a> Report<'a> {
 
     fn json(&self, warnings: &'a [ledger::Warning]) -> ReportJson<'a> {
         ReportJson {
-            ledger: self.path.display().to_string(),
+            ledger: self.ledger.to_string(),
             since: self.since,
             by: self.by.as_str(),
             total: TotalsJson::new(self.total),
@@ -339,7 +380,7 @@ impl<'a> Report<'a> {
             .map(|s| format!(" since {s}"))
             .unwrap_or_default();
         out.push_str(&ui.paint(
-            &format!("Ledger {}{since}: {}", self.path.display(), self.summary()),
+            &format!("Ledger {}{since}: {}", self.ledger, self.summary()),
             Tone::Strong,
         ));
         out.push('\n');
@@ -457,7 +498,7 @@ impl<'a> Report<'a> {
                 thousands(gt.cache_write_tokens),
                 drift_col(&gt.drifted.to_string()),
                 thousands(gt.output_tokens),
-                money(gt.cost),
+                money(gt.cost()),
                 money(gt.savings()),
                 minute(gt.first_seen.as_ref()),
                 minute(gt.last_seen.as_ref())

@@ -63,7 +63,7 @@ pub fn route<B>(app: &Arc<App>, request: &Request<B>) -> Option<Response<ProxyBo
             let text = app
                 .stats
                 .lock()
-                .map(|s| s.metrics(backlog))
+                .map(|s| s.metrics(&backlog))
                 .unwrap_or_default();
             ("text/plain; version=0.0.4; charset=utf-8", text)
         }

@@ -15,7 +15,7 @@ use crate::cache::ledger;
 use crate::cli::interrupt;
 use crate::cli::output::Outcome;
 use crate::cli::review::{self, object};
-use crate::cli::shared_args::ProviderArgs;
+use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
 use crate::compress::{self, CallSettings, Compressor};
 use crate::error::Result;
@@ -72,9 +72,8 @@ pub struct Args {
     /// Print one JSON object instead of the review screen, and do not ask
     #[arg(long)]
     pub json: bool,
-    /// The ledger file the call is recorded in [default: $BRIEF_LEDGER, else $XDG_STATE_HOME/briefkit/usage.jsonl, else ~/.local/state/briefkit/usage.jsonl]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
 }
 
 /// The longest answer asked for unless --max-tokens says: a shorter body never needs more.
@@ -109,8 +108,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
     let settings = args.provider.settings(&brief)?;
     // Before any call: a ledger that cannot be written is bad input, not a lost record.
-    let ledger_path = ledger::resolve_path(args.ledger.clone());
-    ledger::check_path(&ledger_path)?;
+    let ledger_path = args.ledger.destination()?;
+    ledger_path.check()?;
     let call = Call {
         brief: &brief,
         compressor: &compressor,
@@ -147,7 +146,7 @@ pub(super) struct Call<'a> {
     compressor: &'a Compressor,
     settings: Settings,
     options: CallOptions,
-    ledger: PathBuf,
+    ledger: ledger::Destination,
 }
 
 impl Call<'_> {
@@ -226,7 +225,7 @@ impl Call<'_> {
     }
 
     fn record(&self, ui: &Ui, entry: &ledger::Entry) {
-        if let Err(err) = ledger::append(&self.ledger, entry) {
+        if let Err(err) = self.ledger.record(entry) {
             ui.warn(&format!(
                 "the call was not recorded in the ledger: {}",
                 err.message

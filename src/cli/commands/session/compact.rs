@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::shown;
 use crate::cli::output::Outcome;
-use crate::cli::shared_args::ProviderArgs;
+use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::session::budget::thousands;
@@ -39,24 +39,26 @@ pub struct CompactArgs {
 pub struct ModelArgs {
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// The ledger file the calls are recorded in [default: $BRIEF_LEDGER, else the user's state directory]
-    #[arg(long, value_name = "PATH")]
-    pub ledger: Option<PathBuf>,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
 }
 
 impl ModelArgs {
-    pub fn choice(&self) -> ModelChoice {
-        ModelChoice {
+    /// The model to call and where its rows go (checked before any call).
+    pub fn choice(&self) -> Result<ModelChoice> {
+        let ledger = self.ledger.destination()?;
+        ledger.check()?;
+        Ok(ModelChoice {
             provider: self.provider.overrides(),
-            ledger: self.ledger.clone(),
-        }
+            ledger: Some(ledger),
+        })
     }
 }
 
 pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
     let session = super::open(&args.dir, ui)?;
     let resume = super::text_arg(args.resume)?;
-    let report = session.compact(&resume, &args.model.choice(), &mut |m| ui.info(&shown(m)));
+    let report = session.compact(&resume, &args.model.choice()?, &mut |m| ui.info(&shown(m)));
     super::notices(&session, ui);
     let r = report?;
     for warning in &r.warnings {

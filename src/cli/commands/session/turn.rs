@@ -55,7 +55,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
         vars: super::vars(args.vars),
         resume: args.resume,
         max_tokens: args.max_tokens,
-        model: args.model.choice(),
+        model: args.model.choice()?,
     };
     let json = args.json;
     let outcome = session.turn(&request, &mut |m| {

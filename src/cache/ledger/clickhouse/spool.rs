@@ -1,0 +1,538 @@
+//! The local spool: rows ClickHouse has not acknowledged yet, on this machine's disk.
+//!
+//! One directory per table (`<state dir>/clickhouse/<id>/`, with a `target` file naming it
+//! without its password). Each process that writes rows owns one spool file there,
+//! `<ms>-<pid>-<random>.jsonl`, in the ledger's own JSON-lines format, which it holds
+//! `flock`ed for as long as it lives and appends to in whole lines (one `write`, then
+//! `fdatasync` for a batch). Beside it, `<name>.ack` says how far ClickHouse has taken the
+//! file — the acknowledged byte offset, and the batch in flight (its end and id), written
+//! before the batch is sent so that a retry after a crash resends exactly that batch under
+//! the same id.
+//!
+//! A file whose owner died (kill -9, a crash, a command that ended while ClickHouse was
+//! down) has no lock: any later process writing to the same table adopts it, sends the rest
+//! in order and removes it. A drained file is removed (the `.jsonl`, then the `.ack`); the
+//! owner of a live file starts a new one once the old is drained and big.
+//!
+//! Rows past the spool's size limit go to `overflow.jsonl` (a plain ledger file) instead,
+//! with a loud warning: they are kept, and `brief ledger push` sends them once ClickHouse
+//! is back.
+
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+use super::target::Target;
+use crate::cache::ledger::Entry;
+use crate::error::{Error, Result};
+
+/// The file rows past the size limit go to.
+pub const OVERFLOW: &str = "overflow.jsonl";
+
+/// A drained spool file of its owner is replaced by a new one once it is this big.
+pub const ROTATE_BYTES: u64 = 4 << 20;
+
+/// The most bytes of rows one insert carries: under the 10 MiB chunks a current server
+/// parses in parallel, so one insert stays one block (all of it lands, or none).
+pub const MAX_BATCH_BYTES: u64 = 8 << 20;
+
+/// The spool directory of one table.
+#[derive(Debug, Clone)]
+pub struct Spool {
+    dir: PathBuf,
+}
+
+fn io(path: &Path, err: &std::io::Error) -> Error {
+    Error::io(path, err).with_hint(
+        "the ClickHouse spool lives in the state directory ($XDG_STATE_HOME/briefkit or \
+         ~/.local/state/briefkit): make it writable",
+    )
+}
+
+fn lock(file: &File, wait: bool) -> bool {
+    let flags = libc::LOCK_EX | if wait { 0 } else { libc::LOCK_NB };
+    // SAFETY: flock on a descriptor this process owns.
+    unsafe { libc::flock(file.as_raw_fd(), flags) == 0 }
+}
+
+impl Spool {
+    /// The spool of `target` under `state` (made, private to the user, when missing).
+    pub fn open(state: &Path, target: &Target) -> Result<Spool> {
+        let digest = Sha256::digest(target.identity().as_bytes());
+        let id: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let dir = state.join("clickhouse").join(id);
+        if let Ok(meta) = fs::symlink_metadata(&dir)
+            && !meta.is_dir()
+        {
+            return Err(Error::input(format!(
+                "{}: not a directory; the ClickHouse spool must be one",
+                dir.display()
+            )));
+        }
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| io(&dir, &e))?;
+        let label = dir.join("target");
+        if !label.exists() {
+            let _ =
+                crate::files::write_atomic(&label, format!("{}\n", target.display()).as_bytes());
+        }
+        Ok(Spool { dir })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn overflow_path(&self) -> PathBuf {
+        self.dir.join(OVERFLOW)
+    }
+
+    /// A new spool file owned (locked) by this process.
+    pub fn create(&self) -> Result<Owned> {
+        let ms = crate::clock::now_ms().max(0);
+        let random = std::hash::BuildHasher::hash_one(
+            &std::collections::hash_map::RandomState::new(),
+            (ms, std::process::id()),
+        );
+        let name = format!("{ms:013}-{}-{:08x}", std::process::id(), random as u32);
+        let path = self.dir.join(format!("{name}.jsonl"));
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+            .map_err(|e| io(&path, &e))?;
+        if !lock(&file, true) {
+            return Err(Error::input(format!("{}: cannot lock", path.display())));
+        }
+        Ok(Owned {
+            name,
+            path,
+            file,
+            len: 0,
+            broken: false,
+        })
+    }
+
+    /// The spool files no live process holds, oldest first, each locked for this process
+    /// to drain. `skip` names files this process already drains.
+    pub fn adopt(&self, skip: &HashSet<String>) -> Vec<Cursor> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = Vec::new();
+        let mut acks: Vec<String> = Vec::new();
+        for entry in entries.flatten() {
+            let Some(file_name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if let Some(stem) = file_name.strip_suffix(".jsonl") {
+                if file_name != OVERFLOW && !file_name.starts_with('.') {
+                    names.push(stem.to_string());
+                }
+            } else if let Some(stem) = file_name.strip_suffix(".ack") {
+                acks.push(stem.to_string());
+            } else if crate::files::policy::is_temporary(&file_name) {
+                // An ack being replaced when its writer died; live ones are seconds old.
+                let stale = entry
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .is_some_and(|t| {
+                        SystemTime::now().duration_since(t).unwrap_or_default()
+                            > Duration::from_secs(600)
+                    });
+                if stale {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+        // An ack whose spool file is gone was left by a removal cut short.
+        for stem in &acks {
+            if !names.contains(stem) && !self.dir.join(format!("{stem}.jsonl")).exists() {
+                let _ = fs::remove_file(self.dir.join(format!("{stem}.ack")));
+            }
+        }
+        names.sort();
+        let mut adopted = Vec::new();
+        for name in names {
+            if skip.contains(&name) {
+                continue;
+            }
+            let path = self.dir.join(format!("{name}.jsonl"));
+            let Ok(file) = OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&path)
+            else {
+                continue;
+            };
+            if !lock(&file, false) {
+                continue;
+            }
+            // Removed by its owner between the listing and the lock: nothing to send.
+            let Ok(meta) = file.metadata() else { continue };
+            if std::os::unix::fs::MetadataExt::nlink(&meta) == 0 || !meta.is_file() {
+                continue;
+            }
+            match Cursor::open(&self.dir, name, file, meta.len()) {
+                Ok(cursor) => adopted.push(cursor),
+                Err(_) => continue,
+            }
+        }
+        adopted
+    }
+
+    /// Bytes in spool files not yet acknowledged, every process's (an estimate: acks are
+    /// read as they stand).
+    pub fn pending_bytes(&self) -> u64 {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        let mut total = 0u64;
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let Some(stem) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            if name == OVERFLOW || name.starts_with('.') {
+                continue;
+            }
+            let len = entry.metadata().map_or(0, |m| m.len());
+            let acked = read_ack(&self.dir.join(format!("{stem}.ack"))).map_or(0, |a| a.acked);
+            total = total.saturating_add(len.saturating_sub(acked));
+        }
+        total
+    }
+}
+
+/// The spool file this process appends to.
+pub struct Owned {
+    pub name: String,
+    path: PathBuf,
+    file: File,
+    /// Bytes written (whole lines only).
+    pub len: u64,
+    /// A write failed part-way: the file may end in a torn line, so no more is appended
+    /// to it (the next rows start a new file).
+    pub broken: bool,
+}
+
+impl Owned {
+    /// Appends whole lines with one write; with `sync`, makes them durable first.
+    pub fn append(&mut self, lines: &[u8], sync: bool) -> Result<()> {
+        let written = self
+            .file
+            .write_all(lines)
+            .and_then(|()| if sync { self.file.sync_data() } else { Ok(()) });
+        match written {
+            Ok(()) => {
+                self.len += lines.len() as u64;
+                Ok(())
+            }
+            Err(err) => {
+                self.broken = true;
+                Err(io(&self.path, &err))
+            }
+        }
+    }
+
+    /// A second handle for the writer thread to read from (same lock).
+    pub fn cursor(&self, dir: &Path) -> Result<Cursor> {
+        let file = self.file.try_clone().map_err(|e| io(&self.path, &e))?;
+        Cursor::open(dir, self.name.clone(), file, self.len)
+    }
+
+    /// Removes a drained file: the rows, then the acknowledgement.
+    pub fn remove(self, dir: &Path) {
+        remove_files(dir, &self.name);
+    }
+}
+
+fn remove_files(dir: &Path, name: &str) {
+    let _ = fs::remove_file(dir.join(format!("{name}.jsonl")));
+    let _ = fs::remove_file(dir.join(format!("{name}.ack")));
+}
+
+/// A batch sent but not known to have landed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inflight {
+    pub end: u64,
+    pub batch_id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Ack {
+    acked: u64,
+    inflight: Option<Inflight>,
+}
+
+fn read_ack(path: &Path) -> Option<Ack> {
+    let text = fs::read_to_string(path).ok()?;
+    let mut ack = Ack::default();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some("acked"), Some(n), None) => ack.acked = n.parse().ok()?,
+            (Some("inflight"), Some(end), Some(id)) => {
+                ack.inflight = Some(Inflight {
+                    end: end.parse().ok()?,
+                    batch_id: id.to_string(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Some(ack)
+}
+
+/// How far one spool file has been taken, kept by the writer thread that drains it.
+pub struct Cursor {
+    pub name: String,
+    dir: PathBuf,
+    file: File,
+    /// Bytes acknowledged by ClickHouse.
+    pub acked: u64,
+    pub inflight: Option<Inflight>,
+    /// For an adopted file: its size when adopted (its owner is gone). For this
+    /// process's own file, the length comes from the appender instead.
+    pub len: u64,
+}
+
+/// Rows read from a spool file for one insert.
+pub struct Batch {
+    /// Each row with its byte offset in the file (its identity).
+    pub rows: Vec<(u64, Entry)>,
+    /// Where the batch ends: the next batch starts here.
+    pub end: u64,
+    /// Lines that were not ledger rows (a torn tail left by a crash): skipped.
+    pub skipped: u64,
+}
+
+impl Cursor {
+    fn open(dir: &Path, name: String, file: File, len: u64) -> Result<Cursor> {
+        let ack = read_ack(&dir.join(format!("{name}.ack"))).unwrap_or_default();
+        Ok(Cursor {
+            name,
+            dir: dir.to_path_buf(),
+            file,
+            acked: ack.acked.min(len),
+            inflight: ack.inflight.filter(|i| i.end > ack.acked && i.end <= len),
+            len,
+        })
+    }
+
+    /// The file's size now.
+    pub fn file_len(&self) -> u64 {
+        self.file.metadata().map_or(self.len, |m| m.len())
+    }
+
+    /// Counts the complete rows between the acknowledged offset and `len`.
+    pub fn count_rows(&self, len: u64) -> u64 {
+        let mut count = 0u64;
+        let mut at = self.acked;
+        let mut buf = vec![0u8; 1 << 16];
+        while at < len {
+            let want = ((len - at) as usize).min(buf.len());
+            let Ok(n) = self.file.read_at(&mut buf[..want], at) else {
+                break;
+            };
+            if n == 0 {
+                break;
+            }
+            count += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+            at += n as u64;
+        }
+        count
+    }
+
+    /// Reads the next batch up to `len` (at most `max_rows` rows and
+    /// [`MAX_BATCH_BYTES`]); a batch in flight is read again exactly as it was. With
+    /// `finished` (the owner is gone), an unterminated tail is a torn line and skipped.
+    pub fn read(&self, len: u64, max_rows: usize, finished: bool) -> Result<Batch> {
+        let limit = match &self.inflight {
+            Some(inflight) => inflight.end,
+            None => len.min(self.acked.saturating_add(MAX_BATCH_BYTES)),
+        };
+        let want = limit.saturating_sub(self.acked) as usize;
+        let mut buf = vec![0u8; want];
+        let mut got = 0;
+        while got < want {
+            let n = self
+                .file
+                .read_at(&mut buf[got..], self.acked + got as u64)
+                .map_err(|e| io(&self.dir.join(format!("{}.jsonl", self.name)), &e))?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        buf.truncate(got);
+        let mut rows = Vec::new();
+        let mut skipped = 0;
+        let mut at = 0usize;
+        let keep_all = self.inflight.is_some();
+        while at < buf.len() && (keep_all || rows.len() < max_rows) {
+            let Some(nl) = memchr::memchr(b'\n', &buf[at..]) else {
+                // A line still being written, or (owner gone) a torn one.
+                if finished && self.acked + buf.len() as u64 >= len {
+                    skipped += 1;
+                    at = buf.len();
+                }
+                break;
+            };
+            let line = &buf[at..at + nl];
+            match serde_json::from_slice::<Entry>(line) {
+                Ok(entry) => rows.push((self.acked + at as u64, entry)),
+                Err(_) if line.iter().all(u8::is_ascii_whitespace) => {}
+                Err(_) => skipped += 1,
+            }
+            at += nl + 1;
+        }
+        Ok(Batch {
+            rows,
+            end: self.acked + at as u64,
+            skipped,
+        })
+    }
+
+    /// Records the batch about to be sent, durably, before it is sent.
+    pub fn begin(&mut self, end: u64, batch_id: &str) -> Result<()> {
+        self.inflight = Some(Inflight {
+            end,
+            batch_id: batch_id.to_string(),
+        });
+        self.save(true)
+    }
+
+    /// Records that everything before `end` landed. Not synced: if it is lost, the batch
+    /// in flight is asked about again and found there.
+    pub fn acknowledge(&mut self, end: u64) -> Result<()> {
+        self.acked = end;
+        self.inflight = None;
+        self.save(false)
+    }
+
+    fn save(&self, durable: bool) -> Result<()> {
+        let path = self.dir.join(format!("{}.ack", self.name));
+        let mut text = format!("acked {}\n", self.acked);
+        if let Some(inflight) = &self.inflight {
+            text.push_str(&format!(
+                "inflight {} {}\n",
+                inflight.end, inflight.batch_id
+            ));
+        }
+        if durable {
+            return crate::files::write_atomic(&path, text.as_bytes());
+        }
+        let tmp = self.dir.join(crate::files::policy::temporary_name(&format!(
+            "{}.ack",
+            self.name
+        )));
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .and_then(|()| fs::rename(&tmp, &path));
+        written.map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            io(&path, &e)
+        })
+    }
+
+    /// Removes a drained file (adopted, or this process's own at its end).
+    pub fn remove(self) {
+        remove_files(&self.dir, &self.name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spool() -> (tempfile::TempDir, Spool) {
+        let dir = tempfile::tempdir().unwrap();
+        let target = Target::parse("clickhouse://h/db.t", |_| None).unwrap();
+        let spool = Spool::open(dir.path(), &target).unwrap();
+        (dir, spool)
+    }
+
+    fn line(model: &str) -> Vec<u8> {
+        let mut out = serde_json::to_vec(&Entry::new("proxy", "openai", model)).unwrap();
+        out.push(b'\n');
+        out
+    }
+
+    #[test]
+    fn batches_resume_from_the_ack_and_a_batch_in_flight_is_read_again_whole() {
+        let (_tmp, spool) = spool();
+        let mut own = spool.create().unwrap();
+        for m in ["a", "b", "c"] {
+            own.append(&line(m), true).unwrap();
+        }
+        let mut cursor = own.cursor(spool.dir()).unwrap();
+        let batch = cursor.read(own.len, 2, false).unwrap();
+        assert_eq!(batch.rows.len(), 2);
+        cursor.begin(batch.end, "b1").unwrap();
+        own.append(&line("d"), true).unwrap();
+        // Reopened (as after a crash): the batch in flight comes back as it was.
+        let again = Cursor::open(
+            spool.dir(),
+            own.name.clone(),
+            own.file.try_clone().unwrap(),
+            own.len,
+        )
+        .unwrap();
+        assert_eq!(again.inflight.as_ref().unwrap().batch_id, "b1");
+        let same = again.read(own.len, 100, false).unwrap();
+        assert_eq!(same.end, batch.end);
+        assert_eq!(same.rows.len(), 2);
+        cursor.acknowledge(batch.end).unwrap();
+        let rest = cursor.read(own.len, 100, false).unwrap();
+        let models: Vec<&str> = rest.rows.iter().map(|(_, e)| e.model.as_str()).collect();
+        assert_eq!(models, ["c", "d"]);
+        assert_eq!(cursor.count_rows(own.len), 2);
+    }
+
+    #[test]
+    fn a_dead_owners_file_is_adopted_with_its_torn_tail_skipped() {
+        let (_tmp, spool) = spool();
+        let name = {
+            let mut own = spool.create().unwrap();
+            own.append(&line("a"), true).unwrap();
+            own.append(b"{\"time\":\"2026", true).unwrap();
+            // A live owner's file is not adopted.
+            assert!(spool.adopt(&HashSet::new()).is_empty());
+            own.name.clone()
+        };
+        let adopted = spool.adopt(&HashSet::new());
+        assert_eq!(adopted.len(), 1);
+        assert_eq!(adopted[0].name, name);
+        let batch = adopted[0].read(adopted[0].len, 100, true).unwrap();
+        assert_eq!((batch.rows.len(), batch.skipped), (1, 1));
+        assert_eq!(batch.end, adopted[0].len);
+        // Held by this process now: a second look finds nothing to adopt.
+        assert!(spool.adopt(&HashSet::new()).is_empty());
+        for cursor in adopted {
+            cursor.remove();
+        }
+        assert!(spool.adopt(&HashSet::new()).is_empty());
+        assert_eq!(spool.pending_bytes(), 0);
+    }
+}
