@@ -13,7 +13,7 @@ use crate::session::{new_session, ok};
 
 /// Starts `brief mcp FLAGS` with `env` and sends `requests` (JSON-RPC, one per line) after
 /// the handshake; returns the answers.
-fn mcp_with(
+pub(crate) fn mcp_with(
     root: &std::path::Path,
     flags: &[&str],
     env: &[(&str, &str)],
@@ -59,7 +59,7 @@ fn mcp_with(
     answers
 }
 
-fn call(id: u64, name: &str, arguments: Value) -> Value {
+pub(crate) fn call(id: u64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
 

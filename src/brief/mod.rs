@@ -3,6 +3,7 @@
 mod embedded;
 mod files;
 pub mod import;
+pub mod init;
 mod item;
 mod load;
 mod lockfile;

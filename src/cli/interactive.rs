@@ -8,11 +8,9 @@ use crate::brief::{Brief, Item};
 use crate::cli::commands::accept::confirm_flags;
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
-use crate::error::{Error, Result};
-use crate::guard;
+use crate::error::{Error, ErrorKind, Result};
 use crate::store::proposals::{self, Proposal};
 use crate::store::transaction;
-use crate::tokens;
 
 /// Asks until the operator decides; an empty answer (or end of input) means later.
 pub fn ask(
@@ -58,17 +56,14 @@ pub fn ask(
                     continue;
                 };
                 // A conversation sample's edit must keep its messages and roles.
-                let report = match guard::check_item(item, &body) {
-                    Ok(report) => report,
-                    Err(err) => {
+                proposal = match proposals::revise(brief, item, &proposal, body) {
+                    Ok(revised) => revised,
+                    Err(err) if err.kind == ErrorKind::Input => {
                         ui.warn(&format!("{}: the proposal is unchanged", err.message));
                         continue;
                     }
+                    Err(err) => return Err(err),
                 };
-                proposal.tokens_after = tokens::count(brief.manifest.tokenizer, &body);
-                proposal.guard = report;
-                proposal.body = body;
-                proposals::replace(&brief.dir, &proposal)?;
                 let (_, summary) = crate::compress::status(item, &proposal);
                 show_proposal(ui, item, &proposal, &summary)?;
             }

@@ -23,6 +23,61 @@ pub enum Outcome {
     Failed,
 }
 
+/// The form a command prints its report in: for people (the default), one JSON document
+/// (`--json` or `--format json`), or GitHub workflow annotations (`--format github`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Human,
+    Json,
+    Github,
+}
+
+impl Form {
+    /// The form of a command whose only choice is `--json`.
+    pub fn json_if(json: bool) -> Self {
+        if json { Form::Json } else { Form::Human }
+    }
+}
+
+/// A command's typed report: its own fields (`Serialize`, printed after `status` and
+/// `summary` under `--json`), its status word and summary, and its human form. The one
+/// renderer, [`print`], picks the form; a command file builds the report and hands it over.
+///
+/// Domain modules return the data; the impls of this trait live in `cli/`, so colour and
+/// the terminal stay here.
+pub trait Report: Serialize {
+    /// The first key of the JSON document: a word from the README's status table.
+    fn status(&self) -> &str;
+    /// The second: one sentence for a person or an agent.
+    fn summary(&self) -> String;
+    /// The human form: data to stdout, messages to stderr (through `ui`).
+    fn human(&self, ui: &Ui) -> Result<()>;
+    /// Messages printed in every form, before the report (warnings on stderr).
+    fn notes(&self, _ui: &Ui) {}
+    /// Messages printed in every form, after the report (measurements on stderr).
+    fn after(&self, _ui: &Ui) {}
+    /// GitHub workflow commands; a command without its own prints the human form.
+    fn github(&self, ui: &Ui) -> Result<()> {
+        self.human(ui)
+    }
+    /// Whether the command passed: a check that failed exits 1 after printing.
+    fn outcome(&self) -> Outcome {
+        Outcome::Ok
+    }
+}
+
+/// Prints `report` in `form` and returns its outcome: the one place a report is rendered.
+pub fn print<R: Report + ?Sized>(ui: &Ui, form: Form, report: &R) -> Result<Outcome> {
+    report.notes(ui);
+    match form {
+        Form::Human => report.human(ui)?,
+        Form::Json => json(ui, report.status(), &report.summary(), report)?,
+        Form::Github => report.github(ui)?,
+    }
+    report.after(ui);
+    Ok(report.outcome())
+}
+
 /// A report with the contract's two leading keys; `body`'s own fields follow them.
 #[derive(Debug, Serialize)]
 pub struct Envelope<'a, T: Serialize + ?Sized> {

@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde::Serialize;
 
 use crate::brief::Item;
 use crate::error::Result;
 use crate::guard;
 
+use crate::cli::output::Report;
 use crate::cli::ui::{Tone, Ui};
 use crate::cli::worddiff::{Segment, words};
 use crate::store::proposals::Proposal;
@@ -228,30 +229,64 @@ pub fn versions_written(change: &Change) -> String {
     }
 }
 
-/// The JSON fields every body-changing command prints after `status` and `summary`.
-pub fn change_json(change: &Change) -> Vec<(&'static str, Value)> {
-    let versions: Vec<Value> = change
-        .versions
-        .iter()
-        .map(|(n, action)| serde_json::json!({"version": n, "action": action.as_str()}))
-        .collect();
-    vec![
-        ("item", Value::from(change.item.clone())),
-        ("version", change.current.map_or(Value::Null, Value::from)),
-        ("written", Value::Array(versions)),
-        ("body_written", Value::Bool(change.body_written)),
-    ]
+/// The report of every body-changing command (`accept`, `record`, `restore`): its own
+/// status and summary, then the item, the version it now is, the versions written and
+/// whether the item file's body was written.
+#[derive(Serialize)]
+pub struct ChangeReport<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposal_id: Option<&'a str>,
+    pub item: &'a str,
+    pub version: Option<u32>,
+    pub written: Vec<Written>,
+    pub body_written: bool,
+    #[serde(skip)]
+    pub status: &'static str,
+    #[serde(skip)]
+    pub summary: String,
 }
 
-/// A JSON object with `status` and `summary` first, then `fields`.
-pub fn object(status: &str, summary: &str, fields: Vec<(&'static str, Value)>) -> Value {
-    let mut map = serde_json::Map::new();
-    map.insert("status".into(), Value::from(status));
-    map.insert("summary".into(), Value::from(summary));
-    for (key, value) in fields {
-        map.insert(key.into(), value);
+/// One version a change wrote.
+#[derive(Serialize)]
+pub struct Written {
+    pub version: u32,
+    pub action: &'static str,
+}
+
+impl<'a> ChangeReport<'a> {
+    pub fn new(change: &'a Change, status: &'static str, summary: String) -> Self {
+        ChangeReport {
+            proposal_id: None,
+            item: &change.item,
+            version: change.current,
+            written: change
+                .versions
+                .iter()
+                .map(|(n, action)| Written {
+                    version: *n,
+                    action: action.as_str(),
+                })
+                .collect(),
+            body_written: change.body_written,
+            status,
+            summary,
+        }
     }
-    Value::Object(map)
+}
+
+impl Report for ChangeReport<'_> {
+    fn status(&self) -> &str {
+        self.status
+    }
+
+    fn summary(&self) -> String {
+        self.summary.clone()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.info(&self.summary);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 mod compressor;
 mod estimate;
 mod proposal;
+mod propose;
 mod sanitize;
 
 use std::path::Path;
@@ -18,6 +19,10 @@ pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
 use crate::wire::{Message, Prompt, Role};
 pub use estimate::{Estimate, Prices, estimate, prices};
 pub use proposal::{CallSettings, build, rejudge, status, token_change};
+pub use propose::{
+    Batch, BatchItem, Event, PendingCall, ProposalFigures, Proposed, RefusedItem, Request,
+    Unwatched, Watch, propose, propose_all,
+};
 pub use sanitize::sanitize;
 
 use crate::brief::{Brief, Item, ItemType, Policy};
@@ -78,6 +83,19 @@ pub fn prompts(compressor: &Compressor, item: &Item) -> Vec<Prompt> {
             ..Prompt::default()
         })
         .collect()
+}
+
+/// The items a compress run asks about: the item `id` (refused with why when it may not
+/// be sent, before any prompt is built), or every eligible item when `id` is `None`.
+pub fn targets<'b>(brief: &'b Brief, id: Option<&str>) -> Result<Vec<&'b Item>, Error> {
+    let Some(id) = id else {
+        return Ok(eligible(brief).0);
+    };
+    let item = brief.require_item(id)?;
+    match refusal(item, &brief.dir) {
+        Some(refused) => Err(refused),
+        None => Ok(vec![item]),
+    }
 }
 
 /// The brief's items split into those a model may be asked about (in manifest order) and

@@ -41,7 +41,10 @@ use std::collections::BTreeMap;
 
 pub use changes::{Change, ChangeKind};
 pub use messages::{check_item, check_messages};
-pub use report::{Coverage, DroppedInstruction, Report, changes_json, coverage_json, to_json};
+pub use report::{
+    ChangeJson, Coverage, CoverageJson, DroppedInstruction, Report, changes_json, coverage_json,
+    to_json,
+};
 
 use serde::{Deserialize, Serialize};
 

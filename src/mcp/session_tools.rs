@@ -104,17 +104,9 @@ struct StatusArgs {
 fn status(a: StatusArgs) -> Result<Value, ToolError> {
     let session = Session::open(&a.session)?;
     let status = session.status(&BTreeMap::new())?;
-    let figures = &status.figures;
-    let mut value = json!({"status": "ok", "summary": figures.telemetry});
-    if let (Value::Object(map), Ok(Value::Object(rest))) =
-        (&mut value, serde_json::to_value(&status))
-    {
-        map.extend(rest);
-        map.insert("level".into(), json!(figures.level.as_str()));
-        map.insert("pending_operations".into(), json!(status.pending));
-        map.remove("pending");
-    }
-    Ok(value)
+    // The document `brief session status --json` prints.
+    serde_json::to_value(status.report())
+        .map_err(|e| ToolError(format!("cannot render the status: {e}")))
 }
 
 #[derive(Deserialize)]

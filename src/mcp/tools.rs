@@ -9,15 +9,14 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::brief::Brief;
-use crate::ccr::{self, Lookup, Store};
+use crate::ccr::{self, Lookup, Store, Strategy};
 use crate::clock::format_rfc3339;
 use crate::prompt::compose::{ComposeOptions, compose};
-use crate::wire::Wire;
-use crate::wire::{self, canonical};
+use crate::prompt::render::{Format, RenderOptions, render};
 
 /// What the operator who started the server decided: the provider settings of the tools
 /// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name.
@@ -225,40 +224,74 @@ fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
         Some(store) => store.get(&query)?,
         None => Lookup::Unknown,
     };
-    Ok(match lookup {
-        Lookup::Found(entry) => {
-            let original = String::from_utf8_lossy(&entry.original).into_owned();
-            json!({
-                "status": "found",
-                "summary": format!("ccr:{} found: {} bytes ({})", entry.hash, entry.original_bytes, entry.strategy),
-                "hash": entry.hash,
-                "strategy": entry.strategy,
-                "source": entry.source,
-                "expires": format_rfc3339(entry.expires_ms),
-                "original": original,
-            })
-        }
-        Lookup::Expired(tomb) => json!({
-            "status": "expired",
-            "summary": format!(
-                "ccr:{} expired at {}; it was stored by strategy {} from {}",
-                tomb.hash, format_rfc3339(tomb.expires_ms), tomb.strategy, tomb.source
+    match lookup {
+        Lookup::Found(entry) => report(Retrieved {
+            status: "found",
+            summary: format!(
+                "ccr:{} found: {} bytes ({})",
+                entry.hash, entry.original_bytes, entry.strategy
             ),
-            "hash": tomb.hash,
-            "strategy": tomb.strategy,
-            "source": tomb.source,
-            "expired_at": format_rfc3339(tomb.expires_ms),
-            "collected": tomb.collected,
-            "awaiting_gc": !tomb.collected,
-            "advice": "do not retry this hash: regenerate the digest or re-read the source it came from",
+            expires: Some(format_rfc3339(entry.expires_ms)),
+            original: Some(String::from_utf8_lossy(&entry.original).into_owned()),
+            hash: entry.hash,
+            strategy: Some(entry.strategy),
+            source: Some(entry.source),
+            ..Retrieved::default()
         }),
-        Lookup::Unknown => json!({
-            "status": "unknown",
-            "summary": format!("ccr:{} was never stored here", query.key),
-            "hash": query.key,
-            "advice": "check the hash against the marker; re-read the source if it is not in this store",
+        Lookup::Expired(tomb) => report(Retrieved {
+            status: "expired",
+            summary: format!(
+                "ccr:{} expired at {}; it was stored by strategy {} from {}",
+                tomb.hash,
+                format_rfc3339(tomb.expires_ms),
+                tomb.strategy,
+                tomb.source
+            ),
+            expired_at: Some(format_rfc3339(tomb.expires_ms)),
+            collected: Some(tomb.collected),
+            awaiting_gc: Some(!tomb.collected),
+            advice: Some(
+                "do not retry this hash: regenerate the digest or re-read the source it came from",
+            ),
+            hash: tomb.hash,
+            strategy: Some(tomb.strategy),
+            source: Some(tomb.source),
+            ..Retrieved::default()
         }),
-    })
+        Lookup::Unknown => report(Retrieved {
+            status: "unknown",
+            summary: format!("ccr:{} was never stored here", query.key),
+            hash: query.key,
+            advice: Some(
+                "check the hash against the marker; re-read the source if it is not in this store",
+            ),
+            ..Retrieved::default()
+        }),
+    }
+}
+
+/// The `retrieve` tool's answer: found, expired or unknown, with the fields of each.
+#[derive(Default, Serialize)]
+struct Retrieved {
+    status: &'static str,
+    summary: String,
+    hash: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strategy: Option<Strategy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    original: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expired_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collected: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    awaiting_gc: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    advice: Option<&'static str>,
 }
 
 #[derive(Deserialize)]
@@ -272,45 +305,55 @@ struct ComposeArgs {
 }
 
 fn compose_tool(a: ComposeArgs) -> Result<Value, ToolError> {
-    let format = a.format.as_deref().unwrap_or("text");
-    if !matches!(format, "text" | "openai" | "anthropic") {
+    let name = a.format.as_deref().unwrap_or("text");
+    let Some(format) = Format::parse(name) else {
         return Err(ToolError(format!(
-            "bad arguments: format `{format}` is not one of text, openai, anthropic"
+            "bad arguments: format `{name}` is not one of text, openai, anthropic"
         )));
-    }
+    };
     let brief = Brief::load(&a.brief)?;
     let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
-    let model_for = |provider: Wire| {
-        brief
-            .manifest
-            .model
-            .as_ref()
-            .filter(|m| m.provider == provider)
-            .map(|m| m.name.as_str())
-    };
-    let output = match format {
-        "openai" => canonical::to_string(&wire::openai::body(
-            &composed.prompt,
-            model_for(Wire::OpenAi),
-            None,
-        )),
-        "anthropic" => canonical::to_string(&wire::anthropic::body(
-            &composed.prompt,
-            model_for(Wire::Anthropic),
-        )),
-        _ => composed.text(),
-    };
-    Ok(json!({
-        "status": "ok",
-        "summary": format!(
-            "{} composed as {format}: {} bytes, stable prefix {}",
-            brief.manifest.name, output.len(), composed.hashes().prefix
+    // The same operation `brief compose` prints: the text, or the body as the bytes sent,
+    // and the prefix hash of that body's wire.
+    let rendered = render(
+        &brief,
+        &composed,
+        RenderOptions {
+            format,
+            cache_key: false,
+            hashes: true,
+        },
+    );
+    let prefix_hash = rendered.hashes.map(|h| h.prefix).unwrap_or_default();
+    report(Composition {
+        status: "ok",
+        summary: format!(
+            "{} composed as {name}: {} bytes, stable prefix {prefix_hash}",
+            brief.manifest.name,
+            rendered.output.len()
         ),
-        "format": format,
-        "prefix_hash": composed.hashes().prefix,
-        "unused_vars": composed.unused_vars,
-        "output": output,
-    }))
+        format: format.as_str(),
+        prefix_hash,
+        unused_vars: composed.unused_vars,
+        output: rendered.output,
+    })
+}
+
+/// The `compose` tool's answer.
+#[derive(Serialize)]
+struct Composition {
+    status: &'static str,
+    summary: String,
+    format: &'static str,
+    prefix_hash: String,
+    unused_vars: Vec<String>,
+    /// What `brief compose` prints: the text, or the body as the bytes sent.
+    output: String,
+}
+
+/// A typed answer as the tool's structured content.
+fn report<T: Serialize>(answer: T) -> Result<Value, ToolError> {
+    serde_json::to_value(answer).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
 }
 
 #[derive(Deserialize)]

@@ -6,5 +6,7 @@ pub mod check;
 mod check_rules;
 pub mod compose;
 pub mod examples;
+pub mod lock;
 pub mod measure;
+pub mod render;
 pub mod tool_schema;

@@ -39,6 +39,7 @@ mod purge;
 pub mod render;
 pub mod schema;
 pub mod state;
+pub mod status_report;
 pub mod tools;
 pub mod turn;
 

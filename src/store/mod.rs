@@ -3,6 +3,7 @@
 pub mod git;
 pub mod history;
 pub mod proposals;
+pub mod review;
 pub mod transaction;
 mod writer_lock;
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::brief::valid_id;
+use crate::brief::{Brief, Item, valid_id};
 use crate::clock::Stamp;
 use crate::error::{Error, Result};
 use crate::files::inside;
@@ -184,6 +184,20 @@ pub fn replace(brief_dir: &Path, proposal: &Proposal) -> Result<PathBuf> {
     let yaml = render(proposal)?;
     write_atomic(&path, yaml.as_bytes())?;
     Ok(path)
+}
+
+/// The proposal with the operator's own `body` (edited in review): checked by the guard
+/// against `item` (a conversation sample must keep its messages and roles, else an input
+/// error and nothing is written), counted in the brief's tokenizer, and saved over the old.
+pub fn revise(brief: &Brief, item: &Item, proposal: &Proposal, body: String) -> Result<Proposal> {
+    let revised = Proposal {
+        tokens_after: crate::tokens::count(brief.manifest.tokenizer, &body),
+        guard: crate::guard::check_item(item, &body)?,
+        body,
+        ..proposal.clone()
+    };
+    replace(&brief.dir, &revised)?;
+    Ok(revised)
 }
 
 /// A proposal file larger than this is neither written nor read. Each answer is capped at

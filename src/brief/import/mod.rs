@@ -8,6 +8,7 @@
 
 mod structure;
 mod suggest;
+mod write;
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -16,6 +17,7 @@ use serde::Serialize;
 
 pub use self::structure::{Marker, Split};
 pub use self::suggest::Suggestion;
+pub use self::write::{GITIGNORE, Imported, ImportedItem, Request, write};
 use crate::brief::types::{ItemType, valid_id};
 
 /// One item the import will write.

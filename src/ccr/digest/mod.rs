@@ -30,7 +30,6 @@ pub use input::DigestFile;
 pub use render::render;
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::ccr::{Store, Strategy, thousands};
 use crate::error::Result;
@@ -200,17 +199,6 @@ impl Digest {
             thousands(sum(|s| s.tokens_after)),
             self.backings.len()
         )
-    }
-
-    /// `{"status", "summary", "digest_version", "text", "sections": [...]}`.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "status": "ok",
-            "summary": self.summary(),
-            "digest_version": VERSION,
-            "text": self.text,
-            "sections": self.sections,
-        })
     }
 }
 

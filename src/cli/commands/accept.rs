@@ -2,11 +2,9 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use crate::brief::Item;
-use crate::cli::output::Outcome;
-use crate::cli::review::{change_json, object, versions_written};
+use crate::cli::output::{self, Form, Outcome};
+use crate::cli::review::{ChangeReport, versions_written};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 use crate::store::proposals;
@@ -97,14 +95,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             ),
         ),
     };
-    if args.json {
-        let mut fields = vec![("proposal_id", Value::from(args.id.clone()))];
-        fields.extend(change_json(&change));
-        ui.json(&object(status, &summary, fields))?;
-    } else {
-        ui.info(&summary);
-    }
-    Ok(Outcome::Ok)
+    let report = ChangeReport {
+        proposal_id: Some(&args.id),
+        ..ChangeReport::new(&change, status, summary)
+    };
+    output::print(ui, Form::json_if(args.json), &report)
 }
 
 /// Shows what the guard finds (run again on the current body) and asks for an explicit

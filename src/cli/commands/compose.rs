@@ -12,9 +12,8 @@ use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, Composed, PrefixHashes, compose, tools_json};
+use crate::prompt::render::{self, RenderOptions, Rendered, render};
 use crate::tokens;
-use crate::wire::Wire;
-use crate::wire::prefix::{as_sent, cache_key};
 
 /// Compose a brief into its system prompt or a provider request body
 ///
@@ -106,14 +105,14 @@ pub enum Format {
     Gemini,
 }
 
-impl Format {
-    fn wire(self) -> Option<Wire> {
-        match self {
-            Format::Text => None,
-            Format::Openai => Some(Wire::OpenAi),
-            Format::Responses => Some(Wire::Responses),
-            Format::Anthropic => Some(Wire::Anthropic),
-            Format::Gemini => Some(Wire::Gemini),
+impl From<Format> for render::Format {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Text => render::Format::Text,
+            Format::Openai => render::Format::Openai,
+            Format::Responses => render::Format::Responses,
+            Format::Anthropic => render::Format::Anthropic,
+            Format::Gemini => render::Format::Gemini,
         }
     }
 }
@@ -143,37 +142,22 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     for name in &composed.unused_vars {
         ui.warn(&format!("--var {name} is not used by any volatile item"));
     }
-    let keyed = |wire: Wire| matches!(wire, Wire::OpenAi | Wire::Responses);
-    if args.cache_key && !args.format.wire().is_some_and(keyed) {
+    if args.cache_key && !matches!(args.format, Format::Openai | Format::Responses) {
         ui.warn("--cache-key applies to --format openai and responses only; ignored");
     }
-    let model_for = |provider: Wire| {
-        brief
-            .manifest
-            .model
-            .as_ref()
-            .filter(|m| m.provider == provider)
-            .map(|m| m.name.as_str())
-    };
-    // The prefix is serialised and hashed only for what prints or sends its hash.
-    let wants_hashes = args.json || args.stats;
-    let (text, hashes) = match args.format.wire() {
-        None => (
-            composed.text(),
-            wants_hashes.then(|| composed.hashes().clone()),
-        ),
-        Some(wire) => {
-            let with_key = args.cache_key && keyed(wire);
-            let stable = (with_key || wants_hashes).then(|| composed.stable_prefix(wire));
-            let key = stable
-                .as_ref()
-                .filter(|_| with_key)
-                .map(|stable| cache_key(&stable.hash));
-            let body = composed.body(wire, model_for(wire), key.as_deref());
-            // The body's own serialisation: the bytes the provider layer sends.
-            (as_sent(&body), stable.as_ref().map(PrefixHashes::of))
-        }
-    };
+    // The prefix is serialised and hashed only for what prints its hash.
+    let Rendered {
+        output: text,
+        hashes,
+    } = render(
+        &brief,
+        &composed,
+        RenderOptions {
+            format: args.format.into(),
+            cache_key: args.cache_key,
+            hashes: args.json || args.stats,
+        },
+    );
     if let Some(hashes) = hashes.as_ref().filter(|_| args.json) {
         let report = report(&args, &brief, &composed, hashes, &text);
         let summary = format!(
@@ -224,7 +208,7 @@ fn report<'a>(
         .map_or(0, |v| tokens::count(encoding, v));
     Report {
         brief: brief.manifest.name.clone(),
-        format: args.format.wire().map_or("text", Wire::as_str),
+        format: render::Format::from(args.format).as_str(),
         prefix: PrefixReport {
             hash: &hashes.prefix,
             bytes: hashes.prefix_bytes(),

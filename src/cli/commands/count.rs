@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::cli::output::{self, Outcome};
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::files::{input, policy};
@@ -53,11 +53,14 @@ struct FileCount {
 }
 
 #[derive(Serialize)]
-struct Report {
+struct Counted {
     tokenizer: Encoding,
     tokens: usize,
     bytes: u64,
     files: Vec<FileCount>,
+    /// Only stdin was counted: the human form is the bare number.
+    #[serde(skip)]
+    only_stdin: bool,
 }
 
 const STDIN: &str = "-";
@@ -82,7 +85,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             .with_hint("brief count counts text: convert it to UTF-8 first (e.g. with iconv)"),
         }
     })?;
-    let report = Report {
+    let report = Counted {
+        only_stdin,
         tokenizer: args.tokenizer,
         tokens: counted.iter().map(|c| c.tokens).sum(),
         bytes: counted.iter().map(|c| c.bytes).sum(),
@@ -96,27 +100,37 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             })
             .collect(),
     };
-    if args.json {
-        let summary = format!(
+    output::print(ui, Form::json_if(args.json), &report)
+}
+
+impl Report for Counted {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        format!(
             "{} tokens in {} input{} ({})",
-            thousands(report.tokens as u64),
-            report.files.len(),
-            if report.files.len() == 1 { "" } else { "s" },
-            report.tokenizer
-        );
-        output::json(ui, "ok", &summary, &report)?;
-    } else if only_stdin {
-        ui.outln(&report.tokens.to_string())?;
-    } else {
-        let width = report.tokens.to_string().len();
-        for file in &report.files {
+            thousands(self.tokens as u64),
+            self.files.len(),
+            if self.files.len() == 1 { "" } else { "s" },
+            self.tokenizer
+        )
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        if self.only_stdin {
+            return ui.outln(&self.tokens.to_string());
+        }
+        let width = self.tokens.to_string().len();
+        for file in &self.files {
             ui.outln(&format!("{:>width$}  {}", file.tokens, file.file))?;
         }
-        if report.files.len() > 1 {
-            ui.outln(&format!("{:>width$}  total", report.tokens))?;
+        if self.files.len() > 1 {
+            ui.outln(&format!("{:>width$}  total", self.tokens))?;
         }
+        Ok(())
     }
-    Ok(Outcome::Ok)
 }
 
 /// Every input is a regular file (or stdin, once) before anything is counted.

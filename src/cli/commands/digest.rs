@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ccr::digest::{self, Digest, DigestFile, Options};
+use serde::Serialize;
+
+use crate::ccr::digest::{self, Digest, DigestFile, Options, Section};
 use crate::ccr::{Store, thousands, ttl};
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 
@@ -72,15 +74,47 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             args.digest.display()
         ));
     }
-    if args.json {
-        ui.json(&digest.to_json())?;
-    } else {
-        ui.outln(&digest.text)?;
+    let rendered = Rendered {
+        digest_version: digest::VERSION,
+        text: &digest.text,
+        sections: &digest.sections,
+        digest: &digest,
+        store: store_path.as_deref(),
+    };
+    output::print(ui, Form::json_if(args.json), &rendered)
+}
+
+/// `brief digest`'s report: the text and the per-section measurements.
+#[derive(Serialize)]
+struct Rendered<'a> {
+    digest_version: &'static str,
+    text: &'a str,
+    sections: &'a [Section],
+    #[serde(skip)]
+    digest: &'a Digest,
+    #[serde(skip)]
+    store: Option<&'a Path>,
+}
+
+impl Report for Rendered<'_> {
+    fn status(&self) -> &str {
+        "ok"
     }
-    if !ui.quiet() {
-        report(&digest, store_path.as_deref(), ui);
+
+    fn summary(&self) -> String {
+        self.digest.summary()
     }
-    Ok(Outcome::Ok)
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.outln(self.text)
+    }
+
+    /// The measurements go to stderr in every form.
+    fn after(&self, ui: &Ui) {
+        if !ui.quiet() {
+            report(self.digest, self.store, ui);
+        }
+    }
 }
 
 /// The per-section measurements as a table on stderr.

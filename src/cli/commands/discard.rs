@@ -1,14 +1,15 @@
-//! `brief discard`: drop pending proposals.
+//! `brief discard`: drop pending proposals. Arguments, one call (to
+//! [`transaction::discard`] or [`review::discard_many`]), and its report.
 
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use crate::cli::output::Outcome;
-use crate::cli::review::object;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
-use crate::store::{proposals, transaction};
+use crate::error::Result;
+use crate::store::review::{self, Discarded, Which};
+use crate::store::transaction;
 
 /// Remove pending proposals, and nothing else
 ///
@@ -36,62 +37,81 @@ pub struct Args {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
+    let form = Form::json_if(args.json);
     if let Some(id) = &args.id {
         let proposal = transaction::discard(&brief.dir, id)?;
-        let summary = format!("discarded proposal {} for `{}`", proposal.id, proposal.item);
-        if args.json {
-            ui.json(&json!({"status": "discarded", "summary": summary, "proposal_id": proposal.id, "item": proposal.item}))?;
-        } else {
-            ui.info(&summary);
-        }
-        return Ok(Outcome::Ok);
+        let one = Discarded {
+            proposal_id: proposal.id,
+            item: proposal.item,
+        };
+        return output::print(ui, form, &One(one));
     }
-    let pending = proposals::list(&brief.dir)?;
-    let items = brief.items_by_id();
-    let chosen: Vec<_> = pending
-        .into_iter()
-        .filter(|p| args.all || p.is_stale(items.get(p.item.as_str()).map(|item| item.body())))
-        .collect();
-    let mut discarded = Vec::new();
-    for proposal in &chosen {
-        let gone = transaction::discard(&brief.dir, &proposal.id).map_err(|e| {
-            Error::new(
-                e.kind,
-                format!(
-                    "{} (after discarding {} of {})",
-                    e.message,
-                    discarded.len(),
-                    chosen.len()
-                ),
-            )
-        })?;
-        discarded.push(json!({"proposal_id": gone.id, "item": gone.item}));
-        if !args.json {
-            ui.info(&format!(
-                "discarded proposal {} for `{}`",
-                gone.id, gone.item
-            ));
-        }
+    let which = if args.all { Which::All } else { Which::Stale };
+    let discarded = review::discard_many(&brief, which)?;
+    output::print(ui, form, &Many { which, discarded })
+}
+
+/// `brief discard BRIEF ID`.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct One(Discarded);
+
+impl Report for One {
+    fn status(&self) -> &str {
+        "discarded"
     }
-    let which = if args.all { "pending" } else { "stale" };
-    let summary = match discarded.len() {
-        0 => format!("no {which} proposals to discard"),
-        1 => format!("discarded 1 {which} proposal"),
-        n => format!("discarded {n} {which} proposals"),
-    };
-    if args.json {
-        let status = if discarded.is_empty() {
+
+    fn summary(&self) -> String {
+        line(&self.0)
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.info(&self.summary());
+        Ok(())
+    }
+}
+
+fn line(gone: &Discarded) -> String {
+    format!(
+        "discarded proposal {} for `{}`",
+        gone.proposal_id, gone.item
+    )
+}
+
+/// `brief discard BRIEF --all|--stale`.
+#[derive(Serialize)]
+struct Many {
+    #[serde(skip)]
+    which: Which,
+    discarded: Vec<Discarded>,
+}
+
+impl Report for Many {
+    fn status(&self) -> &str {
+        if self.discarded.is_empty() {
             "nothing"
         } else {
             "discarded"
-        };
-        ui.json(&object(
-            status,
-            &summary,
-            vec![("discarded", Value::from(discarded))],
-        ))?;
-    } else {
-        ui.info(&summary);
+        }
     }
-    Ok(Outcome::Ok)
+
+    fn summary(&self) -> String {
+        let which = match self.which {
+            Which::All => "pending",
+            Which::Stale => "stale",
+        };
+        match self.discarded.len() {
+            0 => format!("no {which} proposals to discard"),
+            1 => format!("discarded 1 {which} proposal"),
+            n => format!("discarded {n} {which} proposals"),
+        }
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        for gone in &self.discarded {
+            ui.info(&line(gone));
+        }
+        ui.info(&self.summary());
+        Ok(())
+    }
 }

@@ -1,13 +1,15 @@
 //! `brief envelope validate`: check a sub-agent's result against the envelope schema.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::session::envelope;
+use crate::session::schema::Violation;
 
 /// Sub-agent result envelopes (schemas/subagent-envelope.schema.json)
 #[derive(Debug, clap::Args)]
@@ -42,31 +44,52 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ))
         .with_source(e)
     })?;
-    let violations = envelope::validate(&value);
-    let summary = if violations.is_empty() {
-        "a valid sub-agent result envelope".to_string()
-    } else {
-        format!(
-            "{} violation{} of the envelope schema",
-            violations.len(),
-            if violations.len() == 1 { "" } else { "s" }
-        )
+    let report = Validated {
+        violations: envelope::validate(&value),
+        file: &args.file,
     };
-    if args.json {
-        ui.json(&json!({
-            "status": if violations.is_empty() { "ok" } else { "invalid" },
-            "summary": summary,
-            "violations": violations,
-        }))?;
-    } else {
-        for v in &violations {
-            ui.outln(&format!("{}: {v}", args.file.display()))?;
+    output::print(ui, Form::json_if(args.json), &report)
+}
+
+/// `brief envelope validate`'s report.
+#[derive(Serialize)]
+struct Validated<'a> {
+    violations: Vec<Violation>,
+    #[serde(skip)]
+    file: &'a Path,
+}
+
+impl Report for Validated<'_> {
+    fn status(&self) -> &str {
+        if self.violations.is_empty() {
+            "ok"
+        } else {
+            "invalid"
         }
-        ui.confirm(&summary)?;
     }
-    Ok(if violations.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Failed
-    })
+
+    fn summary(&self) -> String {
+        match self.violations.len() {
+            0 => "a valid sub-agent result envelope".to_string(),
+            n => format!(
+                "{n} violation{} of the envelope schema",
+                if n == 1 { "" } else { "s" }
+            ),
+        }
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        for v in &self.violations {
+            ui.outln(&format!("{}: {v}", self.file.display()))?;
+        }
+        ui.confirm(&self.summary())
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.violations.is_empty() {
+            Outcome::Ok
+        } else {
+            Outcome::Failed
+        }
+    }
 }

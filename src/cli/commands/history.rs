@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use crate::cli::output::Outcome;
-use crate::cli::review::object;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 use crate::store::history::History;
@@ -81,68 +80,124 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         BodyState::Interrupted => Some(count - 1),
         _ => None,
     };
-    if args.json {
-        let versions: Vec<Value> = history
+    let report = HistoryReport {
+        item: &item.id,
+        versions: history
             .versions
             .iter()
-            .map(|v| {
-                let m = &v.meta;
-                json!({"version": m.version, "created": m.created, "action": m.action.as_str(), "from": m.from,
-                    "sha256": m.sha256, "tokens": m.tokens, "note": m.note})
+            .map(|v| VersionRow {
+                version: v.meta.version,
+                created: &v.meta.created,
+                action: v.meta.action.as_str(),
+                from: v.meta.from,
+                sha256: &v.meta.sha256,
+                tokens: v.meta.tokens,
+                note: v.meta.note.as_deref(),
             })
-            .collect();
-        let fields = vec![
-            ("item", Value::from(item.id.clone())),
-            ("versions", Value::Array(versions)),
-        ];
-        ui.json(&object(status, &summary, fields))?;
-        return Ok(Outcome::Ok);
+            .collect(),
+        history: &history,
+        status,
+        summary,
+        advice,
+        warns: matches!(state, BodyState::Edited | BodyState::Interrupted),
+        current,
+    };
+    output::print(ui, Form::json_if(args.json), &report)
+}
+
+/// `brief history`'s report.
+#[derive(Serialize)]
+struct HistoryReport<'a> {
+    item: &'a str,
+    versions: Vec<VersionRow<'a>>,
+    #[serde(skip)]
+    history: &'a History,
+    #[serde(skip)]
+    status: &'static str,
+    #[serde(skip)]
+    summary: String,
+    #[serde(skip)]
+    advice: Option<String>,
+    /// The body is not the latest version: the summary is a warning.
+    #[serde(skip)]
+    warns: bool,
+    /// The version the body is.
+    #[serde(skip)]
+    current: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct VersionRow<'a> {
+    version: u32,
+    created: &'a str,
+    action: &'static str,
+    from: Option<u32>,
+    sha256: &'a str,
+    tokens: usize,
+    note: Option<&'a str>,
+}
+
+impl Report for HistoryReport<'_> {
+    fn status(&self) -> &str {
+        self.status
     }
-    if count > 0 {
-        ui.outln(&ui.paint(
-            &format!(
-                "  {:<8} {:<21} {:<9} {:>6} {:>7}  {:<12} NOTE",
-                "VERSION", "CREATED", "ACTION", "FROM", "TOKENS", "SHA256"
-            ),
-            Tone::Dim,
-        ))?;
+
+    fn summary(&self) -> String {
+        self.summary.clone()
     }
-    for (index, v) in history.versions.iter().enumerate() {
-        let m = &v.meta;
-        let mark = if current == Some(index + 1) { "*" } else { " " };
-        let mut note = m.note.clone().unwrap_or_default();
-        if let Some(proposal) = &m.proposal {
-            note = format!("{proposal} {}", m.model.as_deref().unwrap_or_default())
-                .trim()
-                .to_string();
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        if !self.history.versions.is_empty() {
+            ui.outln(&ui.paint(
+                &format!(
+                    "  {:<8} {:<21} {:<9} {:>6} {:>7}  {:<12} NOTE",
+                    "VERSION", "CREATED", "ACTION", "FROM", "TOKENS", "SHA256"
+                ),
+                Tone::Dim,
+            ))?;
         }
-        if !m.accepted_flags.is_empty() {
-            note.push_str(&format!(
-                " (accepted with {} dropped: {})",
-                m.accepted_flags.len(),
-                m.accepted_flags.join(", ")
-            ));
+        for (index, v) in self.history.versions.iter().enumerate() {
+            let m = &v.meta;
+            let mark = if self.current == Some(index + 1) {
+                "*"
+            } else {
+                " "
+            };
+            let mut note = m.note.clone().unwrap_or_default();
+            if let Some(proposal) = &m.proposal {
+                note = format!("{proposal} {}", m.model.as_deref().unwrap_or_default())
+                    .trim()
+                    .to_string();
+            }
+            if !m.accepted_flags.is_empty() {
+                note.push_str(&format!(
+                    " (accepted with {} dropped: {})",
+                    m.accepted_flags.len(),
+                    m.accepted_flags.join(", ")
+                ));
+            }
+            let line = format!(
+                "{mark} {:<8} {:<21} {:<9} {:>6} {:>7}  {:<12} {}",
+                m.version,
+                m.created,
+                m.action.as_str(),
+                m.from.map(|f| f.to_string()).unwrap_or_default(),
+                m.tokens,
+                &m.sha256[..12.min(m.sha256.len())],
+                note.trim()
+            );
+            ui.outln(line.trim_end())?;
         }
-        let line = format!(
-            "{mark} {:<8} {:<21} {:<9} {:>6} {:>7}  {:<12} {}",
-            m.version,
-            m.created,
-            m.action.as_str(),
-            m.from.map(|f| f.to_string()).unwrap_or_default(),
-            m.tokens,
-            &m.sha256[..12.min(m.sha256.len())],
-            note.trim()
-        );
-        ui.outln(line.trim_end())?;
+        if self.warns {
+            ui.warn(&self.summary);
+        } else {
+            ui.info(&self.summary);
+        }
+        if let Some(advice) = &self.advice {
+            ui.info(advice);
+        }
+        Ok(())
     }
-    match state {
-        BodyState::Current | BodyState::Unversioned => ui.info(&summary),
-        _ => ui.warn(&summary),
-    }
-    if let Some(advice) = advice {
-        ui.info(&advice);
-    }
-    Ok(Outcome::Ok)
 }
 
 fn plural(n: usize) -> &'static str {

@@ -1,14 +1,12 @@
-//! `brief lock`: record what CI will hold the brief to.
+//! `brief lock`: record what CI will hold the brief to. Arguments, one call to
+//! [`crate::prompt::lock::write`], and its report.
 
 use std::path::PathBuf;
 
-use crate::brief::Lock;
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
-use crate::files::inside;
-use crate::prompt::compose::{ComposeOptions, prefix};
-use crate::prompt::measure::prefix_tokens;
+use crate::prompt::lock::{self, Locked};
 
 /// Write brief.lock: the exact bytes of every rule item and the stable prefix's hashes
 ///
@@ -18,27 +16,49 @@ use crate::prompt::measure::prefix_tokens;
 pub struct Args {
     /// The brief directory (or its brief.yaml)
     pub brief: PathBuf,
+    /// Print one JSON object: {"status", "summary", "lock", "rules", "prefix_hash",
+    /// "prefix_tokens", "changed"}
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    let _writer = crate::store::WriterLock::acquire(&brief.dir)?;
-    let prefix = prefix(&brief, ComposeOptions::default());
-    let tokens = prefix_tokens(&brief, &prefix);
-    let lock = Lock::new(&brief, &prefix.hashes, tokens);
-    let path = brief.lock_path();
-    inside::check_target(&brief.dir, &path)?;
-    let previous = Lock::read(&path).ok().flatten();
-    inside::write_file(&brief.dir, &path, lock.to_yaml()?.as_bytes())?;
-    let rules = lock.rules.len();
-    let changed = previous.is_some_and(|p| p != lock);
-    let verb = if changed { "updated" } else { "wrote" };
-    ui.info(&format!(
-        "{} {}: {rules} rule item{} locked, prefix {} ({tokens} tokens)",
-        ui.paint_err(verb, Tone::Good),
-        path.display(),
-        if rules == 1 { "" } else { "s" },
-        &lock.prefix.hash[..12],
-    ));
-    Ok(Outcome::Ok)
+    output::print(ui, Form::json_if(args.json), &lock::write(&brief)?)
+}
+
+impl Locked {
+    fn verb(&self) -> &'static str {
+        if self.changed { "updated" } else { "wrote" }
+    }
+
+    fn figures(&self) -> String {
+        let rules = self.rules.len();
+        format!(
+            "{}: {rules} rule item{} locked, prefix {} ({} tokens)",
+            self.lock.display(),
+            if rules == 1 { "" } else { "s" },
+            &self.prefix_hash[..12],
+            self.prefix_tokens,
+        )
+    }
+}
+
+impl Report for Locked {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        format!("{} {}", self.verb(), self.figures())
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.info(&format!(
+            "{} {}",
+            ui.paint_err(self.verb(), Tone::Good),
+            self.figures()
+        ));
+        Ok(())
+    }
 }

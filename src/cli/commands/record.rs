@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::cli::output::Outcome;
-use crate::cli::review::{change_json, object};
+use crate::cli::output::{self, Form, Outcome};
+use crate::cli::review::ChangeReport;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::store::transaction::{self, Status};
@@ -52,10 +52,9 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             format!("recorded `{}` as version {current}", change.item),
         ),
     };
-    if args.json {
-        ui.json(&object(status, &summary, change_json(&change)))?;
-    } else {
-        ui.info(&summary);
-    }
-    Ok(Outcome::Ok)
+    output::print(
+        ui,
+        Form::json_if(args.json),
+        &ChangeReport::new(&change, status, summary),
+    )
 }

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::cli::output::Outcome;
-use crate::cli::review::{change_json, object, versions_written};
+use crate::cli::output::{self, Form, Outcome};
+use crate::cli::review::{ChangeReport, versions_written};
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::store::transaction::{self, Status};
@@ -56,10 +56,9 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             ),
         ),
     };
-    if args.json {
-        ui.json(&object(status, &summary, change_json(&change)))?;
-    } else {
-        ui.info(&summary);
-    }
-    Ok(Outcome::Ok)
+    output::print(
+        ui,
+        Form::json_if(args.json),
+        &ChangeReport::new(&change, status, summary),
+    )
 }

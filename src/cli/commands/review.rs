@@ -1,15 +1,16 @@
 //! `brief review`: show a pending proposal's review screen again, and decide on a terminal.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use crate::cli::output::Outcome;
-use crate::cli::review::{object, print_commands, show_proposal};
+use crate::brief::Item;
+use crate::cli::output::{self, Form, Outcome, Report};
+use crate::cli::review::{print_commands, show_proposal};
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
-use crate::guard;
-use crate::store::proposals;
+use crate::guard::{ChangeJson, CoverageJson, DroppedInstruction, Fact};
+use crate::store::proposals::{self, Proposal};
 
 /// Show a pending proposal again: tokens, guard findings and the word diff
 ///
@@ -57,34 +58,92 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             item.id
         );
     }
-    if args.json {
-        let fields = vec![
-            ("proposal_id", Value::from(proposal.id.clone())),
-            ("item", Value::from(proposal.item.clone())),
-            ("stale", Value::from(stale)),
-            ("created", Value::from(proposal.created.clone())),
-            ("provider", Value::from(proposal.provider.clone())),
-            ("model", Value::from(proposal.model.clone())),
-            ("tokens_before", Value::from(proposal.tokens_before)),
-            ("tokens_after", Value::from(proposal.tokens_after)),
-            ("dropped", json!(proposal.guard.dropped)),
-            ("changed", guard::changes_json(&proposal.guard.changed)),
-            (
-                "dropped_instructions",
-                json!(proposal.guard.dropped_instructions),
-            ),
-            ("introduced", json!(proposal.guard.introduced)),
-            ("coverage", guard::coverage_json(&proposal.guard.coverage)),
-            ("body", Value::from(proposal.body.clone())),
-        ];
-        ui.json(&object(status, &summary, fields))?;
-        return Ok(Outcome::Ok);
+    let form = Form::json_if(args.json);
+    let report = ReviewReport {
+        proposal_id: &proposal.id,
+        item: &proposal.item,
+        stale,
+        created: &proposal.created,
+        provider: &proposal.provider,
+        model: &proposal.model,
+        tokens_before: proposal.tokens_before,
+        tokens_after: proposal.tokens_after,
+        dropped: &proposal.guard.dropped,
+        changed: proposal
+            .guard
+            .changed
+            .iter()
+            .map(ChangeJson::from)
+            .collect(),
+        dropped_instructions: &proposal.guard.dropped_instructions,
+        introduced: &proposal.guard.introduced,
+        coverage: CoverageJson::from(&proposal.guard.coverage),
+        body: &proposal.body,
+        status,
+        summary,
+        proposal: &proposal,
+        shown: item,
+        brief: &args.brief,
+        asks: form == Form::Human && ui.interactive() && !stale,
+    };
+    let outcome = output::print(ui, form, &report)?;
+    if report.asks {
+        return crate::cli::interactive::ask(ui, &args.brief, &brief, item, proposal);
     }
-    show_proposal(ui, item, &proposal, &summary)?;
-    if ui.interactive() && !stale {
-        crate::cli::interactive::ask(ui, &args.brief, &brief, item, proposal)
-    } else {
-        print_commands(ui, &args.brief, &proposal.id, !proposal.guard.is_clean())?;
-        Ok(Outcome::Ok)
+    Ok(outcome)
+}
+
+/// `brief review`'s report: the proposal with the guard's findings of today.
+#[derive(Serialize)]
+struct ReviewReport<'a> {
+    proposal_id: &'a str,
+    item: &'a str,
+    stale: bool,
+    created: &'a str,
+    provider: &'a str,
+    model: &'a str,
+    tokens_before: usize,
+    tokens_after: usize,
+    dropped: &'a [Fact],
+    changed: Vec<ChangeJson<'a>>,
+    dropped_instructions: &'a [DroppedInstruction],
+    introduced: &'a [Fact],
+    coverage: CoverageJson,
+    body: &'a str,
+    #[serde(skip)]
+    status: &'static str,
+    #[serde(skip)]
+    summary: String,
+    #[serde(skip)]
+    proposal: &'a Proposal,
+    #[serde(skip)]
+    shown: &'a Item,
+    #[serde(skip)]
+    brief: &'a Path,
+    /// The review question follows (on a terminal, for a proposal that is not stale).
+    #[serde(skip)]
+    asks: bool,
+}
+
+impl Report for ReviewReport<'_> {
+    fn status(&self) -> &str {
+        self.status
+    }
+
+    fn summary(&self) -> String {
+        self.summary.clone()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        show_proposal(ui, self.shown, self.proposal, &self.summary)?;
+        if !self.asks {
+            print_commands(
+                ui,
+                self.brief,
+                &self.proposal.id,
+                !self.proposal.guard.is_clean(),
+            )?;
+        }
+        Ok(())
     }
 }

@@ -1,154 +1,41 @@
-//! `brief compress --all`: one proposal per eligible item, the refused ones listed, a
-//! closing table with the total saving. A failed call does not stop the others, except
-//! when the server cannot be reached at all (then the rest are not asked).
+//! `brief compress --all`: the report of [`crate::compress::propose_all`] (one proposal
+//! per eligible item, the refused ones listed) with a closing table of the total saving.
 
-use serde_json::{Value, json};
+use std::path::Path;
 
-use super::{Args, Call, proposal_fields, quoted};
-use crate::brief::Item;
-use crate::cli::output::Outcome;
-use crate::cli::review::{object, token_change};
+use serde::Serialize;
+
+use super::{Args, quoted};
+use crate::cli::output::{self, Form, Outcome, Report};
+use crate::cli::review::token_change;
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
-use crate::compress;
-use crate::error::{CallStatus, Error, Result};
-use crate::store::proposals::{self, Proposal};
+use crate::compress::Batch;
+use crate::error::{Error, Result};
 
-/// What happened to one item.
-enum Row<'a> {
-    Proposed(&'a Item, Box<Proposal>),
-    Failed(&'a Item, Error),
-    NotAsked(&'a Item),
-}
-
-pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
-    let (eligible, refused) = compress::eligible(call.brief);
-    if !args.json {
-        warn_pending(ui, args, call, &eligible);
-    }
-    let mut rows = Vec::with_capacity(eligible.len());
-    let mut unreachable = false;
-    for item in eligible {
-        if unreachable {
-            rows.push(Row::NotAsked(item));
-            continue;
-        }
-        match call
-            .ask(ui, item)
-            .and_then(|p| proposals::save(&call.brief.dir, &p).map(|_| p))
-        {
-            Ok(proposal) => {
-                if !args.json {
-                    ui.info(&compress::status(item, &proposal).1);
-                }
-                rows.push(Row::Proposed(item, Box::new(proposal)));
-            }
-            // Ctrl-C stops the batch: no further item is asked.
-            Err(err) if err.kind == crate::error::ErrorKind::Interrupted => return Err(err),
-            Err(err) => {
-                unreachable = matches!(
-                    err.call_status(),
-                    Some(CallStatus::Connect | CallStatus::Timeout)
-                );
-                if !args.json {
-                    ui.warn(&format!("`{}`: {}", item.id, err.message));
-                }
-                rows.push(Row::Failed(item, err));
-            }
-        }
-    }
-    let (before, after) = rows.iter().fold((0, 0), |(b, a), row| match row {
-        Row::Proposed(_, p) => (b + p.tokens_before, a + p.tokens_after),
-        _ => (b, a),
-    });
-    let made = rows
-        .iter()
-        .filter(|r| matches!(r, Row::Proposed(..)))
-        .count();
-    let failed: Vec<&Error> = rows
-        .iter()
-        .filter_map(|r| match r {
-            Row::Failed(_, e) => Some(e),
-            _ => None,
-        })
-        .collect();
-    let not_asked = rows
-        .iter()
-        .filter(|r| matches!(r, Row::NotAsked(_)))
-        .count();
-    let saving = before as i64 - after as i64;
-    let mut summary = format!(
-        "{made} proposal{}: {}, {saving} token{} saved per call if all are accepted",
-        plural(made),
-        token_change(before, after),
-        plural(saving.unsigned_abs() as usize)
-    );
-    if !refused.is_empty() {
-        summary.push_str(&format!(
-            "; {} item{} refused",
-            refused.len(),
-            plural(refused.len())
-        ));
-    }
-    if !failed.is_empty() {
-        summary.push_str(&format!(
-            "; {} call{} failed",
-            failed.len(),
-            plural(failed.len())
-        ));
-    }
-    if not_asked > 0 {
-        summary.push_str(&format!(
-            "; {not_asked} not asked (the server was unreachable)"
-        ));
-    }
-    let status = if failed.is_empty() { "ok" } else { "failed" };
-    if args.json {
-        let items: Vec<Value> = rows.iter().map(row_json).collect();
-        let refused: Vec<Value> = refused
-            .iter()
-            .map(|(item, why)| {
-                json!({"item": item.id, "type": item.kind, "policy": item.policy, "reason": why.message})
-            })
-            .collect();
-        let fields = vec![
-            ("items", Value::Array(items)),
-            ("refused", Value::Array(refused)),
-            ("proposals", json!(made)),
-            ("tokens_before", json!(before)),
-            ("tokens_after", json!(after)),
-            ("saved_tokens", json!(saving)),
-        ];
-        ui.json(&object(status, &summary, fields))?;
-    } else {
-        render(ui, &rows, &refused, (before, after))?;
-        ui.info(&summary);
-        if made > 0 {
-            let dir = quoted(&args.brief);
-            ui.info(&format!(
-                "review each: `brief proposals {dir}`, then `brief review {dir} ID`"
-            ));
-        }
-    }
-    match failed.first() {
+pub(super) fn run(args: &Args, ui: &Ui, form: Form, batch: Batch) -> Result<Outcome> {
+    let report = BatchReport {
+        batch: &batch,
+        brief: &args.brief,
+    };
+    output::print(ui, form, &report)?;
+    match batch.failures().next() {
         None => Ok(Outcome::Ok),
         Some(first) => {
+            let failed = batch.failures().count();
             let mut err = Error::new(
                 first.kind,
-                match made {
-                    0 => format!(
-                        "{} of the calls failed; no proposal was saved",
-                        failed.len()
-                    ),
+                match batch.proposals {
+                    0 => format!("{failed} of the calls failed; no proposal was saved"),
                     n => format!(
-                        "{} of the calls failed; the {n} other proposal{} {} saved",
-                        failed.len(),
+                        "{failed} of the calls failed; the {n} other proposal{} {} saved",
                         plural(n),
                         if n == 1 { "is" } else { "are" }
                     ),
                 },
             );
-            err.reported = args.json;
+            // The JSON document said it all; the human form still gets the error line.
+            err.reported = form == Form::Json;
             if let Some(status) = first.call_status() {
                 err = err.with_call_status(status.clone());
             }
@@ -158,67 +45,91 @@ pub(super) fn run(args: &Args, ui: &Ui, call: &Call) -> Result<Outcome> {
 }
 
 /// A second `--all` run pays again for items that already wait for review: say so first.
-/// A proposals directory that cannot be listed is not this run's problem: no warning then.
-fn warn_pending(ui: &Ui, args: &Args, call: &Call, eligible: &[&Item]) {
-    let Ok(pending) = proposals::list(&call.brief.dir) else {
-        return;
-    };
-    let pending: std::collections::HashSet<&str> =
-        pending.iter().map(|p| p.item.as_str()).collect();
-    let waiting: Vec<&str> = eligible
+pub(super) fn warn_pending(ui: &Ui, brief: &Path, waiting: &[&str]) {
+    let dir = quoted(brief);
+    let mut names = waiting
         .iter()
-        .filter(|item| pending.contains(item.id.as_str()))
-        .map(|item| item.id.as_str())
-        .collect();
-    if !waiting.is_empty() {
-        let dir = quoted(&args.brief);
-        let mut names = waiting
-            .iter()
-            .take(8)
-            .copied()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if waiting.len() > 8 {
-            names.push_str(&format!(" and {} more", waiting.len() - 8));
-        }
-        ui.warn(&format!(
-            "{} item{} already {} a pending proposal ({}); this run adds another for each (`brief proposals {dir}` lists them, `brief discard {dir} --all` drops them)",
-            waiting.len(),
-            plural(waiting.len()),
-            if waiting.len() == 1 { "has" } else { "have" },
-            names
-        ));
+        .take(8)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if waiting.len() > 8 {
+        names.push_str(&format!(" and {} more", waiting.len() - 8));
     }
+    ui.warn(&format!(
+        "{} item{} already {} a pending proposal ({}); this run adds another for each (`brief proposals {dir}` lists them, `brief discard {dir} --all` drops them)",
+        waiting.len(),
+        plural(waiting.len()),
+        if waiting.len() == 1 { "has" } else { "have" },
+        names
+    ));
 }
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn row_json(row: &Row) -> Value {
-    match row {
-        Row::Proposed(item, proposal) => {
-            let (status, summary) = compress::status(item, proposal);
-            object(status, &summary, proposal_fields(proposal))
+/// `brief compress --all`'s report: the batch's own fields after `status` and `summary`.
+#[derive(Serialize)]
+struct BatchReport<'a> {
+    #[serde(flatten)]
+    batch: &'a Batch,
+    #[serde(skip)]
+    brief: &'a Path,
+}
+
+impl Report for BatchReport<'_> {
+    fn status(&self) -> &str {
+        match self.batch.failures().next() {
+            None => "ok",
+            Some(_) => "failed",
         }
-        Row::Failed(item, err) => json!({
-            "status": "failed", "summary": err.message, "item": item.id,
-            "error_kind": err.kind.as_str(),
-        }),
-        Row::NotAsked(item) => json!({
-            "status": "not_asked",
-            "summary": "not asked: the server was unreachable for an earlier item",
-            "item": item.id,
-        }),
+    }
+
+    fn summary(&self) -> String {
+        let b = self.batch;
+        let made = b.proposals;
+        let mut summary = format!(
+            "{made} proposal{}: {}, {} token{} saved per call if all are accepted",
+            plural(made),
+            token_change(b.tokens_before, b.tokens_after),
+            b.saved_tokens,
+            plural(b.saved_tokens.unsigned_abs() as usize)
+        );
+        if !b.refused.is_empty() {
+            summary.push_str(&format!(
+                "; {} item{} refused",
+                b.refused.len(),
+                plural(b.refused.len())
+            ));
+        }
+        let failed = b.failures().count();
+        if failed > 0 {
+            summary.push_str(&format!("; {failed} call{} failed", plural(failed)));
+        }
+        let not_asked = b.not_asked();
+        if not_asked > 0 {
+            summary.push_str(&format!(
+                "; {not_asked} not asked (the server was unreachable)"
+            ));
+        }
+        summary
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        render(ui, self.batch)?;
+        ui.info(&self.summary());
+        if self.batch.proposals > 0 {
+            let dir = quoted(self.brief);
+            ui.info(&format!(
+                "review each: `brief proposals {dir}`, then `brief review {dir} ID`"
+            ));
+        }
+        Ok(())
     }
 }
 
-fn render(
-    ui: &Ui,
-    rows: &[Row],
-    refused: &[(&Item, Error)],
-    (before, after): (usize, usize),
-) -> Result<()> {
+fn render(ui: &Ui, batch: &Batch) -> Result<()> {
     let mut table = Table::new(&[
         Align::Left,
         Align::Left,
@@ -228,51 +139,44 @@ fn render(
         Align::Left,
     ])
     .header(["ITEM", "STATUS", "BEFORE", "AFTER", "GUARD", "PROPOSAL"]);
-    for row in rows {
-        match row {
-            Row::Proposed(item, p) => table.row([
-                item.id.clone(),
-                compress::status(item, p).0.to_string(),
+    let blank = String::new;
+    for row in &batch.items {
+        table.row(match &row.proposal {
+            Some(p) => [
+                p.item.clone(),
+                row.status.to_string(),
                 p.tokens_before.to_string(),
                 p.tokens_after.to_string(),
-                p.guard.summary(),
-                p.id.clone(),
-            ]),
-            Row::Failed(item, _) => table.row([
-                item.id.clone(),
-                "failed".into(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]),
-            Row::NotAsked(item) => table.row([
-                item.id.clone(),
-                "not asked".into(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]),
-        }
+                row.guard.clone(),
+                p.proposal_id.clone(),
+            ],
+            None => [
+                row.id().to_string(),
+                row.status.replace('_', " "),
+                blank(),
+                blank(),
+                blank(),
+                blank(),
+            ],
+        });
     }
-    for (item, _) in refused {
+    for refused in &batch.refused {
         table.row([
-            item.id.clone(),
-            format!("refused ({})", item.policy),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
+            refused.item.clone(),
+            format!("refused ({})", refused.policy),
+            blank(),
+            blank(),
+            blank(),
+            blank(),
         ]);
     }
     table.row([
         "total".to_string(),
-        String::new(),
-        before.to_string(),
-        after.to_string(),
-        format!("saving {}", before as i64 - after as i64),
-        String::new(),
+        blank(),
+        batch.tokens_before.to_string(),
+        batch.tokens_after.to_string(),
+        format!("saving {}", batch.saved_tokens),
+        blank(),
     ]);
     ui.out(&table.render())
 }

@@ -1,12 +1,11 @@
 //! `brief compress --estimate`: the tokens each call would send and receive and what it
 //! would cost, from the exact prompt that would be sent. No call, no ledger line.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::Args;
 use crate::brief::{Brief, Item};
-use crate::cli::output::Outcome;
-use crate::cli::review::object;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
 use crate::compress::{self, Compressor, Estimate};
@@ -70,50 +69,74 @@ pub(super) fn run(
     } else {
         Vec::new()
     };
-    if args.json {
-        let fields = vec![
-            ("provider", Value::from(kind.as_str())),
-            ("model", json!(model)),
-            ("compressor", Value::from(compressor.source.clone())),
-            ("estimates", json!(estimates)),
-            ("calls", json!(calls)),
-            ("input_tokens", json!(input)),
-            ("output_tokens", json!(output)),
-            ("cost", json!(cost)),
-            ("refused", json!(refused)),
-        ];
-        ui.json(&object("estimate", &summary, fields))?;
-        return Ok(Outcome::Ok);
+    let report = EstimateReport {
+        provider: kind.as_str(),
+        model: model.as_deref(),
+        compressor: &compressor.source,
+        estimates: &estimates,
+        calls,
+        input_tokens: input,
+        output_tokens: output,
+        cost,
+        refused,
+        summary,
+    };
+    output::print(ui, Form::json_if(args.json), &report)
+}
+
+/// `brief compress --estimate`'s report.
+#[derive(Serialize)]
+struct EstimateReport<'a> {
+    provider: &'static str,
+    model: Option<&'a str>,
+    compressor: &'a str,
+    estimates: &'a [Estimate],
+    calls: usize,
+    input_tokens: usize,
+    output_tokens: usize,
+    cost: Option<f64>,
+    /// With --all, the items that would not be sent.
+    refused: Vec<&'a str>,
+    #[serde(skip)]
+    summary: String,
+}
+
+impl Report for EstimateReport<'_> {
+    fn status(&self) -> &str {
+        "estimate"
     }
-    let mut table = Table::new(&[Align::Left, Align::Right, Align::Right, Align::Right]).header([
-        "ITEM",
-        "INPUT",
-        "OUTPUT (AT MOST)",
-        "COST",
-    ]);
-    for e in &estimates {
+
+    fn summary(&self) -> String {
+        self.summary.clone()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        let mut table = Table::new(&[Align::Left, Align::Right, Align::Right, Align::Right])
+            .header(["ITEM", "INPUT", "OUTPUT (AT MOST)", "COST"]);
+        for e in self.estimates {
+            table.row([
+                e.item.clone(),
+                e.input_tokens.to_string(),
+                e.output_tokens.to_string(),
+                e.cost.map_or("-".to_string(), money),
+            ]);
+        }
         table.row([
-            e.item.clone(),
-            e.input_tokens.to_string(),
-            e.output_tokens.to_string(),
-            e.cost.map_or("-".to_string(), money),
+            "total".to_string(),
+            self.input_tokens.to_string(),
+            self.output_tokens.to_string(),
+            self.cost.map_or("-".to_string(), money),
         ]);
+        ui.out(&table.render())?;
+        if !self.refused.is_empty() {
+            ui.info(&format!(
+                "not sent (refused by policy): {}",
+                self.refused.join(", ")
+            ));
+        }
+        ui.info(&self.summary);
+        Ok(())
     }
-    table.row([
-        "total".to_string(),
-        input.to_string(),
-        output.to_string(),
-        cost.map_or("-".to_string(), money),
-    ]);
-    ui.out(&table.render())?;
-    if !refused.is_empty() {
-        ui.info(&format!(
-            "not sent (refused by policy): {}",
-            refused.join(", ")
-        ));
-    }
-    ui.info(&summary);
-    Ok(Outcome::Ok)
 }
 
 fn money(value: f64) -> String {

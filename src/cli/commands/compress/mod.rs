@@ -1,26 +1,24 @@
-//! `brief compress`: ask a model for a shorter body of one item (or of every eligible item
-//! with `--all`), guard it, save it as a proposal and show it for review. Nothing but the
-//! proposal is written; the item changes only when a human accepts. `--estimate` prints
-//! what the calls would send and cost, and calls nothing.
+//! `brief compress`: arguments, one call to [`compress::propose`] (or
+//! [`compress::propose_all`] with `--all`), and the proposal's report; on a terminal the
+//! review question follows. `--estimate` prints what the calls would send and cost, and
+//! calls nothing.
 
 mod batch;
 mod estimate;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use crate::brief::{Brief, Item};
-use crate::cache::ledger;
+use crate::brief::Item;
 use crate::cli::interrupt;
-use crate::cli::output::Outcome;
-use crate::cli::review::{self, object};
+use crate::cli::output::{self, Form, Outcome, Report};
+use crate::cli::review;
 use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
-use crate::compress::{self, CallSettings, Compressor};
+use crate::compress::{self, Event, PendingCall, ProposalFigures, Proposed, Request, Watch};
 use crate::error::Result;
-use crate::provider::{self, CallOptions, Settings};
-use crate::store::proposals::{self, Proposal};
+use crate::provider::{self, CallOptions};
 
 pub use crate::compress::status;
 
@@ -88,17 +86,8 @@ fn parse_temperature(text: &str) -> Result<f64, String> {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    let targets: Vec<&Item> = match &args.item {
-        Some(id) => {
-            let item = brief.require_item(id)?;
-            // Before anything else: a refused item's text never reaches a prompt.
-            if let Some(refusal) = compress::refusal(item, &args.brief) {
-                return Err(refusal);
-            }
-            vec![item]
-        }
-        None => compress::eligible(&brief).0,
-    };
+    // Before anything else: a refused item's text never reaches a prompt.
+    let targets = compress::targets(&brief, args.item.as_deref())?;
     let compressor = match &args.compressor {
         Some(dir) => compress::from_dir(dir)?,
         None => compress::bundled()?,
@@ -106,157 +95,106 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     if args.estimate {
         return estimate::run(&args, ui, &brief, &targets, &compressor);
     }
-    let settings = args.provider.settings(&brief)?;
     // Before any call: a ledger that cannot be written is bad input, not a lost record.
-    let ledger_path = args.ledger.destination()?;
-    ledger_path.check()?;
-    let call = Call {
+    let ledger = args.ledger.destination()?;
+    ledger.check()?;
+    let request = Request {
         brief: &brief,
         compressor: &compressor,
-        settings,
+        settings: args.provider.settings(&brief)?,
         options: CallOptions {
             temperature: args.temperature,
             ..CallOptions::text(args.max_tokens)
         },
-        ledger: ledger_path,
+        ledger,
     };
-    if args.all {
-        return batch::run(&args, ui, &call);
+    let form = Form::json_if(args.json);
+    let watcher = Watcher {
+        ui,
+        form,
+        brief: &args.brief,
+    };
+    let Some(id) = &args.item else {
+        return batch::run(&args, ui, form, compress::propose_all(&request, &watcher)?);
+    };
+    let proposed = compress::propose(&request, id, &watcher)?;
+    let item = brief.require_item(id)?;
+    let report = ProposedReport {
+        figures: ProposalFigures::of(&proposed.proposal),
+        proposed: &proposed,
+        item,
+        brief: &args.brief,
+        asks: form == Form::Human && ui.interactive(),
+    };
+    let outcome = output::print(ui, form, &report)?;
+    if report.asks {
+        return crate::cli::interactive::ask(ui, &args.brief, &brief, item, proposed.proposal);
     }
-    let item = targets[0];
-    let proposal = call.ask(ui, item)?;
-    let path = proposals::save(&brief.dir, &proposal)?;
-    if args.json {
-        ui.json(&summary_json(item, &proposal))?;
-        return Ok(Outcome::Ok);
-    }
-    review::show_proposal(ui, item, &proposal, &status(item, &proposal).1)?;
-    ui.info(&format!("saved {}", path.display()));
-    if ui.interactive() {
-        crate::cli::interactive::ask(ui, &args.brief, &brief, item, proposal)
-    } else {
-        review::print_commands(ui, &args.brief, &proposal.id, !proposal.guard.is_clean())?;
-        Ok(Outcome::Ok)
-    }
+    Ok(outcome)
 }
 
-/// What every compress call of one run shares.
-pub(super) struct Call<'a> {
-    brief: &'a Brief,
-    compressor: &'a Compressor,
-    settings: Settings,
-    options: CallOptions,
-    ledger: ledger::Destination,
+/// How the CLI waits for a call (a spinner, Ctrl-C) and what it shows meanwhile (on
+/// stderr, in the human form only; a ledger that was not written is said in every form).
+pub(super) struct Watcher<'a> {
+    ui: &'a Ui,
+    form: Form,
+    brief: &'a Path,
 }
 
-impl Call<'_> {
-    /// Asks for a shorter body of `item`, records the call in the ledger (failed and
-    /// cancelled ones too) and builds the proposal; nothing is saved here.
-    fn ask(&self, ui: &Ui, item: &Item) -> Result<Proposal> {
-        // One call for a Markdown body, one per message of a conversation sample.
-        let prompts = compress::prompts(self.compressor, item);
-        let mut answers = Vec::with_capacity(prompts.len());
-        let count = prompts.len();
-        for (i, prompt) in prompts.into_iter().enumerate() {
-            let which = if count == 1 {
-                String::new()
-            } else {
-                format!(" (message {} of {count})", i + 1)
-            };
-            answers.push(self.ask_one(ui, item, prompt, &which)?);
-        }
-        let settings = CallSettings {
-            temperature: self.options.temperature,
-            max_tokens: self.options.max_tokens,
-            compressor: self.compressor.source.clone(),
-            compressor_name: self.compressor.name.clone(),
-        };
-        compress::build(
-            self.brief,
-            item,
-            &self.compressor.hash,
-            self.settings.wire.as_str(),
-            settings,
-            &answers,
-        )
+impl Watch for Watcher<'_> {
+    fn call(&self, label: &str, call: PendingCall) -> Result<provider::Answer> {
+        interrupt::run(self.ui, label, call).and_then(|answer| answer)
     }
 
-    /// One call, recorded in the ledger (failed and cancelled ones too).
-    fn ask_one(
-        &self,
-        ui: &Ui,
-        item: &Item,
-        prompt: crate::wire::Prompt,
-        which: &str,
-    ) -> Result<provider::Answer> {
-        let waiting = format!(
-            "asking {} to compress `{}`{which}",
-            self.settings.model, item.id
-        );
-        let started = std::time::Instant::now();
-        let (settings, options) = (self.settings.clone(), self.options.clone());
-        let result = interrupt::run(ui, &waiting, move || {
-            provider::call(&settings, &prompt, &options)
-        });
-        // Every call is recorded; the prefix sent is the compressor's, the item's brief is
-        // the target.
-        let entry = ledger::Entry::new(
-            "compress",
-            self.settings.wire.as_str(),
-            &self.settings.model,
-        )
-        .for_brief(
-            &self.compressor.name,
-            self.compressor.dir.as_deref(),
-            &self.compressor.hash,
-        )
-        .targeting(&self.brief.manifest.name, &self.brief.dir, &item.id);
-        let result = match result {
-            Ok(result) => result,
-            Err(interrupted) => {
-                if interrupted.kind == crate::error::ErrorKind::Interrupted {
-                    self.record(ui, &entry.cancelled(started.elapsed()));
-                }
-                return Err(interrupted);
-            }
-        };
-        self.record(ui, &entry.record(started.elapsed(), &result));
-        result
-    }
-
-    fn record(&self, ui: &Ui, entry: &ledger::Entry) {
-        if let Err(err) = self.ledger.record(entry) {
-            ui.warn(&format!(
+    fn event(&self, event: Event<'_>) {
+        let ui = self.ui;
+        match event {
+            Event::NotRecorded(err) => ui.warn(&format!(
                 "the call was not recorded in the ledger: {}",
                 err.message
-            ));
+            )),
+            _ if self.form != Form::Human => {}
+            Event::Pending(items) => batch::warn_pending(ui, self.brief, items),
+            Event::Proposed(item, proposal) => ui.info(&compress::status(item, proposal).1),
+            Event::Failed(item, err) => ui.warn(&format!("`{}`: {}", item.id, err.message)),
         }
     }
 }
 
-/// The JSON fields of one proposal, after `status` and `summary`.
-pub(super) fn proposal_fields(proposal: &Proposal) -> Vec<(&'static str, Value)> {
-    vec![
-        ("proposal_id", Value::from(proposal.id.clone())),
-        ("item", Value::from(proposal.item.clone())),
-        ("tokens_before", Value::from(proposal.tokens_before)),
-        ("tokens_after", Value::from(proposal.tokens_after)),
-        ("dropped", json!(proposal.guard.dropped)),
-        ("introduced", json!(proposal.guard.introduced)),
-        (
-            "changed",
-            crate::guard::changes_json(&proposal.guard.changed),
-        ),
-        (
-            "dropped_instructions",
-            json!(proposal.guard.dropped_instructions),
-        ),
-    ]
+/// `brief compress BRIEF ITEM`: the saved proposal, and how to act on it.
+#[derive(Serialize)]
+struct ProposedReport<'a> {
+    #[serde(flatten)]
+    figures: ProposalFigures,
+    #[serde(skip)]
+    proposed: &'a Proposed,
+    #[serde(skip)]
+    item: &'a Item,
+    #[serde(skip)]
+    brief: &'a Path,
+    /// The review question follows on a terminal; else the commands are printed.
+    #[serde(skip)]
+    asks: bool,
 }
 
-fn summary_json(item: &Item, proposal: &Proposal) -> Value {
-    let (status, summary) = status(item, proposal);
-    object(status, &summary, proposal_fields(proposal))
+impl Report for ProposedReport<'_> {
+    fn status(&self) -> &str {
+        self.proposed.status
+    }
+
+    fn summary(&self) -> String {
+        self.proposed.summary.clone()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        let proposal = &self.proposed.proposal;
+        review::show_proposal(ui, self.item, proposal, &self.proposed.summary)?;
+        ui.info(&format!("saved {}", self.proposed.path.display()));
+        if !self.asks {
+            review::print_commands(ui, self.brief, &proposal.id, !proposal.guard.is_clean())?;
+        }
+        Ok(())
+    }
 }
 
 /// The brief directory as typed, quoted for a shell.

@@ -5,13 +5,16 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use serde_json::{Value, json};
 
-use crate::cli::output::Outcome;
+use serde::Serialize;
+
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::session::budget::thousands;
 use crate::session::render::{self, Format};
-use crate::session::{RenderedBody, tools::framework_tools};
+use crate::session::status_report::StatusFields;
+use crate::session::{RenderedBody, Status, tools::framework_tools};
 use crate::text::sanitize::terminal_line;
 use crate::wire::canonical;
 use crate::wire::{self, Prompt};
@@ -81,55 +84,70 @@ pub fn status(args: StatusArgs, ui: &Ui) -> Result<Outcome> {
     let status = session.status(&super::vars(args.vars));
     super::notices(&session, ui);
     let status = status?;
-    let f = &status.figures;
-    if args.json {
-        let mut value = json!({"status": "ok", "summary": f.telemetry});
-        if let (Value::Object(map), Value::Object(rest)) = (
-            &mut value,
-            serde_json::to_value(&status).unwrap_or_default(),
-        ) {
-            map.extend(rest);
-            map.insert("level".into(), json!(f.level.as_str()));
-            map.insert("pending_operations".into(), json!(status.pending));
-            map.remove("pending");
+    output::print(
+        ui,
+        Form::json_if(args.json),
+        &StatusShown {
+            fields: status.fields(),
+            status: &status,
+        },
+    )
+}
+
+/// `brief session status`: the document the MCP `session_status` tool returns too.
+#[derive(Serialize)]
+struct StatusShown<'a> {
+    #[serde(flatten)]
+    fields: StatusFields<'a>,
+    #[serde(skip)]
+    status: &'a Status,
+}
+
+impl Report for StatusShown<'_> {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        self.status.figures.telemetry.clone()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        let (status, f) = (self.status, &self.status.figures);
+        let mut out = format!("{}\n", f.telemetry);
+        if let Some(advice) = f.level.advice() {
+            out.push_str(advice);
+            out.push('\n');
         }
-        ui.json(&value)?;
-        return Ok(Outcome::Ok);
-    }
-    let mut out = format!("{}\n", f.telemetry);
-    if let Some(advice) = f.level.advice() {
-        out.push_str(advice);
-        out.push('\n');
-    }
-    let rows = [
-        ("tier 1 (static)", f.tier1_tokens),
-        ("tier 2 (memory)", f.tier2_tokens),
-        ("tier 3 (volatile)", f.tier3_tokens),
-        ("current context", f.current_context_tokens),
-        ("reserved completion", f.reserved_completion_tokens),
-        ("protocol overhead", f.protocol_overhead_tokens),
-        ("safety margin", f.safety_margin_tokens),
-        ("available for operations", f.available_operation_tokens),
-    ];
-    for (label, n) in rows {
-        out.push_str(&format!("{label:<26}{:>10}\n", thousands(n)));
-    }
-    out.push_str(&format!(
-        "{:<26}{:>10}\n",
-        "live entries",
-        thousands(status.live_entries)
-    ));
-    out.push_str(&format!(
-        "{:<26}{:>10}\n",
-        "pending operations",
-        if status.pending.is_empty() {
-            "none".to_string()
-        } else {
-            terminal_line(&status.pending.join(", "))
+        let rows = [
+            ("tier 1 (static)", f.tier1_tokens),
+            ("tier 2 (memory)", f.tier2_tokens),
+            ("tier 3 (volatile)", f.tier3_tokens),
+            ("current context", f.current_context_tokens),
+            ("reserved completion", f.reserved_completion_tokens),
+            ("protocol overhead", f.protocol_overhead_tokens),
+            ("safety margin", f.safety_margin_tokens),
+            ("available for operations", f.available_operation_tokens),
+        ];
+        for (label, n) in rows {
+            out.push_str(&format!("{label:<26}{:>10}\n", thousands(n)));
         }
-    ));
-    ui.out(&out)?;
-    Ok(Outcome::Ok)
+        out.push_str(&format!(
+            "{:<26}{:>10}\n",
+            "live entries",
+            thousands(status.live_entries)
+        ));
+        out.push_str(&format!(
+            "{:<26}{:>10}\n",
+            "pending operations",
+            if status.pending.is_empty() {
+                "none".to_string()
+            } else {
+                terminal_line(&status.pending.join(", "))
+            }
+        ));
+        ui.out(&out)
+    }
 }
 
 /// List every entry ever appended: id, kind, tokens and state (live, purged, compacted)
