@@ -310,7 +310,9 @@ fn drift_follows_the_order_requests_arrived_in_not_the_order_answers_ended() {
     let upstream = Upstream::start(|request| {
         if request.json()["stream"] == true {
             let body = openai_stream("Slow answer.", Some("stop"), Some(OPENAI_USAGE), true);
-            Script::sse(&body, 5, Duration::from_millis(60), true)
+            // Slow enough (about 2 s) that the second call ends first even on a loaded
+            // machine.
+            Script::sse(&body, 5, Duration::from_millis(400), true)
         } else {
             Script::json(200, &json_answer())
         }
