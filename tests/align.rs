@@ -223,15 +223,38 @@ fn a_shorter_conversation_is_drift() {
 
 #[test]
 fn a_value_is_reported_once_per_run_not_on_every_wake() {
-    let repeated = fixture("openai-timestamp-in-system");
-    let (report, code) = json(&[&repeated, &repeated]);
+    // The timestamp changes in the second wake: flagged where it appears, once.
+    let (report, code) = json(&[
+        &fixture("openai-wake-2"),
+        &fixture("openai-timestamp-in-system"),
+        &fixture("openai-timestamp-in-system"),
+    ]);
     assert_eq!(code, 1);
     assert_eq!(
-        report["wakes"][0]["warnings"].as_array().map(Vec::len),
+        report["wakes"][1]["warnings"].as_array().map(Vec::len),
         Some(2)
     );
-    assert_eq!(report["wakes"][1]["warnings"], serde_json::json!([]));
-    assert_eq!(report["wakes"][1]["drifted_parts"], serde_json::json!([]));
+    assert_eq!(report["wakes"][2]["warnings"], serde_json::json!([]));
+    assert_eq!(report["wakes"][2]["drifted_parts"], serde_json::json!([]));
+}
+
+#[test]
+fn a_volatile_looking_value_identical_in_every_wake_is_constant_not_a_warning() {
+    let repeated = fixture("openai-timestamp-in-system");
+    let (report, code) = json(&[&repeated, &repeated]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["status"], "ok");
+    assert_eq!(report["wakes"][0]["warnings"], serde_json::json!([]));
+    let constant = report["wakes"][0]["constant_values"].as_array().unwrap();
+    assert_eq!(constant.len(), 2);
+    assert!(constant.iter().any(|c| c["kind"] == "timestamp"));
+    assert_eq!(report["totals"]["warnings"], 0);
+    assert_eq!(report["totals"]["constant_values"], 2);
+    // With one wake nothing says it is constant: it stays a warning.
+    let (report, code) = json(&[&repeated]);
+    assert_eq!(code, 1);
+    assert_eq!(report["totals"]["warnings"], 2);
+    assert_eq!(report["wakes"][0]["constant_values"], serde_json::json!([]));
 }
 
 #[test]
@@ -306,7 +329,7 @@ fn a_bad_payload_is_named_and_nothing_is_written() {
     let dir = tempfile::tempdir().expect("tempdir");
     let state = dir.path().join("state.json");
     let bad = dir.path().join("bad.json");
-    std::fs::write(&bad, r#"{"model": "x", "input": "hello"}"#).expect("write");
+    std::fs::write(&bad, r#"{"model": "x", "prompt": "hello"}"#).expect("write");
     let output = run(&[
         "--state",
         state.to_str().expect("utf-8"),
@@ -315,7 +338,9 @@ fn a_bad_payload_is_named_and_nothing_is_written() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("bad.json: no `messages` array"),
+        stderr(&output).contains(
+            "bad.json: no `messages` array (nor a Responses `input` or a Gemini `contents` array)"
+        ),
         "{}",
         stderr(&output)
     );

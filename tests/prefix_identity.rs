@@ -240,3 +240,26 @@ fn two_composes_with_different_vars_are_no_drift_and_raise_no_warning() {
         );
     }
 }
+
+#[test]
+fn responses_and_gemini_bodies_carry_the_same_one_prefix_hash_align_reads() {
+    let ws = workspace("clinic");
+    for format in ["responses", "gemini"] {
+        let (body, hash) = compose_with_stats(ws.path(), &["--format", format]);
+        let parsed: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let file = ws.path().join(format!("{format}.json"));
+        fs::write(&file, &body).unwrap();
+        let (report, _) = align_json(ws.path(), &[], &[&file]);
+        let wake = &report["wakes"][0];
+        assert_eq!(wake["shape"], format);
+        assert_eq!(wake["stable_prefix_hash"], hash.as_str(), "{format}");
+        // The stable prefix leads the body; the conversation comes last.
+        let keys: Vec<&String> = parsed.as_object().unwrap().keys().collect();
+        let (first, last) = match format {
+            "responses" => ("instructions", "input"),
+            _ => ("systemInstruction", "contents"),
+        };
+        let at = |key: &str| keys.iter().position(|k| *k == key).unwrap();
+        assert!(at(first) < at(last), "{format}: {keys:?}");
+    }
+}

@@ -430,3 +430,80 @@ fn probe_shows_each_call_on_a_terminal_only() {
     assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
     assert!(!stderr(&piped).contains("call 1/2"), "{}", stderr(&piped));
 }
+
+/// A Responses stream of a one-word answer whose `response.completed` carries `cached`.
+fn responses_sse(cached: u64) -> Reply {
+    let body = format!(
+        "event: response.output_item.done\ndata: {{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":\"Pong\"}}]}}}}\n\n\
+         event: response.completed\ndata: {{\"type\":\"response.completed\",\"response\":{{\"status\":\"incomplete\",\"model\":\"srv-model\",\"usage\":{{\"input_tokens\":1800,\"input_tokens_details\":{{\"cached_tokens\":{cached}}},\"output_tokens\":1}}}}}}\n\n"
+    );
+    Reply::sse(&body, &[])
+}
+
+/// A Gemini SSE answer whose last chunk carries `usageMetadata` with `cached`.
+fn gemini_sse(cached: u64) -> Reply {
+    let body = format!(
+        "data: {{\"candidates\":[{{\"content\":{{\"role\":\"model\",\"parts\":[{{\"text\":\"Pong\"}}]}},\"finishReason\":\"MAX_TOKENS\"}}],\"usageMetadata\":{{\"promptTokenCount\":1800,\"cachedContentTokenCount\":{cached},\"candidatesTokenCount\":1}},\"modelVersion\":\"srv-model\"}}\r\n\r\n"
+    );
+    Reply::sse(&body, &[])
+}
+
+#[test]
+fn responses_and_gemini_probes_read_their_cached_tokens() {
+    for provider in ["responses", "gemini"] {
+        let dir = workspace("clinic");
+        let (first, second) = match provider {
+            "responses" => (responses_sse(0), responses_sse(1664)),
+            _ => (gemini_sse(0), gemini_sse(1664)),
+        };
+        let server = Server::start(vec![first, second]);
+        let base = match provider {
+            "responses" => format!("{}/v1", server.url()),
+            _ => server.url(),
+        };
+        let out = brief()
+            .current_dir(dir.path())
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .env("BRIEF_RETRY_BASE_MS", "1")
+            .args([
+                "probe",
+                "clinic",
+                "--provider",
+                provider,
+                "--model",
+                "m-test",
+            ])
+            .args(["--base-url", &base, "--json"])
+            .args(VISIT)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{provider}: {}", stderr(&out));
+        let v = json(&out);
+        assert_eq!(v["verdict"]["cached"], true, "{provider}: {v}");
+        assert_eq!(v["verdict"]["cached_input_tokens"], 1664);
+        let requests = server.requests();
+        assert_eq!(
+            requests[0].body, requests[1].body,
+            "the repeat is byte-identical"
+        );
+        let body = requests[0].json();
+        match provider {
+            "responses" => {
+                assert!(requests[0].head.starts_with("POST /v1/responses "));
+                assert!(body["instructions"].is_string());
+            }
+            _ => {
+                assert!(
+                    requests[0]
+                        .head
+                        .starts_with("POST /v1beta/models/m-test:streamGenerateContent?alt=sse "),
+                    "{}",
+                    requests[0].head
+                );
+                assert!(body["systemInstruction"].is_object());
+            }
+        }
+        let rows = ledger_lines(dir.path());
+        assert!(rows.iter().all(|r| r["provider"] == provider), "{rows:?}");
+    }
+}

@@ -76,6 +76,7 @@ fn anthropic_stream_split_at_odd_places_adds_cache_reads_to_input() {
                 cached_input_tokens: Some(2036),
                 cache_write_tokens: Some(0),
                 output_tokens: 29,
+                ..Usage::default()
             })
         );
         let request = &server.requests()[0];

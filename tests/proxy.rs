@@ -272,23 +272,34 @@ fn brief_usage_reads_the_proxy_rows() {
 }
 
 #[test]
-fn other_v1_paths_pass_through_without_a_row_and_unknown_paths_are_404() {
+fn other_paths_pass_through_without_a_row_and_are_counted_unmetered() {
     let upstream = Upstream::start(|_| Script::json(200, "{\"data\":[]}"));
-    let proxy = Proxy::start(&upstream.url, &[]);
+    let mut proxy = Proxy::start(&upstream.url, &[]);
     let (status, _, body) = send(&proxy.url, "GET", "/v1/models", &[], b"");
     assert_eq!((status, body.as_slice()), (200, &b"{\"data\":[]}"[..]));
     assert_eq!(upstream.requests()[0].path(), "/v1/models");
-    let (status, _, body) = send(&proxy.url, "GET", "/nothing", &[], b"");
-    assert_eq!(status, 404);
-    let error: Value = serde_json::from_slice(&body).unwrap();
-    assert!(
-        error["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("/v1/chat/completions")
-    );
+    // A path the proxy does not know is relayed too (never dropped), below the base URL.
+    let (status, _, _) = send(&proxy.url, "POST", "/v1/embeddings", &[], b"{}");
+    assert_eq!(status, 200);
+    assert_eq!(upstream.requests()[1].path(), "/v1/embeddings");
+    let (status, _, _) = send(&proxy.url, "GET", "/nothing", &[], b"");
+    assert_eq!(status, 200);
+    assert_eq!(upstream.requests()[2].path(), "/nothing");
     std::thread::sleep(Duration::from_millis(50));
     assert!(proxy.rows().is_empty());
+    let stats: Value = serde_json::from_str(&proxy.get("/stats")).unwrap();
+    assert_eq!(stats["unmetered"], 3, "{stats}");
+    assert_eq!(stats["unmetered_per_provider"]["openai"], 3, "{stats}");
+    assert_eq!(stats["totals"]["calls"], 0, "{stats}");
+    let metrics = proxy.get("/metrics");
+    assert!(
+        metrics.contains("brief_proxy_unmetered_requests_total{provider=\"openai\"} 3"),
+        "{metrics}"
+    );
+    let (_, stderr) = proxy.stop();
+    // Warned once, for the POST that could have been a model call, not for the reads.
+    assert_eq!(stderr.matches("relayed to the").count(), 1, "{stderr}");
+    assert!(stderr.contains("POST /v1/embeddings"), "{stderr}");
 }
 
 #[test]

@@ -58,14 +58,21 @@ pub fn stable(body: &Value) -> (Value, Value, Vec<String>) {
             other => other.clone(),
         }
     }
-    let messages = body["messages"].as_array().unwrap();
+    // Chat Completions and Anthropic: messages; Responses: input; Gemini: contents.
+    let messages = ["messages", "input", "contents"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_array))
+        .unwrap();
     let kept = messages[..messages.len() - 1]
         .iter()
         .map(|m| serde_json::to_string(&strip(m)).unwrap())
         .collect();
     (
         body["tools"].clone(),
-        body.get("system").cloned().unwrap_or(Value::Null),
+        ["system", "instructions", "systemInstruction"]
+            .iter()
+            .find_map(|k| body.get(*k).cloned())
+            .unwrap_or(Value::Null),
         kept,
     )
 }
@@ -140,7 +147,11 @@ fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
     );
 
     let body = render(root, "openai");
-    let messages = body["messages"].as_array().unwrap();
+    // Chat Completions and Anthropic: messages; Responses: input; Gemini: contents.
+    let messages = ["messages", "input", "contents"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_array))
+        .unwrap();
     assert_eq!(messages[0]["role"], "system");
     assert_eq!(messages[1]["content"], "[msg_1] Book Ada for Tuesday.");
     assert_eq!(messages[2]["tool_calls"][0]["id"], "tool_call_2");
@@ -173,7 +184,11 @@ fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
     );
 
     let body = render(root, "anthropic");
-    let messages = body["messages"].as_array().unwrap();
+    // Chat Completions and Anthropic: messages; Responses: input; Gemini: contents.
+    let messages = ["messages", "input", "contents"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_array))
+        .unwrap();
     assert_eq!(messages[1]["content"][0]["type"], "tool_use");
     assert_eq!(messages[1]["content"][0]["id"], "tool_call_2");
     assert_eq!(messages[2]["content"][0]["type"], "tool_result");

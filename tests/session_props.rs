@@ -18,7 +18,12 @@ use serde_json::{Value, json};
 use crate::common::workspace;
 use crate::session::assert_grew;
 
-const WIRES: [Format; 2] = [Format::Openai, Format::Anthropic];
+const WIRES: [Format; 4] = [
+    Format::Openai,
+    Format::Responses,
+    Format::Anthropic,
+    Format::Gemini,
+];
 
 #[derive(Debug, Clone)]
 enum Op {

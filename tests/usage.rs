@@ -41,7 +41,12 @@ fn usage_json_has_totals_and_groups_field_by_field() {
     // The local model's call reported no cached field, so it is not in the share.
     assert_eq!(t["calls_without_cache_field"], 1);
     assert_eq!(t["cached_share"].as_f64(), Some(0.561));
-    assert!(t["cost"].is_null(), "no prices anywhere");
+    // No flag and no brief pricing: only the Claude calls are priced, at the built-in
+    // list price (input 3, output 15; reads 0.1x, writes 1.25x); the other models are not
+    // in the table and stay unpriced.
+    assert_eq!(t["priced_calls"], 5);
+    let cost = t["cost"].as_f64().unwrap();
+    assert!((cost - 0.0238434).abs() < 1e-6, "{cost}");
     let groups = v["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 3);
     assert_eq!(groups[0]["key"].as_str().unwrap().len(), 64);

@@ -48,7 +48,8 @@ pub struct Budget {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
-    /// `openai` (any OpenAI-compatible server) or `anthropic`, in any letter case, checked
+    /// `openai` (any OpenAI-compatible server), `responses`, `anthropic` or `gemini`, in
+    /// any letter case, checked
     /// when the brief is loaded (a misspelled provider is a load error at its line).
     #[serde(deserialize_with = "provider_name")]
     pub provider: Wire,
@@ -69,8 +70,12 @@ pub struct Pricing {
     pub input_per_mtok: f64,
     #[serde(default)]
     pub cached_input_per_mtok: Option<f64>,
+    /// A cache write (Anthropic: a 5-minute write).
     #[serde(default)]
     pub cache_write_per_mtok: Option<f64>,
+    /// A one-hour cache write (Anthropic's `ephemeral_1h_input_tokens`), priced apart.
+    #[serde(default)]
+    pub cache_write_1h_per_mtok: Option<f64>,
     #[serde(default)]
     pub output_per_mtok: Option<f64>,
 }

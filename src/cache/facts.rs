@@ -31,8 +31,12 @@ pub struct Facts {
     /// Price of a cached (read) input token, as a multiple of the base input price.
     pub read_multiplier: Option<f64>,
     /// Price of a token written to the cache, as a multiple of the base input price (1.0:
-    /// no premium).
+    /// no premium); for Anthropic, a 5-minute write.
     pub write_multiplier: Option<f64>,
+    /// Price of a token written to the cache for an hour (Anthropic's
+    /// `ephemeral_1h_input_tokens`), as a multiple of the base input price; `None` where
+    /// the provider has no such bucket.
+    pub write_1h_multiplier: Option<f64>,
     /// Whether caching needs an explicit marker in the request (`cache_control`).
     pub needs_marker: bool,
 }
@@ -55,6 +59,7 @@ const fn openai(family: &'static str, label: &'static str, read: Option<f64>) ->
         read_multiplier: read,
         // Same guide: caching has "no additional fees" (writes free) before GPT-5.6.
         write_multiplier: Some(1.0),
+        write_1h_multiplier: None,
         needs_marker: false,
     }
 }
@@ -74,6 +79,7 @@ const fn anthropic(family: &'static str, label: &'static str, min: u64) -> Facts
         // page as quoted by electronhub.ai, apiyi and awesome-ai-gateway §2.1.
         read_multiplier: Some(0.1),
         write_multiplier: Some(1.25),
+        write_1h_multiplier: Some(2.0),
         needs_marker: true,
     }
 }
@@ -93,6 +99,7 @@ const fn gemini(family: &'static str, label: &'static str, min: Option<u64>) -> 
         // on cached tokens; implicit caching has no write charge.
         read_multiplier: Some(0.1),
         write_multiplier: Some(1.0),
+        write_1h_multiplier: None,
         needs_marker: false,
     }
 }
@@ -105,6 +112,7 @@ pub static FACTS: &[Facts] = &[
     Facts {
         write_field: Some("usage.prompt_tokens_details.cache_write_tokens"),
         write_multiplier: Some(1.25),
+        write_1h_multiplier: None,
         ..openai("gpt-5.6", "OpenAI GPT-5.6", Some(0.1))
     },
     // GPT-5 family: cached input at 10% of input (OpenAI pricing page via the apiyi guide of
@@ -160,6 +168,7 @@ pub static FACTS: &[Facts] = &[
         cached_inside_input: true,
         read_multiplier: None,
         write_multiplier: Some(1.0),
+        write_1h_multiplier: None,
         needs_marker: false,
     },
     // Gemini minimums have changed between captures of ai.google.dev/gemini-api/docs/caching.
@@ -188,6 +197,7 @@ pub static FACTS: &[Facts] = &[
         cached_inside_input: true,
         read_multiplier: None,
         write_multiplier: None,
+        write_1h_multiplier: None,
         needs_marker: false,
     },
 ];
@@ -202,6 +212,7 @@ static UNKNOWN: Facts = Facts {
     cached_inside_input: true,
     read_multiplier: None,
     write_multiplier: None,
+    write_1h_multiplier: None,
     needs_marker: false,
 };
 
@@ -232,8 +243,9 @@ pub fn lookup(provider: &str, model: &str) -> &'static Facts {
         return facts;
     }
     let vendor = match provider.to_ascii_lowercase().as_str() {
-        "openai" if model.starts_with("gpt-") => "openai",
-        "openai" => "openai-compatible",
+        // Both OpenAI wires (Chat Completions, Responses) are OpenAI's.
+        "openai" | "responses" if model.starts_with("gpt-") => "openai",
+        "openai" | "responses" => "openai-compatible",
         other => {
             return FACTS
                 .iter()

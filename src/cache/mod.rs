@@ -8,5 +8,6 @@ pub mod cost;
 pub mod dashboard;
 pub mod facts;
 pub mod ledger;
+pub mod list_prices;
 pub mod probe;
 pub mod stats_report;

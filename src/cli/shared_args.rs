@@ -57,7 +57,8 @@ fn parse_kind(text: &str) -> Result<Wire, String> {
 /// that calls a model. Unset flags fall back to the environment, then the brief's `model:`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ProviderArgs {
-    /// `openai` (any OpenAI-compatible server) or `anthropic` [default: the brief's, else openai]
+    /// `openai` (Chat Completions, any OpenAI-compatible server), `responses` (OpenAI
+    /// Responses), `anthropic` or `gemini` [default: the brief's, else openai]
     #[arg(long, value_name = "NAME", value_parser = parse_kind)]
     pub provider: Option<Wire>,
     /// The model [default: the brief's `model.name`]

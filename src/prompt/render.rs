@@ -18,25 +18,31 @@ pub enum Format {
     Text,
     /// An OpenAI chat completions request body.
     Openai,
+    /// An OpenAI Responses request body.
+    Responses,
     /// An Anthropic messages request body.
     Anthropic,
+    /// A Gemini generateContent request body.
+    Gemini,
 }
 
 impl Format {
-    /// The name callers pass (`text`, `openai`, `anthropic`).
+    /// The name callers pass (`text`, or a wire's word).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Openai => "openai",
-            Format::Anthropic => "anthropic",
-        }
+        self.wire().map_or("text", Wire::as_str)
     }
 
     /// The format named `name`, if it is one.
     pub fn parse(name: &str) -> Option<Format> {
-        [Format::Text, Format::Openai, Format::Anthropic]
-            .into_iter()
-            .find(|f| f.as_str() == name)
+        [
+            Format::Text,
+            Format::Openai,
+            Format::Responses,
+            Format::Anthropic,
+            Format::Gemini,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == name)
     }
 
     /// The wire a body is in; `None` for text.
@@ -44,7 +50,9 @@ impl Format {
         match self {
             Format::Text => None,
             Format::Openai => Some(Wire::OpenAi),
+            Format::Responses => Some(Wire::Responses),
             Format::Anthropic => Some(Wire::Anthropic),
+            Format::Gemini => Some(Wire::Gemini),
         }
     }
 }
@@ -53,8 +61,8 @@ impl Format {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderOptions {
     pub format: Format,
-    /// Add `prompt_cache_key` (derived from the prefix hash) to an OpenAI body; ignored for
-    /// the other formats.
+    /// Add `prompt_cache_key` (derived from the prefix hash) to an OpenAI (Chat Completions
+    /// or Responses) body; ignored for the other formats.
     pub cache_key: bool,
     /// Compute the prefix's hashes. Serialising and hashing the static part costs a tenth
     /// of composing a large brief, so a caller that prints only the text leaves this off.
@@ -86,7 +94,7 @@ pub fn render(brief: &Brief, composed: &Composed, options: RenderOptions) -> Ren
         .as_ref()
         .filter(|m| m.provider == wire)
         .map(|m| m.name.as_str());
-    let with_key = options.cache_key && wire == Wire::OpenAi;
+    let with_key = options.cache_key && matches!(wire, Wire::OpenAi | Wire::Responses);
     let stable = (with_key || options.hashes).then(|| composed.stable_prefix(wire));
     let key = stable
         .as_ref()

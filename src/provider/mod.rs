@@ -1,4 +1,5 @@
-//! Model calls: OpenAI-compatible chat completions and Anthropic messages, streamed.
+//! Model calls in every wire (OpenAI-compatible chat completions, OpenAI Responses,
+//! Anthropic messages, Gemini `generateContent`), streamed.
 //!
 //! `brief compress` needs the text of an answer and must never mistake a cut-off answer
 //! for a short proposal; `brief probe` needs each call's usage, including whether the
@@ -7,12 +8,12 @@
 //! and `Retry-After` are handled here; the API key never leaves [`ApiKey`] except as a
 //! request header, and every error message is scrubbed of it.
 //!
-//! The request bodies are `crate::wire`'s renderings plus per-call fields, so what
-//! `brief compose --format openai|anthropic` shows is what is sent.
+//! The request bodies are `crate::wire`'s renderings plus per-call fields
+//! (`Wire::per_call`), and the streams are read by the wire's own reader
+//! (`crate::wire::stream`), so what `brief compose --format …` shows is what is sent and
+//! nothing here knows a wire by name.
 
-mod anthropic;
-mod dialect;
-mod openai;
+mod length_field;
 pub mod redact;
 mod settings;
 pub mod sse;
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 pub use crate::wire::Usage;
-pub use openai::TokenField;
+pub use length_field::TokenField;
 pub use settings::{
     ApiKey, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Overrides, Settings, TIMEOUT_VAR, choice,
     configured_base_url, parse_base_url,
@@ -164,7 +165,7 @@ impl Provider {
     /// failures as [`Provider::call`].
     pub fn call_body(&self, body: &Value, options: &CallOptions) -> Result<Answer> {
         let settings = &self.settings;
-        let dialect = dialect::of(settings.wire);
+        let wire = settings.wire;
         let mut field = TokenField::for_settings(settings);
         let mut switched_field = false;
         let mut counted = 0u32;
@@ -173,10 +174,17 @@ impl Provider {
         loop {
             counted += 1;
             requests += 1;
-            let body = dialect.per_call(settings, body.clone(), options, field);
-            let mut parser = dialect.parser();
+            let fields = crate::wire::CallFields {
+                model: &settings.model,
+                max_tokens: options.max_tokens,
+                temperature: options.temperature,
+                cache_key: options.cache_key.as_deref(),
+                length_field: field.name(),
+            };
+            let body = wire.per_call(body.clone(), &fields);
+            let mut parser = stream::Parser::new(wire);
             let started = Instant::now();
-            let failure = match transport::attempt(&self.client, settings, &body, parser.as_mut()) {
+            let failure = match transport::attempt(&self.client, settings, &body, &mut parser) {
                 Ok(collected) => {
                     match self.answer(collected, started.elapsed(), requests, options) {
                         Ok(answer) => return Ok(answer),
@@ -186,7 +194,7 @@ impl Provider {
                 Err(failure) => failure,
             };
             log.push(format!("attempt {requests}: {}", failure.reason));
-            if dialect.has_length_field_choice()
+            if wire.has_length_field_choice()
                 && !switched_field
                 && failure.status == Some(400)
                 && TokenField::mentioned_in(&failure.reason)
@@ -240,8 +248,8 @@ impl Provider {
     ) -> Result<Answer, Failure> {
         let kind = self.settings.wire;
         let finish_reason = collected.finish_reason.unwrap_or_default();
-        let complete = tool_calls::is_tool_stop(&finish_reason)
-            || dialect::of(kind).natural_stop(&finish_reason);
+        let complete =
+            tool_calls::is_tool_stop(&finish_reason) || kind.natural_stop(&finish_reason);
         let tool_calls = tool_calls::judge(collected.tool_calls)?;
         if options.require_complete {
             if collected.text.trim().is_empty() && tool_calls.is_empty() {

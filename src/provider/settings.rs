@@ -212,7 +212,7 @@ impl Settings {
 
     /// The URL requests go to.
     pub fn endpoint(&self) -> String {
-        format!("{}{}", self.base_url, self.wire.call_path())
+        format!("{}{}", self.base_url, self.wire.call_path(&self.model))
     }
 
     fn parsed_base_url(&self) -> Option<BaseUrl> {

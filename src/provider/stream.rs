@@ -1,5 +1,6 @@
-//! Reading a streamed answer: bytes to events (`sse`) to an answer (a provider's parser),
-//! and the one rule both providers share: only an explicitly finished stream is an answer.
+//! Reading a streamed answer: bytes to events (`sse`) to an answer (the wire's reader,
+//! `crate::wire::stream`), and the one rule every wire shares: only an explicitly finished
+//! stream is an answer.
 
 use std::io::Read;
 use std::time::Duration;
@@ -9,6 +10,9 @@ use serde_json::Value;
 use super::sse::{Decoder, Event};
 use crate::error::CallStatus;
 pub use crate::text::sanitize::one_line;
+use crate::wire::Wire;
+use crate::wire::stream::{EventError, Reader};
+pub use crate::wire::stream::{Flow, StreamedCall as RawToolCall, describe_error, snippet};
 
 /// The most bytes one streamed answer may take, framing included. A compress answer is at
 /// most [`super::MAX_ANSWER_BYTES`] of text; streamed one token per event, with each
@@ -55,13 +59,6 @@ impl Failure {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    Continue,
-    /// The provider's end marker arrived; nothing after it is read.
-    Done,
-}
-
 /// What a stream said, before it is judged complete enough to be an answer.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Collected {
@@ -73,28 +70,65 @@ pub struct Collected {
     pub tool_calls: Vec<RawToolCall>,
 }
 
-/// One tool call assembled from its stream fragments.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawToolCall {
-    pub id: String,
-    pub name: String,
-    /// The arguments' JSON text, concatenated from its fragments.
-    pub arguments: String,
+/// A wire's reading of its events, judged as a provider call judges them: a malformed
+/// event or an error the stream carried fails the attempt, and so does a stream that ran
+/// out before the wire's end.
+pub struct Parser {
+    reader: Box<dyn Reader>,
 }
 
-/// A provider's reading of its events.
-pub trait Parser {
-    fn event(&mut self, event: &Event) -> Result<Flow, Failure>;
+impl Parser {
+    pub fn new(wire: Wire) -> Parser {
+        Parser {
+            reader: crate::wire::stream::reader(wire),
+        }
+    }
+
+    pub fn event(&mut self, event: &Event) -> Result<Flow, Failure> {
+        match self.reader.event(event.name.as_deref(), &event.data) {
+            Ok(flow) => Ok(flow),
+            Err(EventError::Malformed(reason)) => Err(Failure::fatal(reason)),
+            Err(EventError::Carried(carried)) => {
+                let reason = format!(
+                    "the server reported an error mid-stream: {}",
+                    carried.message
+                );
+                Err(if carried.retry {
+                    Failure::retry(reason, None)
+                } else {
+                    Failure::fatal(reason)
+                })
+            }
+        }
+    }
+
     /// Called once the end marker arrived or the bytes ran out; refuses an unfinished
     /// stream.
-    fn finish(&mut self) -> Result<Collected, Failure>;
+    pub fn finish(&mut self) -> Result<Collected, Failure> {
+        if let Some(unfinished) = self.reader.unfinished() {
+            let failure = Failure::fatal(unfinished.reason);
+            return Err(if unfinished.truncated {
+                failure.with_class(CallStatus::TruncatedStream)
+            } else {
+                failure
+            });
+        }
+        let streamed = self.reader.take();
+        Ok(Collected {
+            text: streamed.text,
+            finish_reason: streamed.finish_reason,
+            raw_usage: streamed.usage,
+            model: streamed.model,
+            tool_calls: streamed.tool_calls,
+        })
+    }
 }
 
 /// Reads `body` to its end marker (or its end), feeding every event to `parser`. `idle`
 /// is the timeout the transport set for each read, named when it fires.
 pub fn read(
     mut body: impl Read,
-    parser: &mut dyn Parser,
+    parser: &mut Parser,
     idle: Duration,
 ) -> Result<Collected, Failure> {
     let mut decoder = Decoder::new();
@@ -180,55 +214,4 @@ fn io_reason(err: &std::io::Error) -> String {
         source = inner.source();
     }
     reason
-}
-
-/// A provider's error object as one line: `type: message` (OpenAI `{message, type, code}`,
-/// Anthropic `{type, message}`, or a bare string some servers send).
-pub fn describe_error(error: &Value) -> String {
-    if let Some(text) = error.as_str() {
-        return one_line(text, 300);
-    }
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .map(|m| one_line(m, 300))
-        .unwrap_or_else(|| snippet(&error.to_string()));
-    let kind = ["type", "code"]
-        .iter()
-        .find_map(|key| error.get(key).and_then(Value::as_str));
-    match kind {
-        Some(kind) if !message.contains(kind) => format!("{kind}: {message}"),
-        _ => message,
-    }
-}
-
-/// The start of some text the server sent, on one line.
-pub fn snippet(text: &str) -> String {
-    one_line(text, 120)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn provider_errors_read_as_one_line() {
-        assert_eq!(
-            describe_error(&json!({"type": "overloaded_error", "message": "Overloaded"})),
-            "overloaded_error: Overloaded"
-        );
-        assert_eq!(
-            describe_error(&json!({"message": "bad\n  model", "type": null, "code": "x"})),
-            "x: bad model"
-        );
-        assert_eq!(describe_error(&json!("plain")), "plain");
-    }
-
-    #[test]
-    fn one_line_drops_whole_escapes_and_truncates() {
-        // Regression: the old fold dropped ESC and left `[31m` behind.
-        assert_eq!(one_line("a\u{1b}[31mb\r\nc", 50), "ab c");
-        assert_eq!(one_line("abcdef", 3), "abc…");
-    }
 }

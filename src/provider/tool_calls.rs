@@ -1,6 +1,7 @@
-//! Tool calls in model answers, both wire formats: assembled from stream fragments by each
-//! provider's parser (OpenAI `delta.tool_calls` pieces by `index`, Anthropic `tool_use`
-//! blocks with `input_json_delta`s), judged here. A call whose name is missing or whose
+//! Tool calls in model answers, every wire format: assembled from stream fragments by each
+//! wire's reader (OpenAI `delta.tool_calls` pieces by `index`, Responses `function_call`
+//! items, Anthropic `tool_use` blocks with `input_json_delta`s, Gemini `functionCall`
+//! parts), judged here. A call whose name is missing or whose
 //! arguments are not one JSON object is a malformed answer: the whole answer is refused
 //! (exit 3), since executing or storing half of what the model meant would be worse.
 
@@ -74,7 +75,7 @@ mod tests {
     use super::*;
     use crate::provider::sse::Event;
     use crate::provider::stream::Parser;
-    use crate::provider::{anthropic, openai};
+    use crate::wire::Wire;
 
     fn event(data: &str) -> Event {
         Event {
@@ -85,7 +86,7 @@ mod tests {
 
     #[test]
     fn openai_fragments_are_joined_by_index() {
-        let mut stream = openai::Stream::default();
+        let mut stream = Parser::new(Wire::OpenAi);
         for data in [
             r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"purge","arguments":""}}]}}]}"#,
             r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"lookup","arguments":"{\"q\":"}}]}}]}"#,
@@ -106,7 +107,7 @@ mod tests {
 
     #[test]
     fn anthropic_input_json_deltas_replace_the_placeholder_input() {
-        let mut stream = anthropic::Stream::default();
+        let mut stream = Parser::new(Wire::Anthropic);
         for data in [
             r#"{"type":"message_start","message":{"model":"m","usage":{"input_tokens":3,"output_tokens":1}}}"#,
             r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,

@@ -44,7 +44,7 @@ pub fn attempt(
     client: &Client,
     settings: &Settings,
     body: &Value,
-    parser: &mut dyn Parser,
+    parser: &mut Parser,
 ) -> Result<Collected, Failure> {
     let mut headers = HeaderMap::new();
     headers.insert(
@@ -68,7 +68,12 @@ pub fn attempt(
         value.set_sensitive(true);
         headers.insert(name, value);
     }
-    super::dialect::of(settings.wire).headers(&mut headers);
+    for (name, value) in settings.wire.headers() {
+        headers.insert(
+            header::HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
     let response = client
         .post(settings.endpoint())
         .headers(headers)

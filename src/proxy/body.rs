@@ -1,5 +1,7 @@
-//! The members of a request body the digest reads — `model`, `tools`, `system` and each
-//! message of `messages` — borrowed from the body's bytes in one pass, without a tree.
+//! The members of a request body the digest reads — `model`, `tools`, the system part
+//! (`system`, `instructions`, `systemInstruction`), the conversation (`messages`, `input`,
+//! `contents`) and the client's own session id (`prompt_cache_key`, `metadata`) —
+//! borrowed from the body's bytes in one pass, without a tree.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -16,6 +18,16 @@ pub struct Top<'a> {
     pub tools: Option<&'a RawValue>,
     pub system: Option<&'a RawValue>,
     pub messages: Option<Messages<'a>>,
+    /// Responses: `instructions` and `input` (items, or one string).
+    pub instructions: Option<&'a RawValue>,
+    pub input: Option<&'a RawValue>,
+    /// Gemini: `systemInstruction` (either spelling) and `contents`.
+    pub system_instruction: Option<(&'static str, &'a RawValue)>,
+    pub contents: Option<&'a RawValue>,
+    /// OpenAI's `prompt_cache_key` and Anthropic's `metadata`, which may name the client's
+    /// session.
+    pub prompt_cache_key: Option<&'a RawValue>,
+    pub metadata: Option<&'a RawValue>,
 }
 
 /// `messages` read in the same pass as the rest: each message's bytes, or "not an array".
@@ -99,6 +111,20 @@ impl<'de> Visitor<'de> for TopVisitor {
                 "model" => &mut top.model,
                 "tools" => &mut top.tools,
                 "system" => &mut top.system,
+                "instructions" => &mut top.instructions,
+                "input" => &mut top.input,
+                "contents" => &mut top.contents,
+                "prompt_cache_key" => &mut top.prompt_cache_key,
+                "metadata" => &mut top.metadata,
+                name @ ("systemInstruction" | "system_instruction") => {
+                    let name = if name == "systemInstruction" {
+                        "systemInstruction"
+                    } else {
+                        "system_instruction"
+                    };
+                    top.system_instruction = Some((name, map.next_value()?));
+                    continue;
+                }
                 "messages" => {
                     top.messages = Some(map.next_value()?);
                     continue;

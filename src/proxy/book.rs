@@ -128,6 +128,8 @@ struct Job {
     pending: Arc<Pending>,
     body: Bytes,
     who: Who,
+    /// The model the path names (Gemini's), for a body that does not.
+    path_model: Option<String>,
     permit: OwnedSemaphorePermit,
 }
 
@@ -135,6 +137,8 @@ struct Job {
 struct Digested {
     pending: Arc<Pending>,
     digest: RequestDigest,
+    /// The model as sent, for the drift key.
+    sent_model: String,
     model: String,
     session: String,
     redactor: Arc<Redactor>,
@@ -216,7 +220,13 @@ impl Book {
     /// Admits a request that just arrived: waits for room in the budget (only when the
     /// digest threads are [`BUDGET_BYTES`] behind), then queues its digest. The returned
     /// meeting point takes the call's row when its answer ends.
-    pub async fn admit(&self, body: Bytes, headers: &HeaderMap) -> Arc<Pending> {
+    pub async fn admit(
+        &self,
+        body: Bytes,
+        headers: &HeaderMap,
+        query: Option<&str>,
+        path_model: Option<String>,
+    ) -> Arc<Pending> {
         let units = (body.len() / PERMIT_BYTES + 1).min(BUDGET_BYTES / PERMIT_BYTES) as u32;
         let permit = Arc::clone(&self.budget)
             .acquire_many_owned(units)
@@ -227,16 +237,17 @@ impl Book {
             seq: self.next_seq.fetch_add(1, Ordering::SeqCst),
             pending: Arc::clone(&pending),
             body,
-            who: Who::of(headers),
+            who: Who::of(headers, query),
+            path_model,
             permit,
         };
         self.shared.in_stage.fetch_add(1, Ordering::Relaxed);
         if let Err(returned) = self.jobs.send(job) {
             // No digest thread is left (they only stop at the end): settle it here.
             let job = returned.0;
-            let digested = self
-                .shared
-                .digest(&job.body, &job.who, job.pending, job.permit);
+            let digested =
+                self.shared
+                    .digest(&job.body, &job.who, job.path_model, job.pending, job.permit);
             self.shared.arrived(job.seq, digested);
         }
         pending
@@ -278,9 +289,10 @@ fn digest_all(receiver: &Mutex<Receiver<Job>>, shared: &Shared) {
             pending,
             body,
             who,
+            path_model,
             permit,
         } = job;
-        let digested = shared.digest(&body, &who, pending, permit);
+        let digested = shared.digest(&body, &who, path_model, pending, permit);
         drop(body);
         shared.arrived(seq, digested);
     }
@@ -292,6 +304,7 @@ impl Shared {
         &self,
         body: &[u8],
         who: &Who,
+        path_model: Option<String>,
         pending: Arc<Pending>,
         permit: OwnedSemaphorePermit,
     ) -> Digested {
@@ -304,12 +317,22 @@ impl Shared {
             .lock()
             .map(|mut r| r.for_call(who))
             .unwrap_or_else(|_| Arc::new(Redactor::with_keys([])));
-        let sent_model = digest.model.as_deref().unwrap_or("unknown");
-        let session = session::key(who, sent_model, &redactor);
-        let model = cut(&redactor.redact(sent_model), MAX_MODEL_CHARS);
+        let sent_model = digest
+            .model
+            .clone()
+            .or(path_model)
+            .unwrap_or_else(|| "unknown".into());
+        let session = session::key(
+            who,
+            digest.client_session.as_deref(),
+            &sent_model,
+            &redactor,
+        );
+        let model = cut(&redactor.redact(&sent_model), MAX_MODEL_CHARS);
         Digested {
             pending,
             digest,
+            sent_model,
             model,
             session,
             redactor,
@@ -328,8 +351,13 @@ impl Shared {
                     break;
                 };
                 order.next += 1;
+                // A conversation's calls to one model are compared with each other: a
+                // side call to another model in the same session is not drift.
                 let (analysis, previous) = match &d.digest.prefix {
-                    Some(prefix) => order.sessions.observe(&d.session, prefix),
+                    Some(prefix) => {
+                        let conversation = format!("{}\0{}", d.session, d.sent_model);
+                        order.sessions.observe(&conversation, prefix)
+                    }
                     None => (Analysis::default(), None),
                 };
                 ready.push((next, d, analysis, previous));

@@ -16,7 +16,8 @@
 //! tree (for `wire::prefix::layout`); the conversation after it is read one message at a
 //! time, so digesting a body of a million small messages holds one of them parsed at a time
 //! (plus 32 bytes per message: where it is and its chain hash), not a tree ten times the
-//! size of the body.
+//! size of the body. Responses bodies (`instructions`, `input`) and Gemini bodies
+//! (`systemInstruction`, `contents`) are read the same way, each with its own head.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -47,6 +48,10 @@ pub const MAX_HEAD_MESSAGES: usize = 100_000;
 pub struct RequestDigest {
     /// The `model` string as sent; `None` when there is none.
     pub model: Option<String>,
+    /// The client's own session id, when the body names one: OpenAI's `prompt_cache_key`,
+    /// or the session in Anthropic's `metadata.user_id` (Claude Code writes a JSON object
+    /// there with a `session_id`; older versions `…_session_<id>`).
+    pub client_session: Option<String>,
     /// `None` when the body is not a chat request (or its head is over
     /// [`MAX_HEAD_MESSAGES`]).
     pub prefix: Option<PrefixDigest>,
@@ -84,22 +89,105 @@ pub fn digest_with(body: &[u8], cache: Option<&Mutex<HeadCache>>) -> RequestDige
         .and_then(|v| v.as_str().map(str::to_string));
     RequestDigest {
         model,
+        client_session: client_session(&top),
         prefix: prefix_digest(&top, cache),
     }
 }
 
-fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDigest> {
-    let Some(Messages::Array(messages)) = &top.messages else {
-        return None;
+/// The session id a client put in its body (see [`RequestDigest::client_session`]).
+fn client_session(top: &Top) -> Option<String> {
+    let text = |raw: Option<&RawValue>| {
+        serde_json::from_str::<Value>(raw?.get())
+            .ok()?
+            .as_str()
+            .map(str::to_string)
     };
-    let has_system = top.system.is_some_and(|s| s.get().trim() != "null");
-    let head_end = head_len(messages, has_system);
+    if let Some(key) = text(top.prompt_cache_key).filter(|k| !k.is_empty()) {
+        return Some(key);
+    }
+    let metadata: Value = serde_json::from_str(top.metadata?.get()).ok()?;
+    let user = metadata.get("user_id")?.as_str()?;
+    if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(user) {
+        return fields
+            .get("session_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+    }
+    user.split_once("_session_")
+        .map(|(_, session)| session.to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// `null` is as good as absent.
+fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
+    raw.filter(|r| r.get().trim() != "null")
+}
+
+fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDigest> {
+    // Borrowed from the body like the rest: a Responses string input is one message.
+    let single;
+    let listed: Vec<&RawValue>;
+    let (members, list_name, messages, head_end): (Vec<(&str, &RawValue)>, _, &[&RawValue], _) =
+        if let Some(contents) = top.contents {
+            let Ok(Messages::Array(contents)) = serde_json::from_str::<Messages>(contents.get())
+            else {
+                return None;
+            };
+            listed = contents;
+            let mut members = Vec::new();
+            members.extend(present(top.tools).map(|t| ("tools", t)));
+            if let Some((name, raw)) = top.system_instruction {
+                members.push((name, raw));
+            }
+            (members, "contents", &listed[..], 0)
+        } else if let Some(Messages::Array(messages)) = &top.messages {
+            let has_system = present(top.system).is_some();
+            let mut members = Vec::new();
+            members.extend(present(top.tools).map(|t| ("tools", t)));
+            members.extend(present(top.system).map(|s| ("system", s)));
+            (
+                members,
+                "messages",
+                &messages[..],
+                head_len(messages, has_system),
+            )
+        } else if top.messages.is_none() && (top.input.is_some() || top.instructions.is_some()) {
+            let mut members = Vec::new();
+            members.extend(present(top.tools).map(|t| ("tools", t)));
+            let instructions = present(top.instructions);
+            members.extend(instructions.map(|i| ("instructions", i)));
+            let items: &[&RawValue] = match present(top.input) {
+                None => &[],
+                Some(input) if input.get().trim_start().starts_with('"') => {
+                    single = [input];
+                    &single
+                }
+                Some(input) => match serde_json::from_str::<Messages>(input.get()) {
+                    Ok(Messages::Array(items)) => {
+                        listed = items;
+                        &listed
+                    }
+                    _ => return None,
+                },
+            };
+            let string_input =
+                present(top.input).is_some_and(|i| i.get().trim_start().starts_with('"'));
+            let head = if string_input {
+                0
+            } else {
+                responses_head_len(items, instructions.is_some())?
+            };
+            (members, "input", items, head)
+        } else {
+            return None;
+        };
     if head_end > MAX_HEAD_MESSAGES {
         return None;
     }
     let parts = HeadParts {
-        tools: top.tools,
-        system: top.system,
+        members,
+        list_name,
         messages: &messages[..head_end],
     };
     let head = match cache {
@@ -129,7 +217,8 @@ fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDi
     let mut text = head.texts.is_some().then(|| String::from("["));
     for raw in &messages[head.after..] {
         let message: Value = serde_json::from_str(raw.get()).ok()?;
-        if !message.is_object() {
+        // (A Responses string input is its one message.)
+        if !message.is_object() && !message.is_string() {
             return None;
         }
         let compared = comparison_text(&message);
@@ -163,10 +252,12 @@ fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDi
     })
 }
 
-/// What decides a request's layout: its tools, its system, the head of its messages.
+/// What decides a request's layout: its tools, its system part, the head of its list of
+/// messages (`messages`, `input` or `contents`).
 struct HeadParts<'a> {
-    tools: Option<&'a RawValue>,
-    system: Option<&'a RawValue>,
+    /// The top-level members that are not the list, by name.
+    members: Vec<(&'a str, &'a RawValue)>,
+    list_name: &'static str,
     messages: &'a [&'a RawValue],
 }
 
@@ -194,17 +285,15 @@ impl HeadParts<'_> {
     /// The head as one tree, laid out by `wire::prefix` (the one identity).
     fn digest(&self) -> Option<Head> {
         let mut body = Map::new();
-        for (name, raw) in [("tools", self.tools), ("system", self.system)] {
-            if let Some(raw) = raw {
-                body.insert(name.into(), serde_json::from_str(raw.get()).ok()?);
-            }
+        for (name, raw) in &self.members {
+            body.insert((*name).into(), serde_json::from_str(raw.get()).ok()?);
         }
         let messages: Vec<Value> = self
             .messages
             .iter()
             .map(|raw| serde_json::from_str(raw.get()).ok())
             .collect::<Option<_>>()?;
-        body.insert("messages".into(), Value::Array(messages));
+        body.insert(self.list_name.into(), Value::Array(messages));
         let body = Value::Object(body);
         let layout = prefix::layout(&body).ok()?;
         let stable = StablePrefix::of_layout(&layout);
@@ -233,8 +322,12 @@ impl HeadParts<'_> {
                 key.extend_from_slice(text.as_bytes());
             }
         };
-        part(self.tools.map(RawValue::get));
-        part(self.system.map(RawValue::get));
+        part(Some(self.list_name));
+        for (name, raw) in &self.members {
+            part(Some(name));
+            part(Some(raw.get()));
+        }
+        part(None);
         for message in self.messages {
             part(Some(message.get()));
         }
@@ -344,6 +437,41 @@ fn head_len(messages: &[&RawValue], has_system: bool) -> usize {
     lead.max(live_end).max(blocks_end).saturating_add(1).min(n)
 }
 
+/// How many leading `input` items decide a Responses body's layout (see
+/// `wire::responses`): the leading system/developer items, or — after `instructions` — the
+/// worked examples and the developer items right after them; exactly those, so the layout
+/// of the head alone is the layout of the whole. `None` when an item cannot be probed.
+fn responses_head_len(items: &[&RawValue], instructions: bool) -> Option<usize> {
+    let mut probes = Probes {
+        messages: items,
+        read: Vec::new(),
+    };
+    let lead = probes.first_not(0, |p| p.system)?;
+    if lead > 0 || !instructions {
+        return Some(lead);
+    }
+    let mut run = 0;
+    while run < items.len() {
+        probes.first_not(run, |_| false)?;
+        let probe = probes.read[run];
+        let expected = if run % 2 == 0 {
+            probe.user
+        } else {
+            probe.assistant
+        };
+        if !(expected && probe.string_content) {
+            break;
+        }
+        run += 1;
+    }
+    let examples = run - run % 2;
+    if examples == 0 {
+        return Some(0);
+    }
+    let after = probes.first_not(examples, |p| p.system)?;
+    Some(if after > examples { after } else { 0 })
+}
+
 /// Messages probed on demand, each once.
 struct Probes<'a> {
     messages: &'a [&'a RawValue],
@@ -377,6 +505,9 @@ struct Probe {
     example: bool,
     /// `content` is a JSON string.
     string_content: bool,
+    /// `role` is `user`, or `assistant`.
+    user: bool,
+    assistant: bool,
 }
 
 impl Probe {
@@ -402,6 +533,8 @@ impl Probe {
             string_content: fields
                 .content
                 .is_some_and(|c| c.get().trim_start().starts_with('"')),
+            user: fields.role.as_deref() == Some("user"),
+            assistant: fields.role.as_deref() == Some("assistant"),
         })
     }
 }

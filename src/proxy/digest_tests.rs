@@ -105,7 +105,9 @@ fn the_head_cache_is_keyed_by_every_byte_of_the_head() {
 #[test]
 fn a_body_that_is_not_a_chat_request_has_no_prefix_but_keeps_its_model() {
     for body in [
-        &b"{\"model\":\"m\",\"input\":\"x\"}"[..],
+        &b"{\"model\":\"m\",\"prompt\":\"x\"}"[..],
+        b"{\"model\":\"m\",\"input\":3}",
+        b"{\"model\":\"m\",\"contents\":{}}",
         b"{\"model\":\"m\",\"messages\":[1]}",
         b"{\"model\":\"m\",\"messages\":{\"a\":1}}",
         b"{\"model\":\"m\",\"messages\":12.50}",
@@ -117,7 +119,7 @@ fn a_body_that_is_not_a_chat_request_has_no_prefix_but_keeps_its_model() {
         assert_eq!(d.prefix, None, "{}", String::from_utf8_lossy(body));
     }
     assert_eq!(
-        digest(b"{\"model\":\"m\",\"input\":\"x\"}")
+        digest(b"{\"model\":\"m\",\"prompt\":\"x\"}")
             .model
             .as_deref(),
         Some("m")
@@ -203,4 +205,71 @@ proptest! {
         }
         check_same_as_full(&body);
     }
+
+    /// The same for Responses bodies, whose head is the developer items and the worked
+    /// examples after `instructions`.
+    #[test]
+    fn the_head_lays_out_every_responses_body_as_the_whole_does(
+        input in prop::collection::vec(message(), 0..14),
+        instructions in any::<bool>(),
+    ) {
+        let mut body = json!({"model": "m", "input": input});
+        if instructions {
+            body["instructions"] = json!("S");
+        }
+        check_same_as_full(&body);
+    }
+}
+
+#[test]
+fn responses_and_gemini_bodies_digest_to_the_one_prefix_identity() {
+    let codex = json!({"model": "gpt-5-codex", "instructions": "S", "input": [
+        {"role": "user", "content": "q"}, {"role": "assistant", "content": "a"},
+        {"role": "developer", "content": "Today is Monday."},
+        {"role": "user", "content": "go"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "done"}],
+        "tools": [{"type": "function", "name": "f", "parameters": {}}],
+        "prompt_cache_key": "thread-1"});
+    check_same_as_full(&codex);
+    let d = digest(&serde_json::to_vec(&codex).unwrap());
+    assert_eq!(d.client_session.as_deref(), Some("thread-1"));
+    let prefix = d.prefix.unwrap();
+    assert_eq!(prefix.chain.len(), 3);
+    assert!(prefix.examples.is_some());
+    for body in [
+        json!({"model": "m", "input": "just a string", "instructions": "S"}),
+        json!({"model": "m", "input": [{"role": "developer", "content": "D"},
+            {"role": "user", "content": "u"}]}),
+        json!({"instructions": "S", "input": [{"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]}),
+        json!({"systemInstruction": {"parts": [{"text": "S"}, {"text": "V"}]},
+            "tools": [{"functionDeclarations": [{"name": "f"}]}],
+            "contents": [{"role": "user", "parts": [{"text": "hi"}]},
+                {"role": "model", "parts": [{"text": "yo"}]}]}),
+        json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}),
+    ] {
+        check_same_as_full(&body);
+        assert!(
+            digest(&serde_json::to_vec(&body).unwrap()).prefix.is_some(),
+            "{body}"
+        );
+    }
+}
+
+#[test]
+fn claude_codes_metadata_names_its_session() {
+    let user_id = r#"{"device_id":"d1","account_uuid":"","session_id":"5e1f-77"}"#;
+    let body = json!({"model": "claude-x", "metadata": {"user_id": user_id}, "messages": []});
+    let d = digest(&serde_json::to_vec(&body).unwrap());
+    assert_eq!(d.client_session.as_deref(), Some("5e1f-77"));
+    let older = json!({"model": "c", "metadata": {"user_id": "user_ab12_account__session_9c-01"},
+        "messages": []});
+    let d = digest(&serde_json::to_vec(&older).unwrap());
+    assert_eq!(d.client_session.as_deref(), Some("9c-01"));
+    let plain = json!({"model": "c", "metadata": {"user_id": "customer-42"}, "messages": []});
+    assert_eq!(
+        digest(&serde_json::to_vec(&plain).unwrap()).client_session,
+        None
+    );
 }

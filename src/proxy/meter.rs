@@ -4,17 +4,18 @@
 //! undoes a `gzip`/`deflate` content encoding on its own copy (the client still gets the
 //! encoded bytes), then either decodes the event stream as it goes (SSE answers: usage
 //! frames, the end marker, error events) or keeps a bounded copy of a JSON answer to read
-//! its `usage` at the end. Normalisation is the provider module's [`Usage`], so a proxied
-//! call is counted exactly like the toolkit's own calls.
+//! its `usage` at the end. Events are read by the wire's own reader and usage normalised
+//! by the wire's module ([`Usage`]), so a proxied call is counted exactly like the
+//! toolkit's own calls, in every wire.
 
 use std::io::Write;
 
 use flate2::write::{GzDecoder, ZlibDecoder};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::provider::sse::Decoder;
-use crate::wire::Usage;
-use crate::wire::Wire;
+use crate::wire::stream::{EventError, Flow, Reader};
+use crate::wire::{Usage, Wire};
 
 /// A JSON answer longer than this is relayed in full but not read for usage.
 const MAX_COPY: usize = 16 * 1024 * 1024;
@@ -38,9 +39,11 @@ pub struct Meter {
     stream: bool,
     decode: Decode,
     mode: Mode,
-    /// Anthropic splits usage over `message_start` and `message_delta`; merged here.
-    anthropic_usage: Map<String, Value>,
-    usage: Option<Usage>,
+    /// The wire's own reader of its events (`crate::wire::stream`), as the provider's call
+    /// loop reads them.
+    reader: Box<dyn Reader>,
+    /// A whole JSON answer's usage, read at its end.
+    answer_usage: Option<Usage>,
     /// The end marker arrived (SSE) or the JSON answer ended and parsed.
     complete: bool,
     /// An error the answer itself carried (an SSE `error` event, an error object).
@@ -77,8 +80,8 @@ impl Meter {
             stream: sse,
             decode,
             mode,
-            anthropic_usage: Map::new(),
-            usage: None,
+            reader: crate::wire::stream::reader(wire),
+            answer_usage: None,
             complete: false,
             error: None,
         }
@@ -94,19 +97,19 @@ impl Meter {
             return;
         }
         let decoded = match &mut self.decode {
-            Decode::Identity => return self.take(chunk.to_vec()),
+            Decode::Identity => return self.take(chunk),
             Decode::Gzip(d) => d.write_all(chunk).map(|_| std::mem::take(d.get_mut())),
             Decode::Zlib(d) => d.write_all(chunk).map(|_| std::mem::take(d.get_mut())),
         };
         match decoded {
-            Ok(bytes) => self.take(bytes),
+            Ok(bytes) => self.take(&bytes),
             Err(err) => self.mode = Mode::Blind(format!("usage not read: {err}")),
         }
     }
 
-    fn take(&mut self, bytes: Vec<u8>) {
+    fn take(&mut self, bytes: &[u8]) {
         match &mut self.mode {
-            Mode::Sse(decoder) => match decoder.feed(&bytes) {
+            Mode::Sse(decoder) => match decoder.feed(bytes) {
                 Ok(events) => {
                     for event in events {
                         self.event(event.name.as_deref(), &event.data);
@@ -120,10 +123,8 @@ impl Meter {
                         "usage not read: the answer is longer than {} MiB",
                         MAX_COPY / 1024 / 1024
                     ));
-                } else if copy.is_empty() {
-                    *copy = bytes;
                 } else {
-                    copy.extend_from_slice(&bytes);
+                    copy.extend_from_slice(bytes);
                 }
             }
             Mode::Blind(_) => {}
@@ -134,56 +135,18 @@ impl Meter {
         if self.complete {
             return;
         }
-        if data.trim() == "[DONE]" {
-            self.complete = true;
-            return;
+        match self.reader.event(name, data) {
+            Ok(Flow::Done) => self.complete = true,
+            Ok(Flow::Continue) => {}
+            // Not the meter's business: the client judges its answer.
+            Err(EventError::Malformed(_)) => {}
+            Err(EventError::Carried(carried)) => self.error = Some(carried.message),
         }
-        let Ok(value) = serde_json::from_str::<Value>(data) else {
-            return;
-        };
-        let kind = name
-            .or_else(|| value.get("type").and_then(Value::as_str))
-            .unwrap_or("");
-        match self.wire {
-            Wire::OpenAi => {
-                if let Some(usage) = value.get("usage").and_then(crate::wire::openai::usage) {
-                    self.usage = Some(usage);
-                }
-                if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
-                    self.error = Some(describe(error));
-                }
-            }
-            Wire::Anthropic => match kind {
-                "message_start" => {
-                    if let Some(Value::Object(usage)) = value.pointer("/message/usage") {
-                        self.merge_anthropic(usage);
-                    }
-                }
-                "message_delta" => {
-                    if let Some(Value::Object(usage)) = value.get("usage") {
-                        self.merge_anthropic(usage);
-                    }
-                }
-                "message_stop" => self.complete = true,
-                "error" => {
-                    self.error = Some(describe(value.get("error").unwrap_or(&value)));
-                }
-                _ => {}
-            },
-        }
-    }
-
-    fn merge_anthropic(&mut self, usage: &Map<String, Value>) {
-        for (key, value) in usage {
-            if !value.is_null() {
-                self.anthropic_usage.insert(key.clone(), value.clone());
-            }
-        }
-        self.usage = crate::wire::anthropic::usage(&Value::Object(self.anthropic_usage.clone()));
     }
 
     /// The answer's bytes ran out normally. A JSON answer is read now; a stream that never
-    /// sent its end marker stays incomplete.
+    /// sent its end marker stays incomplete (a Gemini stream, which has none, is complete
+    /// once a candidate said why it finished).
     pub fn end(&mut self) {
         let flushed = match &mut self.decode {
             Decode::Identity => Ok(Vec::new()),
@@ -191,27 +154,31 @@ impl Meter {
             Decode::Zlib(d) => d.try_finish().map(|_| std::mem::take(d.get_mut())),
         };
         match flushed {
-            Ok(bytes) if !bytes.is_empty() => self.take(bytes),
+            Ok(bytes) if !bytes.is_empty() => self.take(&bytes),
             Ok(_) => {}
             Err(err) => self.mode = Mode::Blind(format!("usage not read: {err}")),
         }
-        if let Mode::Json(copy) = &self.mode {
-            self.complete = true;
-            if let Ok(value) = serde_json::from_slice::<Value>(copy) {
-                let usage = value.get("usage");
-                self.usage = usage.and_then(|raw| Usage::of(self.wire, raw));
-                if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
-                    self.error = Some(describe(error));
+        match &self.mode {
+            Mode::Json(copy) => {
+                self.complete = true;
+                if let Ok(value) = serde_json::from_slice::<Value>(copy) {
+                    self.answer_usage = Usage::of_answer(self.wire, &value);
+                    self.error = answer_error(&value);
                 }
             }
-        } else if let Mode::Blind(_) = self.mode {
+            Mode::Sse(_) => self.complete = self.complete || self.reader.streamed().ended,
             // Framing ended cleanly; without reading it we cannot say more.
-            self.complete = !self.is_stream();
+            Mode::Blind(_) => self.complete = !self.is_stream(),
         }
     }
 
-    pub fn usage(&self) -> Option<&Usage> {
-        self.usage.as_ref()
+    /// The usage read so far (a stream's), or the whole answer's.
+    pub fn usage(&self) -> Option<Usage> {
+        if self.answer_usage.is_some() {
+            return self.answer_usage.clone();
+        }
+        let raw = self.reader.streamed().usage.as_ref()?;
+        Usage::of(self.wire, raw)
     }
 
     pub fn complete(&self) -> bool {
@@ -231,17 +198,16 @@ impl Meter {
     }
 }
 
-/// A provider error object as one line: `type: message`.
-fn describe(error: &Value) -> String {
-    if let Some(text) = error.as_str() {
-        return text.to_string();
-    }
-    let kind = error.get("type").and_then(Value::as_str);
-    let message = error.get("message").and_then(Value::as_str);
-    match (kind, message) {
-        (Some(kind), Some(message)) => format!("{kind}: {message}"),
-        (None, Some(message)) => message.to_string(),
-        _ => crate::wire::canonical::to_string(error),
+/// The error object a whole answer carried (in any element of a JSON-array stream).
+fn answer_error(answer: &Value) -> Option<String> {
+    let error = |v: &Value| {
+        v.get("error")
+            .filter(|e| !e.is_null())
+            .map(crate::wire::stream::describe_error)
+    };
+    match answer {
+        Value::Array(chunks) => chunks.iter().find_map(error),
+        other => error(other),
     }
 }
 

@@ -159,3 +159,81 @@ fn anthropic_usage_of_two_to_the_64_saturates_instead_of_wrapping() {
     );
     assert_eq!(meter.usage().unwrap().input_tokens, u64::MAX);
 }
+
+const RESPONSES_STREAM: &str = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"status\":\"in_progress\"}}\n\n\
+event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"pong\"}\n\n\
+event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":1500,\"input_tokens_details\":{\"cached_tokens\":1024},\"output_tokens\":20,\"output_tokens_details\":{\"reasoning_tokens\":8}}}}\n\n";
+
+#[test]
+fn a_responses_stream_is_metered_from_its_completed_event() {
+    for cuts in [1, 3, RESPONSES_STREAM.len()] {
+        let meter = metered(
+            Wire::Responses,
+            "text/event-stream",
+            None,
+            RESPONSES_STREAM.as_bytes(),
+            cuts,
+        );
+        assert!(meter.complete());
+        let usage = meter.usage().unwrap();
+        assert_eq!(usage.input_tokens, 1500);
+        assert_eq!(usage.cached_input_tokens, Some(1024));
+        assert_eq!(usage.reasoning_tokens, Some(8));
+    }
+    let json = r#"{"id":"resp_1","object":"response","status":"completed","error":null,"usage":{"input_tokens":40,"input_tokens_details":{"cached_tokens":0},"output_tokens":2}}"#;
+    let meter = metered(
+        Wire::Responses,
+        "application/json",
+        None,
+        json.as_bytes(),
+        2,
+    );
+    assert_eq!(meter.usage().unwrap().cached_input_tokens, Some(0));
+    assert_eq!(meter.error(), None);
+    let failed = "data: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"boom\"}}}\n\n";
+    let meter = metered(
+        Wire::Responses,
+        "text/event-stream",
+        None,
+        failed.as_bytes(),
+        1,
+    );
+    assert_eq!(meter.error(), Some("server_error: boom"));
+}
+
+#[test]
+fn gemini_sse_and_json_array_streams_are_metered() {
+    let sse = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"po\"}]}}]}\r\n\r\n\
+data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ng\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":2100,\"cachedContentTokenCount\":2048,\"candidatesTokenCount\":2}}\r\n\r\n";
+    let meter = metered(Wire::Gemini, "text/event-stream", None, sse.as_bytes(), 4);
+    assert!(meter.complete());
+    assert_eq!(meter.usage().unwrap().cached_input_tokens, Some(2048));
+    let array = "[{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"po\"}]}}]}\n,\r\n{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ng\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":900,\"cachedContentTokenCount\":512,\"candidatesTokenCount\":2}}]";
+    let meter = metered(Wire::Gemini, "application/json", None, array.as_bytes(), 5);
+    assert!(meter.complete());
+    assert_eq!(meter.usage().unwrap().input_tokens, 900);
+    assert_eq!(meter.usage().unwrap().cached_input_tokens, Some(512));
+    let cut = &sse[..sse
+        .find("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ng")
+        .unwrap()];
+    let meter = metered(Wire::Gemini, "text/event-stream", None, cut.as_bytes(), 1);
+    assert!(!meter.complete());
+}
+
+#[test]
+fn anthropic_cache_writes_keep_their_ttl_buckets() {
+    let body = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":100,\"cache_read_input_tokens\":2000,\"cache_creation\":{\"ephemeral_5m_input_tokens\":60,\"ephemeral_1h_input_tokens\":40},\"output_tokens\":1}}}\n\n\
+event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":7}}\n\n\
+event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    let meter = metered(
+        Wire::Anthropic,
+        "text/event-stream",
+        None,
+        body.as_bytes(),
+        3,
+    );
+    let usage = meter.usage().unwrap();
+    assert_eq!(usage.cache_write_5m_tokens, Some(60));
+    assert_eq!(usage.cache_write_1h_tokens, Some(40));
+    assert_eq!(usage.input_tokens, 2112);
+}

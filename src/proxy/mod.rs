@@ -20,6 +20,7 @@ mod digest;
 mod meter;
 mod relay;
 mod reply;
+mod routes;
 mod session;
 mod stats;
 mod upstream;
@@ -32,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderValue, Method, Request, Response, header};
+use http::{Request, Response};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -83,6 +84,8 @@ pub struct Config {
     pub openai_upstream: BaseUrl,
     /// Base URL of the Anthropic upstream (without `/v1`).
     pub anthropic_upstream: BaseUrl,
+    /// Base URL of the Gemini upstream (without `/v1beta`).
+    pub gemini_upstream: BaseUrl,
     /// Where the rows go: the ledger file, or a ClickHouse table through its spool.
     pub ledger: crate::cache::ledger::Destination,
     pub allow_remote: bool,
@@ -123,6 +126,9 @@ pub struct Summary {
 struct App {
     openai: upstream::Upstream,
     anthropic: upstream::Upstream,
+    gemini: upstream::Upstream,
+    /// Paths already warned about as unmetered.
+    warned: routes::Warned,
     client: upstream::Client,
     timeout: Duration,
     client_idle_timeout: Duration,
@@ -137,6 +143,15 @@ struct App {
 }
 
 impl App {
+    /// The upstream of the provider `wire` belongs to (both OpenAI wires share one).
+    fn upstream(&self, wire: Wire) -> &upstream::Upstream {
+        match wire {
+            Wire::OpenAi | Wire::Responses => &self.openai,
+            Wire::Anthropic => &self.anthropic,
+            Wire::Gemini => &self.gemini,
+        }
+    }
+
     fn cut_off(&self) -> bool {
         self.cut_off.load(Ordering::Relaxed)
     }
@@ -170,6 +185,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     }
     let openai = upstream::Upstream::new(config.openai_upstream, Wire::OpenAi);
     let anthropic = upstream::Upstream::new(config.anthropic_upstream, Wire::Anthropic);
+    let gemini = upstream::Upstream::new(config.gemini_upstream, Wire::Gemini);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("brief-proxy")
@@ -192,6 +208,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     for (upstream, flag, var) in [
         (&openai, "--openai-upstream", "OPENAI_BASE_URL"),
         (&anthropic, "--anthropic-upstream", "ANTHROPIC_BASE_URL"),
+        (&gemini, "--gemini-upstream", "GOOGLE_GEMINI_BASE_URL"),
     ] {
         if upstream.points_at(local) {
             return Err(Error::input(format!(
@@ -236,6 +253,8 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     let app = Arc::new(App {
         openai,
         anthropic,
+        gemini,
+        warned: routes::Warned::default(),
         client,
         timeout: config.timeout,
         client_idle_timeout: config.client_idle_timeout,
@@ -365,41 +384,35 @@ impl Signals {
 }
 
 async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody> {
+    // The dashboard and the figures first (GET /, /stats, /metrics, under its Host rule).
     if let Some(page) = dashboard::route(&app, &request) {
         return page;
     }
-    let path = request.uri().path();
-    match (request.method(), path) {
-        (&Method::POST, "/v1/chat/completions") => model_call(app, Wire::OpenAi, request).await,
-        (&Method::POST, "/v1/messages") => model_call(app, Wire::Anthropic, request).await,
-        (_, p) if p.starts_with("/v1/") => {
-            // Anthropic clients say which API version they speak; OpenAI clients do not.
-            let wire = if request.headers().contains_key("anthropic-version") {
-                Wire::Anthropic
-            } else {
-                Wire::OpenAi
-            };
+    let uri = request.uri();
+    match routes::route(request.method(), uri.path(), uri.query(), request.headers()) {
+        routes::Route::Call { wire, model } => model_call(app, wire, model, request).await,
+        routes::Route::Relay { wire, quiet } => {
+            if !quiet {
+                app.warned
+                    .once(wire, request.method(), request.uri().path());
+            }
             relay::pass(app, wire, request).await
-        }
-        _ => {
-            // The answer echoes the path, which is the client's: JSON, never sniffed as a page.
-            let mut response = reply::not_found(path);
-            response.headers_mut().insert(
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            );
-            response
         }
     }
 }
 
-async fn model_call(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Response<ProxyBody> {
+async fn model_call(
+    app: Arc<App>,
+    wire: Wire,
+    path_model: Option<String>,
+    request: Request<Incoming>,
+) -> Response<ProxyBody> {
     let (parts, body) = request.into_parts();
     let body = match read_body(body, MAX_BODY_BYTES, app.client_idle_timeout).await {
         Ok(body) => body,
         Err(err) => return reply::body_error(wire, &err),
     };
-    relay::call(app, wire, Request::from_parts(parts, ()), body).await
+    relay::call(app, wire, path_model, Request::from_parts(parts, ()), body).await
 }
 
 /// Why a request body was not read.

@@ -64,7 +64,7 @@ impl Call {
         let latency_ms = self.started.elapsed().as_millis() as u64;
         // The row says when the call finished, not when its request's digest caught up.
         let finished = crate::clock::now_ms();
-        let usage = meter.and_then(Meter::usage).cloned();
+        let usage = meter.and_then(Meter::usage);
         let complete = meter.is_some_and(Meter::complete);
         // An error the answer itself carried explains how it ended (an SDK that reads an
         // error event closes the connection, so a dropped or broken stream often follows).
@@ -123,6 +123,9 @@ impl Call {
                 entry.cached_input_tokens = usage.cached_input_tokens;
                 entry.cache_write_tokens = usage.cache_write_tokens;
                 entry.output_tokens = Some(usage.output_tokens);
+                entry.cache_write_5m_tokens = usage.cache_write_5m_tokens;
+                entry.cache_write_1h_tokens = usage.cache_write_1h_tokens;
+                entry.reasoning_tokens = usage.reasoning_tokens;
             }
             if let Some((status, message)) = failure {
                 entry.status = status;
@@ -147,12 +150,16 @@ impl Drop for Call {
 pub async fn call(
     app: Arc<App>,
     wire: Wire,
+    path_model: Option<String>,
     request: Request<()>,
     body: Bytes,
 ) -> Response<ProxyBody> {
     let started = Instant::now();
     let (mut parts, _) = request.into_parts();
-    let pending = app.book.admit(body.clone(), &parts.headers).await;
+    let pending = app
+        .book
+        .admit(body.clone(), &parts.headers, parts.uri.query(), path_model)
+        .await;
     let mut call = Call {
         app: Arc::clone(&app),
         wire,
@@ -161,10 +168,7 @@ pub async fn call(
         http_status: None,
         done: false,
     };
-    let upstream = match wire {
-        Wire::OpenAi => &app.openai,
-        Wire::Anthropic => &app.anthropic,
-    };
+    let upstream = app.upstream(wire);
     let path = parts
         .uri
         .path_and_query()
@@ -184,6 +188,7 @@ pub async fn call(
         }
     };
     super::upstream::strip_hop_by_hop(&mut parts.headers);
+    super::upstream::strip_foreign_keys(wire, &mut parts.headers);
     parts.headers.remove(header::HOST);
     let outgoing = Request::from_parts(parts, http_body_util::Full::new(body));
     let answer = tokio::time::timeout(app.timeout, app.client.request(outgoing)).await;
@@ -236,13 +241,14 @@ pub async fn call(
     Response::from_parts(parts, relay.boxed())
 }
 
-/// A relay without a row: other `/v1/…` requests (model lists, token counts) that an agent
-/// makes on the way, so pointing it at the proxy breaks nothing.
+/// A relay without a row: every other request (model lists, token counts, paths the proxy
+/// does not know) goes to the upstream of the provider it belongs to, so pointing an agent
+/// at the proxy breaks nothing; it is counted as unmetered.
 pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Response<ProxyBody> {
-    let upstream = match wire {
-        Wire::OpenAi => &app.openai,
-        Wire::Anthropic => &app.anthropic,
-    };
+    if let Ok(mut stats) = app.stats.lock() {
+        stats.unmetered(wire.vendor());
+    }
+    let upstream = app.upstream(wire);
     let (mut parts, body) = request.into_parts();
     let body = match super::read_body(body, super::MAX_BODY_BYTES, app.client_idle_timeout).await {
         Ok(body) => body,
@@ -258,6 +264,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
         Err(message) => return reply::upstream_failed(wire, &message),
     };
     super::upstream::strip_hop_by_hop(&mut parts.headers);
+    super::upstream::strip_foreign_keys(wire, &mut parts.headers);
     parts.headers.remove(header::HOST);
     let outgoing = Request::from_parts(parts, http_body_util::Full::new(body));
     match tokio::time::timeout(app.timeout, app.client.request(outgoing)).await {

@@ -25,7 +25,8 @@ pub fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> R
 }
 
 /// An error in the wire format of `wire`: OpenAI `{"error": {message, type, param, code}}`,
-/// Anthropic `{"type": "error", "error": {type, message}}`.
+/// Anthropic `{"type": "error", "error": {type, message}}`, Gemini `{"error": {code,
+/// message, status}}`.
 pub fn error(
     wire: Wire,
     status: StatusCode,
@@ -34,18 +35,32 @@ pub fn error(
     message: &str,
 ) -> Response<ProxyBody> {
     let body = match wire {
-        Wire::OpenAi => json!({"error": {
+        Wire::OpenAi | Wire::Responses => json!({"error": {
             "message": message, "type": kind, "param": null, "code": code
         }}),
         Wire::Anthropic => json!({"type": "error", "error": {"type": kind, "message": message}}),
+        Wire::Gemini => json!({"error": {
+            "code": status.as_u16(), "message": message, "status": google_status(status)
+        }}),
     };
     full(status, "application/json", body.to_string())
+}
+
+/// The canonical status name Google's APIs give an HTTP status.
+fn google_status(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 | 413 => "INVALID_ARGUMENT",
+        404 => "NOT_FOUND",
+        408 | 504 => "DEADLINE_EXCEEDED",
+        502 | 503 => "UNAVAILABLE",
+        _ => "UNKNOWN",
+    }
 }
 
 /// The upstream could not be reached, failed before answering, or did not answer in time.
 pub fn upstream_failed(wire: Wire, message: &str) -> Response<ProxyBody> {
     let kind = match wire {
-        Wire::OpenAi => "server_error",
+        Wire::OpenAi | Wire::Responses | Wire::Gemini => "server_error",
         Wire::Anthropic => "api_error",
     };
     let message = format!("brief proxy: {message}");
@@ -62,8 +77,8 @@ pub fn body_error(wire: Wire, err: &BodyError) -> Response<ProxyBody> {
     match err {
         BodyError::TooLarge => {
             let kind = match wire {
-                Wire::OpenAi => "invalid_request_error",
                 Wire::Anthropic => "request_too_large",
+                _ => "invalid_request_error",
             };
             let message = format!(
                 "brief proxy: the request body is over the proxy's limit of {} MiB",
@@ -91,10 +106,7 @@ pub fn body_error(wire: Wire, err: &BodyError) -> Response<ProxyBody> {
             )
         }
         BodyError::Unreadable(why) => {
-            let kind = match wire {
-                Wire::OpenAi => "invalid_request_error",
-                Wire::Anthropic => "invalid_request_error",
-            };
+            let kind = "invalid_request_error";
             let message = format!("brief proxy: the request body could not be read: {why}");
             error(
                 wire,
@@ -105,19 +117,4 @@ pub fn body_error(wire: Wire, err: &BodyError) -> Response<ProxyBody> {
             )
         }
     }
-}
-
-pub fn not_found(path: &str) -> Response<ProxyBody> {
-    let message = format!(
-        "brief proxy: nothing at `{path}`; model calls go to POST /v1/chat/completions \
-         (OpenAI-compatible) or POST /v1/messages (Anthropic), figures to GET /stats and \
-         GET /metrics, the dashboard is at GET /"
-    );
-    error(
-        Wire::OpenAi,
-        StatusCode::NOT_FOUND,
-        "invalid_request_error",
-        "not_found",
-        &message,
-    )
 }

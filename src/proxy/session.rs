@@ -2,11 +2,16 @@
 //! previous call.
 //!
 //! A prompt cache is per prefix, and an agent's prefix is only stable relative to its own
-//! previous call: two agents behind one proxy are not drift. So calls are grouped into
-//! sessions — the `X-Brief-Session` header when the agent sends one, else a hash of its
-//! credential and model — and each call's [`PrefixDigest`] is compared with the previous
-//! call of its session, as the align detector compares wakes. The credential enters a hash
-//! and the redactor and nothing else: it is never kept in a row, logged or echoed.
+//! previous call in the same conversation: two agents behind one proxy, or two
+//! conversations of one agent, are not drift. So calls are grouped into sessions — the
+//! `X-Brief-Session` header when the agent sends one, else the session id the client sends
+//! itself (Claude Code's `x-claude-code-session-id` header; in the body, OpenAI's
+//! `prompt_cache_key` or the session in Anthropic's `metadata.user_id`), else a hash of
+//! its credential and model — and each call's [`PrefixDigest`] is compared with the
+//! previous call of its session to the same model, as the align detector compares wakes:
+//! the first call of a conversation has nothing to be compared with. The credential
+//! (a header's, or Gemini's `?key=`) enters a hash and the redactor and nothing else: it is
+//! never kept in a row, logged or echoed.
 //!
 //! What a session keeps is a fixed-size digest — one hash per part and the conversation's
 //! length and last chain hash ([`SessionState`], 72 bytes) — whatever its requests weigh,
@@ -31,6 +36,12 @@ use super::digest::{Hash, PrefixDigest};
 /// The header an agent names its session with.
 pub const SESSION_HEADER: &str = "x-brief-session";
 
+/// Headers in which a client sends its own conversation id.
+const CLIENT_SESSION_HEADERS: [&str; 1] = ["x-claude-code-session-id"];
+
+/// The headers a credential travels in, in the order they are looked at.
+const CREDENTIAL_HEADERS: [&str; 4] = ["authorization", "x-api-key", "api-key", "x-goog-api-key"];
+
 /// Sessions remembered for drift; the least recently seen is forgotten first.
 pub const MAX_SESSIONS: usize = 4096;
 
@@ -41,11 +52,13 @@ const MAX_SESSION_NAME: usize = 128;
 #[derive(Debug, Clone, Default)]
 pub struct Who {
     session: Option<Bytes>,
+    client_session: Option<Bytes>,
     credential: Option<Bytes>,
 }
 
 impl Who {
-    pub fn of(headers: &HeaderMap) -> Who {
+    /// From a request's headers and query string (Gemini's key may travel in `?key=`).
+    pub fn of(headers: &HeaderMap, query: Option<&str>) -> Who {
         let take = |name: &str| {
             headers
                 .get(name)
@@ -53,9 +66,13 @@ impl Who {
         };
         Who {
             session: take(SESSION_HEADER),
-            credential: ["authorization", "x-api-key", "api-key"]
+            client_session: CLIENT_SESSION_HEADERS.iter().find_map(|name| take(name)),
+            credential: CREDENTIAL_HEADERS
                 .iter()
-                .find_map(|name| take(name)),
+                .find_map(|name| take(name))
+                .or_else(|| {
+                    super::routes::query_key(query).map(|k| Bytes::copy_from_slice(k.as_bytes()))
+                }),
         }
     }
 
@@ -72,14 +89,21 @@ impl Who {
     }
 }
 
-/// The session key of a call. A session header that is not printable ASCII, is too long, or
-/// holds a key (the call's own, an environment key, or anything shaped like one) is named by
-/// its hash: nothing unfit for a file or a metric label, and no key, becomes a name.
-pub fn key(who: &Who, model: &str, redactor: &Redactor) -> String {
-    if let Some(bytes) = &who.session {
-        let printable = !bytes.is_empty()
-            && bytes.len() <= MAX_SESSION_NAME
-            && bytes.iter().all(|b| (0x21..=0x7e).contains(b));
+/// The session key of a call: `X-Brief-Session`, else the client's own session id (a
+/// header's, else `body_session` from the body), else a hash of the credential and the
+/// model. A name that is not printable ASCII, is too long, or holds a key (the call's own,
+/// an environment key, or anything shaped like one) is named by its hash: nothing unfit
+/// for a file or a metric label, and no key, becomes a name.
+pub fn key(who: &Who, body_session: Option<&str>, model: &str, redactor: &Redactor) -> String {
+    let named = who
+        .session
+        .as_deref()
+        .or(who.client_session.as_deref())
+        .or(body_session.map(str::as_bytes))
+        .filter(|b| !b.is_empty());
+    if let Some(bytes) = named {
+        let printable =
+            bytes.len() <= MAX_SESSION_NAME && bytes.iter().all(|b| (0x21..=0x7e).contains(b));
         if printable {
             let name = String::from_utf8_lossy(bytes);
             if redactor.redact(&name) == name {
@@ -253,7 +277,7 @@ mod tests {
         for (name, value) in pairs {
             map.insert(*name, HeaderValue::from_str(value).unwrap());
         }
-        Who::of(&map)
+        Who::of(&map, None)
     }
 
     fn plain() -> Redactor {
@@ -272,9 +296,9 @@ mod tests {
             ("x-brief-session", "agent-7"),
             ("authorization", "Bearer sk-x"),
         ]);
-        assert_eq!(key(&h, "m", &plain()), "agent-7");
+        assert_eq!(key(&h, None, "m", &plain()), "agent-7");
         let odd = who(&[("x-brief-session", "has space")]);
-        assert!(key(&odd, "m", &plain()).starts_with("h-"));
+        assert!(key(&odd, None, "m", &plain()).starts_with("h-"));
     }
 
     #[test]
@@ -285,7 +309,7 @@ mod tests {
             ("authorization", &format!("Bearer {secret}")),
         ]);
         let mut redactors = Redactors::default();
-        let name = key(&own, "m", &redactors.for_call(&own));
+        let name = key(&own, None, "m", &redactors.for_call(&own));
         assert!(name.starts_with("h-") && !name.contains("sk-"), "{name}");
         // The call's own key, even when it is not shaped like a provider key.
         let plain_key = "0123456789abcdefXYZ";
@@ -293,20 +317,59 @@ mod tests {
             ("x-brief-session", &format!("a-{plain_key}")),
             ("x-api-key", plain_key),
         ]);
-        let name = key(&other, "m", &redactors.for_call(&other));
+        let name = key(&other, None, "m", &redactors.for_call(&other));
         assert!(name.starts_with("h-"), "{name}");
     }
 
     #[test]
     fn without_a_header_the_key_hashes_credential_and_model_and_hides_the_credential() {
         let secret = "Bearer sk-proj-abcdefghijklmnopqrstuvwxyz";
-        let a = key(&who(&[("authorization", secret)]), "gpt-4.1", &plain());
-        let b = key(&who(&[("authorization", secret)]), "gpt-4.1-mini", &plain());
-        let c = key(&who(&[("x-api-key", "other")]), "gpt-4.1", &plain());
+        let a = key(
+            &who(&[("authorization", secret)]),
+            None,
+            "gpt-4.1",
+            &plain(),
+        );
+        let b = key(
+            &who(&[("authorization", secret)]),
+            None,
+            "gpt-4.1-mini",
+            &plain(),
+        );
+        let c = key(&who(&[("x-api-key", "other")]), None, "gpt-4.1", &plain());
         assert!(a.starts_with("auto-") && a.len() == 21);
         assert_ne!(a, b);
         assert_ne!(a, c);
         assert!(!a.contains("sk-"));
+    }
+
+    #[test]
+    fn a_client_session_id_names_the_session_after_the_brief_header() {
+        let claude = who(&[
+            ("x-claude-code-session-id", "6f1c-aa"),
+            ("x-api-key", "sk-ant-api03-abcdefghijklmnopqrstuv"),
+        ]);
+        assert_eq!(key(&claude, Some("body-id"), "m", &plain()), "6f1c-aa");
+        let named = who(&[
+            ("x-brief-session", "alpha"),
+            ("x-claude-code-session-id", "x"),
+        ]);
+        assert_eq!(key(&named, None, "m", &plain()), "alpha");
+        let codex = who(&[("authorization", "Bearer k")]);
+        assert_eq!(key(&codex, Some("thread-9"), "m", &plain()), "thread-9");
+        assert!(key(&codex, Some(""), "m", &plain()).starts_with("auto-"));
+        // A key in Gemini's query string is a credential like any other.
+        let gemini = Who::of(
+            &HeaderMap::new(),
+            Some("alt=sse&key=AIzaSyDsecretsecretsecret"),
+        );
+        let named = key(&gemini, None, "g", &plain());
+        assert!(named.starts_with("auto-"), "{named}");
+        let redactor = Redactors::default().for_call(&gemini);
+        assert_eq!(
+            redactor.redact("error: AIzaSyDsecretsecretsecret"),
+            "error: [redacted]"
+        );
     }
 
     #[test]
@@ -355,7 +418,9 @@ mod tests {
                    {"role": "assistant", "content": [{"type": "text", "text": "B!"}]}]}),
             json!({"model": "m", "tools": [{"name": "u", "input_schema": {}}],
                    "system": "S2", "messages": [{"role": "user", "content": "z"}]}),
-            json!({"model": "m", "messages": []}),
+            // Emptied (an empty `system` keeps it an Anthropic body: align compares each
+            // wake with the previous one of its own wire).
+            json!({"model": "m", "system": [], "messages": []}),
         ];
         let report = crate::cache::align::analyse(
             wakes.iter().map(|w| ("w", w)),

@@ -81,6 +81,7 @@ impl Figures {
                 input,
                 entry.cached_input_tokens.unwrap_or(0),
                 entry.cache_write_tokens.unwrap_or(0),
+                entry.cache_write_1h_tokens.unwrap_or(0),
                 entry.output_tokens.unwrap_or(0),
             );
             bump(&mut self.priced_calls, 1);
@@ -130,6 +131,9 @@ pub struct Stats {
     /// Calls by (provider, model, session, status), for the metrics' status label.
     statuses: BTreeMap<(SeriesKey, String), u64>,
     ledger_errors: u64,
+    /// Requests relayed without metering (no model call, or a path the proxy does not
+    /// know), by provider.
+    unmetered: BTreeMap<&'static str, u64>,
     /// Where a call's prices come from (`brief proxy --price-*`); none by default.
     prices: PriceResolver,
 }
@@ -150,6 +154,11 @@ pub struct Report {
     pub ledger_spilled: u64,
     /// Requests whose digest and drift check are not done yet (calls in flight included).
     pub digest_backlog: u64,
+    /// Requests relayed without a ledger row (model lists, token counts, paths the proxy
+    /// does not know).
+    pub unmetered: u64,
+    /// The same by provider (`openai`, `anthropic`, `gemini`).
+    pub unmetered_per_provider: BTreeMap<String, u64>,
     /// Where the rows' store stands: `kind` (`jsonl`, `clickhouse`), `target`,
     /// `rows_pending`, `rows_stored`, `last_success`, `last_error` (credentials removed),
     /// and for ClickHouse its spool (see `SinkState`).
@@ -194,6 +203,12 @@ impl Stats {
             .statuses
             .entry((key, entry.status.to_string()))
             .or_default();
+        *count = count.saturating_add(1);
+    }
+
+    /// One request relayed to `provider` without metering.
+    pub fn unmetered(&mut self, provider: &'static str) {
+        let count = self.unmetered.entry(provider).or_default();
         *count = count.saturating_add(1);
     }
 
@@ -243,6 +258,15 @@ impl Stats {
             ledger_backlog: 0,
             ledger_spilled: 0,
             digest_backlog: 0,
+            unmetered: self
+                .unmetered
+                .values()
+                .fold(0u64, |sum, n| sum.saturating_add(*n)),
+            unmetered_per_provider: self
+                .unmetered
+                .iter()
+                .map(|(p, n)| (p.to_string(), *n))
+                .collect(),
             sink: SinkState::default(),
         }
     }
@@ -310,6 +334,19 @@ impl Stats {
                     escape(model)
                 );
             }
+        }
+        family(
+            &mut out,
+            "brief_proxy_unmetered_requests_total",
+            "counter",
+            "Requests relayed without a ledger row (model lists, token counts, unknown paths), by provider.",
+        );
+        for (provider, count) in &self.unmetered {
+            let _ = writeln!(
+                out,
+                "brief_proxy_unmetered_requests_total{{provider=\"{}\"}} {count}",
+                escape(provider)
+            );
         }
         family(
             &mut out,

@@ -1,5 +1,6 @@
-//! Where calls go: the two upstream base URLs, the HTTP client, and what the proxy must not
-//! forward (hop-by-hop headers, and the `Host` the client addressed the proxy with).
+//! Where calls go: the upstream base URL of each provider, the HTTP client, and what the
+//! proxy must not forward (hop-by-hop headers, and the `Host` the client addressed the
+//! proxy with).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -39,17 +40,34 @@ impl Upstream {
     }
 
     /// The upstream URL for a request the client sent to `path_and_query` on the proxy.
-    /// OpenAI base URLs end in the version (`…/v1`), so the proxy's `/v1` is dropped;
-    /// Anthropic base URLs stop before it, as the Anthropic SDKs expect.
+    /// OpenAI base URLs end in the version (`…/v1`), so the proxy's `/v1` is dropped (a
+    /// path outside `/v1` goes below the base without its `/v1`); Anthropic and Gemini base
+    /// URLs stop before the version, as their SDKs expect.
+    ///
+    /// A `key=` query parameter (Gemini's way to pass its key) is dropped on the way to any
+    /// other provider: a key never leaves for another provider's host.
     pub fn target(&self, path_and_query: &PathAndQuery) -> Result<Uri, String> {
-        let full = path_and_query.as_str();
-        let rest = match self.wire {
-            Wire::OpenAi => full.strip_prefix("/v1").unwrap_or(full),
-            Wire::Anthropic => full,
+        let kept;
+        let full = match (self.wire, path_and_query.query()) {
+            (Wire::Gemini, _) | (_, None) => path_and_query.as_str(),
+            (_, Some(query)) => {
+                kept = without_query_key(path_and_query.path(), query);
+                kept.as_str()
+            }
         };
-        self.base
-            .join(rest)
-            .parse()
+        let url = match self.wire {
+            Wire::OpenAi | Wire::Responses => match full.strip_prefix("/v1") {
+                Some(rest) if rest.is_empty() || rest.starts_with(['/', '?']) => {
+                    self.base.join(rest)
+                }
+                _ => {
+                    let base = self.base.as_str();
+                    format!("{}{full}", base.strip_suffix("/v1").unwrap_or(base))
+                }
+            },
+            Wire::Anthropic | Wire::Gemini => self.base.join(full),
+        };
+        url.parse()
             .map_err(|e| format!("cannot build the upstream URL: {e}"))
     }
 
@@ -85,6 +103,29 @@ pub fn client() -> Result<Client> {
         .pool_idle_timeout(Duration::from_secs(60))
         .http1_preserve_header_case(true)
         .build(connector))
+}
+
+/// `path?query` without its `key=` parameters (the `?` goes too when nothing is left).
+fn without_query_key(path: &str, query: &str) -> String {
+    let rest: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !pair.starts_with("key="))
+        .collect();
+    if rest.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{}", rest.join("&"))
+    }
+}
+
+/// Removes the credential headers that belong to another provider than `wire`'s: Gemini's
+/// `x-goog-api-key` goes to Gemini's upstream and nowhere else. (The other providers'
+/// headers are shared by compatible servers: `authorization` and `x-api-key` are both
+/// spoken by Anthropic and by OpenAI-compatible gateways, so they stay.)
+pub fn strip_foreign_keys(wire: Wire, headers: &mut HeaderMap) {
+    if wire != Wire::Gemini {
+        headers.remove("x-goog-api-key");
+    }
 }
 
 /// Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus any the
@@ -137,6 +178,53 @@ mod tests {
             anthropic.target(&pq).unwrap().to_string(),
             "http://127.0.0.1:9/v1/messages"
         );
+        let gemini = upstream("https://generativelanguage.googleapis.com", Wire::Gemini);
+        let pq: PathAndQuery = "/v1beta/models/g:streamGenerateContent?alt=sse"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            gemini.target(&pq).unwrap().to_string(),
+            "https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse"
+        );
+        let pq: PathAndQuery = "/api/hello".parse().unwrap();
+        assert_eq!(
+            openai.target(&pq).unwrap().to_string(),
+            "https://api.openai.com/api/hello"
+        );
+        let pq: PathAndQuery = "/v1x".parse().unwrap();
+        assert_eq!(
+            openai.target(&pq).unwrap().to_string(),
+            "https://api.openai.com/v1x"
+        );
+    }
+
+    #[test]
+    fn a_gemini_key_never_goes_to_another_provider() {
+        let openai = upstream("http://127.0.0.1:9/v1", Wire::OpenAi);
+        let pq: PathAndQuery = "/v1/models?key=AIzaSECRET&limit=2".parse().unwrap();
+        assert_eq!(
+            openai.target(&pq).unwrap().to_string(),
+            "http://127.0.0.1:9/v1/models?limit=2"
+        );
+        let anthropic = upstream("http://127.0.0.1:9", Wire::Anthropic);
+        let pq: PathAndQuery = "/v1/messages?key=AIzaSECRET".parse().unwrap();
+        assert_eq!(
+            anthropic.target(&pq).unwrap().to_string(),
+            "http://127.0.0.1:9/v1/messages"
+        );
+        let gemini = upstream("http://127.0.0.1:9", Wire::Gemini);
+        let pq: PathAndQuery = "/v1beta/models?key=AIzaSECRET".parse().unwrap();
+        assert_eq!(
+            gemini.target(&pq).unwrap().to_string(),
+            "http://127.0.0.1:9/v1beta/models?key=AIzaSECRET"
+        );
+        let mut headers = HeaderMap::new();
+        headers.insert("x-goog-api-key", "AIzaSECRET".parse().unwrap());
+        headers.insert("x-api-key", "sk-ant".parse().unwrap());
+        strip_foreign_keys(Wire::Gemini, &mut headers);
+        assert_eq!(headers.len(), 2);
+        strip_foreign_keys(Wire::Anthropic, &mut headers);
+        assert!(!headers.contains_key("x-goog-api-key") && headers.contains_key("x-api-key"));
     }
 
     #[test]

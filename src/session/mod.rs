@@ -438,7 +438,9 @@ impl Session {
         let figures = self.figures_with(state.tier2_tokens, vars, &mut cache.memo)?;
         let provider = match format {
             render::Format::Openai => "openai",
+            render::Format::Responses => "responses",
             render::Format::Anthropic => "anthropic",
+            render::Format::Gemini => "gemini",
             render::Format::Text => "",
         };
         let model = self

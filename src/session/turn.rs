@@ -242,7 +242,9 @@ impl Session {
         }
         let format = match settings.wire {
             Wire::OpenAi => render::Format::Openai,
+            Wire::Responses => render::Format::Responses,
             Wire::Anthropic => render::Format::Anthropic,
+            Wire::Gemini => render::Format::Gemini,
         };
         let body = match self.render_state(&state, format, &request.vars)?.body {
             super::RenderedBody::Json(body) => body,

@@ -7,8 +7,10 @@
 //! from this module. Nothing else computes a prefix hash.
 //!
 //! # Layout of a request body
-//! [`layout`] splits an OpenAI chat-completions or Anthropic messages body into the parts in
-//! the order a prompt cache sees them:
+//! [`layout`] splits a request body into the parts in the order a prompt cache sees them.
+//! Responses and Gemini bodies (told by their `input` and `contents`) are split by their
+//! own modules, [`super::responses`] and [`super::gemini`], whose docs say how; an OpenAI
+//! chat-completions or Anthropic messages body is split here:
 //! - **tools**: `/tools`, every element.
 //! - **system**: Anthropic: `/system` (the string, or one element per block). OpenAI: the
 //!   leading `system`/`developer` messages.
@@ -95,7 +97,8 @@ pub struct Layout<'a> {
     pub system: Vec<Element<'a>>,
     /// How many of `system` belong to the stable prefix (the rest are live).
     pub stable_system: usize,
-    /// Whether the Anthropic `system` is a plain string (then `system` has one element).
+    /// Whether the system part is one plain string (Anthropic `system`, Responses
+    /// `instructions`): then its first element is that string.
     pub system_is_string: bool,
     /// Worked examples: the leading messages that are few-shot turns, part of the stable
     /// prefix (see the module doc for how they are recognised).
@@ -119,8 +122,16 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
     let Value::Object(map) = body else {
         return bad("not a JSON object");
     };
+    if super::gemini::is_body(map) {
+        return super::gemini::layout(map);
+    }
     let Some(Value::Array(messages)) = map.get("messages") else {
-        return bad("no `messages` array");
+        if !map.contains_key("messages")
+            && (map.contains_key("input") || map.contains_key("instructions"))
+        {
+            return super::responses::layout(map);
+        }
+        return bad("no `messages` array (nor a Responses `input` or a Gemini `contents` array)");
     };
     if let Some(i) = messages.iter().position(|m| !m.is_object()) {
         return Err(NotARequest(format!("message {i} is not an object")));
@@ -163,7 +174,8 @@ pub fn layout(body: &Value) -> Result<Layout<'_>, NotARequest> {
         }
     };
     let (stable_tools, stable_system) = match wire {
-        Wire::OpenAi => (tools.len(), lead.min(1)),
+        // (Only these two wires have `messages`.)
+        Wire::OpenAi | Wire::Responses | Wire::Gemini => (tools.len(), lead.min(1)),
         Wire::Anthropic => {
             let marked = |e: &Element| e.value.get("cache_control").is_some_and(|c| !c.is_null());
             match system.iter().rposition(marked) {
@@ -229,7 +241,8 @@ fn is_system(message: &Value) -> bool {
     )
 }
 
-fn elements<'a>(base: &str, first: usize, values: &'a [Value]) -> Vec<Element<'a>> {
+/// The elements of `values`, which sit at `base/first`, `base/first+1`, … in the body.
+pub(crate) fn elements<'a>(base: &str, first: usize, values: &'a [Value]) -> Vec<Element<'a>> {
     values
         .iter()
         .enumerate()
@@ -282,13 +295,15 @@ impl StablePrefix {
     }
 
     pub fn of_layout(layout: &Layout) -> StablePrefix {
-        let tools_text = array_text(&layout.tools[..layout.stable_tools]);
+        let wire = layout.wire;
+        let tools_text = array_text(wire, &layout.tools[..layout.stable_tools]);
         let system_text = if layout.system_is_string && layout.stable_system == 1 {
             as_sent(layout.system[0].value)
         } else {
-            array_text(&layout.system[..layout.stable_system])
+            array_text(wire, &layout.system[..layout.stable_system])
         };
-        let examples_text = (!layout.examples.is_empty()).then(|| array_text(&layout.examples));
+        let examples_text =
+            (!layout.examples.is_empty()).then(|| array_text(wire, &layout.examples));
         let text = framed(&tools_text, &system_text, examples_text.as_deref());
         let live = LiveZone {
             pointers: layout.live().map(|e| e.pointer.clone()).collect(),
@@ -332,13 +347,34 @@ pub fn as_sent(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn array_text(elements: &[Element]) -> String {
+/// An element's text as the cache sees it: as sent, except that a Responses input item's
+/// `id` is left out. Codex CLI names every item it sends with a fresh id per conversation
+/// (`msg_<uuid>`); the id names the item for the client's bookkeeping and is not part of
+/// the text the model reads, so two conversations with the same instructions are the same
+/// prefix.
+pub fn element_text(wire: Wire, value: &Value) -> String {
+    if wire == Wire::Responses
+        && let Value::Object(map) = value
+        && map.contains_key("id")
+        && map.contains_key("role")
+    {
+        let kept: serde_json::Map<String, Value> = map
+            .iter()
+            .filter(|(key, _)| key.as_str() != "id")
+            .map(|(key, item)| (key.clone(), item.clone()))
+            .collect();
+        return as_sent(&Value::Object(kept));
+    }
+    as_sent(value)
+}
+
+fn array_text(wire: Wire, elements: &[Element]) -> String {
     let mut out = String::from("[");
     for (i, element) in elements.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&as_sent(element.value));
+        out.push_str(&element_text(wire, element.value));
     }
     out.push(']');
     out

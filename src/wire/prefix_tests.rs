@@ -120,7 +120,8 @@ fn anthropic_tools_without_a_system_are_recognised() {
 fn bodies_that_are_not_requests_say_why() {
     for body in [
         json!([1, 2]),
-        json!({"input": "hi"}),
+        json!({"prompt": "hi"}),
+        json!({"messages": "hi", "input": []}),
         json!({"messages": [], "tools": {}}),
         json!({"messages": ["hi"]}),
         json!({"messages": [], "system": 3}),

@@ -3,8 +3,10 @@
 //! Providers disagree on what "input tokens" means: OpenAI's `prompt_tokens` includes the
 //! cached part, Anthropic's `input_tokens` excludes both cache reads and cache writes. The
 //! ledger and `brief probe` compare calls across providers, so every answer is normalised
-//! here: `input_tokens` is all input, `cached_input_tokens` a subset of it. Each wire's
-//! module reads its own fields ([`super::openai::usage`], [`super::anthropic::usage`]).
+//! here: `input_tokens` is all input, `cached_input_tokens` a subset of it, and
+//! `output_tokens` all output, reasoning included. Each wire's module reads its own fields
+//! ([`super::openai::usage`], [`super::responses::usage`], [`super::anthropic::usage`],
+//! [`super::gemini::usage`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,7 +25,19 @@ pub struct Usage {
     /// `cache_creation_input_tokens`, OpenAI `cache_write_tokens`), also within
     /// `input_tokens`; `None` when not reported.
     pub cache_write_tokens: Option<u64>,
+    /// All output tokens, reasoning (thinking) tokens included.
     pub output_tokens: u64,
+    /// Of `cache_write_tokens`, those written for five minutes and for an hour (Anthropic
+    /// `usage.cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`),
+    /// which are priced differently; `None` when not reported.
+    #[serde(default)]
+    pub cache_write_5m_tokens: Option<u64>,
+    #[serde(default)]
+    pub cache_write_1h_tokens: Option<u64>,
+    /// Of `output_tokens`, the model's reasoning (OpenAI `reasoning_tokens`, Gemini
+    /// `thoughtsTokenCount`); `None` when not reported.
+    #[serde(default)]
+    pub reasoning_tokens: Option<u64>,
 }
 
 impl Usage {
@@ -32,7 +46,20 @@ impl Usage {
     pub fn of(wire: Wire, usage: &Value) -> Option<Usage> {
         match wire {
             Wire::OpenAi => super::openai::usage(usage),
+            Wire::Responses => super::responses::usage(usage),
             Wire::Anthropic => super::anthropic::usage(usage),
+            Wire::Gemini => super::gemini::usage(usage),
+        }
+    }
+
+    /// The usage of a whole answer (not streamed) as `wire` sends it: its `usage` object,
+    /// Gemini's `usageMetadata` (of the last chunk that has one, for a JSON-array stream).
+    pub fn of_answer(wire: Wire, answer: &Value) -> Option<Usage> {
+        match wire {
+            Wire::OpenAi => super::openai::answer_usage(answer),
+            Wire::Responses => super::responses::answer_usage(answer),
+            Wire::Anthropic => super::anthropic::answer_usage(answer),
+            Wire::Gemini => super::gemini::answer_usage(answer),
         }
     }
 
@@ -85,7 +112,8 @@ mod tests {
                 input_tokens: 2006,
                 cached_input_tokens: Some(1920),
                 cache_write_tokens: None,
-                output_tokens: 1
+                output_tokens: 1,
+                ..Usage::default()
             }
         );
         assert!((usage.cached_share().unwrap() - 1920.0 / 2006.0).abs() < 1e-9);
@@ -151,7 +179,8 @@ mod tests {
                 input_tokens: 2121,
                 cached_input_tokens: Some(1800),
                 cache_write_tokens: Some(300),
-                output_tokens: 1
+                output_tokens: 1,
+                ..Usage::default()
             }
         );
     }

@@ -158,7 +158,7 @@ pub struct Proxy {
 }
 
 impl Proxy {
-    /// Starts the proxy with both upstreams at `upstream`, a fresh ledger and `extra` flags.
+    /// Starts the proxy with every upstream at `upstream`, a fresh ledger and `extra` flags.
     pub fn start(upstream: &str, extra: &[&str]) -> Proxy {
         let dir = tempfile::tempdir().unwrap();
         let ledger = dir.path().join("usage.jsonl");
@@ -179,15 +179,33 @@ impl Proxy {
         extra: &[&str],
         env: &[(&str, &std::ffi::OsStr)],
     ) -> Proxy {
+        Proxy::start_full([upstream; 3], ledger, extra, env)
+    }
+
+    /// Starts the proxy with the OpenAI, Anthropic and Gemini upstreams at the three
+    /// `upstreams`, in that order.
+    pub fn start_apart(upstreams: [&str; 3], ledger: &Path, extra: &[&str]) -> Proxy {
+        Proxy::start_full(upstreams, ledger.as_os_str(), extra, &[])
+    }
+
+    fn start_full(
+        upstreams: [&str; 3],
+        ledger: &std::ffi::OsStr,
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Proxy {
+        let [openai, anthropic, gemini] = upstreams;
         let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
             .args(["--color", "never", "proxy", "--listen", "127.0.0.1:0"])
-            .args(["--openai-upstream", &format!("{upstream}/v1")])
-            .args(["--anthropic-upstream", upstream])
+            .args(["--openai-upstream", &format!("{openai}/v1")])
+            .args(["--anthropic-upstream", anthropic])
+            .args(["--gemini-upstream", gemini])
             .arg("--ledger")
             .arg(ledger)
             .args(extra)
             .env_remove("OPENAI_BASE_URL")
             .env_remove("ANTHROPIC_BASE_URL")
+            .env_remove("GOOGLE_GEMINI_BASE_URL")
             .envs(env.iter().map(|(k, v)| (*k, *v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -13,8 +13,8 @@ pub const KEY: &str = "sk-test-SECRET123";
 
 pub fn settings(kind: Wire, server: &Server) -> Settings {
     let base = match kind {
-        Wire::OpenAi => format!("{}/v1", server.url()),
-        Wire::Anthropic => server.url(),
+        Wire::OpenAi | Wire::Responses => format!("{}/v1", server.url()),
+        Wire::Anthropic | Wire::Gemini => server.url(),
     };
     let mut settings = Settings::new(kind, "test-model", base);
     settings.api_key = Some(ApiKey::new(KEY));
@@ -126,6 +126,54 @@ pub fn assert_openai_answer(answer: &Answer) {
             cached_input_tokens: Some(1920),
             cache_write_tokens: None,
             output_tokens: 31,
+            ..Usage::default()
         })
     );
 }
+
+/// A streamed Responses answer: text deltas, the finished item, then `response.completed`
+/// with usage (cached and reasoning tokens inside their totals).
+pub fn responses_stream(text: &str, completed: bool) -> String {
+    let mut out = String::from(
+        "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\",\"status\":\"in_progress\",\"model\":\"test-model-2025\"}}\n\n",
+    );
+    let chars: Vec<char> = text.chars().collect();
+    for part in chars.chunks(6) {
+        let part: String = part.iter().collect();
+        let delta = serde_json::to_string(&part).unwrap();
+        out.push_str(&format!(
+            "event: response.output_text.delta\ndata: {{\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"output_index\":0,\"delta\":{delta}}}\n\n"
+        ));
+    }
+    let whole = serde_json::to_string(text).unwrap();
+    out.push_str(&format!("event: response.output_item.done\ndata: {{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":{whole}}}]}}}}\n\n"));
+    if completed {
+        out.push_str(&format!("event: response.completed\ndata: {{\"type\":\"response.completed\",\"response\":{{\"id\":\"resp_1\",\"status\":\"completed\",\"model\":\"test-model-2025\",\"usage\":{RESPONSES_USAGE}}}}}\n\n"));
+    }
+    out
+}
+
+pub const RESPONSES_USAGE: &str = r#"{"input_tokens":2048,"input_tokens_details":{"cached_tokens":1920},"output_tokens":31,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":2079}"#;
+
+/// A streamed Gemini answer (`alt=sse`): text chunks, the last with the finish reason and
+/// `usageMetadata`.
+pub fn gemini_stream(text: &str, finished: bool) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    let parts: Vec<String> = chars.chunks(8).map(|c| c.iter().collect()).collect();
+    for (i, part) in parts.iter().enumerate() {
+        let text = serde_json::to_string(part).unwrap();
+        let last = i + 1 == parts.len() && finished;
+        let tail = if last {
+            format!(",\"finishReason\":\"STOP\"}}],\"usageMetadata\":{GEMINI_USAGE}")
+        } else {
+            "}]".to_string()
+        };
+        out.push_str(&format!(
+            "data: {{\"candidates\":[{{\"content\":{{\"role\":\"model\",\"parts\":[{{\"text\":{text}}}]}}{tail},\"modelVersion\":\"test-model-2025\"}}\r\n\r\n"
+        ));
+    }
+    out
+}
+
+pub const GEMINI_USAGE: &str = r#"{"promptTokenCount":2048,"cachedContentTokenCount":1920,"candidatesTokenCount":19,"thoughtsTokenCount":12,"totalTokenCount":2079}"#;

@@ -20,6 +20,20 @@ OPENAI_USAGE = {
     "total_tokens": 2053,
     "prompt_tokens_details": {"cached_tokens": 1920},
 }
+RESPONSES_USAGE = {
+    "input_tokens": 2048,
+    "input_tokens_details": {"cached_tokens": 1920},
+    "output_tokens": 5,
+    "output_tokens_details": {"reasoning_tokens": 2},
+    "total_tokens": 2053,
+}
+GEMINI_USAGE = {
+    "promptTokenCount": 2048,
+    "cachedContentTokenCount": 1920,
+    "candidatesTokenCount": 3,
+    "thoughtsTokenCount": 2,
+    "totalTokenCount": 2053,
+}
 ANTHROPIC_USAGE = {
     "input_tokens": 12,
     "cache_creation_input_tokens": 100,
@@ -57,6 +71,43 @@ def anthropic_events(model):
     yield "message_stop", {"type": "message_stop"}
 
 
+def responses_events(model):
+    """A Responses stream as the API sends it: created, the item, text deltas, completed."""
+    item = {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "text": "Hello there", "annotations": []}]}
+    base = {"id": "resp_1", "object": "response", "created_at": 1, "status": "in_progress",
+            "model": model, "output": []}
+    events = [("response.created", {"type": "response.created", "response": base}),
+              ("response.output_item.added", {"type": "response.output_item.added",
+                                              "output_index": 0,
+                                              "item": dict(item, status="in_progress", content=[])}),
+              ("response.content_part.added", {"type": "response.content_part.added",
+                                               "item_id": "msg_1", "output_index": 0,
+                                               "content_index": 0,
+                                               "part": {"type": "output_text", "text": "",
+                                                        "annotations": []}})]
+    for piece in ["Hel", "lo ", "there"]:
+        events.append(("response.output_text.delta", {
+            "type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+            "content_index": 0, "delta": piece}))
+    events.append(("response.output_item.done", {"type": "response.output_item.done",
+                                                 "output_index": 0, "item": item}))
+    events.append(("response.completed", {"type": "response.completed", "response": dict(
+        base, status="completed", output=[item], usage=RESPONSES_USAGE)}))
+    for number, (_, data) in enumerate(events):
+        data["sequence_number"] = number
+    return events, dict(base, status="completed", output=[item], usage=RESPONSES_USAGE)
+
+
+def gemini_chunks(model):
+    for piece in ["Hel", "lo ", "there"]:
+        yield {"candidates": [{"content": {"role": "model", "parts": [{"text": piece}]},
+                               "index": 0}], "modelVersion": model}
+    yield {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]},
+                           "finishReason": "STOP", "index": 0}],
+           "usageMetadata": GEMINI_USAGE, "modelVersion": model}
+
+
 class Upstream(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     requests = []
@@ -70,6 +121,10 @@ class Upstream(BaseHTTPRequestHandler):
         request = json.loads(body)
         model = request.get("model", "m")
         anthropic = self.path.endswith("/messages")
+        if self.path.startswith("/v1beta/models/"):
+            return self.gemini()
+        if self.path.startswith("/v1/responses"):
+            return self.responses_api(request, model)
         if request.get("stream"):
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
@@ -104,6 +159,45 @@ class Upstream(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+    def chunked(self, frames):
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for frame in frames:
+            data = frame.encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+    def whole(self, answer):
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def responses_api(self, request, model):
+        events, final = responses_events(model)
+        if request.get("stream"):
+            self.chunked([f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events])
+        else:
+            self.whole(final)
+
+    def gemini(self):
+        model = self.path.split("/models/", 1)[1].split(":", 1)[0]
+        chunks = list(gemini_chunks(model))
+        if ":streamGenerateContent" in self.path and "alt=sse" in self.path:
+            self.chunked([f"data: {json.dumps(c)}\r\n\r\n" for c in chunks])
+        elif ":streamGenerateContent" in self.path:
+            self.whole(chunks)
+        else:
+            answer = chunks[-1]
+            answer["candidates"][0]["content"]["parts"][0]["text"] = "Hello there"
+            self.whole(answer)
+
+
 @pytest.fixture
 def upstream():
     Upstream.requests = []
@@ -118,10 +212,11 @@ class Proxy:
     def __init__(self, upstream_url, ledger, extra=()):
         self.ledger = ledger
         env = {k: v for k, v in os.environ.items()
-               if k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")}
+               if k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL")}
         self.process = subprocess.Popen(
             [brief_bin(), "--color", "never", "proxy", "--listen", "127.0.0.1:0",
              "--openai-upstream", f"{upstream_url}/v1", "--anthropic-upstream", upstream_url,
+             "--gemini-upstream", upstream_url,
              "--ledger", str(ledger), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
         self.url = self.process.stdout.readline().strip()

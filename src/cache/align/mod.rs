@@ -23,19 +23,21 @@
 //! and texts plus a small report per wake, so memory does not grow with the bodies read.
 
 pub mod diff;
+mod markers;
 pub mod read;
 mod report;
 pub mod state;
 mod wake;
 pub mod warnings;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 
 use crate::wire::Wire;
 pub use crate::wire::prefix::NotARequest;
+pub use markers::ClientMarker;
 pub use report::{
     Baseline, CacheMetrics, Difference, Part, PartStats, Parts, Totals, WakeReport, Zone,
 };
@@ -78,12 +80,24 @@ struct Previous {
     baseline: Baseline,
 }
 
-/// Compares wakes one at a time.
+/// Compares wakes one at a time. A capture may mix wires (several agents behind one
+/// proxy): each wake is compared with the previous wake of its own wire.
 pub struct Aligner {
     options: Options,
-    previous: Option<Previous>,
+    /// The last wake of each wire in this run.
+    previous: HashMap<Wire, Previous>,
+    /// The last wake of an earlier run (`--state`), for the first wake of its wire.
+    baseline: Option<Previous>,
     /// Fingerprints of (pointer, element hash) already scanned for volatile values.
     reported: HashSet<u64>,
+    /// Per wire, the number of wakes and the fingerprints of the elements every one of
+    /// them holds unchanged at the same place: a volatile-looking value in one of those
+    /// never changed in the run, so it cannot have broken a cache.
+    in_every_wake: HashMap<Wire, (usize, HashSet<u64>)>,
+    /// Per wake, its wire and the element fingerprint of each of its warnings.
+    warning_elements: Vec<(Wire, Vec<u64>)>,
+    /// The last wake's state, for `--state`.
+    last: Option<State>,
     wakes: Vec<WakeReport>,
     totals: Totals,
 }
@@ -93,12 +107,16 @@ impl Aligner {
     pub fn new(options: Options, baseline: Option<State>) -> Aligner {
         Aligner {
             options,
-            previous: baseline.map(|state| Previous {
+            previous: HashMap::new(),
+            baseline: baseline.map(|state| Previous {
                 state,
                 texts: None,
                 baseline: Baseline::StateFile,
             }),
             reported: HashSet::new(),
+            in_every_wake: HashMap::new(),
+            warning_elements: Vec::new(),
+            last: None,
             wakes: Vec::new(),
             totals: Totals::default(),
         }
@@ -116,10 +134,21 @@ impl Aligner {
             system: digested.system_hashes.clone(),
             examples: digested.example_hashes.clone(),
             messages: digested.message_hashes.clone(),
+            wire: Some(digested.layout.wire),
         };
-        let warnings = self.scan_warnings(&digested);
+        let wire = digested.layout.wire;
+        let (warnings, elements) = self.scan_warnings(&digested);
+        self.keep_unchanged(&digested);
+        self.warning_elements.push((wire, elements));
         let mut report = report::new(self.wakes.len() + 1, source, &digested, warnings);
-        if let Some(previous) = &self.previous {
+        if !self.previous.contains_key(&wire)
+            && let Some(baseline) = self
+                .baseline
+                .take_if(|b| b.state.wire.is_none_or(|w| w == wire))
+        {
+            self.previous.insert(wire, baseline);
+        }
+        if let Some(previous) = self.previous.get(&wire) {
             report.compare(&previous.state, previous.baseline);
             report.drifted_parts = self.drifted_parts(&previous.state, &state);
             report.first_difference = report
@@ -131,21 +160,45 @@ impl Aligner {
         }
         self.totals.wakes += 1;
         self.totals.warnings += report.warnings.len();
-        self.previous = Some(Previous {
-            state,
-            texts: Some(digested.texts),
-            baseline: Baseline::PreviousWake,
-        });
+        self.last = Some(state.clone());
+        self.previous.insert(
+            wire,
+            Previous {
+                state,
+                texts: Some(digested.texts),
+                baseline: Baseline::PreviousWake,
+            },
+        );
         self.wakes.push(report);
         Ok(self.wakes.last().expect("just pushed"))
     }
 
-    /// The report; `None` when no wake was pushed.
-    pub fn finish(self) -> Option<Report> {
+    /// The report; `None` when no wake was pushed. With two wakes or more, a warning
+    /// whose element is byte-identical at the same place in every wake becomes a constant
+    /// value: reported, not flagged. (With one wake nothing says it is constant.)
+    pub fn finish(mut self) -> Option<Report> {
         if self.wakes.is_empty() {
             return None;
         }
-        let state = self.previous?.state;
+        for (wake, (wire, elements)) in self.wakes.iter_mut().zip(&self.warning_elements) {
+            let Some((count, unchanged)) = self.in_every_wake.get(wire) else {
+                continue;
+            };
+            if *count < 2 {
+                continue;
+            }
+            let warnings = std::mem::take(&mut wake.warnings);
+            for (warning, element) in warnings.into_iter().zip(elements) {
+                if unchanged.contains(element) {
+                    wake.constant_values.push(warning);
+                } else {
+                    wake.warnings.push(warning);
+                }
+            }
+            self.totals.warnings -= wake.constant_values.len();
+            self.totals.constant_values += wake.constant_values.len();
+        }
+        let state = self.last?;
         Some(Report {
             wakes: self.wakes,
             totals: self.totals,
@@ -173,9 +226,40 @@ impl Aligner {
         parts
     }
 
+    /// Narrows the elements found unchanged in every wake to those this wake holds too.
+    fn keep_unchanged(&mut self, d: &Digested) {
+        let layout = &d.layout;
+        let this: HashSet<u64> = layout.tools[..layout.stable_tools]
+            .iter()
+            .zip(&d.tool_hashes)
+            .chain(
+                layout.system[..layout.stable_system]
+                    .iter()
+                    .zip(&d.system_hashes),
+            )
+            .chain(layout.examples.iter().zip(&d.example_hashes))
+            .chain(
+                layout.conversation[..d.compared]
+                    .iter()
+                    .zip(&d.message_hashes),
+            )
+            .map(|(element, hash)| fingerprint(&element.pointer, hash))
+            .collect();
+        match self.in_every_wake.get_mut(&layout.wire) {
+            None => {
+                self.in_every_wake.insert(layout.wire, (1, this));
+            }
+            Some((count, before)) => {
+                *count += 1;
+                before.retain(|print| this.contains(print));
+            }
+        }
+    }
+
     /// Volatile values in the stable tools, system and examples and in every compared
-    /// message but the newest; an element already scanned, unchanged at the same place, is skipped.
-    fn scan_warnings(&mut self, d: &Digested) -> Vec<Warning> {
+    /// message but the newest, each with the fingerprint of its element; an element
+    /// already scanned, unchanged at the same place, is skipped.
+    fn scan_warnings(&mut self, d: &Digested) -> (Vec<Warning>, Vec<u64>) {
         let layout = &d.layout;
         let newest = if self.options.wakes {
             0
@@ -193,22 +277,30 @@ impl Aligner {
             .chain(layout.examples.iter().zip(&d.example_hashes))
             .chain(layout.conversation[..newest].iter().zip(&d.message_hashes));
         let mut out = Vec::new();
+        let mut elements = Vec::new();
         for (element, hash) in scanned {
-            let mut fingerprint = DefaultHasher::new();
-            (&element.pointer, hash).hash(&mut fingerprint);
-            if self.reported.insert(fingerprint.finish()) {
+            let print = fingerprint(&element.pointer, hash);
+            if self.reported.insert(print) {
                 warnings::collect(&element.pointer, element.value, &mut out);
+                elements.resize(out.len(), print);
             }
         }
-        out
+        (out, elements)
     }
+}
+
+/// One element at one place: its pointer and its hash.
+fn fingerprint(pointer: &str, hash: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (pointer, hash).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The error for a body that is not a request, named by its source.
 pub fn bad_request(source: &str, why: &NotARequest) -> crate::error::Error {
     crate::error::Error::input(format!("{source}: {why}")).with_hint(
-        "pass an OpenAI chat completions or Anthropic messages request body \
-         (a JSON object with a `messages` array)",
+        "pass a request body: OpenAI chat completions or Anthropic messages (a JSON \
+         object with a `messages` array), OpenAI Responses (`input`) or Gemini (`contents`)",
     )
 }
 
@@ -255,12 +347,16 @@ fn difference(
         .get(index)
         .map(|e| e.pointer.clone())
         .unwrap_or_else(|| fallback_pointer(part, now, index));
+    let client_marker = elements
+        .get(index)
+        .and_then(|e| markers::find(&crate::wire::prefix::as_sent(e.value)));
     let mut found = Difference {
         part,
         pointer,
         offset: None,
         previous: None,
         current: None,
+        client_marker,
     };
     if let Some(before_texts) = before_texts {
         let (old_text, new_text) = (before_texts.of(part), now.texts.of(part));
@@ -276,15 +372,27 @@ fn difference(
 /// The pointer of an element that is gone from this wake (it was removed).
 fn fallback_pointer(part: Part, now: &Digested, index: usize) -> String {
     let layout = &now.layout;
+    // Responses: `instructions` is the first system element, the rest are `input` items.
+    let instructions = usize::from(layout.system_is_string);
     match (part, layout.wire) {
         (Part::Tools, _) => format!("/tools/{index}"),
         (Part::System, Wire::Anthropic) => format!("/system/{index}"),
         (Part::System, Wire::OpenAi) => format!("/messages/{index}"),
+        (Part::System, Wire::Responses) if index < instructions => "/instructions".into(),
+        (Part::System, Wire::Responses) => format!("/input/{}", index - instructions),
+        (Part::System, Wire::Gemini) => format!("/systemInstruction/parts/{index}"),
         (Part::Examples, Wire::Anthropic) => format!("/messages/{index}"),
         (Part::Examples, Wire::OpenAi) => {
             format!("/messages/{}", layout.stable_system.min(1) + index)
         }
+        (Part::Examples, Wire::Responses) => format!("/input/{index}"),
+        (Part::Examples, Wire::Gemini) => format!("/contents/{index}"),
         (Part::Messages, Wire::Anthropic) => format!("/messages/{index}"),
         (Part::Messages, Wire::OpenAi) => format!("/messages/{}", layout.system.len() + index),
+        (Part::Messages, Wire::Responses) => format!(
+            "/input/{}",
+            layout.system.len() - instructions + layout.examples.len() + index
+        ),
+        (Part::Messages, Wire::Gemini) => format!("/contents/{index}"),
     }
 }

@@ -86,6 +86,10 @@ pub struct Difference {
     /// About 40 bytes either side of the offset, secrets cut.
     pub previous: Option<String>,
     pub current: Option<String>,
+    /// A marker a known client writes into its requests, when the differing element holds
+    /// one: what it is and what its change means for the cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_marker: Option<super::ClientMarker>,
 }
 
 /// Seed 002's per-wake cache metrics.
@@ -120,6 +124,10 @@ pub struct WakeReport {
     /// a value already reported earlier in the run, at the same place and unchanged, is
     /// not repeated.
     pub warnings: Vec<Warning>,
+    /// Volatile-looking values (a clock time in an example, a date in a tool's text) that
+    /// are byte-identical at the same place in every wake of the run: they cannot break a
+    /// cache, so they are listed here and not flagged. Empty for a run of one wake.
+    pub constant_values: Vec<Warning>,
     /// For the first drifted part (the one that broke the cache).
     pub first_difference: Option<Difference>,
     pub cache_metrics: CacheMetrics,
@@ -149,6 +157,7 @@ pub(super) fn new(wake: usize, source: &str, d: &Digested, warnings: Vec<Warning
         live_zone: d.live_zone.clone(),
         volatile_tail: d.volatile_tail.clone(),
         warnings,
+        constant_values: Vec::new(),
         first_difference: None,
         cache_metrics: CacheMetrics {
             stable_prefix_bytes: bytes,
@@ -191,6 +200,8 @@ pub struct Totals {
     #[serde(skip_serializing_if = "is_zero")]
     pub broken_by_examples: usize,
     pub warnings: usize,
+    /// Volatile-looking values identical in every wake (not flagged).
+    pub constant_values: usize,
 }
 
 impl Totals {

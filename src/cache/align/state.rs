@@ -29,6 +29,10 @@ pub struct State {
     pub examples: Vec<String>,
     /// One hash per conversation message, `cache_control` markers left out.
     pub messages: Vec<String>,
+    /// The wire the wake was written in (absent in files of earlier builds: then the next
+    /// run's first wake is compared with it whatever its wire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<crate::wire::Wire>,
 }
 
 impl State {

@@ -6,8 +6,11 @@
 
 use serde_json::Value;
 
+use crate::wire::Wire;
 use crate::wire::canonical::sha256_hex;
-use crate::wire::prefix::{self, Element, Layout, NotARequest, StablePrefix, as_sent};
+use crate::wire::prefix::{
+    self, Element, Layout, NotARequest, StablePrefix, as_sent, element_text,
+};
 
 use super::{Part, PartStats, Parts, Zone};
 
@@ -56,13 +59,18 @@ pub fn digest(body: &Value, volatile_tail: usize) -> Result<Digested<'_>, NotARe
     let stable = StablePrefix::of_layout(&layout);
     let conversation = &layout.conversation;
     let compared = conversation.len() - volatile_tail.min(conversation.len());
-    let tool_hashes = element_hashes(&layout.tools[..layout.stable_tools]);
-    let system_hashes = element_hashes(&layout.system[..layout.stable_system]);
-    let example_hashes = element_hashes(&layout.examples);
+    let wire = layout.wire;
+    let tool_hashes = element_hashes(wire, &layout.tools[..layout.stable_tools]);
+    let system_hashes = element_hashes(wire, &layout.system[..layout.stable_system]);
+    let example_hashes = element_hashes(wire, &layout.examples);
     let mut messages = String::from("[");
     let mut message_hashes = Vec::with_capacity(compared);
     for (i, message) in conversation[..compared].iter().enumerate() {
-        let text = comparison_text(message.value);
+        let text = if wire == Wire::Responses {
+            element_text(wire, message.value)
+        } else {
+            comparison_text(message.value)
+        };
         message_hashes.push(sha256_hex(text.as_bytes()));
         if i > 0 {
             messages.push(',');
@@ -111,10 +119,10 @@ pub fn digest(body: &Value, volatile_tail: usize) -> Result<Digested<'_>, NotARe
     })
 }
 
-fn element_hashes(elements: &[Element]) -> Vec<String> {
+fn element_hashes(wire: Wire, elements: &[Element]) -> Vec<String> {
     elements
         .iter()
-        .map(|e| sha256_hex(as_sent(e.value).as_bytes()))
+        .map(|e| sha256_hex(element_text(wire, e.value).as_bytes()))
         .collect()
 }
 

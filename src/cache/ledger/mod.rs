@@ -38,7 +38,8 @@ pub struct Entry {
     pub time: String,
     /// The `brief` subcommand that made the call (`probe`, `compress`, …).
     pub command: String,
-    /// The wire protocol: `openai` (any OpenAI-compatible server) or `anthropic`.
+    /// The wire protocol: `openai` (Chat Completions, any OpenAI-compatible server),
+    /// `responses` (OpenAI Responses), `anthropic` or `gemini`.
     pub provider: String,
     /// The model asked for, as the brief or `--model` names it.
     pub model: String,
@@ -98,6 +99,17 @@ pub struct Entry {
     /// For `compress`: that brief's directory, absolute.
     #[serde(default)]
     pub target_brief_dir: Option<String>,
+    /// Of `cache_write_tokens`, those written for five minutes and for an hour (Anthropic's
+    /// `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`), priced
+    /// apart; `null` when the answer did not split them.
+    #[serde(default)]
+    pub cache_write_5m_tokens: Option<u64>,
+    #[serde(default)]
+    pub cache_write_1h_tokens: Option<u64>,
+    /// Of `output_tokens`, the model's reasoning (OpenAI `reasoning_tokens`, Gemini
+    /// `thoughtsTokenCount`); `null` when not reported.
+    #[serde(default)]
+    pub reasoning_tokens: Option<u64>,
     /// For a proxied call that drifted: the byte at which the first part in
     /// `drifted_parts` first differs from the session's previous call, in that part's text
     /// as `brief align` counts it; `null` when nothing drifted or the previous text was not
@@ -202,6 +214,9 @@ impl Entry {
             drifted_parts: None,
             target_brief: None,
             target_brief_dir: None,
+            cache_write_5m_tokens: None,
+            cache_write_1h_tokens: None,
+            reasoning_tokens: None,
             drift_offset: None,
             host: host(),
         }
@@ -254,6 +269,9 @@ impl Entry {
                     self.cached_input_tokens = usage.cached_input_tokens;
                     self.cache_write_tokens = usage.cache_write_tokens;
                     self.output_tokens = Some(usage.output_tokens);
+                    self.cache_write_5m_tokens = usage.cache_write_5m_tokens;
+                    self.cache_write_1h_tokens = usage.cache_write_1h_tokens;
+                    self.reasoning_tokens = usage.reasoning_tokens;
                 }
                 self
             }

@@ -1,6 +1,8 @@
 //! Where `brief usage` gets a call's prices: the command line, else the `pricing` of the
 //! brief the call was made for (read again from its directory, since the ledger keeps no
-//! prices), else the provider's known multipliers of the input price.
+//! prices), else the dated list price of a well-known model (`cache::list_prices`); cached
+//! and cache-write prices not given come from the provider's known multipliers of the
+//! input price.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -67,7 +69,11 @@ impl PriceResolver {
     /// entry's `brief_dir`, else its `target_brief_dir`).
     pub fn prices_for(&mut self, provider: &str, model: &str, dir: Option<&str>) -> Option<Prices> {
         let brief = self.brief_pricing(model, dir);
-        let input = self.input.or(brief.as_ref().map(|p| p.input_per_mtok))?;
+        let listed = crate::cache::list_prices::lookup(model);
+        let input = self
+            .input
+            .or(brief.as_ref().map(|p| p.input_per_mtok))
+            .or(listed.map(|l| l.input_per_mtok))?;
         let facts = facts::lookup(provider, model);
         let cached = self
             .cached
@@ -79,14 +85,21 @@ impl PriceResolver {
             .and_then(|p| p.cache_write_per_mtok)
             .or(facts.write_multiplier.map(|m| m * input))
             .unwrap_or(input);
+        let write_1h = brief
+            .as_ref()
+            .and_then(|p| p.cache_write_1h_per_mtok)
+            .or(facts.write_1h_multiplier.map(|m| m * input))
+            .unwrap_or(write);
         let output = self
             .output
             .or(brief.as_ref().and_then(|p| p.output_per_mtok))
+            .or(listed.map(|l| l.output_per_mtok))
             .unwrap_or(0.0);
         Some(Prices {
             input,
             cached,
             write,
+            write_1h,
             output,
         })
     }

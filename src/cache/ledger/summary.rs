@@ -51,7 +51,10 @@ impl GroupBy {
 pub struct Prices {
     pub input: f64,
     pub cached: f64,
+    /// A cache write (Anthropic: a 5-minute one).
     pub write: f64,
+    /// A one-hour cache write (Anthropic), priced apart from `write`.
+    pub write_1h: f64,
     pub output: f64,
 }
 
@@ -61,9 +64,17 @@ pub struct Prices {
 pub const UNITS_PER_CURRENCY: f64 = 1e15;
 
 impl Prices {
-    /// Cost of a call's usage, and what it would have cost with no cache at all.
-    pub fn cost(&self, input: u64, cached: u64, write: u64, output: u64) -> (f64, f64) {
-        let (with, without) = self.cost_units(input, cached, write, output);
+    /// Cost of a call's usage, and what it would have cost with no cache at all. Of the
+    /// `write` tokens, `write_1h` were written for an hour and are priced as such.
+    pub fn cost(
+        &self,
+        input: u64,
+        cached: u64,
+        write: u64,
+        write_1h: u64,
+        output: u64,
+    ) -> (f64, f64) {
+        let (with, without) = self.cost_units(input, cached, write, write_1h, output);
         (
             with as f64 / UNITS_PER_CURRENCY,
             without as f64 / UNITS_PER_CURRENCY,
@@ -71,15 +82,25 @@ impl Prices {
     }
 
     /// [`Prices::cost`] in [`UNITS_PER_CURRENCY`], exact.
-    pub fn cost_units(&self, input: u64, cached: u64, write: u64, output: u64) -> (i128, i128) {
+    pub fn cost_units(
+        &self,
+        input: u64,
+        cached: u64,
+        write: u64,
+        write_1h: u64,
+        output: u64,
+    ) -> (i128, i128) {
         // A price per million tokens times 1e9 is the price of one token in units.
         let per_token = |price: f64| (price * 1e9).round() as i128;
         let plain = i128::from(input.saturating_sub(cached).saturating_sub(write));
+        let long = write_1h.min(write);
+        let short = write - long;
         let out = i128::from(output).saturating_mul(per_token(self.output));
         let with = plain
             .saturating_mul(per_token(self.input))
             .saturating_add(i128::from(cached).saturating_mul(per_token(self.cached)))
-            .saturating_add(i128::from(write).saturating_mul(per_token(self.write)))
+            .saturating_add(i128::from(short).saturating_mul(per_token(self.write)))
+            .saturating_add(i128::from(long).saturating_mul(per_token(self.write_1h)))
             .saturating_add(out);
         let without = i128::from(input)
             .saturating_mul(per_token(self.input))
@@ -156,7 +177,8 @@ impl Totals {
             }
         }
         if let (Some(prices), Some(_)) = (prices, entry.input_tokens) {
-            let (with, without) = prices.cost_units(input, cached, write, output);
+            let write_1h = entry.cache_write_1h_tokens.unwrap_or(0);
+            let (with, without) = prices.cost_units(input, cached, write, write_1h, output);
             self.priced_calls = self.priced_calls.saturating_add(1);
             self.cost_units = self.cost_units.saturating_add(with);
             self.cost_without_cache_units = self.cost_without_cache_units.saturating_add(without);
@@ -377,8 +399,19 @@ mod tests {
         input: 3.0,
         cached: 0.3,
         write: 3.75,
+        write_1h: 6.0,
         output: 15.0,
     };
+
+    #[test]
+    fn one_hour_cache_writes_are_priced_apart_from_five_minute_ones() {
+        let mut entry = call("2026-11-30T09:00:00.000Z", "aa", 2000, Some(0), Some(1000));
+        entry.cache_write_5m_tokens = Some(600);
+        entry.cache_write_1h_tokens = Some(400);
+        let (total, _) = summarise(&[entry], GroupBy::Prefix, |_| Some(PRICES));
+        let expected = (1000.0 * 3.0 + 600.0 * 3.75 + 400.0 * 6.0 + 15.0) / 1e6;
+        assert!((total.cost() - expected).abs() < 1e-12, "{}", total.cost());
+    }
 
     #[test]
     fn totals_share_and_savings() {

@@ -15,7 +15,8 @@ const SHOWN_WARNINGS: usize = 10;
 
 /// Check provider request bodies ("wakes") for prefix drift and volatile content
 ///
-/// Each PAYLOAD is an OpenAI chat completions or Anthropic messages request body, in the
+/// Each PAYLOAD is a request body in any wire (OpenAI Chat Completions or Responses,
+/// Anthropic Messages, Gemini generateContent; a JSONL capture may mix them), in the
 /// order the agent sent them. The stable prefix (tools and static system, hashed as sent)
 /// must stay byte-identical from wake to wake; the conversation may only grow at its end.
 /// Reports, per wake, each part's size and hash, which part drifted and where, and
@@ -29,7 +30,10 @@ const SHOWN_WARNINGS: usize = 10;
 /// A `cache_control` marker counts as content in tools and system (moving it there moves
 /// what is cached); in the conversation it is ignored, so a marker that slides to the newest
 /// message on each call is not drift. Volatile values are looked for in tools, system and
-/// every message but the newest, and each is reported once per run.
+/// every message but the newest, and each is reported once per run; one that is
+/// byte-identical at the same place in every wake of a run of two or more is listed as a
+/// constant value, not flagged. A changed element that holds a known client's marker (Claude
+/// Code's cc_version block, Codex's environment context) is named with what it means.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Request body files, in order; `-` reads JSON lines (one body per line) from stdin,
@@ -141,6 +145,13 @@ fn summary(report: &Report) -> String {
         t.warnings,
         plural(t.warnings, "warning", "warnings")
     ));
+    if t.constant_values > 0 {
+        text.push_str(&format!(
+            " ({} volatile-looking {} identical in every wake, not flagged)",
+            t.constant_values,
+            plural(t.constant_values, "value", "values")
+        ));
+    }
     text
 }
 
@@ -273,6 +284,12 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
             out.push_str(&format!("      previous: {before}\n"));
             out.push_str(&format!("      current:  {now}\n"));
         }
+        if let Some(marker) = &diff.client_marker {
+            out.push_str(&format!(
+                "    {}'s {}: {}\n",
+                marker.client, marker.marker, marker.meaning
+            ));
+        }
     }
     for warning in wake.warnings.iter().take(SHOWN_WARNINGS) {
         out.push_str(&format!(
@@ -289,6 +306,22 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
         out.push_str(&format!(
             "  … and {} more warnings (see --json)\n",
             wake.warnings.len() - SHOWN_WARNINGS
+        ));
+    }
+    for constant in wake.constant_values.iter().take(SHOWN_WARNINGS) {
+        out.push_str(&format!(
+            "  constant: {} at {} (line {}, column {}): {} (identical in every wake)\n",
+            constant.kind.describe(),
+            constant.location,
+            constant.line,
+            constant.column,
+            constant.sample
+        ));
+    }
+    if wake.constant_values.len() > SHOWN_WARNINGS {
+        out.push_str(&format!(
+            "  … and {} more constant values (see --json)\n",
+            wake.constant_values.len() - SHOWN_WARNINGS
         ));
     }
     out.push_str(&format!("stable_prefix_hash:{}\n", wake.stable_prefix_hash));

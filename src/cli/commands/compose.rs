@@ -35,7 +35,7 @@ pub struct Args {
     /// Use item bodies exactly as written, without lossless compaction
     #[arg(long)]
     pub no_compact: bool,
-    /// Add `prompt_cache_key` (derived from the prefix hash) to an openai body
+    /// Add `prompt_cache_key` (derived from the prefix hash) to an openai or responses body
     #[arg(long)]
     pub cache_key: bool,
     /// Print the stable prefix's hashes and sizes (in the printed body's wire format; for
@@ -98,7 +98,11 @@ struct Tokens {
 pub enum Format {
     Text,
     Openai,
+    /// OpenAI Responses: `instructions`, flat function tools, `input` items.
+    Responses,
     Anthropic,
+    /// Gemini generateContent: `systemInstruction`, `functionDeclarations`, `contents`.
+    Gemini,
 }
 
 impl From<Format> for render::Format {
@@ -106,7 +110,9 @@ impl From<Format> for render::Format {
         match format {
             Format::Text => render::Format::Text,
             Format::Openai => render::Format::Openai,
+            Format::Responses => render::Format::Responses,
             Format::Anthropic => render::Format::Anthropic,
+            Format::Gemini => render::Format::Gemini,
         }
     }
 }
@@ -136,8 +142,8 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     for name in &composed.unused_vars {
         ui.warn(&format!("--var {name} is not used by any volatile item"));
     }
-    if args.cache_key && args.format != Format::Openai {
-        ui.warn("--cache-key applies to --format openai only; ignored");
+    if args.cache_key && !matches!(args.format, Format::Openai | Format::Responses) {
+        ui.warn("--cache-key applies to --format openai and responses only; ignored");
     }
     // The prefix is serialised and hashed only for what prints its hash.
     let Rendered {

@@ -16,11 +16,14 @@ use crate::wire::Wire;
 ///
 /// Point the agent at the proxy by its base URL (OPENAI_BASE_URL=http://127.0.0.1:8787/v1,
 /// ANTHROPIC_BASE_URL=http://127.0.0.1:8787). Requests pass upstream byte for byte and
-/// answers come back as they arrive, streams included. Each call of POST
-/// /v1/chat/completions or POST /v1/messages adds one ledger row (command `proxy`) with
-/// its usage, prefix hash, session and the parts that drifted since the session's previous
-/// call; GET /stats and GET /metrics show the running figures. A session is the
-/// X-Brief-Session header, else a hash of the credential and the model. The bound address
+/// answers come back as they arrive, streams included. Each model call (POST
+/// /v1/chat/completions, /v1/responses, /v1/messages, /v1beta/models/MODEL:generateContent
+/// or :streamGenerateContent) adds one ledger row (command `proxy`) with its usage, prefix
+/// hash, session and the parts that drifted since the session's previous call; every other
+/// request goes to its provider's upstream and is counted as unmetered. GET /stats and GET
+/// /metrics show the running figures. A session is the X-Brief-Session header, else the
+/// client's own session id (Claude Code's, an OpenAI prompt_cache_key), else a hash of the
+/// credential and the model. The bound address
 /// is printed on stdout. Stop with Ctrl-C or SIGTERM: calls in flight get
 /// --shutdown-timeout to finish, and every row is written.
 #[derive(Debug, clap::Args)]
@@ -37,6 +40,9 @@ pub struct Args {
     /// The Anthropic upstream [default: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]
     #[arg(long, value_name = "URL")]
     pub anthropic_upstream: Option<String>,
+    /// The Gemini upstream [default: $GOOGLE_GEMINI_BASE_URL, else https://generativelanguage.googleapis.com]
+    #[arg(long, value_name = "URL")]
+    pub gemini_upstream: Option<String>,
     #[command(flatten)]
     pub ledger: LedgerArgs,
     /// Listen on a non-loopback address (the proxy relays credentials: mind who can reach it)
@@ -97,6 +103,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             Wire::Anthropic,
             "--anthropic-upstream",
         )?,
+        gemini_upstream: upstream(args.gemini_upstream, Wire::Gemini, "--gemini-upstream")?,
         ledger: args.ledger.destination()?,
         allow_remote: args.allow_remote,
         timeout: args.timeout,
@@ -111,15 +118,16 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         },
     };
     let ledger_path = config.ledger.display();
-    let (openai, anthropic) = (
+    let (openai, anthropic, gemini) = (
         config.openai_upstream.clone(),
         config.anthropic_upstream.clone(),
+        config.gemini_upstream.clone(),
     );
     let summary = proxy::run(config, |addr| {
         // The address first, on stdout, so a script can read the port it got.
         let _ = ui.outln(&format!("http://{addr}"));
         ui.info(&format!(
-            "brief proxy: listening on http://{addr}\n  OpenAI-compatible: POST /v1/chat/completions -> {openai}\n  Anthropic:         POST /v1/messages -> {anthropic}\n  ledger: {}\n  dashboard: http://{addr}/ (figures: /stats, /metrics)\n  point an agent here: OPENAI_BASE_URL=http://{addr}/v1  ANTHROPIC_BASE_URL=http://{addr}",
+            "brief proxy: listening on http://{addr}\n  OpenAI:    POST /v1/chat/completions, /v1/responses -> {openai}\n  Anthropic: POST /v1/messages -> {anthropic}\n  Gemini:    POST /v1beta/models/MODEL:generateContent -> {gemini}\n  ledger: {}\n  dashboard: http://{addr}/ (figures: /stats, /metrics)\n  point an agent here: OPENAI_BASE_URL=http://{addr}/v1  ANTHROPIC_BASE_URL=http://{addr}  GOOGLE_GEMINI_BASE_URL=http://{addr}",
             ledger_path
         ));
     })?;

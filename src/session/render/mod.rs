@@ -1,5 +1,6 @@
 //! Rendering a session for the next model call: Tier 1, then Tier 2, then Tier 3 last, in
-//! each wire's request body ([`openai`], [`anthropic`]) or as plain text ([`text`]).
+//! each wire's request body ([`openai`], [`responses`], [`anthropic`], [`gemini`]) or as
+//! plain text ([`text`]).
 //!
 //! Tier 1 is the brief's stable prefix exactly as `compose` sends it, its worked examples
 //! (message samples) included: they open the conversation, before Tier 2, with their own
@@ -19,7 +20,9 @@
 //! is a new module with a `body` and a `check`, and a [`Format`] for it.
 
 pub mod anthropic;
+pub mod gemini;
 pub mod openai;
+pub mod responses;
 mod text;
 
 use std::fmt;
@@ -36,7 +39,13 @@ use crate::wire::{Message, Prompt, ToolDef};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Openai,
+    /// OpenAI Responses: Tier 2 as `input` items, tool calls as `function_call` and their
+    /// results as `function_call_output` items.
+    Responses,
     Anthropic,
+    /// Gemini generateContent: Tier 2 as `contents`, tool calls as `functionCall` parts and
+    /// their results as `functionResponse` parts.
+    Gemini,
     Text,
 }
 
@@ -125,7 +134,9 @@ fn tier1_prompt(parts: &Parts) -> Prompt {
 pub fn body(format: Format, parts: &Parts) -> Option<Value> {
     match format {
         Format::Openai => Some(openai::body(parts)),
+        Format::Responses => Some(responses::body(parts)),
         Format::Anthropic => Some(anthropic::body(parts)),
+        Format::Gemini => Some(gemini::body(parts)),
         Format::Text => None,
     }
 }
@@ -156,7 +167,9 @@ pub(crate) fn violation(pointer: String, rule: &'static str, message: String) ->
 pub fn check(format: Format, body: &Value) -> Vec<Violation> {
     match format {
         Format::Openai => openai::check(body),
+        Format::Responses => responses::check(body),
         Format::Anthropic => anthropic::check(body),
+        Format::Gemini => gemini::check(body),
         Format::Text => Vec::new(),
     }
 }

@@ -204,10 +204,12 @@ pub fn summarise(
         if row.with_usage > 0
             && let Some(prices) = prices(&row.provider, &row.model, row.price_dir.as_deref())
         {
+            // The table has no TTL-bucket columns yet: every write at the 5-minute price.
             let (with, without) = prices.cost_units(
                 row.input_sum,
                 row.priced_cached,
                 row.priced_write,
+                0,
                 row.priced_output,
             );
             totals.priced_calls = row.with_usage;

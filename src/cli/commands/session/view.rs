@@ -25,7 +25,11 @@ use super::shown;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RenderFormat {
     Openai,
+    /// An OpenAI Responses request (tool calls as function_call / function_call_output items)
+    Responses,
     Anthropic,
+    /// A Gemini generateContent request (functionCall / functionResponse parts)
+    Gemini,
     Text,
 }
 
@@ -34,7 +38,8 @@ pub enum RenderFormat {
 pub struct RenderArgs {
     /// The session directory
     pub dir: PathBuf,
-    /// The wire format of the body: a chat-completions request, a messages request, or text
+    /// The wire format of the body: a chat-completions request, a Responses request, a
+    /// messages request, a Gemini request, or text
     #[arg(long, value_enum, default_value_t = RenderFormat::Openai)]
     pub format: RenderFormat,
     /// Override a volatile item's value for this render (repeatable)
@@ -46,7 +51,9 @@ pub fn render(args: RenderArgs, ui: &Ui) -> Result<Outcome> {
     let session = super::open(&args.dir, ui)?;
     let format = match args.format {
         RenderFormat::Openai => Format::Openai,
+        RenderFormat::Responses => Format::Responses,
         RenderFormat::Anthropic => Format::Anthropic,
+        RenderFormat::Gemini => Format::Gemini,
         RenderFormat::Text => Format::Text,
     };
     let rendered = session.render(format, &super::vars(args.vars));
