@@ -74,7 +74,9 @@ fn run(brief: PathBuf, dir: PathBuf) -> briefkit::error::Result<()> {
         },
         &vars,
     )?;
-    println!("gate: {}", gate.to_json());
+    let answer = serde_json::to_string(&gate.answer())
+        .map_err(|e| briefkit::error::Error::internal(format!("cannot render JSON: {e}")))?;
+    println!("gate: {answer}");
     if !gate.allowed {
         return Ok(());
     }

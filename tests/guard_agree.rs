@@ -155,3 +155,50 @@ fn a_lying_clean_report_does_not_make_a_lossy_proposal_clean() {
         Some(1)
     );
 }
+
+/// The keys of `brief proposals --json` and their order are a contract: the report became
+/// a typed struct, and its JSON must stay byte for byte what it was.
+#[test]
+fn the_proposals_json_keeps_its_keys_in_order() {
+    let ws = workspace("clinic");
+    let dir = ws.path().join("clinic");
+    write_proposal(&dir, "persona", PERSONA_CUT, &[], 1);
+    let listed = json(&run_in(ws.path(), &["proposals", "clinic", "--json"]));
+    let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&listed), ["status", "summary", "proposals"]);
+    let entry = &listed["proposals"][0];
+    assert_eq!(
+        keys(entry),
+        [
+            "id",
+            "item",
+            "created",
+            "provider",
+            "model",
+            "tokens_before",
+            "tokens_after",
+            "stale",
+            "status",
+            "guard",
+            "guard_summary",
+            "dropped",
+            "changed",
+            "dropped_instructions",
+            "introduced",
+            "coverage",
+        ]
+    );
+    assert_eq!(
+        keys(&entry["coverage"]),
+        [
+            "instructions",
+            "kept",
+            "borderline",
+            "dropped",
+            "share",
+            "original_chars",
+            "proposal_chars",
+            "size_ratio",
+        ]
+    );
+}

@@ -86,6 +86,7 @@ mod stats_cache;
 mod stats_compact_init;
 mod stats_counts;
 mod strict_prefix;
+mod table_alignment;
 mod timeouts;
 mod tool_schema;
 mod usage;

@@ -61,6 +61,12 @@ impl Table {
 
     /// The rendered lines, each ending in a newline.
     pub fn render(&self) -> String {
+        self.render_header_with(|line| line.to_string())
+    }
+
+    /// The rendered lines with the header line passed through `paint` (e.g. dimmed), so
+    /// colour never enters the width measurement of the other rows.
+    pub fn render_header_with(&self, paint: impl Fn(&str) -> String) -> String {
         let columns = self.aligns.len();
         let mut widths = vec![0usize; columns];
         for row in self.header.iter().chain(&self.rows) {
@@ -69,7 +75,8 @@ impl Table {
             }
         }
         let mut out = String::new();
-        for row in self.header.iter().chain(&self.rows) {
+        let header_lines = usize::from(self.header.is_some());
+        for (index, row) in self.header.iter().chain(&self.rows).enumerate() {
             let mut line = self.indent.clone();
             for (i, (width, align)) in widths.iter().zip(&self.aligns).enumerate() {
                 let cell = row.get(i).map_or("", String::as_str);
@@ -88,7 +95,12 @@ impl Table {
                     }
                 }
             }
-            out.push_str(line.trim_end());
+            let line = line.trim_end();
+            if index < header_lines {
+                out.push_str(&paint(line));
+            } else {
+                out.push_str(line);
+            }
             out.push('\n');
         }
         out

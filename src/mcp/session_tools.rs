@@ -174,7 +174,8 @@ fn gate(ctx: &Context, a: GateArgs) -> Result<Value, ToolError> {
     };
     let session = open(ctx, &a.session)?;
     let report = session.gate(request, &BTreeMap::new())?;
-    Ok(report.to_json())
+    serde_json::to_value(report.answer())
+        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -230,7 +231,8 @@ fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
     };
     let session = open(ctx, &a.session)?;
     let report = session.compact(&a.resume_instruction, &choice, &mut |_| {})?;
-    Ok(report.to_json())
+    serde_json::to_value(report.answer())
+        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -253,7 +255,8 @@ fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Value, ToolError> {
     };
     Ok(
         match session.run_subagent(&a.tool_call_id, &request, &mut |_| {})? {
-            SubagentOutcome::Blocked(gate) => gate.to_json(),
+            SubagentOutcome::Blocked(gate) => serde_json::to_value(gate.answer())
+                .map_err(|e| ToolError(format!("cannot render the report: {e}")))?,
             SubagentOutcome::Waiting(delegate, calls) => json!({
                 "status": "waiting",
                 "summary": format!(

@@ -11,7 +11,6 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::log::Entry;
 use super::ops::{GateReport, GateRequest};
@@ -33,8 +32,9 @@ pub struct BlockedCall {
     pub name: String,
     /// The pending operation to resume (`op_N`).
     pub operation_id: String,
-    /// The seed's `context_budget_exceeded` object.
-    pub gate: Value,
+    /// The gate's decision; serialised as the seed's `context_budget_exceeded` object.
+    #[serde(serialize_with = "super::gate::serialize_answer")]
+    pub gate: GateReport,
 }
 
 /// What a call is at the gate: its kind, estimate and volume.
@@ -135,7 +135,7 @@ impl Session {
                     id: call.id.clone(),
                     name,
                     operation_id: gate.operation_id.clone(),
-                    gate: gate.to_json(),
+                    gate,
                 });
             }
         }

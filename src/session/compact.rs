@@ -118,7 +118,7 @@ pub struct CompactReport {
     pub resume_id: String,
     pub removed_ids: Vec<String>,
     /// Facts of the old Tier 2 the state does not hold (the guard's `dropped`).
-    pub forgotten: Value,
+    pub forgotten: Vec<crate::guard::Fact>,
     /// All of Tier 2 changed: the cache is rewritten from the first entry.
     pub tokens_rewritten: u64,
     /// The CCR hash the old Tier 2 is also kept under (`brief ccr get`).
@@ -130,7 +130,7 @@ pub struct CompactReport {
 impl CompactReport {
     /// One line: what was replaced and what the state forgot.
     pub fn summary(&self) -> String {
-        let forgotten = self.forgotten.as_array().map_or(0, Vec::len);
+        let forgotten = self.forgotten.len();
         format!(
             "compacted {} entries: Tier 2 {} -> {} tokens ({} state, {} resume); {forgotten} fact{} of the old memory not in the state",
             self.removed_ids.len(),
@@ -143,21 +143,39 @@ impl CompactReport {
     }
 
     /// The report as `brief session compact --json` and the MCP tool give it.
-    pub fn to_json(&self) -> Value {
-        serde_json::json!({
-            "status": "ok",
-            "summary": self.summary(),
-            "tokens_before": self.tokens_before,
-            "tokens_after": self.tokens_after,
-            "state_id": self.state_id,
-            "resume_id": self.resume_id,
-            "forgotten": self.forgotten,
-            "removed_ids": self.removed_ids,
-            "tokens_rewritten": self.tokens_rewritten,
-            "ccr": self.ccr,
-            "warnings": self.warnings,
-        })
+    pub fn answer(&self) -> CompactAnswer<'_> {
+        CompactAnswer {
+            status: "ok",
+            summary: self.summary(),
+            tokens_before: self.tokens_before,
+            tokens_after: self.tokens_after,
+            state_id: &self.state_id,
+            resume_id: &self.resume_id,
+            forgotten: &self.forgotten,
+            removed_ids: &self.removed_ids,
+            tokens_rewritten: self.tokens_rewritten,
+            ccr: self.ccr.as_deref(),
+            warnings: &self.warnings,
+        }
     }
+}
+
+/// [`CompactReport`] as `brief session compact --json` prints it and the MCP
+/// `compact_context` tool returns it: `status` and `summary` first (the keys and their
+/// order are the contract).
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactAnswer<'a> {
+    pub status: &'static str,
+    pub summary: String,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub state_id: &'a str,
+    pub resume_id: &'a str,
+    pub forgotten: &'a [crate::guard::Fact],
+    pub removed_ids: &'a [String],
+    pub tokens_rewritten: u64,
+    pub ccr: Option<&'a str>,
+    pub warnings: &'a [String],
 }
 
 /// The longest state asked for.
@@ -319,7 +337,7 @@ impl Session {
                 state_id: state_entry.id.clone(),
                 resume_id: resume_entry.id.clone(),
                 removed_ids: live.clone(),
-                forgotten: crate::guard::to_json(&guard)["dropped"].clone(),
+                forgotten: guard.dropped,
                 tokens_rewritten: after,
                 ccr: self.keep_originals(
                     crate::ccr::Strategy::SessionCompact,

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::Session;
 use super::budget::{self, OpKind};
@@ -28,25 +27,51 @@ pub struct GateReport {
 
 impl GateReport {
     /// The seed's objects: `ok`, or `context_budget_exceeded` with the pending operation.
-    pub fn to_json(&self) -> Value {
+    pub fn answer(&self) -> GateAnswer<'_> {
         if self.allowed {
-            serde_json::json!({
-                "status": "ok",
-                "operation_id": self.operation_id,
-                "available_operation_tokens": self.available_operation_tokens,
-                "level": self.level.as_str(),
-            })
+            GateAnswer::Ok {
+                operation_id: &self.operation_id,
+                available_operation_tokens: self.available_operation_tokens,
+                level: self.level.as_str(),
+            }
         } else {
-            serde_json::json!({
-                "status": "context_budget_exceeded",
-                "pending_operation_id": self.operation_id,
-                "current_context_tokens": self.current_context_tokens,
-                "estimated_result_tokens": self.estimated_result_tokens,
-                "available_operation_tokens": self.available_operation_tokens,
-                "required_action": "purge_or_compact",
-            })
+            GateAnswer::ContextBudgetExceeded {
+                pending_operation_id: &self.operation_id,
+                current_context_tokens: self.current_context_tokens,
+                estimated_result_tokens: self.estimated_result_tokens,
+                available_operation_tokens: self.available_operation_tokens,
+                required_action: "purge_or_compact",
+            }
         }
     }
+}
+
+/// Serialises a [`GateReport`] kept in another report as its [`GateAnswer`].
+pub fn serialize_answer<S: serde::Serializer>(
+    report: &GateReport,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    report.answer().serialize(serializer)
+}
+
+/// The gate's answer as `brief session turn` prints it and the MCP `gate` tool returns it:
+/// `status` first, then the fields of that status (the keys and their order are the
+/// contract).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum GateAnswer<'a> {
+    Ok {
+        operation_id: &'a str,
+        available_operation_tokens: u64,
+        level: &'static str,
+    },
+    ContextBudgetExceeded {
+        pending_operation_id: &'a str,
+        current_context_tokens: u64,
+        estimated_result_tokens: u64,
+        available_operation_tokens: u64,
+        required_action: &'static str,
+    },
 }
 
 impl Session {

@@ -6,6 +6,7 @@ use crate::cache::align::{
     self, Aligner, Baseline, Options, Part, Report, State, Totals, WakeReport,
 };
 use crate::cli::output::Outcome;
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Result};
 
@@ -190,10 +191,10 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
         wake.source,
         wake.shape.as_str()
     ));
-    out.push_str(&format!(
-        "  {:<9} {:>9} {:>8}  {:<12}  {}\n",
-        "part", "bytes", "~tokens", "sha256", "count"
-    ));
+    use Align::{Left, Right};
+    let mut table = Table::new(&[Left, Right, Right, Left, Right])
+        .indent("  ")
+        .header(["part", "bytes", "~tokens", "sha256", "count"]);
     let p = &wake.parts;
     let rows = [
         ("tools", Some(&p.tools)),
@@ -202,15 +203,15 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
         ("messages", Some(&p.messages)),
     ];
     for (name, stats) in rows.into_iter().filter_map(|(n, s)| Some((n, s?))) {
-        out.push_str(&format!(
-            "  {:<9} {:>9} {:>8}  {:<12}  {}\n",
-            name,
-            stats.bytes,
-            stats.tokens_est,
-            short(&stats.sha256),
-            stats.count
-        ));
+        table.row([
+            name.to_string(),
+            stats.bytes.to_string(),
+            stats.tokens_est.to_string(),
+            short(&stats.sha256).to_string(),
+            stats.count.to_string(),
+        ]);
     }
+    out.push_str(&table.render());
     out.push_str(&format!(
         "  stable prefix (tools + system{}): {} bytes, ~{} tokens\n",
         if p.examples.is_some() {

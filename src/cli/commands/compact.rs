@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::brief::{Brief, ItemType, MANIFEST};
 use crate::cli::output::{self, Outcome};
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::compact::{compact_document, compact_markdown};
 use crate::error::{Error, Result};
@@ -239,10 +240,9 @@ fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> 
         output::json(ui, status, &summary, &report)?;
         return Ok(Outcome::Ok);
     }
-    ui.outln(&ui.paint(
-        &format!("{:<22} {:>15} {:>13}  NOTE", "ITEM", "BYTES", "TOKENS"),
-        Tone::Dim,
-    ))?;
+    use Align::{Left, Right};
+    let mut table =
+        Table::new(&[Left, Right, Right, Left]).header(["ITEM", "BYTES", "TOKENS", "NOTE"]);
     for r in rows {
         let note = if !r.proven {
             ui.paint(
@@ -261,13 +261,14 @@ fn report(args: &Args, ui: &Ui, brief: &Brief, rows: &[Row]) -> Result<Outcome> 
         } else {
             String::new()
         };
-        ui.outln(&format!(
-            "{:<22} {:>15} {:>13}  {note}",
-            r.id,
+        table.row([
+            r.id.clone(),
             format!("{} → {}", r.bytes.0, r.bytes.1),
             format!("{} → {}", r.tokens.0, r.tokens.1),
-        ))?;
+            note,
+        ]);
     }
+    ui.out(&table.render_header_with(|line| ui.paint(line, Tone::Dim)))?;
     ui.info(&summary);
     let pending = rows
         .iter()

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::ccr::digest::{self, Digest, Section};
 use crate::ccr::thousands;
 use crate::cli::output::{self, Form, Outcome, Report};
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 
@@ -105,35 +106,42 @@ pub fn report(digest: &Digest, store: Option<&Path>, ui: &Ui) {
         summary.push_str(&format!(" ({})", path.display()));
     }
     ui.err_line(&ui.paint_err(&summary, Tone::Strong));
-    let width = digest
-        .sections
-        .iter()
-        .map(|s| s.id.len())
-        .max()
-        .unwrap_or(7)
-        .max(7);
-    let header = format!(
-        "{:<width$}  {:<12}  {:<20}  {:>11}  {:>9}  {:>10}  {:>9}  {:<5}  {}",
-        "SECTION", "TYPE", "HANDLING", "BYTES", "→ AFTER", "TOKENS", "→ AFTER", "CACHE", "CCR"
-    );
-    ui.err_line(&ui.paint_err(&header, Tone::Dim));
+    use Align::{Left, Right};
+    let mut table =
+        Table::new(&[Left, Left, Left, Right, Right, Right, Right, Left, Left]).header([
+            "SECTION",
+            "TYPE",
+            "HANDLING",
+            "BYTES",
+            "→ AFTER",
+            "TOKENS",
+            "→ AFTER",
+            "CACHE",
+            "CCR",
+        ]);
     for s in &digest.sections {
-        ui.err_line(&format!(
-            "{:<width$}  {:<12}  {:<20}  {:>11}  {:>9}  {:>10}  {:>9}  {:<5}  {}",
-            s.id,
+        table.row([
+            s.id.clone(),
             if s.instruction_bearing {
                 "instruction"
             } else {
                 "compressible"
-            },
-            s.handling.name(),
+            }
+            .to_string(),
+            s.handling.name().to_string(),
             thousands(s.bytes_before as u64),
             thousands(s.bytes_after as u64),
             thousands(s.tokens_before as u64),
             thousands(s.tokens_after as u64),
-            if s.cache_hit_expected { "hit" } else { "miss" },
-            s.ccr_hash.as_deref().unwrap_or("-")
-        ));
+            if s.cache_hit_expected { "hit" } else { "miss" }.to_string(),
+            s.ccr_hash.as_deref().unwrap_or("-").to_string(),
+        ]);
+    }
+    for line in table
+        .render_header_with(|line| ui.paint_err(line, Tone::Dim))
+        .lines()
+    {
+        ui.err_line(line);
     }
     for s in &digest.sections {
         if let Some(reason) = &s.reason {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::output::{self, Form, Outcome, Report};
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 use crate::store::history::History;
@@ -147,21 +148,16 @@ impl Report for HistoryReport<'_> {
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        if !self.history.versions.is_empty() {
-            ui.outln(&ui.paint(
-                &format!(
-                    "  {:<8} {:<21} {:<9} {:>6} {:>7}  {:<12} NOTE",
-                    "VERSION", "CREATED", "ACTION", "FROM", "TOKENS", "SHA256"
-                ),
-                Tone::Dim,
-            ))?;
-        }
+        use Align::{Left, Right};
+        let mut table = Table::new(&[Left, Left, Left, Left, Right, Right, Left, Left]).header([
+            "", "VERSION", "CREATED", "ACTION", "FROM", "TOKENS", "SHA256", "NOTE",
+        ]);
         for (index, v) in self.history.versions.iter().enumerate() {
             let m = &v.meta;
             let mark = if self.current == Some(index + 1) {
                 "*"
             } else {
-                " "
+                ""
             };
             let mut note = m.note.clone().unwrap_or_default();
             if let Some(proposal) = &m.proposal {
@@ -176,17 +172,19 @@ impl Report for HistoryReport<'_> {
                     m.accepted_flags.join(", ")
                 ));
             }
-            let line = format!(
-                "{mark} {:<8} {:<21} {:<9} {:>6} {:>7}  {:<12} {}",
-                m.version,
-                m.created,
-                m.action.as_str(),
+            table.row([
+                mark.to_string(),
+                m.version.to_string(),
+                m.created.clone(),
+                m.action.as_str().to_string(),
                 m.from.map(|f| f.to_string()).unwrap_or_default(),
-                m.tokens,
-                &m.sha256[..12.min(m.sha256.len())],
-                note.trim()
-            );
-            ui.outln(line.trim_end())?;
+                m.tokens.to_string(),
+                m.sha256[..12.min(m.sha256.len())].to_string(),
+                note.trim().to_string(),
+            ]);
+        }
+        if !table.is_empty() {
+            ui.out(&table.render_header_with(|line| ui.paint(line, Tone::Dim)))?;
         }
         if self.warns {
             ui.warn(&self.summary);

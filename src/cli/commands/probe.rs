@@ -8,6 +8,7 @@ use crate::cache::ledger::Entry;
 use crate::cache::probe::run::{self, Report, Request};
 use crate::cli::output::{self, Outcome};
 use crate::cli::shared_args::{LedgerArgs, ProviderArgs, parse_var};
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 use crate::numbers::thousands;
@@ -140,15 +141,9 @@ fn human(report: &Report, ui: &Ui) -> String {
         report.tokenizer,
         report.facts.label
     ));
-    // Numbers only: fixed widths keep the columns aligned for any realistic figure.
-    out.push_str(&ui.paint(
-        &format!(
-            "{:>4} {:>8} {:>8} {:>7} {:>8} {:>7} {:>9}",
-            "CALL", "INPUT", "CACHED", "SHARE", "WRITES", "OUTPUT", "LATENCY"
-        ),
-        Tone::Dim,
-    ));
-    out.push('\n');
+    let mut table = Table::new(&[Align::Right; 7]).header([
+        "CALL", "INPUT", "CACHED", "SHARE", "WRITES", "OUTPUT", "LATENCY",
+    ]);
     for (i, c) in report.calls.iter().enumerate() {
         let e = &c.entry;
         let share = match (e.cached_input_tokens, e.input_tokens) {
@@ -157,17 +152,17 @@ fn human(report: &Report, ui: &Ui) -> String {
             }
             _ => "-".to_string(),
         };
-        out.push_str(&format!(
-            "{:>4} {:>8} {:>8} {:>7} {:>8} {:>7} {:>6} ms\n",
-            i + 1,
+        table.row([
+            (i + 1).to_string(),
             opt(e.input_tokens),
             opt(e.cached_input_tokens),
             share,
             opt(e.cache_write_tokens),
             opt(e.output_tokens),
-            e.latency_ms
-        ));
+            format!("{} ms", e.latency_ms),
+        ]);
     }
+    out.push_str(&table.render_header_with(|line| ui.paint(line, Tone::Dim)));
     let tone = if report.verdict.cached() {
         Tone::Good
     } else {

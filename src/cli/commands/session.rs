@@ -15,7 +15,7 @@ use clap::Subcommand;
 
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::files::input;
 use crate::files::limits::SESSION_ENTRY;
 use crate::session::Session;
@@ -101,4 +101,10 @@ fn text_arg(value: String) -> Result<String> {
 /// A file's text (`-`: stdin): a regular file of UTF-8 within the session entry limit.
 pub(super) fn file_text(path: &Path) -> Result<String> {
     input::read_text(path, SESSION_ENTRY)
+}
+
+/// The gate's answers on one line, their keys in the order of the contract (status first).
+fn one_line_json(value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string(value)
+        .map_err(|e| Error::internal(format!("cannot render JSON: {e}")).with_source(e))
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::cache::cost::{self, context_level};
 use crate::cache::stats_report::StatsReport;
 use crate::cli::output::Outcome;
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 
@@ -63,28 +64,33 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         &format!("{}  ({encoding})", brief.manifest.name),
         Tone::Strong,
     ))?;
-    let header = format!(
-        "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>6}",
-        "ITEM", "TYPE", "TIER", "POLICY", "BYTES", "TOKENS", "COMPACT", "SHARE"
-    );
-    ui.outln(&ui.paint(&header, Tone::Dim))?;
+    use Align::{Left, Right};
+    let mut table = Table::new(&[Left, Left, Left, Left, Right, Right, Right, Right]).header([
+        "ITEM", "TYPE", "TIER", "POLICY", "BYTES", "TOKENS", "COMPACT", "SHARE",
+    ]);
     for f in items {
-        ui.outln(&format!(
-            "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>5.1}%",
-            f.item.id,
-            f.item.kind.as_str(),
-            f.item.tier.as_str(),
-            f.item.policy.as_str(),
-            f.bytes,
-            f.tokens,
-            f.tokens_compacted,
-            share(f.tokens_compacted)
-        ))?;
+        table.row([
+            f.item.id.clone(),
+            f.item.kind.as_str().to_string(),
+            f.item.tier.as_str().to_string(),
+            f.item.policy.as_str().to_string(),
+            f.bytes.to_string(),
+            f.tokens.to_string(),
+            f.tokens_compacted.to_string(),
+            format!("{:.1}%", share(f.tokens_compacted)),
+        ]);
     }
-    ui.outln(&format!(
-        "{:<22} {:<11} {:<8} {:<12} {:>8} {:>8} {:>8} {:>5.1}%",
-        "total", "", "", "", total_bytes, total_tokens, total_compacted, 100.0
-    ))?;
+    table.row([
+        "total".to_string(),
+        String::new(),
+        String::new(),
+        String::new(),
+        total_bytes.to_string(),
+        total_tokens.to_string(),
+        total_compacted.to_string(),
+        "100.0%".to_string(),
+    ]);
+    ui.out(&table.render_header_with(|line| ui.paint(line, Tone::Dim)))?;
     ui.outln("")?;
     ui.outln(&format!(
         "Stable prefix: {prefix_tok} tokens, {} bytes, hash {}",

@@ -177,7 +177,7 @@ impl Session {
                 TurnOutcome::Blocked(gate) => {
                     let envelope = failed(
                         "The delegated task ran out of context before it finished.".into(),
-                        vec![gate.to_json().to_string()],
+                        vec![serde_json::to_string(&gate.answer()).unwrap_or_default()],
                     );
                     return self.delegated(envelope, report, &progress_path);
                 }

@@ -475,7 +475,7 @@ impl Session {
                 id: call.id.clone(),
                 name,
                 operation_id: gate.operation_id.clone(),
-                gate: gate.to_json(),
+                gate,
             }),
             SubagentOutcome::Done(report) => Ran::Run(SubagentRun {
                 id: call.id.clone(),

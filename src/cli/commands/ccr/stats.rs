@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::ccr::{self, Stats, Store, Strategy, StrategyStats, thousands, ttl};
 use crate::cli::output::{self, Form, Outcome, Report};
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::Result;
 
@@ -118,24 +119,28 @@ impl Report for StatsReport {
         ));
         if self.exists {
             out.push('\n');
-            let header = format!(
-                "{:<22} {:>8} {:>8} {:>14} {:>14} {:>12} {:>12}",
-                "STRATEGY", "LIVE", "EXPIRED", "ORIG BYTES", "COMPR BYTES", "ORIG TOK", "COMPR TOK"
-            );
-            out.push_str(&ui.paint(&header, Tone::Dim));
-            out.push('\n');
+            use Align::{Left, Right};
+            let mut table = Table::new(&[Left, Right, Right, Right, Right, Right, Right]).header([
+                "STRATEGY",
+                "LIVE",
+                "EXPIRED",
+                "ORIG BYTES",
+                "COMPR BYTES",
+                "ORIG TOK",
+                "COMPR TOK",
+            ]);
             for (name, s) in &self.strategies {
-                out.push_str(&format!(
-                    "{:<22} {:>8} {:>8} {:>14} {:>14} {:>12} {:>12}\n",
-                    name,
+                table.row([
+                    name.to_string(),
                     thousands(s.live),
                     thousands(s.expired),
                     thousands(s.original_bytes),
                     thousands(s.compressed_bytes),
                     thousands(s.original_tokens),
-                    thousands(s.compressed_tokens)
-                ));
+                    thousands(s.compressed_tokens),
+                ]);
             }
+            out.push_str(&table.render_header_with(|line| ui.paint(line, Tone::Dim)));
         }
         ui.out(&out)
     }

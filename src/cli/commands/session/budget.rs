@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::session::OpKind;
 use crate::session::budget::thousands;
 use crate::session::ops::GateRequest;
-use crate::wire::canonical;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Kind {
@@ -70,7 +69,7 @@ pub fn gate(args: GateArgs, ui: &Ui) -> Result<Outcome> {
     let report = session.gate(request, &super::vars(args.vars));
     super::notices(&session, ui);
     let report = report?;
-    ui.outln(&canonical_ordered(&report.to_json()))?;
+    ui.outln(&super::one_line_json(&report.answer())?)?;
     if !args.json {
         if report.allowed {
             ui.info(&format!(
@@ -102,11 +101,6 @@ pub fn gate(args: GateArgs, ui: &Ui) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
-}
-
-/// The seed's objects keep their field order (status first), on one line.
-fn canonical_ordered(value: &serde_json::Value) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| canonical::to_string(value))
 }
 
 /// Remove entries from Tier 2, optionally leaving one summary in their place

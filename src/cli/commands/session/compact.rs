@@ -65,7 +65,7 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
         ui.warn(warning);
     }
     if args.json {
-        ui.json(&r.to_json())?;
+        ui.json(&r.answer())?;
         return Ok(Outcome::Ok);
     }
     let summary = r.summary();
@@ -79,13 +79,12 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
             "old Tier 2 also kept in the CCR store: brief ccr get {hash}"
         ))?;
     }
-    for fact in r.forgotten.as_array().into_iter().flatten() {
-        let kind = fact["kind"].as_str().unwrap_or("fact");
-        let text = fact["value"]
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| fact.to_string());
-        ui.outln(&shown(&format!("  forgotten {kind}: {text}")))?;
+    for fact in &r.forgotten {
+        ui.outln(&shown(&format!(
+            "  forgotten {}: {}",
+            fact.kind.name(),
+            fact.value
+        )))?;
     }
     Ok(Outcome::Ok)
 }

@@ -63,7 +63,7 @@ pub fn run(args: SubagentArgs, ui: &Ui) -> Result<Outcome> {
     super::notices(&session, ui);
     match outcome? {
         SubagentOutcome::Blocked(gate) => {
-            ui.outln(&serde_json::to_string(&gate.to_json()).unwrap_or_default())?;
+            ui.outln(&super::one_line_json(&gate.answer())?)?;
             if !json {
                 ui.info(&format!(
                     "{} blocked: the sub-agent's ~{} tokens do not fit in {}; purge or compact, then run this again",

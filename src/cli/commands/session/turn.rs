@@ -78,7 +78,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
     super::notices(&session, ui);
     match outcome? {
         TurnOutcome::Blocked(gate) => {
-            ui.outln(&serde_json::to_string(&gate.to_json()).unwrap_or_default())?;
+            ui.outln(&super::one_line_json(&gate.answer())?)?;
             if !json {
                 ui.info(&blocked_line(
                     &gate,
@@ -141,14 +141,14 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
                 )));
             }
             for held in &report.blocked {
-                ui.outln(&serde_json::to_string(&held.gate).unwrap_or_default())?;
+                ui.outln(&super::one_line_json(&held.gate.answer())?)?;
                 ui.info(&format!(
                     "{} blocked: {} (`{}`) ~{} tokens do not fit in {}; purge or compact, then `brief session turn {} --resume {}`",
                     held.operation_id,
                     held.id,
                     shown(&held.name),
-                    thousands(held.gate["estimated_result_tokens"].as_u64().unwrap_or(0)),
-                    thousands(held.gate["available_operation_tokens"].as_u64().unwrap_or(0)),
+                    thousands(held.gate.estimated_result_tokens),
+                    thousands(held.gate.available_operation_tokens),
                     args.dir.display(),
                     held.operation_id
                 ));
@@ -159,13 +159,11 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
                     run.id, run.name, run.outcome, run.text
                 )));
                 if let Some(compact) = &run.compact {
-                    for fact in compact.forgotten.as_array().into_iter().flatten() {
+                    for fact in &compact.forgotten {
                         ui.info(&shown(&format!(
                             "  forgotten {}: {}",
-                            fact["kind"].as_str().unwrap_or("fact"),
-                            fact["value"]
-                                .as_str()
-                                .map_or_else(|| fact.to_string(), str::to_string)
+                            fact.kind.name(),
+                            fact.value
                         )));
                     }
                 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::session::budget::thousands;
@@ -207,7 +208,9 @@ pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
         ui.json(&json!({"status": "ok", "summary": summary, "entries": entries}))?;
         return Ok(Outcome::Ok);
     }
-    let mut out = format!("{:<16} {:<12} {:>8}  {}\n", "ID", "KIND", "TOKENS", "STATE");
+    use Align::{Left, Right};
+    let mut table =
+        Table::new(&[Left, Left, Right, Left]).header(["ID", "KIND", "TOKENS", "STATE"]);
     for e in &state.entries {
         let mut notes = Vec::new();
         if e.source.as_deref() == Some("subagent") {
@@ -221,14 +224,14 @@ pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
         } else {
             format!("  ({})", notes.join(", "))
         };
-        out.push_str(&format!(
-            "{:<16} {:<12} {:>8}  {}{notes}\n",
+        table.row([
             terminal_line(&e.id),
-            e.kind.as_str(),
+            e.kind.as_str().to_string(),
             thousands(e.tokens),
-            state.entry_state(&e.id)
-        ));
+            format!("{}{notes}", state.entry_state(&e.id)),
+        ]);
     }
+    let mut out = table.render();
     out.push_str(&summary);
     out.push('\n');
     ui.out(&out)?;
