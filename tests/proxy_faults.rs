@@ -59,7 +59,8 @@ fn an_unreachable_upstream_is_a_502_in_each_providers_error_shape() {
     assert_eq!(error["error"]["type"], "api_error");
     let rows = proxy.wait_rows(2);
     assert!(rows.iter().all(|r| r["status"] == "connect"), "{rows:?}");
-    assert_eq!(rows[1]["model"], "claude-test");
+    // Rows land when their digests are done, not always in the calls' order.
+    assert!(rows.iter().any(|r| r["model"] == "claude-test"), "{rows:?}");
 }
 
 #[test]
