@@ -184,3 +184,55 @@ pub fn check(body: &Value) -> Vec<Violation> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(contents: Value) -> Vec<&'static str> {
+        check(&json!({ "contents": contents }))
+            .iter()
+            .map(|v| v.rule)
+            .collect()
+    }
+
+    #[test]
+    fn a_call_answered_in_the_next_user_turn_is_accepted() {
+        let contents = json!([
+            {"role": "user", "parts": [{"text": "book it"}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "book", "args": {}}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"id": "c1", "name": "book", "response": {"output": "ok"}}},
+                {"text": "and now?"}]},
+        ]);
+        assert!(rules(contents).is_empty());
+    }
+
+    #[test]
+    fn turns_that_do_not_alternate_or_a_response_to_another_function_are_refused() {
+        let twice = json!([
+            {"role": "user", "parts": [{"text": "a"}]},
+            {"role": "user", "parts": [{"text": "b"}]},
+        ]);
+        assert_eq!(rules(twice), ["turns_alternate"]);
+        let wrong = json!([
+            {"role": "user", "parts": [{"text": "a"}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "book", "args": {}}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"id": "c1", "name": "cancel", "response": {}}}]},
+        ]);
+        assert_eq!(
+            rules(wrong),
+            ["response_answers_a_call", "tool_results_follow_calls"]
+        );
+    }
+
+    #[test]
+    fn an_unanswered_call_at_the_end_and_an_empty_part_are_refused() {
+        let contents = json!([
+            {"role": "user", "parts": [{"text": " "}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "f", "args": {}}}]},
+        ]);
+        assert_eq!(rules(contents), ["no_empty_content", "ends_with_user"]);
+    }
+}

@@ -174,6 +174,18 @@ pub fn check(format: Format, body: &Value) -> Vec<Violation> {
     }
 }
 
+/// Whether a message's `content` holds something: non-blank text, or parts none of whose
+/// texts is blank (OpenAI's chat messages and Responses' message items alike).
+pub(crate) fn content_ok(content: &Value) -> bool {
+    match content {
+        Value::String(_) => has_text(content),
+        Value::Array(parts) => {
+            !parts.is_empty() && parts.iter().all(|p| p.get("text").is_none_or(has_text))
+        }
+        _ => false,
+    }
+}
+
 /// Whether a JSON value is a string with something other than whitespace in it.
 pub(crate) fn has_text(value: &Value) -> bool {
     value.as_str().is_some_and(|s| !s.trim().is_empty())

@@ -11,7 +11,9 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{Parts, Run, Violation, entry_text, has_text, runs, tier1_prompt, violation};
+use super::{
+    Parts, Run, Violation, content_ok, entry_text, has_text, runs, tier1_prompt, violation,
+};
 use crate::session::log::{Entry, Kind};
 use crate::wire;
 
@@ -73,16 +75,6 @@ pub fn body(parts: &Parts) -> Value {
     }
     messages.push(json!({"role": "user", "content": parts.tier3}));
     body
-}
-
-fn content_ok(content: &Value) -> bool {
-    match content {
-        Value::String(_) => has_text(content),
-        Value::Array(parts) => {
-            !parts.is_empty() && parts.iter().all(|p| p.get("text").is_none_or(has_text))
-        }
-        _ => false,
-    }
 }
 
 /// Every way `body` breaks the rules above.

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::{Parts, Run, Violation, entry_text, has_text, runs, tier1_prompt, violation};
+use super::{Parts, Run, Violation, content_ok, entry_text, runs, tier1_prompt, violation};
 use crate::session::log::{Entry, Kind};
 use crate::wire;
 
@@ -64,16 +64,6 @@ pub fn body(parts: &Parts) -> Value {
     }
     input.push(json!({"role": "user", "content": parts.tier3}));
     body
-}
-
-fn content_ok(content: &Value) -> bool {
-    match content {
-        Value::String(_) => has_text(content),
-        Value::Array(parts) => {
-            !parts.is_empty() && parts.iter().all(|p| p.get("text").is_none_or(has_text))
-        }
-        _ => false,
-    }
 }
 
 /// Every way `body` breaks the rules above.
@@ -178,4 +168,60 @@ pub fn check(body: &Value) -> Vec<Violation> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(input: Value) -> Vec<&'static str> {
+        check(&json!({ "input": input }))
+            .iter()
+            .map(|v| v.rule)
+            .collect()
+    }
+
+    #[test]
+    fn a_call_answered_before_the_next_message_is_accepted() {
+        let input = json!([
+            {"role": "user", "content": "book it"},
+            {"type": "function_call", "call_id": "c1", "name": "book", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "done"},
+            {"role": "user", "content": "thanks"},
+        ]);
+        assert!(rules(input).is_empty());
+    }
+
+    #[test]
+    fn an_output_without_its_call_and_a_call_without_its_output_are_refused() {
+        let orphan = json!([
+            {"role": "user", "content": "hi"},
+            {"type": "function_call_output", "call_id": "c9", "output": "x"},
+        ]);
+        assert_eq!(rules(orphan), ["output_answers_a_call"]);
+        let unanswered = json!([
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {"role": "user", "content": "next"},
+        ]);
+        assert_eq!(rules(unanswered), ["tool_results_follow_calls"]);
+    }
+
+    #[test]
+    fn bad_arguments_a_reused_id_and_an_empty_message_are_refused() {
+        let input = json!([
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "[1]"},
+            {"type": "function_call_output", "call_id": "c1", "output": "x"},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "x"},
+            {"role": "user", "content": "  "},
+        ]);
+        assert_eq!(
+            rules(input),
+            [
+                "arguments_json_object",
+                "unique_call_ids",
+                "no_empty_content"
+            ]
+        );
+    }
 }
