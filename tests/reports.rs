@@ -93,3 +93,55 @@ fn init_json_lists_the_items_it_wrote() {
     assert_eq!(again.status.code(), Some(2));
     assert_eq!(json(&again)["status"], "error");
 }
+
+#[test]
+fn session_new_append_log_and_show_json_keep_their_keys_in_order() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    let made = run_in(
+        root,
+        &["session", "new", "s", "--brief", "clinic", "--json"],
+    );
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let made = json(&made);
+    assert_eq!(
+        keys(&made),
+        [
+            "status",
+            "summary",
+            "dir",
+            "brief",
+            "context_limit",
+            "reserved_completion_tokens",
+            "protocol_overhead_tokens",
+            "safety_margin_tokens",
+            "framework_tools",
+            "provider",
+            "model",
+            "base_url",
+        ]
+    );
+    let appended = json(&run_in(
+        root,
+        &["session", "append", "s", "--user", "Hello there", "--json"],
+    ));
+    assert_eq!(
+        keys(&appended),
+        ["status", "summary", "id", "kind", "tokens"]
+    );
+    let id = appended["id"].as_str().unwrap().to_string();
+    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    assert_eq!(keys(&log), ["status", "summary", "entries"]);
+    assert_eq!(
+        keys(&log["entries"][0]),
+        ["id", "kind", "tokens", "state"],
+        "source and over_budget only when they say something"
+    );
+    let shown = json(&run_in(root, &["session", "show", "s", &id, "--json"]));
+    assert_eq!(
+        keys(&shown),
+        ["status", "summary", "entry", "state", "removed_by"]
+    );
+    assert_eq!(shown["removed_by"], serde_json::Value::Null);
+    assert_eq!(shown["state"], "live");
+}

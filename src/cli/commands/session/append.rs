@@ -1,10 +1,11 @@
 //! `brief session new` and `brief session append`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
@@ -82,31 +83,64 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
     )?;
     super::notices(&session, ui);
     let c = &session.config;
-    if args.json {
-        ui.json(&json!({
-            "status": "ok",
-            "summary": format!("session {} for brief {}", args.dir.display(), session.brief.manifest.name),
-            "dir": args.dir,
-            "brief": c.brief,
-            "context_limit": c.context_limit,
-            "reserved_completion_tokens": c.reserved_completion_tokens,
-            "protocol_overhead_tokens": c.protocol_overhead_tokens,
-            "safety_margin_tokens": c.safety_margin_tokens,
-            "framework_tools": c.framework_tools,
-            "provider": c.provider,
-            "model": c.model,
-            "base_url": c.base_url,
-        }))?;
-    } else {
+    let made = Made {
+        dir: &args.dir,
+        brief: &c.brief,
+        context_limit: c.context_limit,
+        reserved_completion_tokens: c.reserved_completion_tokens,
+        protocol_overhead_tokens: c.protocol_overhead_tokens,
+        safety_margin_tokens: c.safety_margin_tokens,
+        framework_tools: c.framework_tools,
+        provider: c.provider.as_deref(),
+        model: c.model.as_deref(),
+        base_url: c.base_url.as_deref(),
+        brief_name: &session.brief.manifest.name,
+        tools: session.tools.len(),
+    };
+    output::print(ui, Form::json_if(args.json), &made)
+}
+
+/// `brief session new`: the session made and the settings it keeps.
+#[derive(Serialize)]
+struct Made<'a> {
+    dir: &'a Path,
+    brief: &'a Path,
+    context_limit: u64,
+    reserved_completion_tokens: u64,
+    protocol_overhead_tokens: u64,
+    safety_margin_tokens: u64,
+    framework_tools: bool,
+    provider: Option<&'a str>,
+    model: Option<&'a str>,
+    base_url: Option<&'a str>,
+    #[serde(skip)]
+    brief_name: &'a str,
+    #[serde(skip)]
+    tools: usize,
+}
+
+impl Report for Made<'_> {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "session {} for brief {}",
+            self.dir.display(),
+            self.brief_name
+        )
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
         ui.confirm(&format!(
             "new session {} (brief {}, context limit {}, {} tools in Tier 1)",
-            args.dir.display(),
-            session.brief.manifest.name,
-            c.context_limit,
-            session.tools.len()
-        ))?;
+            self.dir.display(),
+            self.brief_name,
+            self.context_limit,
+            self.tools
+        ))
     }
-    Ok(Outcome::Ok)
 }
 
 /// Append one entry to Tier 2 and print its visible id
@@ -202,16 +236,32 @@ pub fn run(mut args: AppendArgs, ui: &Ui) -> Result<Outcome> {
     let appended = session.append(vec![new]);
     super::notices(&session, ui);
     let entry = appended?.remove(0);
-    if args.json {
-        ui.json(&json!({
-            "status": "ok",
-            "summary": format!("appended {} ({} tokens)", entry.id, entry.tokens),
-            "id": entry.id,
-            "kind": entry.kind.as_str(),
-            "tokens": entry.tokens,
-        }))?;
-    } else {
-        ui.outln(&entry.id)?;
+    let appended = Appended {
+        id: &entry.id,
+        kind: entry.kind.as_str(),
+        tokens: entry.tokens,
+    };
+    output::print(ui, Form::json_if(args.json), &appended)
+}
+
+/// `brief session append`: the new entry's visible id (all the human form prints).
+#[derive(Serialize)]
+struct Appended<'a> {
+    id: &'a str,
+    kind: &'static str,
+    tokens: u64,
+}
+
+impl Report for Appended<'_> {
+    fn status(&self) -> &str {
+        "ok"
     }
-    Ok(Outcome::Ok)
+
+    fn summary(&self) -> String {
+        format!("appended {} ({} tokens)", self.id, self.tokens)
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.outln(self.id)
+    }
 }

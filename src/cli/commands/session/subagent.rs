@@ -2,16 +2,17 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::compact::ModelArgs;
 use super::shown;
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::session::budget::thousands;
-use crate::session::subagent::{SubagentOutcome, SubagentRequest};
+use crate::session::subagent::{DelegateReport, SubagentOutcome, SubagentRequest};
+use crate::session::turn::PendingCall;
 
 /// Run the sub-agent a tool call asks for (fetch_url, web_search_agent, delegate_task) and
 /// append its result envelope as the call's result
@@ -84,24 +85,13 @@ pub fn run(args: SubagentArgs, ui: &Ui) -> Result<Outcome> {
                 delegate.turns,
                 delegate.turn_cap
             );
-            if json {
-                ui.json(&json!({
-                    "status": "waiting",
-                    "summary": summary,
-                    "call": args.tool_call_id,
-                    "delegate": delegate,
-                    "tool_calls": calls,
-                }))?;
-            } else {
-                for call in &calls {
-                    ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
-                }
-                ui.info(&shown(&format!(
-                    "{summary}; answer them with `brief session append {} --tool-result ID ...`, then run this again",
-                    delegate.session.display()
-                )));
-            }
-            Ok(Outcome::Ok)
+            let waiting = Waiting {
+                summary,
+                call: &args.tool_call_id,
+                delegate: &delegate,
+                tool_calls: &calls,
+            };
+            output::print(ui, Form::json_if(json), &waiting)
         }
         SubagentOutcome::Done(report) => {
             let summary = format!(
@@ -127,5 +117,37 @@ pub fn run(args: SubagentArgs, ui: &Ui) -> Result<Outcome> {
             }
             Ok(Outcome::Ok)
         }
+    }
+}
+
+/// A delegated task waiting for the tool calls its child session handed back.
+#[derive(Serialize)]
+struct Waiting<'a> {
+    #[serde(skip)]
+    summary: String,
+    call: &'a str,
+    delegate: &'a DelegateReport,
+    tool_calls: &'a [PendingCall],
+}
+
+impl Report for Waiting<'_> {
+    fn status(&self) -> &str {
+        "waiting"
+    }
+
+    fn summary(&self) -> String {
+        self.summary.clone()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        for call in self.tool_calls {
+            ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
+        }
+        ui.info(&shown(&format!(
+            "{}; answer them with `brief session append {} --tool-result ID ...`, then run this again",
+            self.summary,
+            self.delegate.session.display()
+        )));
+        Ok(())
     }
 }

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use serde_json::{Value, json};
 
 use serde::Serialize;
 
@@ -190,52 +189,79 @@ pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
         state.entries.len(),
         thousands(state.tier2_tokens)
     );
-    if args.json {
-        let entries: Vec<Value> = state
-            .entries
-            .iter()
-            .map(|e| {
-                let mut item = json!({"id": e.id, "kind": e.kind.as_str(), "tokens": e.tokens, "state": state.entry_state(&e.id)});
-                if let Some(source) = &e.source {
-                    item["source"] = json!(source);
-                }
-                if e.over_budget {
-                    item["over_budget"] = json!(true);
-                }
-                item
-            })
-            .collect();
-        ui.json(&json!({"status": "ok", "summary": summary, "entries": entries}))?;
-        return Ok(Outcome::Ok);
+    let entries = state
+        .entries
+        .iter()
+        .map(|e| LogEntry {
+            id: &e.id,
+            kind: e.kind.as_str(),
+            tokens: e.tokens,
+            state: state.entry_state(&e.id),
+            source: e.source.as_deref(),
+            over_budget: e.over_budget.then_some(true),
+        })
+        .collect();
+    output::print(ui, Form::json_if(args.json), &LogShown { summary, entries })
+}
+
+/// `brief session log`: every entry ever appended, with its state.
+#[derive(Serialize)]
+struct LogShown<'a> {
+    #[serde(skip)]
+    summary: String,
+    entries: Vec<LogEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct LogEntry<'a> {
+    id: &'a str,
+    kind: &'static str,
+    tokens: u64,
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    over_budget: Option<bool>,
+}
+
+impl Report for LogShown<'_> {
+    fn status(&self) -> &str {
+        "ok"
     }
-    use Align::{Left, Right};
-    let mut table =
-        Table::new(&[Left, Left, Right, Left]).header(["ID", "KIND", "TOKENS", "STATE"]);
-    for e in &state.entries {
-        let mut notes = Vec::new();
-        if e.source.as_deref() == Some("subagent") {
-            notes.push("sub-agent result".to_string());
-        }
-        if e.over_budget {
-            notes.push("appended over budget".to_string());
-        }
-        let notes = if notes.is_empty() {
-            String::new()
-        } else {
-            format!("  ({})", notes.join(", "))
-        };
-        table.row([
-            terminal_line(&e.id),
-            e.kind.as_str().to_string(),
-            thousands(e.tokens),
-            format!("{}{notes}", state.entry_state(&e.id)),
-        ]);
+
+    fn summary(&self) -> String {
+        self.summary.clone()
     }
-    let mut out = table.render();
-    out.push_str(&summary);
-    out.push('\n');
-    ui.out(&out)?;
-    Ok(Outcome::Ok)
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        use Align::{Left, Right};
+        let mut table =
+            Table::new(&[Left, Left, Right, Left]).header(["ID", "KIND", "TOKENS", "STATE"]);
+        for e in &self.entries {
+            let mut notes = Vec::new();
+            if e.source == Some("subagent") {
+                notes.push("sub-agent result");
+            }
+            if e.over_budget.is_some() {
+                notes.push("appended over budget");
+            }
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", notes.join(", "))
+            };
+            table.row([
+                terminal_line(e.id),
+                e.kind.to_string(),
+                thousands(e.tokens),
+                format!("{}{notes}", e.state),
+            ]);
+        }
+        let mut out = table.render();
+        out.push_str(&self.summary);
+        out.push('\n');
+        ui.out(&out)
+    }
 }
 
 /// Print one entry, live or not, and the event that removed it from Tier 2
@@ -259,42 +285,62 @@ pub fn show(args: ShowArgs, ui: &Ui) -> Result<Outcome> {
         Error::input(format!("`{}`: no such entry in this session", args.id))
             .with_hint("`brief session log DIR` lists every entry")
     })?;
-    let removal = state.removed.get(&args.id);
-    if args.json {
-        ui.json(&json!({
-            "status": "ok",
-            "summary": format!("{} ({}, {})", entry.id, entry.kind.as_str(), state.entry_state(&entry.id)),
-            "entry": entry,
-            "state": state.entry_state(&entry.id),
-            "removed_by": removal,
-        }))?;
-        return Ok(Outcome::Ok);
+    let shown_entry = EntryShown {
+        entry,
+        state: state.entry_state(&entry.id),
+        removed_by: state.removed.get(&args.id),
+    };
+    output::print(ui, Form::json_if(args.json), &shown_entry)
+}
+
+/// `brief session show`: one entry and the event that removed it from Tier 2.
+#[derive(Serialize)]
+struct EntryShown<'a> {
+    entry: &'a crate::session::log::Entry,
+    state: &'static str,
+    removed_by: Option<&'a crate::session::state::Removal>,
+}
+
+impl Report for EntryShown<'_> {
+    fn status(&self) -> &str {
+        "ok"
     }
-    let mut out = format!(
-        "{}  {}  {} tokens  {}\n",
-        terminal_line(&entry.id),
-        entry.kind.as_str(),
-        thousands(entry.tokens),
-        state.entry_state(&entry.id)
-    );
-    if let Some(r) = removal {
-        out.push_str(&terminal_line(&format!(
-            "removed by {} at {} (with {})",
-            r.event,
-            r.at,
-            r.ids.join(", ")
-        )));
-        if let Some(by) = &r.replaced_by {
-            out.push_str(&format!("; replaced by {}", terminal_line(by)));
+
+    fn summary(&self) -> String {
+        format!(
+            "{} ({}, {})",
+            self.entry.id,
+            self.entry.kind.as_str(),
+            self.state
+        )
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        let mut out = format!(
+            "{}  {}  {} tokens  {}\n",
+            terminal_line(&self.entry.id),
+            self.entry.kind.as_str(),
+            thousands(self.entry.tokens),
+            self.state
+        );
+        if let Some(r) = self.removed_by {
+            out.push_str(&terminal_line(&format!(
+                "removed by {} at {} (with {})",
+                r.event,
+                r.at,
+                r.ids.join(", ")
+            )));
+            if let Some(by) = &r.replaced_by {
+                out.push_str(&format!("; replaced by {}", terminal_line(by)));
+            }
+            out.push('\n');
         }
         out.push('\n');
+        // The entry's text as the log keeps it, made safe for a terminal.
+        out.push_str(&shown(&render::entry_line(self.entry)));
+        out.push('\n');
+        ui.out(&out)
     }
-    out.push('\n');
-    // The entry's text as the log keeps it, made safe for a terminal.
-    out.push_str(&shown(&render::entry_line(entry)));
-    out.push('\n');
-    ui.out(&out)?;
-    Ok(Outcome::Ok)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
