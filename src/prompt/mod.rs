@@ -3,6 +3,7 @@
 //! check` runs on it, and its measures.
 
 pub mod check;
+pub mod check_run;
 mod check_rules;
 pub mod compose;
 pub mod examples;
