@@ -68,16 +68,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             allow_prefix_change: args.allow_prefix_change,
         },
     ));
-    let outcome = output::print(ui, form, &report)?;
-    if let Some(first) = report.0.unreadable.into_iter().next() {
-        // The report above already holds it (JSON, GitHub); the text goes to stderr.
-        return Err(if form == Form::Human {
-            first
-        } else {
-            first.reported()
-        });
+    match report.0.unreadable.first().cloned() {
+        // The first unreadable brief is the command's error.
+        Some(first) => output::print_then_fail(ui, form, &report, first),
+        None => output::print(ui, form, &report),
     }
-    Ok(outcome)
 }
 
 /// The run, rendered: its JSON carries each unreadable brief's error with the hint in

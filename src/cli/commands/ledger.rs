@@ -122,16 +122,16 @@ pub struct FlushArgs {
 fn flush(args: FlushArgs, ui: &Ui) -> Result<Outcome> {
     let target = target(&args.url)?;
     let report = admin::flush_spool(&target, args.wait)?;
-    if let Some(err) = report.left_error() {
-        let err =
-            err.with_hint("the rows stay in the spool; run this again once ClickHouse takes rows");
-        if args.json {
-            output::print(ui, Form::Json, &report)?;
-            return Err(err.reported());
-        }
-        return Err(err);
+    let form = Form::json_if(args.json);
+    match report.left_error() {
+        Some(err) => output::print_then_fail(
+            ui,
+            form,
+            &report,
+            err.with_hint("the rows stay in the spool; run this again once ClickHouse takes rows"),
+        ),
+        None => output::print(ui, form, &report),
     }
-    output::print(ui, Form::json_if(args.json), &report)
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -234,7 +234,11 @@ impl Report for FlushReport {
         FlushReport::summary(self)
     }
 
+    /// The summary; with rows left, nothing (the error on stderr says it).
     fn human(&self, ui: &Ui) -> Result<()> {
+        if self.rows_left > 0 {
+            return Ok(());
+        }
         ui.outln(&self.summary())
     }
 }
