@@ -148,13 +148,13 @@ fn target(url: &str) -> Result<Target> {
 }
 
 fn schema_cmd(args: SchemaArgs, ui: &Ui) -> Result<Outcome> {
-    let (database, table) = admin::table_name(&args.table).ok_or_else(|| {
+    let script = admin::schema_script(&args.table, args.ttl_days).ok_or_else(|| {
         Error::input(format!(
             "--table {}: not DATABASE.TABLE (letters, digits and _)",
             crate::text::sanitize::one_line(&args.table, 80)
         ))
     })?;
-    ui.out(&admin::schema_script(database, table, args.ttl_days))?;
+    ui.out(&script)?;
     Ok(Outcome::Ok)
 }
 

@@ -29,8 +29,10 @@ pub fn table_name(text: &str) -> Option<(&str, &str)> {
     (named(database) && named(table)).then_some((database, table))
 }
 
-/// The CREATE TABLE script for `database.table`, led by comments on how to read it.
-pub fn schema_script(database: &str, table: &str, ttl_days: Option<u32>) -> String {
+/// The CREATE TABLE script for `table` (`DATABASE.TABLE`), led by comments on how to read
+/// it; `None` when `table` is not a plain name ([`table_name`]).
+pub fn schema_script(table: &str, ttl_days: Option<u32>) -> Option<String> {
+    let (database, table) = table_name(table)?;
     let sql = schema::create_table(
         &format!("`{database}`.`{table}`"),
         TableOptions {
@@ -50,7 +52,7 @@ pub fn schema_script(database: &str, table: &str, ttl_days: Option<u32>) -> Stri
     }
     text.push_str(&sql);
     text.push_str(";\n");
-    text
+    Some(text)
 }
 
 /// What [`init`] did.
@@ -297,4 +299,30 @@ pub fn flush_spool(target: &Target, wait: Duration) -> Result<FlushReport> {
         spool_dir: state.spool_dir,
         last_error: state.last_error,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_name_is_plain_names_only() {
+        assert_eq!(table_name("fleet.usage"), Some(("fleet", "usage")));
+        assert_eq!(table_name("usage"), Some(("default", "usage")));
+        assert_eq!(table_name("_a1._b2"), Some(("_a1", "_b2")));
+        for bad in ["1db.t", "db.t`; DROP TABLE x", "db.", ".t", "db.t.u", "db-x.t", ""] {
+            assert_eq!(table_name(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_schema_script_names_the_table_quoted_and_warns_of_ttl_only_when_asked() {
+        let plain = schema_script("fleet.usage", None).unwrap();
+        assert!(plain.contains("CREATE TABLE IF NOT EXISTS `fleet`.`usage`"));
+        assert!(!plain.contains("TTL needs"));
+        assert!(plain.ends_with(";\n"));
+        let kept = schema_script("fleet.usage", Some(90)).unwrap();
+        assert!(kept.contains("TTL needs ClickHouse 19.6"));
+        assert_eq!(schema_script("a b.c", None), None);
+    }
 }
