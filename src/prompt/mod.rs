@@ -3,8 +3,8 @@
 //! check` runs on it, and its measures.
 
 pub mod check;
-pub mod check_run;
 mod check_rules;
+pub mod check_run;
 pub mod compose;
 pub mod examples;
 pub mod lock;

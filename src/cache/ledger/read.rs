@@ -232,4 +232,3 @@ fn scan(
     }
     Ok(warnings)
 }
-

@@ -59,11 +59,9 @@ pub fn report(request: UsageRequest) -> Result<UsageReport> {
     let (summary, warnings) = match &destination {
         Destination::File(path) => {
             if !path.exists() {
-                return Err(
-                    Error::input(format!("no ledger at {}", path.display()))
-                        .with_hint("model calls (probe, compress, the proxy's) write it")
-                        .with_topic(Topic::Setting(Setting::Ledger)),
-                );
+                return Err(Error::input(format!("no ledger at {}", path.display()))
+                    .with_hint("model calls (probe, compress, the proxy's) write it")
+                    .with_topic(Topic::Setting(Setting::Ledger)));
             }
             // Summed as it is read, a line at a time: memory follows the groups, not the
             // ledger.

@@ -216,7 +216,10 @@ impl Report for PushReport {
 
     fn notes(&self, ui: &Ui) {
         for warning in &self.warnings {
-            ui.warn(&format!("{}:{}: {}", self.file, warning.line, warning.message));
+            ui.warn(&format!(
+                "{}:{}: {}",
+                self.file, warning.line, warning.message
+            ));
         }
     }
 

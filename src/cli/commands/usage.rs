@@ -142,7 +142,10 @@ impl Report for UsageReport {
     fn notes(&self, ui: &Ui) {
         for warning in &self.warnings {
             if warning.line > 0 {
-                ui.warn(&format!("{}:{}: {}", self.ledger, warning.line, warning.message));
+                ui.warn(&format!(
+                    "{}:{}: {}",
+                    self.ledger, warning.line, warning.message
+                ));
             } else {
                 ui.warn(&format!("{}: {}", self.ledger, warning.message));
             }

@@ -310,7 +310,15 @@ mod tests {
         assert_eq!(table_name("fleet.usage"), Some(("fleet", "usage")));
         assert_eq!(table_name("usage"), Some(("default", "usage")));
         assert_eq!(table_name("_a1._b2"), Some(("_a1", "_b2")));
-        for bad in ["1db.t", "db.t`; DROP TABLE x", "db.", ".t", "db.t.u", "db-x.t", ""] {
+        for bad in [
+            "1db.t",
+            "db.t`; DROP TABLE x",
+            "db.",
+            ".t",
+            "db.t.u",
+            "db-x.t",
+            "",
+        ] {
             assert_eq!(table_name(bad), None, "{bad}");
         }
     }
