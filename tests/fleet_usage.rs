@@ -14,7 +14,7 @@ const TABLE: &str = "fleet.usage";
 /// A varied ledger: both providers, several models, briefs (one with its own pricing),
 /// sessions, machines (and rows from before `host` was written), drift of every kind,
 /// failed calls without usage, calls without a cached field, three UTC days.
-fn ledger_rows(priced_brief: &Path) -> Vec<Value> {
+pub(crate) fn ledger_rows(priced_brief: &Path) -> Vec<Value> {
     let start = briefkit::clock::parse("2026-11-29T22:10:00.000Z").unwrap();
     let mut rows = Vec::new();
     for i in 0..240i64 {
