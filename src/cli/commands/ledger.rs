@@ -161,8 +161,8 @@ fn schema_cmd(args: SchemaArgs, ui: &Ui) -> Result<Outcome> {
 fn init(args: InitArgs, ui: &Ui) -> Result<Outcome> {
     let target = target(&args.url)?;
     let report = admin::init(&target, args.ttl_days).map_err(|err| {
-        // The only input error `init` raises is a TTL the server cannot keep.
-        if err.kind == ErrorKind::Input {
+        // With a TTL asked for, the input error `init` raises is the server's lack of one.
+        if args.ttl_days.is_some() && err.kind == ErrorKind::Input {
             let hint = format!(
                 "create the table without --ttl-days and drop old months with `ALTER TABLE {} DROP PARTITION 202611` (partitions are months)",
                 target.table_name()
