@@ -262,7 +262,7 @@ pub fn figures(t: &Totals) -> Figures {
 
 /// The usage report's own sentence, and how many proxied calls drifted.
 fn summary(t: &Totals) -> String {
-    let mut text = crate::cache::usage::sentence(t);
+    let mut text = t.sentence();
     if t.drift_compared > 0 {
         text.push_str(&format!(
             "; {} of {} proxied calls drifted from their session's previous call",

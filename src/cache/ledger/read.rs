@@ -50,8 +50,9 @@ fn implausible(entry: &Entry) -> Option<String> {
     }
 }
 
-/// A line of the ledger that could not be read and was skipped.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A line of the ledger that could not be read and was skipped (reports list them as
+/// `{line, torn, message}`; from ClickHouse, skipped rows are one warning of line 0).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Warning {
     /// 1-based line number.
     pub line: usize,

@@ -8,7 +8,7 @@
 
 pub mod report;
 
-pub use report::{SkippedLine, UsageReport, sentence};
+pub use report::UsageReport;
 
 use crate::cache::dashboard::html;
 use crate::cache::dashboard::usage::LedgerViews;
@@ -77,14 +77,6 @@ pub fn report(request: UsageRequest) -> Result<UsageReport> {
                 }
             })?;
             views = file_views;
-            let warnings = warnings
-                .into_iter()
-                .map(|w| SkippedLine {
-                    line: w.line,
-                    torn: w.torn,
-                    message: w.message,
-                })
-                .collect();
             (summary, warnings)
         }
         Destination::ClickHouse(target) => {
@@ -100,7 +92,7 @@ pub fn report(request: UsageRequest) -> Result<UsageReport> {
             })?;
             let mut warnings = Vec::new();
             if found.implausible > 0 {
-                warnings.push(SkippedLine {
+                warnings.push(ledger::Warning {
                     line: 0,
                     torn: false,
                     message: format!(

@@ -1,13 +1,14 @@
 //! The usage report as data: the sums of a ledger (whole and per group), the lines that
-//! could not be read, and the one sentence that says it all. Its JSON form (after
+//! could not be read, and its status and summary (the ledger's one sentence,
+//! `Totals::sentence`, which the HTML page says too). Its JSON form (after
 //! `status` and `summary`) is what `brief usage --json` prints, key for key, so a library
 //! user and a script read the same document.
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
+use crate::cache::ledger::Warning;
 use crate::cache::ledger::summary::{Group, GroupBy, Totals};
-use crate::numbers::thousands;
 
 /// What [`super::report`] found.
 #[derive(Debug, Clone)]
@@ -20,18 +21,9 @@ pub struct UsageReport {
     pub total: Totals,
     pub groups: Vec<Group>,
     /// Lines (or, from ClickHouse, rows) that were skipped, with why.
-    pub warnings: Vec<SkippedLine>,
+    pub warnings: Vec<Warning>,
     /// The HTML page, when it was asked for.
     pub page: Option<String>,
-}
-
-/// A ledger line skipped as unreadable (or, from ClickHouse, implausible rows: line 0).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkippedLine {
-    /// 1-based; 0 when the skip is not one line's (ClickHouse).
-    pub line: usize,
-    pub torn: bool,
-    pub message: String,
 }
 
 impl UsageReport {
@@ -46,31 +38,8 @@ impl UsageReport {
 
     /// The report in one sentence: calls, cached share, cost and savings.
     pub fn summary(&self) -> String {
-        sentence(&self.total)
+        self.total.sentence()
     }
-}
-
-/// The one sentence of a ledger's sums: calls, the share of input served from cache, and
-/// the estimated cost and savings where prices were known. The HTML page says the same.
-pub fn sentence(t: &Totals) -> String {
-    let mut text = format!(
-        "{} call{}",
-        thousands(t.calls),
-        if t.calls == 1 { "" } else { "s" }
-    );
-    match t.cached_share() {
-        Some(s) => text.push_str(&format!(", {:.1}% of input served from cache", s * 100.0)),
-        None if t.calls > 0 => text.push_str(", no cached-token figures reported"),
-        None => {}
-    }
-    if t.priced_calls > 0 {
-        text.push_str(&format!(
-            ", estimated cost {:.4}, saved {:.4}",
-            t.cost(),
-            t.savings()
-        ));
-    }
-    text
 }
 
 fn round(value: f64, places: i32) -> f64 {
@@ -159,7 +128,7 @@ struct ReportJson<'a> {
     by: &'static str,
     total: TotalsJson<'a>,
     groups: Vec<GroupJson<'a>>,
-    warnings: &'a [SkippedLine],
+    warnings: &'a [Warning],
 }
 
 impl Serialize for UsageReport {
@@ -184,22 +153,5 @@ impl Serialize for UsageReport {
             warnings: &self.warnings,
         }
         .serialize(serializer)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_sentence_counts_one_call_and_thousands() {
-        let mut t = Totals {
-            calls: 1,
-            ..Totals::default()
-        };
-        assert_eq!(sentence(&t), "1 call, no cached-token figures reported");
-        t.calls = 1234;
-        assert!(sentence(&t).starts_with("1,234 calls"), "{}", sentence(&t));
-        assert_eq!(sentence(&Totals::default()), "0 calls");
     }
 }

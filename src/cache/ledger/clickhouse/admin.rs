@@ -12,7 +12,7 @@ use super::http::Client;
 use super::push::{self, Progress};
 use super::schema::{self, TableOptions};
 use super::target::Target;
-use crate::cache::usage::SkippedLine;
+use crate::cache::ledger::Warning;
 use crate::error::{Error, Result};
 use crate::numbers::thousands;
 
@@ -187,7 +187,7 @@ pub struct PushReport {
     pub rows_already_there: u64,
     pub batches: u64,
     /// Lines of the file that were not rows (torn, corrupt, implausible): not sent.
-    pub warnings: Vec<SkippedLine>,
+    pub warnings: Vec<Warning>,
 }
 
 impl PushReport {
@@ -236,15 +236,7 @@ pub fn push_file(
         rows_sent: pushed.rows_sent,
         rows_already_there: pushed.rows_already_there,
         batches: pushed.batches,
-        warnings: pushed
-            .warnings
-            .into_iter()
-            .map(|w| SkippedLine {
-                line: w.line,
-                torn: w.torn,
-                message: w.message,
-            })
-            .collect(),
+        warnings: pushed.warnings,
     })
 }
 

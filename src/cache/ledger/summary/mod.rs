@@ -1,6 +1,8 @@
 //! Totals over ledger entries: tokens, the share served from cache, and the estimated cost
 //! and savings, overall and per brief, model, prefix hash, session or day.
 
+mod sentence;
+
 use std::collections::BTreeMap;
 
 use super::Entry;
