@@ -15,6 +15,7 @@
 //!
 //! Domain modules know nothing of clap, colour or the terminal; only `cli` does.
 
+pub mod answer;
 pub mod brief;
 pub mod cache;
 pub mod call_status;

@@ -1,5 +1,6 @@
 //! The session tools: an agent checks its own context budget and frees memory through the
-//! same `Session` methods `brief session status|gate|purge|compact` call. A session is named by
+//! same calls ([`crate::session::api`]) `brief session status|gate|purge|compact|subagent`
+//! make, and gets the document those commands print with `--json`. A session is named by
 //! its directory, as on the command line.
 
 use std::collections::BTreeMap;
@@ -8,9 +9,12 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::answer::Answer;
+use crate::session::OpKind;
+use crate::session::api::{self, Note};
 use crate::session::model::ModelChoice;
 use crate::session::ops::GateRequest;
-use crate::session::{OpKind, Session};
+use crate::session::subagent::{SubagentOutcome, SubagentRequest};
 
 use super::tools::{Context, Spec, ToolError, args};
 
@@ -116,9 +120,17 @@ pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolEr
     }
 }
 
-/// The session named by a tool's argument, its path resolved against the server's root.
-fn open(ctx: &Context, session: &std::path::Path) -> Result<Session, ToolError> {
-    Ok(Session::open(&ctx.path(session))?)
+/// What an operation noticed on the way is for the server's operator, not the model.
+fn quiet(_: Note<'_>) {}
+
+/// The document `brief session … --json` prints for the same answer.
+fn document<A: Answer + ?Sized>(answer: &A) -> Result<Value, ToolError> {
+    crate::answer::document(answer).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
+}
+
+/// An object printed as it is (the gate's answer, on one line in the CLI).
+fn object<T: serde::Serialize>(value: T) -> Result<Value, ToolError> {
+    serde_json::to_value(value).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -128,11 +140,11 @@ struct StatusArgs {
 }
 
 fn status(ctx: &Context, a: StatusArgs) -> Result<Value, ToolError> {
-    let session = open(ctx, &a.session)?;
-    let status = session.status(&BTreeMap::new())?;
-    // The document `brief session status --json` prints.
-    serde_json::to_value(status.report())
-        .map_err(|e| ToolError(format!("cannot render the status: {e}")))
+    document(&api::status(
+        &ctx.path(&a.session),
+        &BTreeMap::new(),
+        &mut quiet,
+    )?)
 }
 
 #[derive(Deserialize)]
@@ -172,10 +184,8 @@ fn gate(ctx: &Context, a: GateArgs) -> Result<Value, ToolError> {
             ));
         }
     };
-    let session = open(ctx, &a.session)?;
-    let report = session.gate(request, &BTreeMap::new())?;
-    serde_json::to_value(report.answer())
-        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
+    let report = api::gate(&ctx.path(&a.session), request, &BTreeMap::new(), &mut quiet)?;
+    object(report.answer())
 }
 
 #[derive(Deserialize)]
@@ -188,15 +198,12 @@ struct PurgeArgs {
 }
 
 fn purge(ctx: &Context, a: PurgeArgs) -> Result<Value, ToolError> {
-    let session = open(ctx, &a.session)?;
-    let ids: Vec<String> = a
-        .ids
-        .iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let r = session.purge(&ids, a.summary.as_deref())?;
-    Ok(r.reply())
+    document(&api::purge(
+        &ctx.path(&a.session),
+        &a.ids,
+        a.summary.as_deref(),
+        &mut quiet,
+    )?)
 }
 
 #[derive(Deserialize)]
@@ -229,10 +236,12 @@ fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
         provider,
         ledger: None,
     };
-    let session = open(ctx, &a.session)?;
-    let report = session.compact(&a.resume_instruction, &choice, &mut |_| {})?;
-    serde_json::to_value(report.answer())
-        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
+    document(&api::compact(
+        &ctx.path(&a.session),
+        &a.resume_instruction,
+        &choice,
+        &mut quiet,
+    )?)
 }
 
 #[derive(Deserialize)]
@@ -244,46 +253,17 @@ struct SubagentArgs {
     estimate: Option<u64>,
 }
 
-/// The same run as `brief session subagent`; the model is the session's (no base URL from
-/// the caller: a key goes only where the operator configured).
+/// The same run as `brief session subagent`, answering what its `--json` prints; the
+/// model is the session's (no base URL from the caller: a key goes only where the operator
+/// configured).
 fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Value, ToolError> {
-    use crate::session::subagent::{SubagentOutcome, SubagentRequest};
-    let session = open(ctx, &a.session)?;
     let request = SubagentRequest {
         estimate: a.estimate,
         ..SubagentRequest::default()
     };
-    Ok(
-        match session.run_subagent(&a.tool_call_id, &request, &mut |_| {})? {
-            SubagentOutcome::Blocked(gate) => serde_json::to_value(gate.answer())
-                .map_err(|e| ToolError(format!("cannot render the report: {e}")))?,
-            SubagentOutcome::Waiting(delegate, calls) => json!({
-                "status": "waiting",
-                "summary": format!(
-                    "{}: the delegated task waits for {} tool call(s) in its own session {}",
-                    a.tool_call_id,
-                    calls.len(),
-                    delegate.session.display()
-                ),
-                "call": a.tool_call_id,
-                "delegate": delegate,
-                "tool_calls": calls,
-            }),
-            SubagentOutcome::Done(report) => {
-                let mut value = json!({
-                    "status": "ok",
-                    "summary": format!(
-                        "{} {} ({}): appended {} ({} tokens)",
-                        report.call, report.name, report.outcome, report.result_id, report.tokens
-                    ),
-                });
-                if let (Value::Object(map), Ok(Value::Object(rest))) =
-                    (&mut value, serde_json::to_value(&*report))
-                {
-                    map.extend(rest);
-                }
-                value
-            }
-        },
-    )
+    match api::subagent(&ctx.path(&a.session), &a.tool_call_id, &request, &mut quiet)? {
+        SubagentOutcome::Blocked(gate) => object(gate.answer()),
+        SubagentOutcome::Waiting(waiting) => document(&waiting),
+        SubagentOutcome::Done(report) => document(&*report),
+    }
 }

@@ -23,6 +23,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod api;
 pub mod budget;
 mod cache;
 pub mod calls;
@@ -39,6 +40,7 @@ pub mod model;
 pub mod ops;
 mod purge;
 pub mod render;
+pub mod reports;
 pub mod schema;
 pub mod state;
 pub mod status_report;

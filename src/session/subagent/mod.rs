@@ -13,6 +13,7 @@
 //! envelope of status `failed` that says why, so the orchestrator can react; only a failure
 //! of the provider itself leaves the call unanswered (exit 3), to be run again.
 
+mod answer;
 mod delegate;
 pub mod fetch;
 mod search;
@@ -23,6 +24,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+pub use answer::SubagentWaiting;
 pub use delegate::{DelegateReport, TOKEN_CAP, TURN_CAP};
 
 use super::calls::CallBudget;
@@ -110,7 +112,7 @@ pub enum SubagentOutcome {
     Done(Box<SubagentReport>),
     /// A delegated task's own tool calls, handed to the caller like the orchestrator's:
     /// answer them in the child session, then run the sub-agent again.
-    Waiting(DelegateReport, Vec<PendingCall>),
+    Waiting(SubagentWaiting),
 }
 
 /// The sub-agent's conversation with its model: the answer as a valid envelope, or after
@@ -300,7 +302,11 @@ impl Session {
                     envelope
                 }
                 delegate::Delegated::Waiting(report, calls) => {
-                    return Ok(SubagentOutcome::Waiting(report, calls));
+                    return Ok(SubagentOutcome::Waiting(SubagentWaiting {
+                        call: call_id.to_string(),
+                        delegate: report,
+                        tool_calls: calls,
+                    }));
                 }
             },
         };
@@ -487,15 +493,15 @@ impl Session {
                 delegate: report.delegate,
                 tool_calls: Vec::new(),
             }),
-            SubagentOutcome::Waiting(delegate, calls) => Ran::Run(SubagentRun {
+            SubagentOutcome::Waiting(waiting) => Ran::Run(SubagentRun {
                 id: call.id.clone(),
                 name,
                 operation_id: None,
                 outcome: "waiting".into(),
                 result_id: None,
                 over_budget: false,
-                delegate: Some(delegate),
-                tool_calls: calls,
+                delegate: Some(waiting.delegate),
+                tool_calls: waiting.tool_calls,
             }),
         })
     }
