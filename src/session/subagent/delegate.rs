@@ -122,6 +122,11 @@ impl Session {
             new.reserved_completion_tokens = Some(self.config.reserved_completion_tokens);
             new.protocol_overhead_tokens = Some(self.config.protocol_overhead_tokens);
             new.safety_margin_tokens = Some(self.config.safety_margin_tokens);
+            // The child calls the parent's model: a session made with its provider, model
+            // and server needs no flags for its delegated tasks either.
+            new.provider = self.config.provider.clone();
+            new.model = self.config.model.clone();
+            new.base_url = self.config.base_url.clone();
             let child = Session::create(&session_dir, new)?;
             let mut first = format!("Task: {goal}");
             if let Some(constraints) = args
