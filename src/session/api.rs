@@ -146,7 +146,12 @@ pub fn gate(
 
 /// Removes entries from Tier 2 (ids trimmed, empty ones left out), with an optional
 /// summary in their place.
-pub fn purge(dir: &Path, ids: &[String], summary: Option<&str>, notes: Notes) -> Result<PurgeReport> {
+pub fn purge(
+    dir: &Path,
+    ids: &[String],
+    summary: Option<&str>,
+    notes: Notes,
+) -> Result<PurgeReport> {
     let ids: Vec<String> = ids
         .iter()
         .map(|s| s.trim().to_string())

@@ -166,7 +166,10 @@ struct CompactedFields<'a> {
 }
 
 impl Serialize for Compacted {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
         let r = &self.report;
         CompactedFields {
             tokens_before: r.tokens_before,

@@ -116,7 +116,10 @@ struct GateShown<'a> {
 }
 
 impl Serialize for GateShown<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
         self.report.answer().serialize(serializer)
     }
 }

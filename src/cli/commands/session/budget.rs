@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
 use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
@@ -12,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::session::budget::thousands;
 use crate::session::ops::{GateReport, GateRequest};
 use crate::session::{OpKind, PurgeReport, api};
+use clap::ValueEnum;
 
 use super::GateShown;
 

@@ -12,9 +12,7 @@ use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::session::api;
 use crate::session::budget::thousands;
-use crate::session::subagent::{
-    SubagentOutcome, SubagentReport, SubagentRequest, SubagentWaiting,
-};
+use crate::session::subagent::{SubagentOutcome, SubagentReport, SubagentRequest, SubagentWaiting};
 
 /// Run the sub-agent a tool call asks for (fetch_url, web_search_agent, delegate_task) and
 /// append its result envelope as the call's result
