@@ -164,34 +164,14 @@ pub fn specs() -> Vec<Spec> {
             description: "Get back the original that a CCR marker's hash stands for. Answers \
                 with the original, or says it expired (with the strategy it was stored by) \
                 or was never stored. Hashes are 24 hex characters or the full 64, any case.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "hash": {"type": "string", "description": "The CCR hash, e.g. from a `[ccr:HASH …]` marker"}
-                },
-                "required": ["hash"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("retrieve", include_str!("schemas/retrieve.json")),
         },
         Spec {
             name: "compose",
             description: "Compose a brief (a directory with brief.yaml) into its system \
                 prompt, or into an OpenAI or Anthropic request body; reports the stable \
                 prefix hash.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "brief": {"type": "string", "description": "Path of the brief directory (or its brief.yaml)"},
-                    "vars": {
-                        "type": "object",
-                        "additionalProperties": {"type": "string"},
-                        "description": "Values for {{KEY}} placeholders in volatile items"
-                    },
-                    "format": {"type": "string", "enum": ["text", "openai", "anthropic"], "default": "text"}
-                },
-                "required": ["brief"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("compose", include_str!("schemas/compose.json")),
         },
         Spec {
             name: "guard",
@@ -202,15 +182,7 @@ pub fn specs() -> Vec<Spec> {
                 has a counterpart (dropped_instructions); status is clean or flagged, as \
                 `brief guard --json` prints it, with the share of instructions kept and the \
                 size ratio in coverage.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "original": {"type": "string"},
-                    "proposal": {"type": "string"}
-                },
-                "required": ["original", "proposal"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("guard", include_str!("schemas/guard.json")),
         },
     ];
     specs.extend(super::session_tools::specs());

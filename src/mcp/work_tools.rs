@@ -23,50 +23,21 @@ pub fn specs() -> Vec<Spec> {
                 (facts dropped, introduced or changed). The model is the brief's `model:`, \
                 else the optional provider and model; keys come from the server's \
                 environment.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "brief": {"type": "string", "description": "Path of the brief directory"},
-                    "item": {"type": "string", "description": "The item's id"},
-                    "provider": {"type": "string", "enum": ["openai", "anthropic"]},
-                    "model": {"type": "string"}
-                },
-                "required": ["brief", "item"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("compress", include_str!("schemas/compress.json")),
         },
         Spec {
             name: "digest",
             description: "Render a wake digest file field by field by declared type (verbatim, \
                 summary with its original kept in the CCR store, or CCR-compressed) and \
                 report each section's bytes and tokens before and after.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "digest": {"type": "string", "description": "Path of the digest YAML file"},
-                    "min_bytes": {"type": "integer", "minimum": 0, "description": "Sections smaller than this stay verbatim"}
-                },
-                "required": ["digest"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("digest", include_str!("schemas/digest.json")),
         },
         Spec {
             name: "ccr_put",
             description: "Keep an original text in the CCR store under its hash (what a \
                 `[ccr:HASH …]` marker names), with the compressed text that stands in its \
                 place and the strategy that made it; `retrieve` gives it back.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "original": {"type": "string"},
-                    "compressed": {"type": "string", "description": "What stands in the original's place"},
-                    "strategy": {"type": "string", "description": "How the compressed text was made", "default": "manual"},
-                    "source": {"type": "string", "description": "Where the original came from"},
-                    "ttl": {"type": "string", "description": "How long to keep it: seconds, or a number with s, m, h or d"}
-                },
-                "required": ["original"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("ccr_put", include_str!("schemas/ccr_put.json")),
         },
     ]
 }
