@@ -78,14 +78,7 @@ pub fn print<R: Report + ?Sized>(ui: &Ui, form: Form, report: &R) -> Result<Outc
     Ok(report.outcome())
 }
 
-/// A report with the contract's two leading keys; `body`'s own fields follow them.
-#[derive(Debug, Serialize)]
-pub struct Envelope<'a, T: Serialize + ?Sized> {
-    pub status: &'a str,
-    pub summary: &'a str,
-    #[serde(flatten)]
-    pub body: &'a T,
-}
+pub use crate::document::Envelope;
 
 /// Prints `body` (a struct with named fields) as the command's JSON document, led by
 /// `status` and `summary`.

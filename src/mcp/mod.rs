@@ -92,7 +92,12 @@ impl ServerHandler for Server {
         let outcome =
             tokio::task::spawn_blocking(move || tools::call(&options, &name, arguments)).await;
         let result = match outcome {
-            Ok(Ok(value)) => CallToolResult::structured(value),
+            // The text is the document the matching command prints with `--json`.
+            Ok(Ok(reply)) => {
+                let mut result = CallToolResult::structured(reply.value);
+                result.content = vec![ContentBlock::text(reply.text)];
+                result
+            }
             Ok(Err(err)) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
             Err(join) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "the tool failed unexpectedly: {join}"
