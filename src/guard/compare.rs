@@ -21,9 +21,9 @@ pub fn compare(
         return Ok(check(original, proposal));
     };
     let proposed = item_file(proposal_path, proposal);
-    let body = proposed.as_ref().map_or(proposal, |p| {
-        &proposal[proposal.len() - p.body().len()..]
-    });
+    let body = proposed
+        .as_ref()
+        .map_or(proposal, |p| &proposal[proposal.len() - p.body().len()..]);
     let mut report = check_item(&item, body)?;
     shift(
         &mut report,

@@ -41,8 +41,8 @@ mod words;
 use std::collections::BTreeMap;
 
 pub use changes::{Change, ChangeKind};
-pub use messages::{check_item, check_messages};
 pub use compare::{compare, shift};
+pub use messages::{check_item, check_messages};
 pub use report::{ChangeJson, Coverage, CoverageJson, DroppedInstruction, Report, ReportJson};
 
 use serde::{Deserialize, Serialize};

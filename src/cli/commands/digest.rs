@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::ccr::digest::{self, Digest};
-use crate::document::Document;
 use crate::ccr::thousands;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
+use crate::document::Document;
 use crate::error::Result;
 
 /// Render a wake digest, routing each field by its declared type

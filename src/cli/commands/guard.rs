@@ -92,7 +92,12 @@ impl Report for Shown<'_> {
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        ui.out(&render(self.json.report(), &self.original, &self.proposal, ui))
+        ui.out(&render(
+            self.json.report(),
+            &self.original,
+            &self.proposal,
+            ui,
+        ))
     }
 
     fn outcome(&self) -> Outcome {

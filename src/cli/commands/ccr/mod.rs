@@ -173,11 +173,10 @@ impl Report for Shown<Retrieved> {
 
     fn human(&self, ui: &Ui) -> Result<()> {
         match &self.0 {
-            Retrieved::Found(found) => std::io::Write::write_all(
-                &mut std::io::stdout().lock(),
-                &found.bytes,
-            )
-            .map_err(Error::from),
+            Retrieved::Found(found) => {
+                std::io::Write::write_all(&mut std::io::stdout().lock(), &found.bytes)
+                    .map_err(Error::from)
+            }
             Retrieved::Expired(_) => {
                 // The source label is whatever the putter said.
                 ui.err_line(&format!(
