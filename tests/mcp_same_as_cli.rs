@@ -1,76 +1,20 @@
 //! The MCP tools and their commands are one library operation each. `compose`: for every format
 //! the tool's `output` is the bytes the command prints (a body exactly as sent, not a
 //! re-serialisation), and its `prefix_hash` is the one `compose --json` reports for that
-//! body's wire. `guard` and the session tools (`session_status`, `gate`, `purge`,
-//! `compact_context`, `subagent` finished and waiting): the tool returns the document the
-//! command prints with `--json`, key for key in the same order; the gate's one-line object
-//! byte for byte.
+//! body's wire. `guard` and `session_status`: the tool returns the document the command prints with
+//! `--json`. `guard`, `compress`, `digest`, `ccr_put` and `retrieve`: the tool's text is byte for
+//! byte what the command prints with `--json` (only values that differ from run to run, named
+//! at each test, are replaced before comparing).
 
 use std::fs;
-use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::common::{brief, copy_dir, json, run_in, stderr, stdout, workspace};
+use crate::common::{brief, json, run_in, stderr, stdout, workspace};
 use crate::loopback::Server;
-use crate::loopback::model::{answer, say};
+use crate::loopback::model::say;
 use crate::session::{new_session, ok};
 use crate::session_mcp::{call, mcp_with};
-
-const KEY: &str = "sk-test-same-bytes-0123456789";
-
-/// Runs the same operation on the same session twice: `brief ARGS` (with `SESSION` in
-/// `args` standing for the session's absolute path) on a copy of the session as it is now,
-/// then the MCP tool `name` on another copy, so both start from identical bytes and the
-/// same path. Returns the command's exit code and stdout, and the tool's result.
-fn both(root: &Path, args: &[&str], name: &str, arguments: Value) -> (Option<i32>, String, Value) {
-    let session = root.join("s");
-    let before = root.join("s.before");
-    copy_dir(&session, &before);
-    let path = session.to_str().unwrap();
-    let args: Vec<&str> = args
-        .iter()
-        .map(|a| if *a == "SESSION" { path } else { a })
-        .collect();
-    let printed = brief()
-        .current_dir(root)
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .env("BRIEF_RETRY_BASE_MS", "1")
-        .env("OPENAI_API_KEY", KEY)
-        .args(&args)
-        .output()
-        .unwrap();
-    fs::remove_dir_all(&session).unwrap();
-    fs::rename(&before, &session).unwrap();
-    let mut arguments = arguments;
-    arguments["session"] = json!(path);
-    let answers = mcp_with(
-        root,
-        &[],
-        &[("OPENAI_API_KEY", KEY)],
-        &[call(1, name, arguments)],
-    );
-    let result = answers[0]["result"].clone();
-    assert_ne!(
-        result["isError"],
-        true,
-        "{name}: {result}\ncommand: {}",
-        stderr(&printed)
-    );
-    (printed.status.code(), stdout(&printed), result)
-}
-
-/// The tool's text is the document the command printed: the same keys in the same order
-/// with the same values (the command prints it indented for people).
-fn assert_same_document(printed: &str, tool: &Value) {
-    let text = tool["content"][0]["text"].as_str().unwrap();
-    let printed: Value = serde_json::from_str(printed).unwrap();
-    assert_eq!(text, serde_json::to_string(&printed).unwrap());
-    assert_eq!(
-        serde_json::to_string(&tool["structuredContent"]).unwrap(),
-        text
-    );
-}
 
 #[test]
 fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
@@ -179,7 +123,7 @@ fn mcp_session_status_returns_the_document_session_status_json_prints() {
         &[call(1, "session_status", json!({"session": "s"}))],
     );
     let tool = &answers[0]["result"]["structuredContent"];
-    let printed: Value =
+    let printed: serde_json::Value =
         serde_json::from_str(&ok(root, &["session", "status", "s", "--json"])).unwrap();
     assert_eq!(printed["status"], "ok");
     assert!(printed["pending_operations"].is_array(), "{printed}");
@@ -189,215 +133,209 @@ fn mcp_session_status_returns_the_document_session_status_json_prints() {
     );
 }
 
-#[test]
-fn mcp_gate_returns_the_line_session_gate_json_prints_byte_for_byte() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "20000"]);
-    for (estimate, code) in [("100", 0), ("900000", 1)] {
-        let (exit, printed, tool) = both(
-            root,
-            &[
-                "session",
-                "gate",
-                "SESSION",
-                "--estimate",
-                estimate,
-                "--kind",
-                "tool",
-                "--json",
-            ],
-            "gate",
-            json!({"estimate": estimate.parse::<u64>().unwrap(), "kind": "tool"}),
-        );
-        assert_eq!(exit, Some(code), "{printed}");
-        assert_eq!(
-            tool["content"][0]["text"].as_str().unwrap(),
-            printed.strip_suffix('\n').unwrap()
-        );
+/// The tool's text content: the document as the server sent it.
+fn text(answer: &serde_json::Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {answer}"))
+}
+
+/// `text` with the value of each of `keys` (a JSON string) replaced by `[KEY]`.
+fn without(text: &str, keys: &[&str]) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(text).unwrap();
+    for key in keys {
+        if value.get(key).is_some() {
+            value[key] = format!("[{key}]").into();
+        }
     }
+    serde_json::to_string_pretty(&value).unwrap()
 }
 
 #[test]
-fn mcp_purge_returns_the_document_session_purge_json_prints() {
-    let ws = workspace("clinic");
+fn mcp_guard_text_is_the_bytes_brief_guard_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
     let root = ws.path();
-    new_session(root, &[]);
-    ok(
+    let original = "Call us on 0800 123 456 before 5 pm. Never share a password.";
+    let proposal = "Call us before 5 pm.";
+    fs::write(root.join("original"), original).unwrap();
+    fs::write(root.join("proposal"), proposal).unwrap();
+    let answers = mcp_with(
         root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
+        &[],
+        &[],
+        &[call(
+            1,
+            "guard",
+            json!({"original": original, "proposal": proposal}),
+        )],
     );
-    ok(
-        root,
-        &["session", "append", "s", "--assistant", "Booked for 10:30."],
-    );
-    let (exit, printed, tool) = both(
-        root,
-        &[
-            "session",
-            "purge",
-            "SESSION",
-            "--ids",
-            "msg_1",
-            "--summary",
-            "Ada: Tuesday 10:30.",
-            "--json",
-        ],
-        "purge",
-        json!({"ids": ["msg_1"], "summary": "Ada: Tuesday 10:30."}),
-    );
-    assert_eq!(exit, Some(0), "{printed}");
-    assert!(printed.contains("\"removed_ids\""), "{printed}");
-    assert_same_document(&printed, &tool);
+    let printed = run_in(root, &["guard", "original", "proposal", "--json"]);
+    assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
+    assert_eq!(text(&answers[0]), stdout(&printed));
 }
 
 #[test]
-fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
+fn mcp_compress_text_is_the_bytes_brief_compress_json_prints() {
     let ws = workspace("clinic");
     let root = ws.path();
-    new_session(root, &[]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada on 2026-12-01.",
-        ],
-    );
-    let state = json!({
-        "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
-        "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
-        "affected_files": []
-    })
-    .to_string();
-    let model = Server::start(vec![say("openai", &state), say("openai", &state)]);
+    let shorter = "## Booking\n\nA first visit takes 45 minutes and costs €95.";
+    let model = Server::start(vec![say("openai", shorter), say("openai", shorter)]);
     let base = format!("{}/v1", model.url());
-    // The tool may name the operator's base URL: the server is started with it.
-    let session = root.join("s");
-    let before = root.join("s.before");
-    copy_dir(&session, &before);
-    let path = session.to_str().unwrap();
+    let ledger = root.join("ledger.jsonl").display().to_string();
+    let env = [
+        ("OPENAI_API_KEY", "sk-test"),
+        ("OPENAI_BASE_URL", base.as_str()),
+        ("BRIEF_LEDGER", ledger.as_str()),
+    ];
+    let answers = mcp_with(
+        root,
+        &[],
+        &env,
+        &[call(
+            1,
+            "compress",
+            json!({"brief": "clinic", "item": "booking", "provider": "openai", "model": "test-model"}),
+        )],
+    );
     let printed = brief()
         .current_dir(root)
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .env("OPENAI_API_KEY", KEY)
-        .args(["session", "compact", path, "--resume", "Book it.", "--json"])
-        .args([
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ])
+        .envs(env)
+        .args(["compress", "clinic", "booking", "--json"])
+        .args(["--provider", "openai", "--model", "test-model"])
         .output()
         .unwrap();
     assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
-    fs::remove_dir_all(&session).unwrap();
-    fs::rename(&before, &session).unwrap();
-    let answers = mcp_with(
-        root,
-        &[
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ],
-        &[("OPENAI_API_KEY", KEY)],
-        &[call(
-            1,
-            "compact_context",
-            json!({"session": path, "resume_instruction": "Book it."}),
-        )],
+    let tool = text(&answers[0]);
+    assert!(tool.contains("\"accept\""), "{tool}");
+    // Each call saves its own proposal: only its id differs.
+    assert_eq!(
+        without(tool, &["proposal_id"]),
+        without(&stdout(&printed), &["proposal_id"])
     );
-    let tool = &answers[0]["result"];
-    assert_ne!(tool["isError"], true, "{tool}");
-    assert_same_document(&stdout(&printed), tool);
     assert_eq!(model.requests().len(), 2);
 }
 
-/// A session whose Tier 2 ends with a `delegate_task` call, its model a loopback one.
-fn session_with_delegate(root: &Path, model: &Server) {
-    let base = format!("{}/v1", model.url());
-    new_session(
+#[test]
+fn mcp_digest_text_is_the_bytes_brief_digest_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    fs::copy(
+        crate::common::fixtures().join("digest/wake.yaml"),
+        root.join("wake.yaml"),
+    )
+    .unwrap();
+    let store = root.join("ccr.sqlite").display().to_string();
+    let env = [("BRIEF_CCR_PATH", store.as_str())];
+    let answers = mcp_with(
         root,
-        &[
-            "--framework-tools",
-            "--context-limit",
-            "100000",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ],
+        &[],
+        &env,
+        &[call(
+            1,
+            "digest",
+            json!({"digest": "wake.yaml", "min_bytes": 512}),
+        )],
     );
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Find Ada a slot."],
-    );
-    let goal = json!({"goal": "Find a free slot on 2026-12-01", "constraints": "mornings only"});
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "delegate_task",
-            "--args",
-            &goal.to_string(),
-        ],
-    );
+    let printed = brief()
+        .current_dir(root)
+        .envs(env)
+        .args(["digest", "wake.yaml", "--min-bytes", "512", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert!(stdout(&printed).contains("[ccr:"), "{}", stdout(&printed));
+    assert_eq!(text(&answers[0]), stdout(&printed));
 }
 
 #[test]
-fn mcp_subagent_returns_the_document_session_subagent_json_prints_when_done_and_waiting() {
-    // Waiting: the child session hands back a call of its own.
-    let ws = workspace("clinic");
+fn mcp_ccr_put_text_is_the_bytes_brief_ccr_put_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
     let root = ws.path();
-    let asks = || {
-        answer(
-            "openai",
-            Some("Checking."),
-            &[("find_slot", json!({"day": "2026-12-01"}))],
-        )
-    };
-    let model = Server::start(vec![asks(), asks()]);
-    session_with_delegate(root, &model);
-    let args = ["session", "subagent", "SESSION", "tool_call_2", "--json"];
-    let (exit, printed, tool) = both(
+    let original = "line one of a long tool output\nline two\n";
+    fs::write(root.join("original.txt"), original).unwrap();
+    fs::write(root.join("compressed.txt"), "line one …").unwrap();
+    let store = root.join("ccr.sqlite");
+    let store_env = store.display().to_string();
+    let env = [("BRIEF_CCR_PATH", store_env.as_str())];
+    let answers = mcp_with(
         root,
-        &args,
-        "subagent",
-        json!({"tool_call_id": "tool_call_2"}),
+        &[],
+        &env,
+        &[call(
+            1,
+            "ccr_put",
+            json!({"original": original, "compressed": "line one …", "strategy": "tool_output_head_tail", "source": "cargo test", "ttl": "2h"}),
+        )],
     );
-    assert_eq!(exit, Some(0), "{printed}");
-    assert!(printed.contains("\"status\": \"waiting\""), "{printed}");
-    assert_same_document(&printed, &tool);
+    // A second put of the same original would say `refreshed`: the command puts it anew.
+    fs::remove_file(&store).unwrap();
+    let printed = brief()
+        .current_dir(root)
+        .envs(env)
+        .args([
+            "ccr",
+            "put",
+            "original.txt",
+            "--compressed",
+            "compressed.txt",
+        ])
+        .args([
+            "--strategy",
+            "tool_output_head_tail",
+            "--source",
+            "cargo test",
+        ])
+        .args(["--ttl", "2h", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    // The clock moved between the two puts: creation and expiry (also in the summary).
+    let run_dependent = ["created", "expires", "summary"];
+    assert_eq!(
+        without(text(&answers[0]), &run_dependent),
+        without(&stdout(&printed), &run_dependent)
+    );
+    assert!(text(&answers[0]).starts_with("{\n  \"status\": \"stored\""));
+}
 
-    // Done: the child answers with its envelope at once.
-    let ws = workspace("clinic");
+#[test]
+fn mcp_retrieve_text_is_the_bytes_brief_ccr_get_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
     let root = ws.path();
-    let done =
-        json!({"status": "completed", "summary": "10:30 on 2026-12-01 is free."}).to_string();
-    let model = Server::start(vec![say("openai", &done), say("openai", &done)]);
-    session_with_delegate(root, &model);
-    let (exit, printed, tool) = both(
+    let store = root.join("ccr.sqlite").display().to_string();
+    let env = [("BRIEF_CCR_PATH", store.as_str())];
+    fs::write(root.join("notes.txt"), "the original notes, in full").unwrap();
+    let put = brief()
+        .current_dir(root)
+        .envs(env)
+        .args(["ccr", "put", "notes.txt"])
+        .output()
+        .unwrap();
+    let hash = stdout(&put).trim().to_string();
+    assert_eq!(hash.len(), 24, "{}", stderr(&put));
+    let unknown = "0123456789abcdef01234567";
+    let answers = mcp_with(
         root,
-        &args,
-        "subagent",
-        json!({"tool_call_id": "tool_call_2"}),
+        &[],
+        &env,
+        &[
+            call(1, "retrieve", json!({"hash": hash.to_uppercase()})),
+            call(2, "retrieve", json!({"hash": unknown})),
+        ],
     );
-    assert_eq!(exit, Some(0), "{printed}");
-    assert!(
-        printed.contains("\"result_id\": \"tool_res_3\""),
-        "{printed}"
+    for (answer, (hash, status)) in answers.iter().zip([(hash.as_str(), 0), (unknown, 1)]) {
+        let printed = brief()
+            .current_dir(root)
+            .envs(env)
+            .args(["ccr", "get", hash, "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(printed.status.code(), Some(status), "{}", stderr(&printed));
+        assert_eq!(text(answer), stdout(&printed));
+    }
+    assert_eq!(answers[0]["result"]["structuredContent"]["status"], "found");
+    assert_eq!(
+        answers[1]["result"]["structuredContent"]["status"],
+        "unknown"
     );
-    assert_same_document(&printed, &tool);
 }

@@ -83,7 +83,7 @@ pub fn print<R: Report + ?Sized>(ui: &Ui, form: Form, report: &R) -> Result<Outc
     Ok(report.outcome())
 }
 
-pub use crate::answer::Envelope;
+pub use crate::document::Envelope;
 
 /// Prints `body` (a struct with named fields) as the command's JSON document, led by
 /// `status` and `summary`.

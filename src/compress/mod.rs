@@ -20,7 +20,7 @@ use crate::wire::{Message, Prompt, Role};
 pub use estimate::{Estimate, Prices, estimate, prices};
 pub use proposal::{CallSettings, build, rejudge, status, token_change};
 pub use propose::{
-    Batch, BatchItem, Event, PendingCall, ProposalFigures, Proposed, RefusedItem, Request,
+    ACCEPT, Batch, BatchItem, Event, PendingCall, ProposalFigures, Proposed, RefusedItem, Request,
     Unwatched, Watch, propose, propose_all,
 };
 pub use sanitize::sanitize;

@@ -69,7 +69,8 @@ impl Watch for Unwatched {
     }
 }
 
-/// What [`propose`] saved.
+/// What [`propose`] saved. Its document (what `brief compress ITEM --json` prints and the
+/// MCP `compress` tool returns) is the proposal's figures, its body and who accepts it.
 #[derive(Debug)]
 pub struct Proposed {
     pub proposal: Proposal,
@@ -78,6 +79,40 @@ pub struct Proposed {
     /// `identical`, `flagged`, `longer` or `clean`, and a sentence (see [`status`]).
     pub status: &'static str,
     pub summary: String,
+}
+
+/// Who decides about a proposal: never the operation that made it.
+pub const ACCEPT: &str = "a human accepts or discards it; compress never changes the item";
+
+impl Serialize for Proposed {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shown<'a> {
+            #[serde(flatten)]
+            figures: ProposalFigures,
+            proposal: &'a str,
+            accept: &'static str,
+        }
+        Shown {
+            figures: ProposalFigures::of(&self.proposal),
+            proposal: &self.proposal.body,
+            accept: ACCEPT,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl crate::document::Document for Proposed {
+    fn status(&self) -> &str {
+        self.status
+    }
+
+    fn summary(&self) -> String {
+        self.summary.clone()
+    }
 }
 
 /// Asks for a shorter body of the item `id` and saves the proposal. A refused item (a

@@ -9,14 +9,13 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::answer::Answer;
-use crate::session::OpKind;
 use crate::session::api::{self, Note};
 use crate::session::model::ModelChoice;
 use crate::session::ops::GateRequest;
 use crate::session::subagent::{SubagentOutcome, SubagentRequest};
+use crate::session::{GateReport, OpKind};
 
-use super::tools::{Context, Spec, ToolError, args};
+use super::tools::{Context, Reply, Spec, ToolError, args};
 
 pub fn specs() -> Vec<Spec> {
     let session = json!({"type": "string", "description": "The session directory"});
@@ -109,7 +108,7 @@ pub fn specs() -> Vec<Spec> {
     ]
 }
 
-pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Reply, ToolError> {
     match name {
         "session_status" => status(ctx, args(arguments)?),
         "gate" => gate(ctx, args(arguments)?),
@@ -123,14 +122,17 @@ pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolEr
 /// What an operation noticed on the way is for the server's operator, not the model.
 fn quiet(_: Note<'_>) {}
 
-/// The document `brief session … --json` prints for the same answer.
-fn document<A: Answer + ?Sized>(answer: &A) -> Result<Value, ToolError> {
-    crate::answer::document(answer).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
-}
-
-/// An object printed as it is (the gate's answer, on one line in the CLI).
-fn object<T: serde::Serialize>(value: T) -> Result<Value, ToolError> {
-    serde_json::to_value(value).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
+/// The gate's answer as `brief session gate|turn|subagent` print it: the seed's object on
+/// one line.
+fn gate_line(report: &GateReport) -> Result<Reply, ToolError> {
+    let answer = report.answer();
+    let render = |e: serde_json::Error| ToolError(format!("cannot render the answer: {e}"));
+    let mut text = serde_json::to_string(&answer).map_err(render)?;
+    text.push('\n');
+    Ok(Reply {
+        value: serde_json::to_value(&answer).map_err(render)?,
+        text,
+    })
 }
 
 #[derive(Deserialize)]
@@ -139,8 +141,8 @@ struct StatusArgs {
     session: PathBuf,
 }
 
-fn status(ctx: &Context, a: StatusArgs) -> Result<Value, ToolError> {
-    document(&api::status(
+fn status(ctx: &Context, a: StatusArgs) -> Result<Reply, ToolError> {
+    Reply::of(&api::status(
         &ctx.path(&a.session),
         &BTreeMap::new(),
         &mut quiet,
@@ -161,7 +163,7 @@ struct GateArgs {
     resume: Option<String>,
 }
 
-fn gate(ctx: &Context, a: GateArgs) -> Result<Value, ToolError> {
+fn gate(ctx: &Context, a: GateArgs) -> Result<Reply, ToolError> {
     let kind = match a.kind.as_deref() {
         None => OpKind::Model,
         Some(text) => OpKind::parse(text).ok_or_else(|| {
@@ -185,7 +187,7 @@ fn gate(ctx: &Context, a: GateArgs) -> Result<Value, ToolError> {
         }
     };
     let report = api::gate(&ctx.path(&a.session), request, &BTreeMap::new(), &mut quiet)?;
-    object(report.answer())
+    gate_line(&report)
 }
 
 #[derive(Deserialize)]
@@ -197,8 +199,8 @@ struct PurgeArgs {
     summary: Option<String>,
 }
 
-fn purge(ctx: &Context, a: PurgeArgs) -> Result<Value, ToolError> {
-    document(&api::purge(
+fn purge(ctx: &Context, a: PurgeArgs) -> Result<Reply, ToolError> {
+    Reply::of(&api::purge(
         &ctx.path(&a.session),
         &a.ids,
         a.summary.as_deref(),
@@ -221,7 +223,7 @@ struct CompactArgs {
 
 /// The tool's provider and model are the caller's to choose; its base URL is not: the key
 /// goes only to the base URL the server's operator configured or allowed.
-fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
+fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Reply, ToolError> {
     let kind = a
         .provider
         .as_deref()
@@ -236,7 +238,7 @@ fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
         provider,
         ledger: None,
     };
-    document(&api::compact(
+    Reply::of(&api::compact(
         &ctx.path(&a.session),
         &a.resume_instruction,
         &choice,
@@ -256,14 +258,14 @@ struct SubagentArgs {
 /// The same run as `brief session subagent`, answering what its `--json` prints; the
 /// model is the session's (no base URL from the caller: a key goes only where the operator
 /// configured).
-fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Value, ToolError> {
+fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Reply, ToolError> {
     let request = SubagentRequest {
         estimate: a.estimate,
         ..SubagentRequest::default()
     };
     match api::subagent(&ctx.path(&a.session), &a.tool_call_id, &request, &mut quiet)? {
-        SubagentOutcome::Blocked(gate) => object(gate.answer()),
-        SubagentOutcome::Waiting(waiting) => document(&waiting),
-        SubagentOutcome::Done(report) => document(&*report),
+        SubagentOutcome::Blocked(gate) => gate_line(&gate),
+        SubagentOutcome::Waiting(waiting) => Reply::of(&waiting),
+        SubagentOutcome::Done(report) => Reply::of(&*report),
     }
 }

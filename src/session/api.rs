@@ -1,6 +1,6 @@
 //! One call per session operation, for every edge alike: the CLI's `brief session`
 //! subcommands, the MCP session tools and the library's users. Each call opens the
-//! session, runs the operation and returns its typed answer ([`crate::answer::Answer`]);
+//! session, runs the operation and returns its typed answer ([`crate::document::Document`]);
 //! what the operator should hear on the way (the brief's warnings, the session's notices,
 //! progress) goes to `notes`, which an edge prints or drops. Notices are handed over
 //! whether the operation succeeded or not.

@@ -186,7 +186,7 @@ impl Serialize for Compacted {
     }
 }
 
-impl crate::answer::Answer for Compacted {
+impl crate::document::Document for Compacted {
     fn status(&self) -> &str {
         "ok"
     }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::schema::{self, Violation};
-use crate::answer::Answer;
+use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::files::limits::SESSION_ENTRY;
 
@@ -48,7 +48,7 @@ pub struct Validated {
     pub file: PathBuf,
 }
 
-impl Answer for Validated {
+impl Document for Validated {
     fn status(&self) -> &str {
         if self.violations.is_empty() {
             "ok"

@@ -57,7 +57,7 @@ impl PurgeReport {
 
 /// `session purge --json` and the MCP `purge` tool: `status`, the one-line summary, then
 /// every field of the report.
-impl crate::answer::Answer for PurgeReport {
+impl crate::document::Document for PurgeReport {
     fn status(&self) -> &str {
         "ok"
     }

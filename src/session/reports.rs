@@ -1,6 +1,6 @@
 //! The typed answers of the session operations that have no report of their own in the
 //! module that does the work: `new`, `append`, `log`, `show` and a turn. Each holds the
-//! data, its status word and its summary ([`Answer`]); the CLI adds the human form and
+//! data, its status word and its summary ([`Document`]); the CLI adds the human form and
 //! prints the document for `--json`, which is what the MCP tools return.
 
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use super::budget::thousands;
 use super::log::Entry;
 use super::state::{Removal, State};
 use super::turn::TurnReport;
-use crate::answer::Answer;
+use crate::document::Document;
 
 /// `session new`: the session made and the settings it keeps.
 #[derive(Debug, Clone, Serialize)]
@@ -34,7 +34,7 @@ pub struct Made {
     pub tools: usize,
 }
 
-impl Answer for Made {
+impl Document for Made {
     fn status(&self) -> &str {
         "ok"
     }
@@ -56,7 +56,7 @@ pub struct Appended {
     pub tokens: u64,
 }
 
-impl Answer for Appended {
+impl Document for Appended {
     fn status(&self) -> &str {
         "ok"
     }
@@ -112,7 +112,7 @@ impl LogReport {
     }
 }
 
-impl Answer for LogReport {
+impl Document for LogReport {
     fn status(&self) -> &str {
         "ok"
     }
@@ -135,7 +135,7 @@ pub struct EntryReport {
     pub removed_by: Option<Removal>,
 }
 
-impl Answer for EntryReport {
+impl Document for EntryReport {
     fn status(&self) -> &str {
         "ok"
     }
@@ -151,7 +151,7 @@ impl Answer for EntryReport {
 }
 
 /// A finished turn: `ok`, or `context_budget_exceeded` when the gate held tool calls back.
-impl Answer for TurnReport {
+impl Document for TurnReport {
     fn status(&self) -> &str {
         if self.blocked.is_empty() {
             "ok"

@@ -6,7 +6,7 @@
 use serde::{Serialize, Serializer};
 
 use super::{Figures, Status};
-use crate::answer::Answer;
+use crate::document::Document;
 
 /// The figures after `status` and `summary`.
 #[derive(Debug, Serialize)]
@@ -54,7 +54,7 @@ impl Serialize for StatusReport {
     }
 }
 
-impl Answer for StatusReport {
+impl Document for StatusReport {
     fn status(&self) -> &str {
         "ok"
     }

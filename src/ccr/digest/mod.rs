@@ -204,6 +204,38 @@ impl Digest {
     }
 }
 
+/// The document `brief digest --json` prints and the MCP `digest` tool returns: the
+/// text and the per-section measurements.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    pub digest_version: &'static str,
+    pub text: &'a str,
+    pub sections: &'a [Section],
+    #[serde(skip)]
+    pub digest: &'a Digest,
+}
+
+impl<'a> Report<'a> {
+    pub fn of(digest: &'a Digest) -> Self {
+        Report {
+            digest_version: VERSION,
+            text: &digest.text,
+            sections: &digest.sections,
+            digest,
+        }
+    }
+}
+
+impl crate::document::Document for Report<'_> {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        self.digest.summary()
+    }
+}
+
 /// Places a rendered digest in a prompt's live zone: after the stable prefix (tools and
 /// static system text, untouched, so the prefix hash does not move when only the digest
 /// does) and before the run-specific context (the brief's volatile items).

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::ccr::digest::{self, Digest, Section};
+use crate::ccr::digest::{self, Digest};
 use crate::ccr::thousands;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
+use crate::document::Document;
 use crate::error::Result;
 
 /// Render a wake digest, routing each field by its declared type
@@ -57,44 +58,39 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ));
     }
     let rendered = Rendered {
-        digest_version: digest::VERSION,
-        text: &digest.text,
-        sections: &digest.sections,
-        digest: &digest,
+        report: digest::Report::of(&digest),
         store: store_path.as_deref(),
     };
     output::print(ui, Form::json_if(args.json), &rendered)
 }
 
-/// `brief digest`'s report: the text and the per-section measurements.
+/// `brief digest`'s report: the digest's document, and the store it was backed in (for
+/// the measurements on stderr).
 #[derive(Serialize)]
+#[serde(transparent)]
 struct Rendered<'a> {
-    digest_version: &'static str,
-    text: &'a str,
-    sections: &'a [Section],
-    #[serde(skip)]
-    digest: &'a Digest,
+    report: digest::Report<'a>,
     #[serde(skip)]
     store: Option<&'a Path>,
 }
 
 impl Report for Rendered<'_> {
     fn status(&self) -> &str {
-        "ok"
+        self.report.status()
     }
 
     fn summary(&self) -> String {
-        self.digest.summary()
+        self.report.summary()
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        ui.outln(self.text)
+        ui.outln(self.report.text)
     }
 
     /// The measurements go to stderr in every form.
     fn after(&self, ui: &Ui) {
         if !ui.quiet() {
-            report(self.digest, self.store, ui);
+            report(self.report.digest, self.store, ui);
         }
     }
 }

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
 use crate::session::envelope::{self, Validated};
 
@@ -39,18 +39,18 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 
 impl Report for Validated {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
         for v in &self.violations {
             ui.outln(&format!("{}: {v}", self.file.display()))?;
         }
-        ui.confirm(&Answer::summary(self))
+        ui.confirm(&Document::summary(self))
     }
 
     fn outcome(&self) -> Outcome {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{DelegateReport, SubagentReport};
-use crate::answer::Answer;
+use crate::document::Document;
 use crate::session::budget::thousands;
 use crate::session::turn::PendingCall;
 
@@ -19,7 +19,7 @@ pub struct SubagentWaiting {
     pub tool_calls: Vec<PendingCall>,
 }
 
-impl Answer for SubagentWaiting {
+impl Document for SubagentWaiting {
     fn status(&self) -> &str {
         "waiting"
     }
@@ -37,7 +37,7 @@ impl Answer for SubagentWaiting {
     }
 }
 
-impl Answer for SubagentReport {
+impl Document for SubagentReport {
     fn status(&self) -> &str {
         "ok"
     }

@@ -16,7 +16,7 @@ use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review;
 use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
-use crate::compress::{self, Event, PendingCall, ProposalFigures, Proposed, Request, Watch};
+use crate::compress::{self, Event, PendingCall, Proposed, Request, Watch};
 use crate::error::Result;
 use crate::provider::{self, CallOptions};
 
@@ -120,7 +120,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let proposed = compress::propose(&request, id, &watcher)?;
     let item = brief.require_item(id)?;
     let report = ProposedReport {
-        figures: ProposalFigures::of(&proposed.proposal),
         proposed: &proposed,
         item,
         brief: &args.brief,
@@ -161,12 +160,10 @@ impl Watch for Watcher<'_> {
     }
 }
 
-/// `brief compress BRIEF ITEM`: the saved proposal, and how to act on it.
+/// `brief compress BRIEF ITEM`: the saved proposal's document, and how to act on it.
 #[derive(Serialize)]
+#[serde(transparent)]
 struct ProposedReport<'a> {
-    #[serde(flatten)]
-    figures: ProposalFigures,
-    #[serde(skip)]
     proposed: &'a Proposed,
     #[serde(skip)]
     item: &'a Item,

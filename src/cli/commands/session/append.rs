@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::session::api;
 use crate::session::reports::{Appended, Made};
@@ -88,11 +88,11 @@ pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
 
 impl Report for Made {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -202,11 +202,11 @@ pub fn run(mut args: AppendArgs, ui: &Ui) -> Result<Outcome> {
 /// The human form is the new entry's visible id alone.
 impl Report for Appended {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::session::budget::thousands;
 use crate::session::ops::{GateReport, GateRequest};
@@ -145,11 +145,11 @@ pub fn purge(args: PurgeArgs, ui: &Ui) -> Result<Outcome> {
 /// The document is the one the MCP `purge` tool returns too.
 impl Report for PurgeReport {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {

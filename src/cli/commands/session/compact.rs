@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use super::shown;
-use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
 use crate::session::api;
 use crate::session::budget::thousands;
@@ -69,11 +69,11 @@ pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
 /// The document is the one the MCP `compact_context` tool returns too.
 impl Report for Compacted {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn notes(&self, ui: &Ui) {

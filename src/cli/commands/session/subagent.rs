@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use super::compact::ModelArgs;
 use super::{GateShown, shown};
-use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
 use crate::session::api;
 use crate::session::budget::thousands;
@@ -82,16 +82,16 @@ pub fn run(args: SubagentArgs, ui: &Ui) -> Result<Outcome> {
 /// result's id, and the summary on stderr.
 impl Report for SubagentReport {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
         ui.outln(&self.result_id)?;
-        ui.info(&shown(&Answer::summary(self)));
+        ui.info(&shown(&Document::summary(self)));
         Ok(())
     }
 }
@@ -99,11 +99,11 @@ impl Report for SubagentReport {
 /// The child's tool calls, one JSON line each, as a turn hands out its own.
 impl Report for SubagentWaiting {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -112,7 +112,7 @@ impl Report for SubagentWaiting {
         }
         ui.info(&shown(&format!(
             "{}; answer them with `brief session append {} --tool-result ID ...`, then run this again",
-            Answer::summary(self),
+            Document::summary(self),
             self.delegate.session.display()
         )));
         Ok(())

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
 use crate::session::GateReport;
 use crate::session::api;
@@ -137,11 +137,11 @@ struct TurnShown<'a> {
 
 impl Report for TurnShown<'_> {
     fn status(&self) -> &str {
-        Answer::status(self.report)
+        Document::status(self.report)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self.report)
+        Document::summary(self.report)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -198,7 +198,7 @@ impl Report for TurnShown<'_> {
                 }
             }
         }
-        ui.info(&shown(&Answer::summary(report)));
+        ui.info(&shown(&Document::summary(report)));
         Ok(())
     }
 

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use crate::answer::Answer;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
 use crate::session::RenderedBody;
 use crate::session::api;
@@ -88,11 +88,11 @@ pub fn status(args: StatusArgs, ui: &Ui) -> Result<Outcome> {
 /// The document is the one the MCP `session_status` tool returns too.
 impl Report for StatusReport {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -168,11 +168,11 @@ pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
 
 impl Report for LogReport {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -200,7 +200,7 @@ impl Report for LogReport {
             ]);
         }
         let mut out = table.render();
-        out.push_str(&Answer::summary(self));
+        out.push_str(&Document::summary(self));
         out.push('\n');
         ui.out(&out)
     }
@@ -225,11 +225,11 @@ pub fn show(args: ShowArgs, ui: &Ui) -> Result<Outcome> {
 
 impl Report for EntryReport {
     fn status(&self) -> &str {
-        Answer::status(self)
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        Answer::summary(self)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
