@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::session::api::{self, Note};
 use crate::session::model::ModelChoice;
@@ -18,52 +18,29 @@ use crate::session::{GateReport, OpKind};
 use super::tools::{Context, Reply, Spec, ToolError, args};
 
 pub fn specs() -> Vec<Spec> {
-    let session = json!({"type": "string", "description": "The session directory"});
     vec![
         Spec {
             name: "session_status",
             description: "The session's context figures: tokens per tier, the budget level \
                 and telemetry line, what is available for operations, pending operations.",
-            schema: json!({
-                "type": "object",
-                "properties": {"session": session},
-                "required": ["session"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load(
+                "session_status",
+                include_str!("schemas/session_status.json"),
+            ),
         },
         Spec {
             name: "gate",
             description: "Check an operation against the context budget before starting it. \
                 Answers {status: ok, operation_id, …} or the context_budget_exceeded object \
                 with a pending operation id to resume after a purge or compaction.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "estimate": {"type": "integer", "minimum": 0, "description": "The operation's estimated result size in tokens"},
-                    "kind": {"type": "string", "enum": ["model", "tool", "subagent"], "default": "model"},
-                    "high_volume": {"type": "boolean", "default": false, "description": "The operation may produce a lot of output: refused from 95% of the context"},
-                    "resume": {"type": "string", "description": "A pending operation (op_N) to check again with its stored estimate, instead of a new one"}
-                },
-                "required": ["session"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("gate", include_str!("schemas/gate.json")),
         },
         Spec {
             name: "purge",
             description: "Remove Tier 2 entries by their visible ids (msg_N, tool_call_N, \
                 tool_res_N), optionally leaving one dense summary in their place; reports \
                 the tokens freed and the cache cost.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                    "summary": {"type": "string"}
-                },
-                "required": ["session", "ids"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("purge", include_str!("schemas/purge.json")),
         },
         Spec {
             name: "compact_context",
@@ -74,18 +51,10 @@ pub fn specs() -> Vec<Spec> {
                 is provider/model if given, else the server's and the session brief's; keys \
                 come from the server's environment and go only to the base URL its operator \
                 configured: a base_url the server was not started to allow is refused.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "resume_instruction": {"type": "string", "minLength": 1, "description": "What to do first after the reset"},
-                    "provider": {"type": "string", "enum": ["openai", "anthropic"]},
-                    "model": {"type": "string"},
-                    "base_url": {"type": "string"}
-                },
-                "required": ["session", "resume_instruction"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load(
+                "compact_context",
+                include_str!("schemas/compact_context.json"),
+            ),
         },
         Spec {
             name: "subagent",
@@ -94,16 +63,7 @@ pub fn specs() -> Vec<Spec> {
                 envelope as the call's result. Gated first: answers the \
                 context_budget_exceeded object when it does not fit. A delegated task whose \
                 own tool calls need running answers `waiting` with them and its session.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "tool_call_id": {"type": "string", "description": "The sub-agent's call, tool_call_N"},
-                    "estimate": {"type": "integer", "minimum": 0, "description": "Tokens the result is expected to take (default 2000)"}
-                },
-                "required": ["session", "tool_call_id"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("subagent", include_str!("schemas/subagent.json")),
         },
     ]
 }
