@@ -127,6 +127,26 @@ fn hint(err: &crate::error::Error) -> Option<String> {
         }
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
         Topic::NotPending => "`session_status` lists the pending operations".into(),
+        Topic::NoFrameworkTools => {
+            "this session was made without the framework's tools: its operator makes a new \
+             session with them to have its sub-agents run"
+                .into()
+        }
+        Topic::EntryTooLarge => {
+            "store the text with the `ccr_put` tool and use its reference instead; nothing \
+             was appended"
+                .into()
+        }
+        // The session's domain says it in words true at every edge; the rest are steps of
+        // the command line's own (append, turn, render), which no tool offers.
+        Topic::InvalidEnvelope
+        | Topic::SessionSettingsTooLarge
+        | Topic::OpenCall { .. }
+        | Topic::TurnUnanswered { .. }
+        | Topic::RenderUnanswered { .. }
+        | Topic::NoEntry
+        | Topic::NotATurn
+        | Topic::TurnAnswerKept { .. } => return None,
         Topic::Setting(setting) => {
             let place = match setting {
                 Setting::CcrStore => "BRIEF_CCR_PATH in the server's environment",

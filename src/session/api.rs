@@ -17,7 +17,7 @@ use super::status_report::StatusReport;
 use super::subagent::{SubagentOutcome, SubagentRequest};
 use super::turn::{TurnOutcome, TurnRequest};
 use super::{NewSession, RenderedBody, Session};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 
 /// Something the operator should hear while an operation runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,8 +124,7 @@ pub fn log(dir: &Path, notes: Notes) -> Result<LogReport> {
 pub fn show(dir: &Path, id: &str, notes: Notes) -> Result<EntryReport> {
     let state = with_session(dir, notes, |session, _| session.state())?;
     let entry = state.entry(id).ok_or_else(|| {
-        Error::input(format!("`{id}`: no such entry in this session"))
-            .with_hint("`brief session log DIR` lists every entry")
+        Error::input(format!("`{id}`: no such entry in this session")).with_topic(Topic::NoEntry)
     })?;
     Ok(EntryReport {
         entry: entry.clone(),

@@ -56,7 +56,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::brief::{Brief, Tier};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::files::limits::SESSION_CONFIG;
 use crate::prompt::compose::{self, ComposeOptions, Prefix};
 use crate::tokens::Encoding;
@@ -164,7 +164,7 @@ impl Session {
             .or(brief.manifest.budget.context_limit)
             .unwrap_or(config::DEFAULT_CONTEXT_LIMIT);
         if limit == 0 {
-            return Err(Error::input("--context-limit must be above 0"));
+            return Err(Error::input("the context limit must be above 0"));
         }
         let config = Config {
             brief: brief_dir,
@@ -198,7 +198,8 @@ impl Session {
                 yaml.len(),
                 SESSION_CONFIG.what
             ))
-            .with_hint("pass fewer or shorter --var values; nothing was written"));
+            .with_hint("nothing was written")
+            .with_topic(Topic::SessionSettingsTooLarge));
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
         {
@@ -300,17 +301,12 @@ impl Session {
     pub fn check_vars(&self, overrides: &BTreeMap<String, String>) -> Result<()> {
         self.warn_unknown_vars(overrides);
         if self.brief.items.iter().any(|i| i.tier == Tier::Volatile) {
+            // A missing value's error has its topic: each edge says how to give one.
             compose::compose(
                 &self.brief,
                 &self.vars(overrides),
                 ComposeOptions::default(),
-            )
-            .map_err(|err| {
-                let hint = err.hint.clone().unwrap_or_default();
-                err.with_hint(format!(
-                    "{hint} (with this command, or once at `brief session new`)"
-                ))
-            })?;
+            )?;
         }
         Ok(())
     }
@@ -459,11 +455,11 @@ impl Session {
                 "{} (`{}`) has no result yet: every provider refuses a request with a tool call and no result",
                 call.id, call.name
             ))
-            .with_hint(format!(
-                "answer it first: `brief session append {} --tool-result {} --text ...` (`--format text` shows the session as it is)",
-                self.dir.display(),
-                call.id
-            )));
+            .with_hint("answer it first")
+            .with_topic(Topic::RenderUnanswered {
+                session: self.dir.clone(),
+                call: call.id.clone(),
+            }));
         }
         let parts = render::Parts {
             static_system: &self.prefix.static_system,

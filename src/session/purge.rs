@@ -91,7 +91,7 @@ impl Session {
             )));
         }
         if ids.is_empty() {
-            return Err(Error::input("--ids names no entry"));
+            return Err(Error::input("no entry named to purge"));
         }
         if summary.is_some_and(|s| s.trim().is_empty()) {
             return Err(Error::input("the summary is empty"));

@@ -23,7 +23,7 @@ use super::ops::{GateReport, GateRequest, PurgeReport, now};
 use super::render::{self, entry_text};
 use super::subagent::{Ran, SubagentRun};
 use super::{OpKind, Session};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::provider::{CallOptions, Provider, Usage};
 use crate::tokens;
 use crate::wire::Wire;
@@ -137,7 +137,7 @@ impl Session {
         if let Some(user) = &request.user
             && user.trim().is_empty()
         {
-            return Err(Error::input("--user is empty"));
+            return Err(Error::input("the user message is empty"));
         }
         let state = self.state()?;
         if let Some(op) = &request.resume
@@ -162,21 +162,12 @@ impl Session {
                 call.id,
                 call.name.as_deref().unwrap_or_default()
             ))
-            .with_hint(
-                if self.is_subagent(call.name.as_deref().unwrap_or_default()) {
-                    format!(
-                        "brief session subagent {} {} (or --run-subagents next time)",
-                        self.dir.display(),
-                        call.id
-                    )
-                } else {
-                    format!(
-                        "brief session append {} --tool-result {} --text ...",
-                        self.dir.display(),
-                        call.id
-                    )
-                },
-            ));
+            .with_hint("answer it first")
+            .with_topic(Topic::TurnUnanswered {
+                session: self.dir.clone(),
+                call: call.id.clone(),
+                subagent: self.is_subagent(call.name.as_deref().unwrap_or_default()),
+            }));
         }
         let settings = self.settings(&request.model)?;
         let (user, max_tokens, gate) = match &request.resume {
@@ -187,7 +178,7 @@ impl Session {
                     Error::input(format!(
                         "{op} is not a turn the gate blocked in this session"
                     ))
-                    .with_hint("operations checked with `brief session gate` resume there")
+                    .with_topic(Topic::NotATurn)
                 })?;
                 let user = journal.user.clone();
                 // The gate approved the stored cap: a smaller --max-tokens is honoured, a

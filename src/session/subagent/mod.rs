@@ -35,7 +35,7 @@ use super::schema::Violation;
 use super::turn::PendingCall;
 use super::{Session, envelope, tools};
 use crate::brief::Brief;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::prompt::compose::{self, ComposeOptions};
 use crate::provider::{CallOptions, Provider, Settings};
 use crate::wire::{Message, Prompt, Role};
@@ -270,15 +270,16 @@ impl Session {
             .clone();
         let name = call.name.clone().unwrap_or_default();
         if !self.is_subagent(&name) {
-            return Err(Error::input(format!(
+            let err = Error::input(format!(
                 "{call_id} calls `{name}`, not one of the framework's sub-agents ({})",
                 tools::SUBAGENTS.join(", ")
-            ))
-            .with_hint(if self.config.framework_tools {
-                "run it yourself and append its result"
+            ));
+            return Err(if self.config.framework_tools {
+                err.with_hint("run it yourself and append its result")
             } else {
-                "this session was made without --framework-tools"
-            }));
+                err.with_hint("this session was made without the framework's tools")
+                    .with_topic(Topic::NoFrameworkTools)
+            });
         }
         super::ops::check_answerable(&state, call_id)?;
         let budget = CallBudget {

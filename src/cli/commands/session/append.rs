@@ -61,6 +61,9 @@ pub struct NewArgs {
 }
 
 pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
+    if args.context_limit == Some(0) {
+        return Err(Error::input("--context-limit must be above 0"));
+    }
     let provider = match args.provider {
         Some(name) => Some(
             name.parse::<crate::wire::Wire>()

@@ -132,6 +132,9 @@ pub struct PurgeArgs {
 }
 
 pub fn purge(args: PurgeArgs, ui: &Ui) -> Result<Outcome> {
+    if args.ids.iter().all(|id| id.trim().is_empty()) {
+        return Err(Error::input("--ids names no entry"));
+    }
     let summary = args.summary.map(super::text_arg).transpose()?;
     let report = api::purge(
         &args.dir,

@@ -9,7 +9,7 @@ use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::document::Document;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::session::GateReport;
 use crate::session::api;
 use crate::session::budget::thousands;
@@ -64,8 +64,12 @@ pub struct TurnArgs {
 }
 
 pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
+    let user = args.user.map(super::text_arg).transpose()?;
+    if user.as_deref().is_some_and(|u| u.trim().is_empty()) {
+        return Err(Error::input("--user is empty"));
+    }
     let request = TurnRequest {
-        user: args.user.map(super::text_arg).transpose()?,
+        user,
         vars: super::vars(args.vars),
         resume: args.resume,
         max_tokens: args.max_tokens,
