@@ -102,7 +102,8 @@ impl Report for StatusReport {
             out.push_str(advice);
             out.push('\n');
         }
-        let rows = [
+        let mut table = Table::new(&[Align::Left, Align::Right]);
+        let figures = [
             ("tier 1 (static)", f.tier1_tokens),
             ("tier 2 (memory)", f.tier2_tokens),
             ("tier 3 (volatile)", f.tier3_tokens),
@@ -111,42 +112,34 @@ impl Report for StatusReport {
             ("protocol overhead", f.protocol_overhead_tokens),
             ("safety margin", f.safety_margin_tokens),
             ("available for operations", f.available_operation_tokens),
+            ("live entries", status.live_entries),
         ];
-        for (label, n) in rows {
-            out.push_str(&format!("{label:<26}{:>10}\n", thousands(n)));
+        for (label, n) in figures {
+            table.row([label.to_string(), thousands(n)]);
         }
-        out.push_str(&format!(
-            "{:<26}{:>10}\n",
-            "live entries",
-            thousands(status.live_entries)
-        ));
-        if status.over_budget || !status.over_budget_entries.is_empty() {
+        let over = status.over_budget || !status.over_budget_entries.is_empty();
+        if over {
+            let word = if status.over_budget { "yes" } else { "no" };
+            table.row(["over budget", word]);
+        }
+        let pending = if status.pending.is_empty() {
+            "none".to_string()
+        } else {
+            terminal_line(&status.pending.join(", "))
+        };
+        table.row(["pending operations".to_string(), pending]);
+        out.push_str(&table.render());
+        if !status.over_budget_entries.is_empty() {
             out.push_str(&format!(
-                "{:<26}{:>10}\n",
-                "over budget",
-                if status.over_budget { "yes" } else { "no" }
+                "appended over the budget: {}{}\n",
+                terminal_line(&status.over_budget_entries.join(", ")),
+                if status.over_budget {
+                    "; the next model call waits for a purge or a compaction"
+                } else {
+                    ""
+                }
             ));
-            if !status.over_budget_entries.is_empty() {
-                out.push_str(&format!(
-                    "  appended over the budget: {}{}\n",
-                    terminal_line(&status.over_budget_entries.join(", ")),
-                    if status.over_budget {
-                        "; the next model call waits for a purge or a compaction"
-                    } else {
-                        ""
-                    }
-                ));
-            }
         }
-        out.push_str(&format!(
-            "{:<26}{:>10}\n",
-            "pending operations",
-            if status.pending.is_empty() {
-                "none".to_string()
-            } else {
-                terminal_line(&status.pending.join(", "))
-            }
-        ));
         ui.out(&out)
     }
 }
