@@ -16,14 +16,16 @@ use super::reports::{Appended, EntryReport, LogReport, Made};
 use super::status_report::StatusReport;
 use super::subagent::{SubagentOutcome, SubagentRequest};
 use super::turn::{TurnOutcome, TurnRequest};
-use super::{NewSession, RenderedBody, Session};
+use super::{NewSession, Notice, RenderedBody, Session};
 use crate::error::{Error, Result, Topic};
 
 /// Something the operator should hear while an operation runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Note<'a> {
-    /// The brief's warnings and the session's notices (a torn line cut off, …).
+    /// The brief's warnings.
     Warning(&'a str),
+    /// What the session noticed (a torn line cut off, a value no item uses, …).
+    Notice(&'a Notice),
     /// A step of a long operation (a model call, a retry).
     Progress(&'a str),
 }
@@ -43,7 +45,7 @@ fn open(dir: &Path, notes: Notes) -> Result<Session> {
 /// `result`, after the session's notices were handed over.
 fn heard<T>(session: &Session, notes: Notes, result: Result<T>) -> Result<T> {
     for notice in session.notices.borrow_mut().drain(..) {
-        notes(Note::Warning(&notice));
+        notes(Note::Notice(&notice));
     }
     result
 }

@@ -38,6 +38,7 @@ pub mod journal;
 mod keep;
 pub mod log;
 pub mod model;
+pub mod notice;
 pub mod ops;
 mod purge;
 pub mod render;
@@ -66,6 +67,7 @@ pub use budget::{Level, Limits, OpKind};
 pub use config::Config;
 pub use figures::{Figures, Status};
 pub use log::{Entry, Event, Kind};
+pub use notice::Notice;
 pub use ops::{GateReport, NewEntry, PurgeReport};
 pub use state::State;
 
@@ -109,7 +111,7 @@ pub struct Session {
     pub tools: Vec<ToolDef>,
     pub encoding: Encoding,
     /// Things the operator should know (a torn line cut off, …); the CLI prints them.
-    pub notices: RefCell<Vec<String>>,
+    pub notices: RefCell<Vec<Notice>>,
 }
 
 impl Session {
@@ -193,7 +195,7 @@ impl Session {
         }
         let session = Session::open(dir)?;
         for name in unknown {
-            session.notice(format!("--var {name} is not used by any volatile item"));
+            session.notice(Notice::UnusedVar { name });
         }
         Ok(session)
     }
@@ -235,10 +237,11 @@ impl Session {
         }
     }
 
-    fn notice(&self, text: String) {
+    fn notice(&self, notice: impl Into<Notice>) {
+        let notice = notice.into();
         let mut notices = self.notices.borrow_mut();
-        if !notices.contains(&text) {
-            notices.push(text);
+        if !notices.contains(&notice) {
+            notices.push(notice);
         }
     }
 
@@ -296,7 +299,7 @@ impl Session {
     pub fn warn_unknown_vars(&self, overrides: &BTreeMap<String, String>) {
         let names = volatile_names(&self.brief);
         for name in overrides.keys().filter(|k| !names.contains(*k)) {
-            self.notice(format!("--var {name} is not used by any volatile item"));
+            self.notice(Notice::UnusedVar { name: name.clone() });
         }
     }
 

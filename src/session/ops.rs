@@ -105,10 +105,10 @@ impl Session {
 
     fn cut_torn(&self, locked: &Locked, read: &log::LogContents) -> Result<()> {
         if read.torn && locked.cut_torn_tail(read.complete_len)? {
-            self.notices.borrow_mut().push(format!(
+            self.notices.borrow_mut().push(super::Notice::Text(format!(
                 "{}: cut off an unfinished last line left by a crash (it was never acknowledged)",
                 locked.log_path.display()
-            ));
+            )));
         }
         Ok(())
     }

@@ -21,8 +21,8 @@ use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::files::input;
 use crate::files::limits::SESSION_ENTRY;
-use crate::session::GateReport;
 use crate::session::api::Note;
+use crate::session::{GateReport, Notice};
 
 /// Run an agent's context as a session: Tier 1 from a brief, Tier 2 an append-only memory
 /// with visible ids, Tier 3 rebuilt on every render; a budget gate before every operation
@@ -70,8 +70,24 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 fn listen(ui: &Ui, progress: bool) -> impl FnMut(Note<'_>) + '_ {
     move |note| match note {
         Note::Warning(text) => ui.warn(text),
+        Note::Notice(notice) => ui.warn(&notice_words(notice)),
         Note::Progress(text) if progress => ui.info(&shown(text)),
         Note::Progress(_) => {}
+    }
+}
+
+/// A session's notice in the command line's words: the ones about a value given with a
+/// flag name the flag.
+fn notice_words(notice: &Notice) -> String {
+    match notice {
+        Notice::UnusedVar { name } => format!("--var {name} is not used by any volatile item"),
+        Notice::UserNotSent { op } => format!(
+            "finished {op} first, whose answer had arrived before an interruption; the new --user message was not sent: run the command again"
+        ),
+        Notice::LengthCapped { asked, cap, op } => format!(
+            "--max-tokens {asked} is over the {cap} the gate checked for {op}; the answer is capped at {cap}"
+        ),
+        Notice::Text(text) => text.clone(),
     }
 }
 

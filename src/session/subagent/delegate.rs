@@ -173,7 +173,7 @@ impl Session {
             };
             let outcome = child.turn(&turn, progress);
             for notice in child.notices.borrow_mut().drain(..) {
-                progress(&notice);
+                progress(&notice.to_string());
             }
             report.turns += 1;
             report.model_calls += 1;

@@ -24,7 +24,7 @@ use super::model::ModelChoice;
 use super::ops::{GateReport, GateRequest, PurgeReport};
 use super::render::{self, entry_text};
 use super::subagent::SubagentRun;
-use super::{OpKind, Session};
+use super::{Notice, OpKind, Session};
 use crate::error::{Error, Result, Topic};
 use crate::provider::{CallOptions, Provider, Usage};
 use crate::tokens;
@@ -123,10 +123,9 @@ impl Session {
     ) -> Result<TurnOutcome> {
         if let Some(journal) = Journal::interrupted(&self.dir)? {
             if request.user.is_some() && request.user != journal.user {
-                self.notice(format!(
-                    "finished {} first, whose answer had arrived before an interruption; the new --user message was not sent: run the command again",
-                    journal.op
-                ));
+                self.notice(Notice::UserNotSent {
+                    op: journal.op.clone(),
+                });
             }
             progress(&format!(
                 "{}: finishing the turn whose answer arrived before it was interrupted",
@@ -187,10 +186,11 @@ impl Session {
                 // larger one would spend what was never checked.
                 let max_tokens = match request.max_tokens {
                     Some(asked) if asked > journal.max_tokens => {
-                        self.notice(format!(
-                            "--max-tokens {asked} is over the {} the gate checked for {op}; the answer is capped at {}",
-                            journal.max_tokens, journal.max_tokens
-                        ));
+                        self.notice(Notice::LengthCapped {
+                            asked,
+                            cap: journal.max_tokens,
+                            op: op.clone(),
+                        });
                         journal.max_tokens
                     }
                     Some(asked) => asked,
