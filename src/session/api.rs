@@ -187,3 +187,61 @@ pub fn subagent(
         session.run_subagent(call, request, &mut |m| notes(Note::Progress(m)))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clinic_session(root: &Path) -> std::path::PathBuf {
+        let brief = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/briefs/clinic");
+        let dir = root.join("s");
+        let mut settings = NewSession::new(brief);
+        settings.vars.insert("patient".into(), "Ada".into());
+        settings.vars.insert("typo".into(), "x".into());
+        let mut heard = Vec::new();
+        new(&dir, settings, &mut |n| heard.push(format!("{n:?}"))).unwrap();
+        assert!(heard.iter().any(|n| n.contains("UnusedVar")), "{heard:?}");
+        dir
+    }
+
+    #[test]
+    fn notices_are_handed_over_when_the_operation_fails_too() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = clinic_session(root.path());
+        append(&dir, NewEntry::User("Book Ada.".into()), &mut |_| {}).unwrap();
+        // A torn last line, as a crash while writing leaves it.
+        let log = dir.join(super::super::log::LOG_FILE);
+        let mut text = std::fs::read_to_string(&log).unwrap();
+        text.push_str("{\"event\":\"app");
+        std::fs::write(&log, text).unwrap();
+        let mut heard = Vec::new();
+        let missing = show(&dir, "msg_9", &mut |n| {
+            if let Note::Notice(notice) = n {
+                heard.push(notice.to_string());
+            }
+        });
+        let err = missing.unwrap_err();
+        assert_eq!(err.topic(), Some(&Topic::NoEntry));
+        assert!(
+            heard.iter().any(|n| n.contains("unfinished last line")),
+            "{heard:?}"
+        );
+    }
+
+    #[test]
+    fn a_purge_trims_its_ids_and_reports_through_the_one_document() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = clinic_session(root.path());
+        append(&dir, NewEntry::User("Book Ada.".into()), &mut |_| {}).unwrap();
+        append(&dir, NewEntry::Assistant("Booked.".into()), &mut |_| {}).unwrap();
+        let ids = [" msg_1 ".to_string(), String::new()];
+        let purged = purge(&dir, &ids, Some("Ada wants a booking."), &mut |_| {}).unwrap();
+        assert_eq!(purged.removed_ids, ["msg_1"]);
+        let text = crate::document::render(&purged).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let keys: Vec<&String> = value.as_object().unwrap().keys().take(3).collect();
+        assert_eq!(keys, ["status", "summary", "removed_ids"]);
+        let none = purge(&dir, &[" ".into()], None, &mut |_| {}).unwrap_err();
+        assert!(!none.message.contains("--"), "{}", none.message);
+    }
+}
