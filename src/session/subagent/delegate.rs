@@ -43,6 +43,16 @@ pub struct DelegateReport {
     pub next_user: Option<String>,
 }
 
+/// The envelope's `delegate` field: where the task ran and what it spent of its caps.
+#[derive(Serialize)]
+struct DelegateLimits<'a> {
+    session: &'a Path,
+    turns: u32,
+    turn_cap: u32,
+    tokens: u64,
+    token_cap: u64,
+}
+
 pub enum Delegated {
     Done(Value, DelegateReport),
     Waiting(DelegateReport, Vec<PendingCall>),
@@ -217,15 +227,16 @@ impl Session {
     ) -> Result<Delegated> {
         self.save_progress(&report, path)?;
         if let Some(map) = envelope.as_object_mut() {
+            let limits = DelegateLimits {
+                session: &report.session,
+                turns: report.turns,
+                turn_cap: report.turn_cap,
+                tokens: report.tokens,
+                token_cap: report.token_cap,
+            };
             map.insert(
                 "delegate".into(),
-                serde_json::json!({
-                    "session": report.session,
-                    "turns": report.turns,
-                    "turn_cap": report.turn_cap,
-                    "tokens": report.tokens,
-                    "token_cap": report.token_cap,
-                }),
+                serde_json::to_value(limits).unwrap_or(Value::Null),
             );
         }
         Ok(Delegated::Done(envelope, report))

@@ -16,24 +16,26 @@
 mod answer;
 mod conversation;
 mod delegate;
+mod envelopes;
 pub mod fetch;
 mod search;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use answer::SubagentWaiting;
 use conversation::Conversation;
 pub use conversation::{parse_envelope, retry_message};
 pub use delegate::{DelegateReport, TOKEN_CAP, TURN_CAP};
+use envelopes::{cite, invalid_twice};
+pub use envelopes::{completed_empty, failed};
 
 use super::calls::CallBudget;
 use super::log::{Entry, Kind};
 use super::model::ModelChoice;
 use super::ops::{GateReport, NewEntry};
-use super::schema::Violation;
 use super::turn::PendingCall;
 use super::{Session, tools};
 use crate::brief::Brief;
@@ -110,28 +112,6 @@ pub enum SubagentOutcome {
     /// A delegated task's own tool calls, handed to the caller like the orchestrator's:
     /// answer them in the child session, then run the sub-agent again.
     Waiting(SubagentWaiting),
-}
-
-/// The envelope of a sub-agent that could not do its work.
-pub fn failed(summary: String, warnings: Vec<String>) -> Value {
-    json!({"status": "failed", "summary": summary, "warnings": warnings})
-}
-
-/// `sources` holds `url` (the envelope cites what it read).
-fn cite(envelope: &mut Value, urls: &[String]) {
-    let Some(map) = envelope.as_object_mut() else {
-        return;
-    };
-    let sources = map.entry("sources").or_insert_with(|| json!([]));
-    if !sources.is_array() {
-        *sources = json!([sources.clone()]);
-    }
-    let list = sources.as_array_mut().expect("made an array");
-    for url in urls {
-        if !list.iter().any(|s| s.as_str() == Some(url.as_str())) {
-            list.push(json!(url));
-        }
-    }
 }
 
 impl Session {
@@ -251,14 +231,6 @@ impl Session {
         cite(&mut envelope, &urls);
         Ok(envelope)
     }
-}
-
-/// The envelope of a sub-agent whose model answered with an invalid envelope twice.
-fn invalid_twice(violations: &[Violation]) -> Value {
-    failed(
-        "The sub-agent's model answered with an invalid result envelope twice.".into(),
-        violations.iter().map(ToString::to_string).collect(),
-    )
 }
 
 /// A fetched page as the sub-agent's model reads it.
