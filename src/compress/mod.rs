@@ -50,10 +50,10 @@ pub fn refusal(item: &Item, brief_dir: &Path) -> Option<Error> {
             item.id, item.kind, item.policy
         ))
         .with_details(vec![format!("{}", item.path.display())])
-        .with_hint(format!(
-            "compress an identity, instruction or sample item; `brief stats {}` lists them",
-            brief_dir.display()
-        )),
+        .with_hint("compress an identity, instruction or sample item")
+        .with_topic(crate::error::Topic::NotCompressible {
+            brief: brief_dir.to_path_buf(),
+        }),
     )
 }
 

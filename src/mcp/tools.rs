@@ -127,6 +127,15 @@ fn hint(err: &crate::error::Error) -> Option<String> {
         }
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
         Topic::NotPending => "`session_status` lists the pending operations".into(),
+        Topic::NotCompressible { .. } | Topic::BadDigest | Topic::RuleFile => {
+            err.hint.as_deref()?.to_string()
+        }
+        Topic::BadCompressor { .. } => "the server uses the bundled compressor brief".into(),
+        Topic::StoreFull => {
+            "the CCR store's disk is full: its operator frees space or collects expired \
+             originals; nothing was stored"
+                .into()
+        }
         Topic::Setting(setting) => {
             let place = match setting {
                 Setting::CcrStore => "BRIEF_CCR_PATH in the server's environment",
