@@ -83,3 +83,75 @@ pub fn estimate(
         calls: prompts.len(),
     }
 }
+
+/// What `compress --estimate` is asked about: the items a run would send, the compressor,
+/// the provider settings named (no key is needed to count) and the prices given.
+#[derive(Debug, Clone)]
+pub struct EstimateRequest<'a> {
+    pub brief: &'a Brief,
+    pub targets: &'a [&'a Item],
+    pub compressor: &'a Compressor,
+    pub provider: &'a crate::provider::Overrides,
+    /// Prices per million tokens that override the brief's `pricing`.
+    pub price_input: Option<f64>,
+    pub price_output: Option<f64>,
+    /// Every eligible item is asked about: the refused ones are named too.
+    pub all: bool,
+}
+
+/// Every call a compress run would make, counted and priced; nothing is sent.
+pub fn estimate_run(request: &EstimateRequest) -> Estimates {
+    let brief = request.brief;
+    let (wire, model) = crate::provider::choice(request.provider, brief.manifest.model.as_ref());
+    let prices = prices(
+        brief,
+        model.as_deref().unwrap_or_default(),
+        request.price_input,
+        request.price_output,
+    );
+    let estimates: Vec<Estimate> = request
+        .targets
+        .iter()
+        .map(|item| estimate(brief, item, request.compressor, prices))
+        .collect();
+    let cost = prices.map(|_| {
+        let sum = estimates.iter().filter_map(|e| e.cost).sum::<f64>();
+        (sum * 1e6).round() / 1e6
+    });
+    let refused = if request.all {
+        super::eligible(brief)
+            .1
+            .iter()
+            .map(|(item, _)| item.id.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Estimates {
+        provider: wire.as_str(),
+        model,
+        compressor: request.compressor.source.clone(),
+        calls: estimates.iter().map(|e| e.calls).sum(),
+        input_tokens: estimates.iter().map(|e| e.input_tokens).sum(),
+        output_tokens: estimates.iter().map(|e| e.output_tokens).sum(),
+        estimates,
+        cost,
+        refused,
+    }
+}
+
+/// [`estimate_run`]'s report, in the order `compress --estimate --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimates {
+    pub provider: &'static str,
+    pub model: Option<String>,
+    pub compressor: String,
+    pub estimates: Vec<Estimate>,
+    pub calls: usize,
+    pub input_tokens: usize,
+    pub output_tokens: usize,
+    /// The whole run's cost, rounded to a millionth; `null` when no price is known.
+    pub cost: Option<f64>,
+    /// With `all`, the items that would not be sent.
+    pub refused: Vec<String>,
+}

@@ -17,7 +17,7 @@ use std::path::Path;
 pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
 
 use crate::wire::{Message, Prompt, Role};
-pub use estimate::{Estimate, Prices, estimate, prices};
+pub use estimate::{Estimate, EstimateRequest, Estimates, Prices, estimate, estimate_run, prices};
 pub use proposal::{CallSettings, build, rejudge, status, token_change};
 pub use propose::{
     ACCEPT, Batch, BatchItem, Event, PendingCall, ProposalFigures, Proposed, RefusedItem, Request,
