@@ -106,12 +106,12 @@ struct DigestArgs {
 
 /// `brief digest --json`'s document, backed in the store `brief digest` uses by default.
 fn digest(ctx: &Context, a: DigestArgs) -> Result<Reply, ToolError> {
-    let (digest, _) = crate::ccr::digest::render_and_back(
+    let backed = crate::ccr::digest::render_and_back(
         &ctx.path(&a.digest),
         None,
         a.min_bytes.unwrap_or(crate::ccr::digest::DEFAULT_MIN_BYTES),
     )?;
-    Reply::of(&crate::ccr::digest::Report::of(&digest))
+    Reply::of(&crate::ccr::digest::Report::of(&backed.digest))
 }
 
 #[derive(Deserialize)]

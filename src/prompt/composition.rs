@@ -45,12 +45,12 @@ pub fn composition<'a>(request: &Request<'a>) -> Result<Composition<'a>> {
     if let Some(path) = request.digest {
         // The digest lives in the volatile zone: the stable prefix, and so its hash and the
         // provider's cache, do not change when only the digest does.
-        let (digest, _) = crate::ccr::digest::render_and_back(
+        let backed = crate::ccr::digest::render_and_back(
             path,
             request.store,
             crate::ccr::digest::DEFAULT_MIN_BYTES,
         )?;
-        crate::ccr::digest::place(&mut composed.prompt, &digest.text);
+        crate::ccr::digest::place(&mut composed.prompt, &backed.digest.text);
     }
     let rendered = render(
         brief,
