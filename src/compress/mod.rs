@@ -8,6 +8,7 @@
 
 mod compressor;
 mod estimate;
+mod figures;
 mod proposal;
 mod propose;
 mod sanitize;
@@ -18,10 +19,11 @@ pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
 
 use crate::wire::{Message, Prompt, Role};
 pub use estimate::{Estimate, EstimateRequest, Estimates, Prices, estimate, estimate_run, prices};
+pub use figures::{Batch, BatchItem, ProposalFigures, RefusedItem};
 pub use proposal::{CallSettings, build, rejudge, status, token_change};
 pub use propose::{
-    ACCEPT, Batch, BatchItem, Event, PendingCall, ProposalFigures, Proposed, RefusedItem, Request,
-    Unwatched, Watch, propose, propose_all,
+    ACCEPT, Event, Job, PendingCall, Proposed, Ran, Request, Unwatched, Watch, propose,
+    propose_all, run,
 };
 pub use sanitize::sanitize;
 

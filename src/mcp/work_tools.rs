@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::tools::{Context, Reply, Spec, ToolError, args};
 use crate::brief::Brief;
 use crate::ccr::{Original, Strategy};
-use crate::provider::{CallOptions, Settings};
+use crate::compress::{Job, Ran};
+use crate::provider::CallOptions;
 
 pub fn specs() -> Vec<Spec> {
     vec![
@@ -65,8 +66,6 @@ struct CompressArgs {
 /// bundled compressor, the server's provider settings and the default ledger.
 fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
     let brief = Brief::load(&ctx.path(&a.brief))?;
-    // A refused item's text never reaches a prompt, and is refused before any setting.
-    crate::compress::targets(&brief, Some(&a.item))?;
     let kind = a
         .provider
         .as_deref()
@@ -78,22 +77,18 @@ fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
     let mut provider = ctx.provider.clone();
     provider.wire = kind.or(provider.wire);
     provider.model = a.model.or(provider.model);
-    let settings = Settings::resolve(provider, brief.manifest.model.as_ref())?;
-    let compressor = crate::compress::bundled()?;
-    let ledger = crate::cache::ledger::Destination::resolve(None, None)?;
-    ledger.check()?;
-    let request = crate::compress::Request {
+    let job = Job {
         brief: &brief,
-        compressor: &compressor,
-        settings,
+        item: Some(&a.item),
+        compressor: None,
+        provider,
         options: CallOptions::text(8192),
-        ledger,
+        ledger: crate::cache::ledger::Destination::resolve(None, None)?,
     };
-    Reply::of(&crate::compress::propose(
-        &request,
-        &a.item,
-        &crate::compress::Unwatched,
-    )?)
+    match crate::compress::run(job, &crate::compress::Unwatched)? {
+        Ran::One(proposed) => Reply::of(&proposed),
+        Ran::All(_) => Err(ToolError("compress names one item".into())),
+    }
 }
 
 #[derive(Deserialize)]

@@ -5,20 +5,14 @@
 use serde::Serialize;
 
 use super::Args;
-use crate::brief::{Brief, Item};
+use crate::brief::Brief;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
-use crate::compress::{self, Compressor, EstimateRequest, Estimates};
+use crate::compress::{self, EstimateRequest, Estimates};
 use crate::error::{Error, Result};
 
-pub(super) fn run(
-    args: &Args,
-    ui: &Ui,
-    brief: &Brief,
-    targets: &[&Item],
-    compressor: &Compressor,
-) -> Result<Outcome> {
+pub(super) fn run(args: &Args, ui: &Ui, brief: &Brief) -> Result<Outcome> {
     for (flag, price) in [
         ("--price-input", args.price_input),
         ("--price-output", args.price_output),
@@ -31,13 +25,12 @@ pub(super) fn run(
     }
     let estimates = compress::estimate_run(&EstimateRequest {
         brief,
-        targets,
-        compressor,
+        item: args.item.as_deref(),
+        compressor: args.compressor.as_deref(),
         provider: &args.provider.overrides(),
         price_input: args.price_input,
         price_output: args.price_output,
-        all: args.all,
-    });
+    })?;
     output::print(ui, Form::json_if(args.json), &EstimateReport(estimates))
 }
 
