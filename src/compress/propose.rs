@@ -272,7 +272,7 @@ pub struct Job<'a> {
 /// What [`run`] did: one proposal, or a batch.
 #[derive(Debug)]
 pub enum Ran {
-    One(Proposed),
+    One(Box<Proposed>),
     All(Batch),
 }
 
@@ -295,7 +295,7 @@ pub fn run(job: Job, watch: &dyn Watch) -> Result<Ran> {
         ledger: job.ledger,
     };
     Ok(match job.item {
-        Some(id) => Ran::One(propose(&request, id, watch)?),
+        Some(id) => Ran::One(Box::new(propose(&request, id, watch)?)),
         None => Ran::All(propose_all(&request, watch)?),
     })
 }

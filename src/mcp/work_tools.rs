@@ -86,7 +86,7 @@ fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
         ledger: crate::cache::ledger::Destination::resolve(None, None)?,
     };
     match crate::compress::run(job, &crate::compress::Unwatched)? {
-        Ran::One(proposed) => Reply::of(&proposed),
+        Ran::One(proposed) => Reply::of(proposed.as_ref()),
         Ran::All(_) => Err(ToolError("compress names one item".into())),
     }
 }

@@ -108,7 +108,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     };
     let proposed = match compress::run(job, &watcher)? {
         Ran::All(batch) => return batch::run(&args, ui, form, batch),
-        Ran::One(proposed) => proposed,
+        Ran::One(proposed) => *proposed,
     };
     let item = brief.require_item(&proposed.proposal.item)?;
     let report = ProposedReport {
