@@ -1,5 +1,7 @@
 //! The MCP tools: their names, descriptions and input schemas in one fixed order, and what
-//! each does — a call into the same library code the matching CLI command uses.
+//! each does — a call into the same library operation the matching CLI command uses. A
+//! tool answers that operation's typed report as a [`Reply`], rendered by
+//! [`crate::document`] like `--json` on the command line, so both edges give the same bytes.
 //!
 //! The order never changes between calls or runs: a client puts the tool list near the
 //! start of its prompt, and a list that reorders itself breaks that prompt's cache.
