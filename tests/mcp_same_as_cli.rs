@@ -342,3 +342,23 @@ fn mcp_retrieve_text_is_the_bytes_brief_ccr_get_json_prints() {
         "unknown"
     );
 }
+
+#[test]
+fn mcp_ccr_put_names_its_ttl_argument_not_the_commands_flag() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    let store = root.join("ccr.sqlite");
+    let store_env = store.display().to_string();
+    let answers = mcp_with(
+        root,
+        &[],
+        &[("BRIEF_CCR_PATH", store_env.as_str())],
+        &[call(1, "ccr_put", json!({"original": "x", "ttl": "soon"}))],
+    );
+    let result = &answers[0]["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    let message = result["content"][0]["text"].as_str().unwrap();
+    assert!(message.starts_with("bad arguments: ttl: "), "{message}");
+    assert!(!message.contains("--ttl"), "{message}");
+    assert!(!store.exists(), "nothing was stored");
+}

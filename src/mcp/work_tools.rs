@@ -126,6 +126,13 @@ struct PutArgs {
 /// `brief ccr put --json`'s document, in the store `brief ccr put` uses by default.
 fn ccr_put(a: PutArgs) -> Result<Reply, ToolError> {
     let strategy: Strategy = a.strategy.as_deref().unwrap_or("manual").parse()?;
+    // The caller's `ttl` argument, named as this edge names it (the command says `--ttl`).
+    if let Some(Err(why)) = a.ttl.as_deref().map(crate::ccr::ttl::parse) {
+        return Err(ToolError(format!(
+            "bad arguments: ttl: {why}\nhint: {}",
+            crate::ccr::ttl::HINT
+        )));
+    }
     let (ttl_seconds, _) = crate::ccr::ttl::resolve(a.ttl.as_deref())?;
     let compressed = a.compressed.unwrap_or_default();
     let source = a.source.unwrap_or_else(|| "mcp".into());
