@@ -44,3 +44,37 @@ pub fn text<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     text.push('\n');
     Ok(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Counted {
+        count: u32,
+        status_of_part: &'static str,
+    }
+
+    impl Document for Counted {
+        fn status(&self) -> &str {
+            "ok"
+        }
+
+        fn summary(&self) -> String {
+            format!("{} counted", self.count)
+        }
+    }
+
+    #[test]
+    fn a_document_is_status_summary_then_its_fields_pretty_with_a_final_newline() {
+        let text = render(&Counted {
+            count: 2,
+            status_of_part: "x",
+        })
+        .unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"status\": \"ok\",\n  \"summary\": \"2 counted\",\n  \"count\": 2,\n  \"status_of_part\": \"x\"\n}\n"
+        );
+    }
+}

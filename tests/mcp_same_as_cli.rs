@@ -2,7 +2,7 @@
 //! the tool's `output` is the bytes the command prints (a body exactly as sent, not a
 //! re-serialisation), and its `prefix_hash` is the one `compose --json` reports for that
 //! body's wire. `guard` and `session_status`: the tool returns the document the command prints with
-//! `--json`. `guard`, `compress`, `digest`, `ccr_put` and `retrieve`: the tool's text is byte for
+//! `--json`. `compose`, `guard`, `compress`, `digest`, `ccr_put` and `retrieve`: the tool's text is byte for
 //! byte what the command prints with `--json` (only values that differ from run to run, named
 //! at each test, are replaced before comparing).
 
@@ -22,10 +22,10 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
     let root = ws.path();
     // A model in the manifest goes into the body of its provider's wire only.
     let manifest = root.join("clinic/brief.yaml");
-    let text = fs::read_to_string(&manifest).unwrap();
+    let yaml = fs::read_to_string(&manifest).unwrap();
     fs::write(
         &manifest,
-        format!("{text}model: {{ provider: anthropic, name: claude-sonnet-4-5 }}\n"),
+        format!("{yaml}model: {{ provider: anthropic, name: claude-sonnet-4-5 }}\n"),
     )
     .unwrap();
     let vars = ["patient=Ada", "last_visit=May"];
@@ -58,7 +58,10 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
             "{format}: the tool returns the bytes the command prints"
         );
         args.push("--json");
-        let report = json(&run_in(root, &args));
+        let printed = run_in(root, &args);
+        // The tool's text is the document `compose --json` prints, byte for byte.
+        assert_eq!(text(answer), stdout(&printed), "{format}");
+        let report = json(&printed);
         assert_eq!(tool["prefix_hash"], report["prefix"]["hash"], "{format}");
         assert_eq!(report["body"], tool["output"], "{format}");
     }
@@ -338,4 +341,24 @@ fn mcp_retrieve_text_is_the_bytes_brief_ccr_get_json_prints() {
         answers[1]["result"]["structuredContent"]["status"],
         "unknown"
     );
+}
+
+#[test]
+fn mcp_ccr_put_names_its_ttl_argument_not_the_commands_flag() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    let store = root.join("ccr.sqlite");
+    let store_env = store.display().to_string();
+    let answers = mcp_with(
+        root,
+        &[],
+        &[("BRIEF_CCR_PATH", store_env.as_str())],
+        &[call(1, "ccr_put", json!({"original": "x", "ttl": "soon"}))],
+    );
+    let result = &answers[0]["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    let message = result["content"][0]["text"].as_str().unwrap();
+    assert!(message.starts_with("bad arguments: ttl: "), "{message}");
+    assert!(!message.contains("--ttl"), "{message}");
+    assert!(!store.exists(), "nothing was stored");
 }

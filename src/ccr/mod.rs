@@ -22,6 +22,7 @@
 mod by_hand;
 pub mod digest;
 mod maintenance;
+mod overview;
 pub mod path;
 mod schema;
 mod store;
@@ -33,6 +34,7 @@ pub use by_hand::{
     put, retrieve,
 };
 pub use maintenance::{Stats, StrategyStats, Swept};
+pub use overview::{Collected, Overview, collect, overview};
 pub use store::{Entry, Lookup, Record, Store, Stored, Tombstone};
 
 pub use strategy::Strategy;

@@ -39,6 +39,16 @@ pub enum Topic {
     /// A setting's value (a path) is unusable; the domain's hint says what it should be, the
     /// edge says where it is set.
     Setting(Setting),
+    /// An item that may not be sent to a model for compression, in the brief `brief`.
+    NotCompressible { brief: std::path::PathBuf },
+    /// A compressor brief (in `dir`) that does not pass its checks.
+    BadCompressor { dir: std::path::PathBuf },
+    /// A file that is not a wake digest.
+    BadDigest,
+    /// A rule item's file asked to be rewritten: rules are compacted at compose time only.
+    RuleFile,
+    /// The CCR store's disk is full.
+    StoreFull,
     /// A tool call names one of the framework's tools, and the session was made without them.
     NoFrameworkTools,
     /// An entry over the session entry limit: nothing was appended.

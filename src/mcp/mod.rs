@@ -2,10 +2,12 @@
 //! originals, compose briefs, guard rewrites and manage their session themselves.
 //!
 //! The protocol is the official Rust SDK's (`rmcp`); this module only lists the tools and
-//! routes calls to [`tools`], which calls the same library code as the CLI. Tool work is
-//! synchronous file and SQLite access, so it runs on a blocking thread and the protocol
-//! loop stays responsive. Stdout carries the protocol only; messages go to stderr. A
-//! message over [`MAX_MESSAGE_BYTES`] is answered with a JSON-RPC error (`transport`).
+//! routes calls to [`tools`], which calls the same library operations as the CLI and
+//! answers their documents as the CLI prints them with `--json`. Input schemas are data
+//! (`schemas/*.json`, loaded by `schema`). Tool work is synchronous file and SQLite access,
+//! so it runs on a blocking thread and the protocol loop stays responsive. Stdout carries
+//! the protocol only; messages go to stderr. A message over [`MAX_MESSAGE_BYTES`] is
+//! answered with a JSON-RPC error (`transport`).
 
 pub(crate) mod schema;
 mod session_tools;

@@ -1,5 +1,7 @@
 //! The MCP tools: their names, descriptions and input schemas in one fixed order, and what
-//! each does — a call into the same library code the matching CLI command uses.
+//! each does — a call into the same library operation the matching CLI command uses. A
+//! tool answers that operation's typed report as a [`Reply`], rendered by
+//! [`crate::document`] like `--json` on the command line, so both edges give the same bytes.
 //!
 //! The order never changes between calls or runs: a client puts the tool list near the
 //! start of its prompt, and a list that reorders itself breaks that prompt's cache.
@@ -9,14 +11,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::brief::Brief;
 use crate::ccr;
 use crate::document::Document;
-use crate::prompt::compose::{ComposeOptions, compose};
-use crate::prompt::render::{Format, RenderOptions, render};
+use crate::prompt::composition::{Request, composition};
+use crate::prompt::render::Format;
 
 /// What the operator who started the server decided: the provider settings of the tools
 /// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name,
@@ -127,6 +129,15 @@ fn hint(err: &crate::error::Error) -> Option<String> {
         }
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
         Topic::NotPending => "`session_status` lists the pending operations".into(),
+        Topic::NotCompressible { .. } | Topic::BadDigest | Topic::RuleFile => {
+            err.hint.as_deref()?.to_string()
+        }
+        Topic::BadCompressor { .. } => "the server uses the bundled compressor brief".into(),
+        Topic::StoreFull => {
+            "the CCR store's disk is full: its operator frees space or collects expired \
+             originals; nothing was stored"
+                .into()
+        }
         Topic::NoFrameworkTools => {
             "this session was made without the framework's tools: its operator makes a new \
              session with them to have its sub-agents run"
@@ -279,59 +290,26 @@ struct ComposeArgs {
     format: Option<String>,
 }
 
+/// `brief compose --json`'s document (its `output` and `body` are the bytes `brief compose`
+/// prints), in the format asked for.
 fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Reply, ToolError> {
     let name = a.format.as_deref().unwrap_or("text");
-    let Some(format) = Format::parse(name) else {
-        return Err(ToolError(format!(
+    let format = Format::parse(name).ok_or_else(|| {
+        ToolError(format!(
             "bad arguments: format `{name}` is not one of text, openai, anthropic"
-        )));
-    };
+        ))
+    })?;
     let brief = Brief::load(&ctx.path(&a.brief))?;
-    let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
-    // The same operation `brief compose` prints: the text, or the body as the bytes sent,
-    // and the prefix hash of that body's wire.
-    let rendered = render(
-        &brief,
-        &composed,
-        RenderOptions {
-            format,
-            cache_key: false,
-            hashes: true,
-        },
-    );
-    let prefix_hash = rendered.hashes.map(|h| h.prefix).unwrap_or_default();
-    report(Composition {
-        status: "ok",
-        summary: format!(
-            "{} composed as {name}: {} bytes, stable prefix {prefix_hash}",
-            brief.manifest.name,
-            rendered.output.len()
-        ),
-        format: format.as_str(),
-        prefix_hash,
-        unused_vars: composed.unused_vars,
-        output: rendered.output,
-    })
-}
-
-/// The `compose` tool's answer.
-#[derive(Serialize)]
-struct Composition {
-    status: &'static str,
-    summary: String,
-    format: &'static str,
-    prefix_hash: String,
-    unused_vars: Vec<String>,
-    /// What `brief compose` prints: the text, or the body as the bytes sent.
-    output: String,
-}
-
-/// A typed answer as the tool's structured content.
-fn report<T: Serialize>(answer: T) -> Result<Reply, ToolError> {
-    Reply::value(
-        serde_json::to_value(answer)
-            .map_err(|e| ToolError(format!("cannot render the answer: {e}")))?,
-    )
+    let composition = composition(&Request {
+        brief: &brief,
+        vars: &a.vars,
+        format,
+        compact: true,
+        cache_key: false,
+        digest: None,
+        store: None,
+    })?;
+    Reply::of(&composition)
 }
 
 #[derive(Deserialize)]

@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::tools::{Context, Reply, Spec, ToolError, args};
 use crate::brief::Brief;
 use crate::ccr::{Original, Strategy};
-use crate::provider::{CallOptions, Settings};
+use crate::compress::{Job, Ran};
+use crate::provider::CallOptions;
 
 pub fn specs() -> Vec<Spec> {
     vec![
@@ -65,8 +66,6 @@ struct CompressArgs {
 /// bundled compressor, the server's provider settings and the default ledger.
 fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
     let brief = Brief::load(&ctx.path(&a.brief))?;
-    // A refused item's text never reaches a prompt, and is refused before any setting.
-    crate::compress::targets(&brief, Some(&a.item))?;
     let kind = a
         .provider
         .as_deref()
@@ -78,22 +77,18 @@ fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
     let mut provider = ctx.provider.clone();
     provider.wire = kind.or(provider.wire);
     provider.model = a.model.or(provider.model);
-    let settings = Settings::resolve(provider, brief.manifest.model.as_ref())?;
-    let compressor = crate::compress::bundled()?;
-    let ledger = crate::cache::ledger::Destination::resolve(None, None)?;
-    ledger.check()?;
-    let request = crate::compress::Request {
+    let job = Job {
         brief: &brief,
-        compressor: &compressor,
-        settings,
+        item: Some(&a.item),
+        compressor: None,
+        provider,
         options: CallOptions::text(8192),
-        ledger,
+        ledger: crate::cache::ledger::Destination::resolve(None, None)?,
     };
-    Reply::of(&crate::compress::propose(
-        &request,
-        &a.item,
-        &crate::compress::Unwatched,
-    )?)
+    match crate::compress::run(job, &crate::compress::Unwatched)? {
+        Ran::One(proposed) => Reply::of(proposed.as_ref()),
+        Ran::All(_) => Err(ToolError("compress names one item".into())),
+    }
 }
 
 #[derive(Deserialize)]
@@ -106,12 +101,12 @@ struct DigestArgs {
 
 /// `brief digest --json`'s document, backed in the store `brief digest` uses by default.
 fn digest(ctx: &Context, a: DigestArgs) -> Result<Reply, ToolError> {
-    let (digest, _) = crate::ccr::digest::render_and_back(
+    let backed = crate::ccr::digest::render_and_back(
         &ctx.path(&a.digest),
         None,
         a.min_bytes.unwrap_or(crate::ccr::digest::DEFAULT_MIN_BYTES),
     )?;
-    Reply::of(&crate::ccr::digest::Report::of(&digest))
+    Reply::of(&crate::ccr::digest::Report::of(&backed.digest))
 }
 
 #[derive(Deserialize)]
@@ -131,6 +126,13 @@ struct PutArgs {
 /// `brief ccr put --json`'s document, in the store `brief ccr put` uses by default.
 fn ccr_put(a: PutArgs) -> Result<Reply, ToolError> {
     let strategy: Strategy = a.strategy.as_deref().unwrap_or("manual").parse()?;
+    // The caller's `ttl` argument, named as this edge names it (the command says `--ttl`).
+    if let Some(Err(why)) = a.ttl.as_deref().map(crate::ccr::ttl::parse) {
+        return Err(ToolError(format!(
+            "bad arguments: ttl: {why}\nhint: {}",
+            crate::ccr::ttl::HINT
+        )));
+    }
     let (ttl_seconds, _) = crate::ccr::ttl::resolve(a.ttl.as_deref())?;
     let compressed = a.compressed.unwrap_or_default();
     let source = a.source.unwrap_or_else(|| "mcp".into());

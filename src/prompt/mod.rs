@@ -5,6 +5,7 @@
 pub mod check;
 mod check_rules;
 pub mod compose;
+pub mod composition;
 pub mod examples;
 pub mod lock;
 pub mod measure;

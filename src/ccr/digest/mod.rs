@@ -287,17 +287,24 @@ pub(crate) fn lines_of(text: &str) -> u64 {
     text.lines().count() as u64
 }
 
+/// A rendered digest whose bulky sections are backed in the CCR store.
+#[derive(Debug)]
+pub struct Backed {
+    pub digest: Digest,
+    /// The store written to; `None` when nothing needed backing (no store was opened).
+    pub store: Option<PathBuf>,
+    /// Where the TTL of the backed originals came from, when that deserves a word (see
+    /// [`crate::ccr::ttl::Source::note`]).
+    pub ttl_note: Option<String>,
+}
+
 /// Reads a digest file, renders it and backs its bulky sections in the CCR store (`store`,
-/// else the configured one): the digest and the store's path when anything was backed.
-/// `brief digest` and the MCP `digest` tool call this.
-pub fn render_and_back(
-    path: &Path,
-    store: Option<&Path>,
-    min_bytes: usize,
-) -> Result<(Digest, Option<PathBuf>)> {
+/// else the configured one). `brief digest`, `brief compose --digest` and the MCP `digest`
+/// tool call this. The TTL setting is checked first and bad input is refused before the
+/// store is opened.
+pub fn render_and_back(path: &Path, store: Option<&Path>, min_bytes: usize) -> Result<Backed> {
+    let (ttl_seconds, ttl_source) = crate::ccr::ttl::resolve(None)?;
     let file = DigestFile::read(path)?;
-    // The store's TTL setting is checked before anything is written.
-    let (ttl_seconds, _) = crate::ccr::ttl::resolve(None)?;
     let options = Options {
         min_bytes,
         source: path.file_name().map_or_else(
@@ -306,11 +313,20 @@ pub fn render_and_back(
         ),
     };
     let digest = render(&file, &options);
+    let ttl_note = ttl_source.note(ttl_seconds);
     if digest.backings.is_empty() {
-        return Ok((digest, None));
+        return Ok(Backed {
+            digest,
+            store: None,
+            ttl_note,
+        });
     }
     let store_path = crate::ccr::path::resolve(store)?;
     let store = Store::open(&store_path)?.with_ttl(ttl_seconds);
     digest.back(&store)?;
-    Ok((digest, Some(store_path)))
+    Ok(Backed {
+        digest,
+        store: Some(store_path),
+        ttl_note,
+    })
 }
