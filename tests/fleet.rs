@@ -292,12 +292,19 @@ fn clickhouse_stopped_hung_killed_and_restarted_and_a_proxy_killed_lose_and_doub
     let proxied = sent + 10;
     let total = proxied + 1;
 
-    let (raw, once, ids) = wait_rows(&ch, TABLE, total, Duration::from_secs(60));
+    let (_, once, ids) = wait_rows(&ch, TABLE, total, Duration::from_secs(60));
     assert_eq!(once, total, "every row arrived");
     assert_eq!(ids, total, "each row is its own");
     // Stored once, not merely counted once under `FINAL`: a retry waits for an insert of
-    // its batch still running in ClickHouse (frozen, then resumed) before looking for it
-    // (regression: under load, 2 runs in about 10 stored such a batch twice).
+    // its batch still running in ClickHouse (frozen, then resumed) before looking for it.
+    // Counted once both senders have nothing left (a raw count taken while rows still
+    // arrive says less, not more).
+    for proxy in [&b, &a2] {
+        wait_stats(proxy, Duration::from_secs(20), |s| {
+            s["sink"]["rows_pending"] == 0
+        });
+    }
+    let raw = ch.count(&format!("SELECT count() FROM {TABLE}"));
     assert_eq!(raw, total, "every row stored once, without a merge");
     assert!(
         slowest < Duration::from_secs(1),
