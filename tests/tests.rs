@@ -92,5 +92,6 @@ mod timeouts;
 mod tool_schema;
 mod usage;
 mod usage_html;
+mod usage_library;
 mod versions;
 mod versions_git;
