@@ -89,6 +89,37 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
             "run without --write to see the compacted text; nothing was written".into()
         }
         Topic::StoreFull => "free space, or run `brief ccr gc` to drop expired originals".into(),
+        Topic::NoFrameworkTools => "this session was made without --framework-tools".into(),
+        Topic::EntryTooLarge => "store the text in the CCR store (`brief ccr put`) and append a reference to it; nothing was appended".into(),
+        Topic::InvalidEnvelope => "check it with `brief envelope validate FILE`".into(),
+        Topic::SessionSettingsTooLarge => {
+            "pass fewer or shorter --var values; nothing was written".into()
+        }
+        Topic::OpenCall { call } => {
+            format!("append the result of {call} first (`brief session append DIR --tool-result {call} ...`)")
+        }
+        Topic::TurnUnanswered {
+            session,
+            call,
+            subagent: true,
+        } => format!(
+            "brief session subagent {} {call} (or --run-subagents next time)",
+            session.display()
+        ),
+        Topic::TurnUnanswered { session, call, .. } => format!(
+            "brief session append {} --tool-result {call} --text ...",
+            session.display()
+        ),
+        Topic::RenderUnanswered { session, call } => format!(
+            "answer it first: `brief session append {} --tool-result {call} --text ...` (`--format text` shows the session as it is)",
+            session.display()
+        ),
+        Topic::NoEntry => "`brief session log DIR` lists every entry".into(),
+        Topic::NotATurn => "operations checked with `brief session gate` resume there".into(),
+        Topic::TurnAnswerKept { session } => format!(
+            "the model's answer is kept; run `brief session turn {}` again to finish this turn",
+            session.display()
+        ),
         // Only an MCP tool call names a base URL of its own.
         Topic::BaseUrlNotAllowed { .. } => return None,
     })

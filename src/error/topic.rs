@@ -49,6 +49,34 @@ pub enum Topic {
     RuleFile,
     /// The CCR store's disk is full.
     StoreFull,
+    /// A tool call names one of the framework's tools, and the session was made without them.
+    NoFrameworkTools,
+    /// An entry over the session entry limit: nothing was appended.
+    EntryTooLarge,
+    /// A sub-agent result that is not a valid result envelope.
+    InvalidEnvelope,
+    /// A new session's settings (its volatile values, mostly) are over their size limit.
+    SessionSettingsTooLarge,
+    /// Something other than its result was appended while `call` waits for its result.
+    OpenCall { call: String },
+    /// A turn cannot start: `call` of `session` has no result yet (`subagent`: one of the
+    /// framework's sub-agents, which the framework can run).
+    TurnUnanswered {
+        session: std::path::PathBuf,
+        call: String,
+        subagent: bool,
+    },
+    /// A request body cannot be rendered: `call` of `session` has no result yet.
+    RenderUnanswered {
+        session: std::path::PathBuf,
+        call: String,
+    },
+    /// An id that names no entry of the session.
+    NoEntry,
+    /// `--resume`d an operation that is not a turn the gate blocked.
+    NotATurn,
+    /// A turn failed after its model's answer arrived; running it again finishes it.
+    TurnAnswerKept { session: std::path::PathBuf },
 }
 
 /// A setting an operator gives as a flag or an environment variable.

@@ -138,6 +138,26 @@ fn hint(err: &crate::error::Error) -> Option<String> {
              originals; nothing was stored"
                 .into()
         }
+        Topic::NoFrameworkTools => {
+            "this session was made without the framework's tools: its operator makes a new \
+             session with them to have its sub-agents run"
+                .into()
+        }
+        Topic::EntryTooLarge => {
+            "store the text with the `ccr_put` tool and use its reference instead; nothing \
+             was appended"
+                .into()
+        }
+        // The session's domain says it in words true at every edge; the rest are steps of
+        // the command line's own (append, turn, render), which no tool offers.
+        Topic::InvalidEnvelope
+        | Topic::SessionSettingsTooLarge
+        | Topic::OpenCall { .. }
+        | Topic::TurnUnanswered { .. }
+        | Topic::RenderUnanswered { .. }
+        | Topic::NoEntry
+        | Topic::NotATurn
+        | Topic::TurnAnswerKept { .. } => return None,
         Topic::Setting(setting) => {
             let place = match setting {
                 Setting::CcrStore => "BRIEF_CCR_PATH in the server's environment",
@@ -234,7 +254,7 @@ pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Reply, ToolEr
         "compose" => compose_tool(ctx, args(arguments)?),
         "guard" => guard(args(arguments)?),
         "compress" | "digest" | "ccr_put" => super::work_tools::call(ctx, name, arguments),
-        other => Reply::value(super::session_tools::call(ctx, other, arguments)?),
+        other => super::session_tools::call(ctx, other, arguments),
     }
 }
 
