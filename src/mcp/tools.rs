@@ -237,14 +237,6 @@ impl Reply {
             .map_err(|e| ToolError(format!("cannot render the answer: {e}")))?;
         Ok(Reply { text, value })
     }
-
-    /// The answer of a document already built as a JSON value.
-    pub fn value(value: Value) -> Result<Reply, ToolError> {
-        Ok(Reply {
-            text: crate::document::text(&value)?,
-            value,
-        })
-    }
 }
 
 /// Runs one tool. `Err` is a tool error (bad arguments or a failure the caller can fix).
