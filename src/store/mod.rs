@@ -2,6 +2,7 @@
 
 pub mod git;
 pub mod history;
+pub mod inspect;
 pub mod proposals;
 pub mod review;
 pub mod transaction;

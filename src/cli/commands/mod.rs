@@ -5,7 +5,7 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use crate::brief::Brief;
+use crate::brief::{Brief, Problem};
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::Result;
@@ -109,6 +109,12 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Session(args) => session::run(args, ui),
         Command::Envelope(args) => envelope::run(args, ui),
     }
+}
+
+/// Where a library operation's load warnings go: stderr, as they are found (before an
+/// error that follows them).
+pub fn warn_on(ui: &Ui) -> impl FnMut(&Problem) + '_ {
+    move |warning| ui.warn(&warning.to_string())
 }
 
 /// Loads a brief and shows its warnings (e.g. item files the manifest does not name).
