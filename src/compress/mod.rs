@@ -10,6 +10,7 @@ mod compressor;
 mod estimate;
 mod proposal;
 mod propose;
+pub mod review;
 mod sanitize;
 
 use std::path::Path;

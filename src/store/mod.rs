@@ -1,5 +1,6 @@
 //! Everything the toolkit writes inside a brief, written so that a crash loses nothing.
 
+pub mod change;
 pub mod git;
 pub mod history;
 pub mod inspect;
