@@ -20,6 +20,16 @@ pub struct Scaffolded {
     pub items: Vec<String>,
 }
 
+impl Scaffolded {
+    pub fn summary(&self) -> String {
+        format!(
+            "created a brief in {} with {} items",
+            self.brief.display(),
+            self.items.len()
+        )
+    }
+}
+
 const ITEMS: &[(&str, &str)] = &[
     (
         "identity.md",

@@ -35,11 +35,7 @@ impl Report for Scaffolded {
     }
 
     fn summary(&self) -> String {
-        format!(
-            "created a brief in {} with {} items",
-            self.brief.display(),
-            self.items.len()
-        )
+        Scaffolded::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
