@@ -45,6 +45,7 @@ mod hostile_linear;
 mod import;
 mod import_auto;
 mod json_snapshots;
+mod library_reports;
 mod limits;
 mod load_errors;
 mod load_listing;

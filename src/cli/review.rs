@@ -10,8 +10,8 @@ use crate::guard;
 use crate::cli::output::Report;
 use crate::cli::ui::{Tone, Ui};
 use crate::cli::worddiff::{Segment, words};
-use crate::store::proposals::Proposal;
 use crate::store::change::ChangeReport;
+use crate::store::proposals::Proposal;
 
 /// Unchanged lines kept around a change; longer unchanged stretches are folded.
 const CONTEXT: usize = 1;

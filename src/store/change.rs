@@ -65,11 +65,18 @@ impl ChangeReport {
 }
 
 fn versions_written(change: &Change) -> String {
-    listed(change.versions.iter().map(|(n, action)| (*n, action.as_str())))
+    listed(
+        change
+            .versions
+            .iter()
+            .map(|(n, action)| (*n, action.as_str())),
+    )
 }
 
 fn listed(versions: impl Iterator<Item = (u32, &'static str)>) -> String {
-    let list: Vec<String> = versions.map(|(n, action)| format!("{n} ({action})")).collect();
+    let list: Vec<String> = versions
+        .map(|(n, action)| format!("{n} ({action})"))
+        .collect();
     match list.len() {
         0 => "no version".to_string(),
         1 => format!("version {}", list[0]),

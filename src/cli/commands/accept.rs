@@ -60,7 +60,12 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 fn confirm(ui: &Ui, reviewed: &Reviewed, allow_flags: bool) -> Result<bool> {
     let proposal = &reviewed.proposal;
     show_proposal(ui, &reviewed.item, proposal, &reviewed.summary)?;
-    let not_accepted = || Error::failed(format!("proposal {} not accepted: nothing written", proposal.id));
+    let not_accepted = || {
+        Error::failed(format!(
+            "proposal {} not accepted: nothing written",
+            proposal.id
+        ))
+    };
     if proposal.guard.is_clean() || allow_flags {
         ui.err_line("Accept this proposal? [y/N] ");
         let answer = console::Term::stderr().read_line().map_err(Error::from)?;

@@ -125,13 +125,3 @@ pub fn load_brief(path: &Path, ui: &Ui) -> Result<Brief> {
     }
     Ok(brief)
 }
-
-/// Loads a brief for a command on one item's versions, which works when that item is over
-/// the loader's size limit (so that it can be recorded or restored), and shows warnings.
-pub fn load_brief_for_versions(path: &Path, item: &str, ui: &Ui) -> Result<Brief> {
-    let brief = Brief::load_for_versions(path, item)?;
-    for warning in &brief.warnings {
-        ui.warn(&warning.to_string());
-    }
-    Ok(brief)
-}

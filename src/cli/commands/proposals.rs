@@ -9,8 +9,8 @@ use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review::token_change;
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
-use crate::error::Result;
 use crate::compress::review::{self, PendingProposals};
+use crate::error::Result;
 
 /// List pending proposals: id, item, tokens before → after, guard findings
 ///

@@ -54,10 +54,9 @@ impl Report for StatsReport {
         let (prefix_tok, brief_tok) = (self.prefix.tokens, total.brief_tokens);
         ui.outln(&ui.paint(&format!("{}  ({encoding})", self.brief), Tone::Strong))?;
         use Align::{Left, Right};
-        let mut table = Table::new(&[Left, Left, Left, Left, Right, Right, Right, Right])
-            .header([
-                "ITEM", "TYPE", "TIER", "POLICY", "BYTES", "TOKENS", "COMPACT", "SHARE",
-            ]);
+        let mut table = Table::new(&[Left, Left, Left, Left, Right, Right, Right, Right]).header([
+            "ITEM", "TYPE", "TIER", "POLICY", "BYTES", "TOKENS", "COMPACT", "SHARE",
+        ]);
         for f in &self.items {
             table.row([
                 f.id.clone(),
@@ -95,7 +94,9 @@ impl Report for StatsReport {
             };
             let line = format!(
                 "Prompt cache: {}{counted}",
-                cache.facts.minimum_sentence(&cache.model, prefix_tok as u64)
+                cache
+                    .facts
+                    .minimum_sentence(&cache.model, prefix_tok as u64)
             );
             ui.outln(&if cache.reaches_minimum == Some(false) {
                 ui.paint(&line, Tone::Warning)
