@@ -157,7 +157,7 @@ fn lock_and_count_give_a_library_user_the_documents_the_cli_prints() {
     );
 
     let item = dir.join("items/booking.md");
-    let counts = files::count_files(Encoding::O200kBase, &[item.clone()]).unwrap();
+    let counts = files::count_files(Encoding::O200kBase, std::slice::from_ref(&item)).unwrap();
     assert_eq!(
         document("ok", &counts.summary(), &counts),
         cli(ws.path(), &["count", item.to_str().unwrap(), "--json"])
