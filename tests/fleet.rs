@@ -295,17 +295,10 @@ fn clickhouse_stopped_hung_killed_and_restarted_and_a_proxy_killed_lose_and_doub
     let (raw, once, ids) = wait_rows(&ch, TABLE, total, Duration::from_secs(60));
     assert_eq!(once, total, "every row arrived");
     assert_eq!(ids, total, "each row is its own");
-    // Rarely (2 runs in about 10 under load), a batch in flight while ClickHouse was frozen
-    // and killed is stored twice; the table's key collapses it, as `FINAL` above already
-    // shows, and a merge removes the copy for good.
-    if raw != total {
-        ch.query(&format!("OPTIMIZE TABLE {TABLE} FINAL"));
-        let merged = ch.count(&format!("SELECT count() FROM {TABLE}"));
-        assert_eq!(
-            merged, total,
-            "a merge leaves every row once ({raw} stored before)"
-        );
-    }
+    // Stored once, not merely counted once under `FINAL`: a retry waits for an insert of
+    // its batch still running in ClickHouse (frozen, then resumed) before looking for it
+    // (regression: under load, 2 runs in about 10 stored such a batch twice).
+    assert_eq!(raw, total, "every row stored once, without a merge");
     assert!(
         slowest < Duration::from_secs(1),
         "an answer waited {slowest:?} for ClickHouse"

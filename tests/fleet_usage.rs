@@ -14,7 +14,7 @@ const TABLE: &str = "fleet.usage";
 /// A varied ledger: both providers, several models, briefs (one with its own pricing),
 /// sessions, machines (and rows from before `host` was written), drift of every kind,
 /// failed calls without usage, calls without a cached field, three UTC days.
-fn ledger_rows(priced_brief: &Path) -> Vec<Value> {
+pub(crate) fn ledger_rows(priced_brief: &Path) -> Vec<Value> {
     let start = briefkit::clock::parse("2026-11-29T22:10:00.000Z").unwrap();
     let mut rows = Vec::new();
     for i in 0..240i64 {
@@ -59,6 +59,8 @@ fn ledger_rows(priced_brief: &Path) -> Vec<Value> {
             "input_tokens": if failed { Value::Null } else { json!(input) },
             "cached_input_tokens": cached,
             "cache_write_tokens": if failed { Value::Null } else if i % 7 == 0 { json!(120) } else { json!(0) },
+            // Some writes are for an hour (Anthropic's `ephemeral_1h_input_tokens`), priced apart.
+            "cache_write_1h_tokens": if !failed && i % 14 == 0 { json!(80) } else { Value::Null },
             "output_tokens": if failed { Value::Null } else { json!(3 + i % 9) },
             "latency_ms": 100 + i,
             "attempts": 1 + i % 2,

@@ -271,6 +271,27 @@ fn brief_usage_reads_the_proxy_rows() {
     assert!(text.contains("4096") && text.contains("3840"), "{text}");
 }
 
+/// Regression: a relayed answer is served on the dashboard's origin, and an upstream page
+/// there could run a script that reads `/stats` (it answered without `nosniff`).
+#[test]
+fn a_relayed_page_cannot_run_a_script_on_the_dashboards_origin() {
+    let page = "<html><script>fetch('/stats')</script></html>";
+    let upstream = Upstream::start(move |_| {
+        let mut script = Script::json(200, page);
+        script.head = script.head.replace("application/json", "text/html");
+        script
+    });
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let (status, head, body) = send(&proxy.url, "GET", "/v1/some/page", &[], b"");
+    assert_eq!((status, body.as_slice()), (200, page.as_bytes()));
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+    assert!(
+        head.contains("content-security-policy: sandbox; default-src 'none'"),
+        "{head}"
+    );
+}
+
 #[test]
 fn other_paths_pass_through_without_a_row_and_are_counted_unmetered() {
     let upstream = Upstream::start(|_| Script::json(200, "{\"data\":[]}"));

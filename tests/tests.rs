@@ -25,6 +25,7 @@ mod dashboard;
 mod digest;
 mod docs;
 mod fleet;
+mod fleet_insert_race;
 mod fleet_usage;
 mod guard_accept;
 mod guard_agree;

@@ -271,6 +271,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
         Ok(Ok(response)) => {
             let (mut parts, incoming) = response.into_parts();
             super::upstream::strip_hop_by_hop(&mut parts.headers);
+            confine(&mut parts.headers);
             Response::from_parts(parts, incoming.map_err(BoxError::from).boxed())
         }
         Ok(Err(err)) => reply::upstream_failed(wire, &describe(&err, upstream.as_str()).1),
@@ -283,6 +284,20 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
             ),
         ),
     }
+}
+
+/// A relayed answer is served on the dashboard's origin: whatever the upstream sent, a
+/// browser must not sniff it into a page nor run a script of it there (API clients ignore
+/// both headers).
+fn confine(headers: &mut http::HeaderMap) {
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        http::HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        http::HeaderValue::from_static("sandbox; default-src 'none'"),
+    );
 }
 
 fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (CallStatus, String) {

@@ -311,20 +311,13 @@ impl Reader for Stream {
         &self.streamed
     }
 
-    fn take(&mut self) -> Streamed {
-        std::mem::take(&mut self.streamed)
+    fn streamed_mut(&mut self) -> &mut Streamed {
+        &mut self.streamed
     }
 
     fn unfinished(&self) -> Option<Unfinished> {
         if !self.stopped {
-            return Some(Unfinished {
-                reason: format!(
-                    "the stream was cut off before message_stop ({} events, {} characters received)",
-                    self.events,
-                    self.streamed.text.chars().count()
-                ),
-                truncated: true,
-            });
+            return Some(stream::cut_off("message_stop", self.events, &self.streamed));
         }
         if self.streamed.finish_reason.is_none() {
             return Some(Unfinished {

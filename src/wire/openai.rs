@@ -230,8 +230,8 @@ impl Reader for Stream {
         &self.streamed
     }
 
-    fn take(&mut self) -> Streamed {
-        std::mem::take(&mut self.streamed)
+    fn streamed_mut(&mut self) -> &mut Streamed {
+        &mut self.streamed
     }
 
     fn unfinished(&self) -> Option<Unfinished> {
@@ -247,14 +247,7 @@ impl Reader for Stream {
                 reason: "the stream was cut off after the finish reason, before [DONE]".into(),
                 truncated: true,
             }),
-            (None, false) => Some(Unfinished {
-                reason: format!(
-                    "the stream was cut off before the model finished ({} events, {} characters received)",
-                    self.events,
-                    s.text.chars().count()
-                ),
-                truncated: true,
-            }),
+            (None, false) => Some(stream::cut_off("the model finished", self.events, s)),
         }
     }
 }

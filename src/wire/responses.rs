@@ -403,22 +403,19 @@ impl Reader for Stream {
         &self.streamed
     }
 
-    fn take(&mut self) -> Streamed {
-        std::mem::take(&mut self.streamed)
+    fn streamed_mut(&mut self) -> &mut Streamed {
+        &mut self.streamed
     }
 
     fn unfinished(&self) -> Option<Unfinished> {
         if self.streamed.ended {
             return None;
         }
-        Some(Unfinished {
-            reason: format!(
-                "the stream was cut off before response.completed ({} events, {} characters received)",
-                self.events,
-                self.streamed.text.chars().count()
-            ),
-            truncated: true,
-        })
+        Some(stream::cut_off(
+            "response.completed",
+            self.events,
+            &self.streamed,
+        ))
     }
 }
 

@@ -80,11 +80,27 @@ pub trait Reader: Send + Sync {
     fn event(&mut self, name: Option<&str>, data: &str) -> Result<Flow, EventError>;
     /// What was read so far.
     fn streamed(&self) -> &Streamed;
+    /// What was read so far, to add to.
+    fn streamed_mut(&mut self) -> &mut Streamed;
     /// Takes what was read.
-    fn take(&mut self) -> Streamed;
+    fn take(&mut self) -> Streamed {
+        std::mem::take(self.streamed_mut())
+    }
     /// Once the bytes ran out (or the end marker came): why this is not a finished answer,
     /// or `None` when it is one.
     fn unfinished(&self) -> Option<Unfinished>;
+}
+
+/// A stream cut off before `marker` (the event that ends a finished answer on this wire),
+/// with how much of it had come.
+pub fn cut_off(marker: &str, events: usize, streamed: &Streamed) -> Unfinished {
+    Unfinished {
+        reason: format!(
+            "the stream was cut off before {marker} ({events} events, {} characters received)",
+            streamed.text.chars().count()
+        ),
+        truncated: true,
+    }
 }
 
 /// A fresh reader of `wire`'s streamed answers.

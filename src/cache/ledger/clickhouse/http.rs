@@ -273,18 +273,33 @@ impl Client {
     }
 
     /// Inserts JSON lines into the target table as one `INSERT` (one block, so all of it
-    /// or none), with the deduplication token when the server knows the setting.
-    pub fn insert(&self, rows: Vec<u8>, token: Option<&str>) -> Result<(), Failure> {
+    /// or none) named by its batch (the query id, see [`Client::still_running`]), with the
+    /// deduplication token when the server knows the setting.
+    pub fn insert(&self, rows: Vec<u8>, batch_id: &str, token: bool) -> Result<(), Failure> {
         let query = format!("INSERT INTO {} FORMAT JSONEachRow", self.target.table_sql());
+        let query_id = insert_query_id(batch_id);
         let mut params = vec![
             ("query", query.as_str()),
+            ("query_id", query_id.as_str()),
             // Rows from a newer briefkit may carry columns an older table lacks.
             ("input_format_skip_unknown_fields", "1"),
         ];
-        if let Some(token) = token {
-            params.push(("insert_deduplication_token", token));
+        if token {
+            params.push(("insert_deduplication_token", batch_id));
         }
         self.post(&params, rows).map(|_| ())
+    }
+
+    /// Whether the server is still running an insert of this batch. An insert whose
+    /// answer never came (a timeout, a frozen server, a killed sender) goes on inside
+    /// ClickHouse: until it ends, looking for its rows says "not there" although they are
+    /// about to be, and sending the batch again would store it twice.
+    pub fn still_running(&self, batch_id: &str) -> Result<bool, Failure> {
+        let sql = format!(
+            "SELECT count() FROM system.processes WHERE query_id = '{}' FORMAT TabSeparated",
+            super::usage::escape(&insert_query_id(batch_id))
+        );
+        Ok(self.select(&sql)?.trim().parse::<u64>().unwrap_or(0) > 0)
     }
 
     /// The server's version and the deduplication settings it knows.
@@ -322,6 +337,13 @@ fn exception_text(body: &str) -> String {
     } else {
         text.to_string()
     }
+}
+
+/// The query id an insert of `batch_id` runs under: the same for every attempt, so that a
+/// running attempt can be found ([`Client::still_running`]) and a second one started while
+/// it runs is refused by the server.
+pub fn insert_query_id(batch_id: &str) -> String {
+    format!("briefkit-insert:{batch_id}")
 }
 
 #[cfg(test)]

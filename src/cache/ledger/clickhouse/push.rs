@@ -93,6 +93,18 @@ pub fn push(
     Ok(pushed)
 }
 
+/// The id of a batch of rows of a ledger file, made of their event ids: the same rows are
+/// the same batch in every push.
+pub fn batch_id<'a>(event_ids: impl IntoIterator<Item = &'a str>) -> String {
+    let mut hasher = Sha256::new();
+    for id in event_ids {
+        hasher.update(id.as_bytes());
+    }
+    let digest = hasher.finalize();
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("push:{hex}")
+}
+
 fn send(
     client: &Client,
     batch: &mut Vec<(String, Entry)>,
@@ -102,18 +114,7 @@ fn send(
     if batch.is_empty() {
         return Ok(());
     }
-    let mut hasher = Sha256::new();
-    for (id, _) in batch.iter() {
-        hasher.update(id.as_bytes());
-    }
-    let digest = hasher.finalize();
-    let batch_id: String = format!(
-        "push:{}",
-        digest[..16]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    );
+    let batch_id = batch_id(batch.iter().map(|(id, _)| id.as_str()));
     let times = batch.iter().filter_map(|(_, e)| e.time_ms());
     let (low, high) = times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
     let (low, high) = ((low.max(0) / 1000), (high.max(0) / 1000));
@@ -122,6 +123,20 @@ fn send(
     let run = |sql: String| client.select(&sql).map_err(|f| f.into_error());
     let count = |text: String| text.trim().parse::<u64>().unwrap_or(0);
 
+    // An earlier push of these rows whose answer never came may still be inserting them:
+    // looking now would miss them and send them twice.
+    if client
+        .still_running(&batch_id)
+        .map_err(|f| f.into_error())?
+    {
+        return Err(crate::error::Error::new(
+            crate::error::ErrorKind::Provider,
+            format!(
+                "ClickHouse is still running an earlier push of these rows (batch {batch_id}); nothing was sent"
+            ),
+        )
+        .with_hint("push again once it has ended: rows already there are not sent twice"));
+    }
     let whole = count(run(format!(
         "SELECT count() FROM {table} WHERE {span} AND batch_id = '{}' FORMAT TabSeparated",
         escape(&batch_id)
@@ -155,7 +170,7 @@ fn send(
     }
     if sent > 0 {
         client
-            .insert(body, dedup_token.then_some(batch_id.as_str()))
+            .insert(body, &batch_id, dedup_token)
             .map_err(|f| f.into_error())?;
         pushed.batches += 1;
     }

@@ -5,8 +5,10 @@
 //! The thread sends a batch when [`Options::batch_rows`] rows are waiting or the oldest has
 //! waited [`Options::batch_interval`]; files adopted from dead processes first (they hold
 //! older rows), then this process's own. A batch is recorded in its file's `.ack` before it
-//! is sent; a batch sent before (its answer lost, the process killed) is first looked for
-//! by its `batch_id` and only sent again when it is not there. When ClickHouse fails the
+//! is sent, and runs under a query id made of its `batch_id`; a batch sent before (its
+//! answer lost, the process killed) is looked for only once no insert of it is running in
+//! ClickHouse any more (one still running would land after the look), and only sent again
+//! when it is not there. When ClickHouse fails the
 //! thread backs off (0.25 s doubling to 5 s) and the rows wait in the spool; every failure
 //! is kept, credentials removed, for `/stats` and for the command's closing warning.
 //!
@@ -518,6 +520,18 @@ impl Worker {
                     cursor.begin(batch.end, &batch_id).map_err(local)?;
                 }
                 let client = self.client.as_ref().expect("connected");
+                if retry && client.still_running(&batch_id)? {
+                    // Its rows may land any moment: look again after the back-off.
+                    return Err(Failure {
+                        kind: FailureKind::Server,
+                        code: None,
+                        message: format!(
+                            "ClickHouse is still running the earlier insert of batch {batch_id}; \
+                             its rows are sent again only if it did not land"
+                        ),
+                        hint: None,
+                    });
+                }
                 let landed = retry && already_there(client, &batch_id, &batch.rows)?;
                 if !landed {
                     let mut body = Vec::with_capacity(batch.rows.len() * 600);
@@ -525,12 +539,8 @@ impl Worker {
                         let id = schema::spool_event_id(&cursor.name, *offset);
                         schema::encode(entry, &id, &batch_id, &mut body);
                     }
-                    let token = self
-                        .info
-                        .as_ref()
-                        .is_some_and(|i| i.dedup_token)
-                        .then_some(batch_id.as_str());
-                    client.insert(body, token)?;
+                    let token = self.info.as_ref().is_some_and(|i| i.dedup_token);
+                    client.insert(body, &batch_id, token)?;
                 }
             }
             let bytes = batch.end - cursor.acked;

@@ -83,6 +83,8 @@ struct SumsRow {
     with_usage: u64,
     priced_cached: u64,
     priced_write: u64,
+    /// Of `priced_write`, the tokens written for an hour (priced apart, as a file's are).
+    priced_write_1h: u64,
     priced_output: u64,
     compared: u64,
     drifted: u64,
@@ -172,6 +174,7 @@ pub fn summarise(
          countIf(isNotNull(input_tokens)) AS with_usage, \
          sumIf({c}, isNotNull(input_tokens)) AS priced_cached, \
          sumIf({w}, isNotNull(input_tokens)) AS priced_write, \
+         sumIf(least({w1h}, {w}), isNotNull(input_tokens)) AS priced_write_1h, \
          sumIf({o}, isNotNull(input_tokens)) AS priced_output, \
          countIf(drift_compared = 1) AS compared, \
          countIf(drift_compared = 1 AND notEmpty(drifted_parts)) AS drifted, \
@@ -181,6 +184,7 @@ pub fn summarise(
         i = n("input_tokens"),
         c = n("cached_input_tokens"),
         w = n("cache_write_tokens"),
+        w1h = n("cache_write_1h_tokens"),
         o = n("output_tokens"),
     ))?;
     let mut summary = Summary::new(by);
@@ -204,12 +208,11 @@ pub fn summarise(
         if row.with_usage > 0
             && let Some(prices) = prices(&row.provider, &row.model, row.price_dir.as_deref())
         {
-            // The table has no TTL-bucket columns yet: every write at the 5-minute price.
             let (with, without) = prices.cost_units(
                 row.input_sum,
                 row.priced_cached,
                 row.priced_write,
-                0,
+                row.priced_write_1h,
                 row.priced_output,
             );
             totals.priced_calls = row.with_usage;
