@@ -163,3 +163,42 @@ fn lock_and_count_give_a_library_user_the_documents_the_cli_prints() {
         cli(ws.path(), &["count", item.to_str().unwrap(), "--json"])
     );
 }
+
+#[test]
+fn advice_naming_commands_is_the_cli_s_while_the_library_error_carries_its_topic() {
+    let ws = workspace("clinic");
+    let dir = ws.path().join("clinic");
+    let brief = dir.to_str().unwrap();
+
+    let missing = inspect::body(&dir, "booking", Some(3), &mut ignore).unwrap_err();
+    assert_eq!(missing.hint, None, "no command line in the library's words");
+    assert!(matches!(
+        missing.topic(),
+        Some(briefkit::error::Topic::NoVersion { item, .. }) if item == "booking"
+    ));
+    let out = run_in(ws.path(), &["show", brief, "booking", "--version", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("see `brief history {brief} booking`")),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_in(ws.path(), &["restore", brief, "booking", "3", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        crate::common::json(&out)["error"]["hint"],
+        format!("see `brief history {brief} booking`")
+    );
+
+    let nothing = inspect::compare(&dir, "booking", None, None, &mut ignore).unwrap_err();
+    assert_eq!(nothing.hint, None);
+    let out = run_in(ws.path(), &["diff", brief, "booking"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!(
+            "version the current body with `brief record {brief} booking`"
+        )),
+        "{}",
+        stderr(&out)
+    );
+}

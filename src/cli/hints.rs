@@ -75,6 +75,17 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
             Some(domain) => format!("{domain}; set it with {}", setting_words(*setting)),
             None => format!("set {}", setting_words(*setting)),
         },
+        Topic::NoVersion { brief, item } => {
+            format!("see `brief history {} {item}`", brief.display())
+        }
+        Topic::NoVersions { brief, item } => format!(
+            "version the current body with `brief record {} {item}`",
+            brief.display()
+        ),
+        Topic::OrphanProposal { brief, id } => format!(
+            "discard it: brief discard {} {id}",
+            crate::cli::ui::shell_quote(&brief.display().to_string())
+        ),
         // Only an MCP tool call names a base URL of its own.
         Topic::BaseUrlNotAllowed { .. } => return None,
     })

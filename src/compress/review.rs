@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 
 use super::{rejudge, status};
 use crate::brief::{Brief, Item, Problem};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::guard::{ChangeJson, CoverageJson, DroppedInstruction, Fact};
 use crate::store::proposals::{self, Proposal};
 
@@ -45,7 +45,11 @@ pub fn review(dir: &Path, id: &str, warn: &mut dyn FnMut(&Problem)) -> Result<Re
             proposal.id,
             proposal.item,
             brief.dir.display()
-        )));
+        ))
+        .with_topic(Topic::OrphanProposal {
+            brief: dir.to_path_buf(),
+            id: proposal.id,
+        }));
     };
     let stale = proposal.is_stale(Some(item.body()));
     rejudge(item, &mut proposal)?;

@@ -36,6 +36,21 @@ pub enum Topic {
     PurgeBoth { ids: [String; 2] },
     /// An operation id the session has not pending.
     NotPending,
+    /// An item has no version by this number (`brief` is the brief as the caller named it).
+    NoVersion {
+        brief: std::path::PathBuf,
+        item: String,
+    },
+    /// An item has no version yet, so there is nothing to compare its body with.
+    NoVersions {
+        brief: std::path::PathBuf,
+        item: String,
+    },
+    /// A pending proposal whose item left the brief: it can only be discarded.
+    OrphanProposal {
+        brief: std::path::PathBuf,
+        id: String,
+    },
     /// A setting's value (a path) is unusable; the domain's hint says what it should be, the
     /// edge says where it is set.
     Setting(Setting),

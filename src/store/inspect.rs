@@ -4,7 +4,7 @@
 //! line, the MCP server and library users get the same report from the same code.
 //!
 //! The reports hold data, their status word and their summary; advice that names a command
-//! or a flag is the edge's to add.
+//! or a flag is the edge's to add (errors carry a [`Topic`] for it).
 
 use std::path::Path;
 
@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::history::History;
 use super::transaction::{BodyState, body_state, find_item};
 use crate::brief::{Brief, Item, Problem};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 
 /// Loads the brief for a command on one item's versions (the item may be over the loader's
 /// size limit, so that it can be recorded or restored) and finds the item, passing the
@@ -212,11 +212,10 @@ pub fn compare(
                     "`{}` has no versions yet: nothing to compare with",
                     item.id
                 ))
-                .with_hint(format!(
-                    "version the current body with `brief record {} {}`",
-                    dir.display(),
-                    item.id
-                )));
+                .with_topic(Topic::NoVersions {
+                    brief: dir.to_path_buf(),
+                    item: item.id,
+                }));
             }
         },
     };
@@ -252,9 +251,8 @@ pub(crate) fn no_version(dir: &Path, history: &History, number: u32) -> Error {
         "`{}` has no version {number}: it has {have}",
         history.item
     ))
-    .with_hint(format!(
-        "see `brief history {} {}`",
-        dir.display(),
-        history.item
-    ))
+    .with_topic(Topic::NoVersion {
+        brief: dir.to_path_buf(),
+        item: history.item.clone(),
+    })
 }

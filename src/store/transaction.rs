@@ -378,19 +378,11 @@ fn stale(brief_dir: &Path, item: &Item, proposal: &Proposal) -> Error {
 pub fn restore(brief_dir: &Path, item_id: &str, number: u32) -> Result<Change> {
     let mut locked = lock_item(brief_dir, item_id, true)?;
     let Some(target) = locked.history.get(number).cloned() else {
-        let count = locked.history.versions.len();
-        return Err(Error::input(format!(
-            "`{item_id}` has no version {number}: it has {}",
-            match count {
-                0 => "none yet".to_string(),
-                1 => "version 1 only".to_string(),
-                n => format!("versions 1 to {n}"),
-            }
-        ))
-        .with_hint(format!(
-            "see `brief history {} {item_id}`",
-            brief_dir.display()
-        )));
+        return Err(super::inspect::no_version(
+            brief_dir,
+            &locked.history,
+            number,
+        ));
     };
     let body = locked.item.body().to_string();
     let state = body_state(&locked.history, &body);

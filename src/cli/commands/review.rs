@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review::{print_commands, show_proposal};
-use crate::cli::ui::{Ui, shell_quote};
+use crate::cli::ui::Ui;
 use crate::compress::review::{self, Reviewed};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 
 /// Show a pending proposal again: tokens, guard findings and the word diff
 ///
@@ -33,8 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let reviewed = review::review(&args.brief, &args.id, &mut super::warn_on(ui))
-        .map_err(|err| with_hint(err, &args.brief, &args.id))?;
+    let reviewed = review::review(&args.brief, &args.id, &mut super::warn_on(ui))?;
     let form = Form::json_if(args.json);
     let shown = Shown {
         asks: form == Form::Human && ui.interactive() && !reviewed.stale,
@@ -46,18 +45,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         return crate::cli::interactive::ask_about(ui, &args.brief, shown.reviewed);
     }
     Ok(outcome)
-}
-
-/// A proposal whose item left the brief (the one conflict a review meets) can only be
-/// discarded: say how, in this edge's words.
-fn with_hint(err: Error, brief: &Path, id: &str) -> Error {
-    if err.kind != ErrorKind::Conflict || err.hint.is_some() {
-        return err;
-    }
-    err.with_hint(format!(
-        "discard it: brief discard {} {id}",
-        shell_quote(&brief.display().to_string())
-    ))
 }
 
 /// `brief review`'s report: the proposal with the guard's findings of today.
