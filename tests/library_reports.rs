@@ -9,6 +9,7 @@ use briefkit::brief::Problem;
 use briefkit::cache::stats_report;
 use briefkit::cli::output::Envelope;
 use briefkit::compress::review;
+use briefkit::error::{StoreTopic, Topic};
 use briefkit::store::review::Which;
 use briefkit::store::{change, inspect};
 use briefkit::tokens::{Encoding, files};
@@ -174,7 +175,7 @@ fn advice_naming_commands_is_the_cli_s_while_the_library_error_carries_its_topic
     assert_eq!(missing.hint, None, "no command line in the library's words");
     assert!(matches!(
         missing.topic(),
-        Some(briefkit::error::Topic::NoVersion { item, .. }) if item == "booking"
+        Some(Topic::Store(StoreTopic::History { item, .. })) if item == "booking"
     ));
     let out = run_in(ws.path(), &["show", brief, "booking", "--version", "3"]);
     assert_eq!(out.status.code(), Some(2));

@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 
 use super::{rejudge, status};
 use crate::brief::{Brief, Item, Problem};
-use crate::error::{Error, Result, Topic};
+use crate::error::{Error, Result, StoreTopic, Topic};
 use crate::guard::{ChangeJson, CoverageJson, DroppedInstruction, Fact};
 use crate::store::proposals::{self, Proposal};
 
@@ -46,10 +46,10 @@ pub fn review(dir: &Path, id: &str, warn: &mut dyn FnMut(&Problem)) -> Result<Re
             proposal.item,
             brief.dir.display()
         ))
-        .with_topic(Topic::OrphanProposal {
+        .with_topic(Topic::Store(StoreTopic::Orphan {
             brief: dir.to_path_buf(),
             id: proposal.id,
-        }));
+        })));
     };
     let stale = proposal.is_stale(Some(item.body()));
     rejudge(item, &mut proposal)?;

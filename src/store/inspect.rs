@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::history::History;
 use super::transaction::{BodyState, body_state, find_item};
 use crate::brief::{Brief, Item, Problem};
-use crate::error::{Error, Result, Topic};
+use crate::error::{Error, Result, StoreTopic, Topic};
 
 /// Loads the brief for a command on one item's versions (the item may be over the loader's
 /// size limit, so that it can be recorded or restored) and finds the item, passing the
@@ -212,10 +212,10 @@ pub fn compare(
                     "`{}` has no versions yet: nothing to compare with",
                     item.id
                 ))
-                .with_topic(Topic::NoVersions {
+                .with_topic(Topic::Store(StoreTopic::NoVersions {
                     brief: dir.to_path_buf(),
                     item: item.id,
-                }));
+                })));
             }
         },
     };
@@ -251,8 +251,8 @@ pub(crate) fn no_version(dir: &Path, history: &History, number: u32) -> Error {
         "`{}` has no version {number}: it has {have}",
         history.item
     ))
-    .with_topic(Topic::NoVersion {
+    .with_topic(Topic::Store(StoreTopic::History {
         brief: dir.to_path_buf(),
         item: history.item.clone(),
-    })
+    }))
 }

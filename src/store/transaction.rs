@@ -15,7 +15,7 @@ use super::proposals::{self, Proposal};
 use super::{WriterLock, write_atomic};
 use crate::brief::{Brief, Item, Policy};
 use crate::clock::Stamp;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StoreTopic, Topic};
 use crate::tokens;
 use crate::wire::canonical::sha256_hex;
 
@@ -121,7 +121,7 @@ pub fn find_item<'b>(brief: &'b Brief, id: &str) -> Result<&'b Item> {
             "`{id}` is a tool ({}): tools have no body to version",
             item.path.display()
         ))
-        .with_hint("edit the tool file and run `brief lock`; git keeps its history"));
+        .with_topic(Topic::Store(StoreTopic::ToolFile)));
     }
     Ok(item)
 }
@@ -238,10 +238,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             proposal.body.len(),
             crate::provider::MAX_ANSWER_BYTES / 1024
         ))
-        .with_hint(format!(
-            "discard it with `brief discard {} {id}`",
-            brief_dir.display()
-        )));
+        .with_topic(only_discard(brief_dir, id)));
     }
     let file_bytes = locked.item.front_matter().len() + proposal.body.len();
     if file_bytes as u64 > crate::brief::MAX_FILE_BYTES {
@@ -249,20 +246,14 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             "proposal {id}: the item file would be {file_bytes} bytes, over the {} MiB an item may have; refused",
             crate::brief::MAX_FILE_BYTES / (1024 * 1024)
         ))
-        .with_hint(format!(
-            "discard it with `brief discard {} {id}`",
-            brief_dir.display()
-        )));
+        .with_topic(only_discard(brief_dir, id)));
     }
     if locked.item.policy != Policy::Reviewable {
         return Err(Error::input(format!(
             "`{}` is a {} item ({}): its wording is never replaced by a model's proposal",
             locked.item.id, locked.item.kind, locked.item.policy
         ))
-        .with_hint(format!(
-            "discard it with `brief discard {} {id}`",
-            brief_dir.display()
-        )));
+        .with_topic(only_discard(brief_dir, id)));
     }
     let body = locked.item.body().to_string();
     let state = body_state(&locked.history, &body);
@@ -315,10 +306,10 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             proposal.item,
             dropped.join(", ")
         ))
-        .with_hint(format!(
-            "review it (`brief review {dir} {id}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
-            dir = brief_dir.display()
-        )));
+        .with_topic(Topic::Store(StoreTopic::Flagged {
+            brief: brief_dir.to_path_buf(),
+            id: id.to_string(),
+        })));
     }
     let mut written = Vec::new();
     locked.record_current("an accept", &mut written)?;
@@ -352,10 +343,10 @@ fn already_accepted(brief_dir: &Path, item: &str, id: &str) -> Result<Option<Err
                 "proposal {id} was already accepted: it is version {} of `{item}`",
                 v.meta.version
             ))
-            .with_hint(format!(
-                "see `brief history {} {item}`",
-                brief_dir.display()
-            ))
+            .with_topic(Topic::Store(StoreTopic::History {
+                brief: brief_dir.to_path_buf(),
+                item: item.to_string(),
+            }))
         }))
 }
 
@@ -366,12 +357,19 @@ fn stale(brief_dir: &Path, item: &Item, proposal: &Proposal) -> Error {
         proposal.id,
         item.path.display()
     ))
-    .with_hint(format!(
-        "discard it with `brief discard {dir} {id}` and run `brief compress {dir} {item}` again",
-        dir = brief_dir.display(),
-        id = proposal.id,
-        item = item.id
-    ))
+    .with_topic(Topic::Store(StoreTopic::Stale {
+        brief: brief_dir.to_path_buf(),
+        id: proposal.id.clone(),
+        item: item.id.clone(),
+    }))
+}
+
+/// A proposal the operator can only discard.
+fn only_discard(brief_dir: &Path, id: &str) -> Topic {
+    Topic::Store(StoreTopic::Discard {
+        brief: brief_dir.to_path_buf(),
+        id: id.to_string(),
+    })
 }
 
 /// Makes the body of version `number` current again, as a new version (`action: restore`).
