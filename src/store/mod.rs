@@ -5,6 +5,7 @@ pub mod git;
 pub mod history;
 pub mod inspect;
 pub mod proposals;
+mod refusal;
 pub mod review;
 pub mod transaction;
 mod writer_lock;

@@ -1,5 +1,5 @@
-//! One file per subcommand: its clap arguments and a `run` that talks to the domain
-//! modules and the UI.
+//! One file per subcommand: its clap arguments, a `run` that makes one library call, and
+//! the rendering of the typed report that call returns (through `cli::output`).
 
 use std::path::Path;
 
