@@ -121,7 +121,7 @@ fn pending_proposals_a_review_and_a_discard_are_the_same_documents_as_the_cli_pr
     let pending = review::pending(&dir, &mut ignore).unwrap();
     assert_eq!(pending.proposals.len(), 1);
     assert_eq!(
-        document("ok", &pending.summary, &pending),
+        document(pending.status, &pending.summary, &pending),
         cli(ws.path(), &["proposals", brief, "--json"])
     );
 
@@ -153,14 +153,14 @@ fn lock_and_count_give_a_library_user_the_documents_the_cli_prints() {
     // The lock is written again with the same content: unchanged at both edges.
     let again = briefkit::prompt::lock::write(&dir, &mut ignore).unwrap();
     assert_eq!(
-        document("ok", &again.summary(), &again),
+        document(again.status(), &again.summary(), &again),
         cli(ws.path(), &["lock", brief, "--json"])
     );
 
     let item = dir.join("items/booking.md");
     let counts = files::count_files(Encoding::O200kBase, std::slice::from_ref(&item)).unwrap();
     assert_eq!(
-        document("ok", &counts.summary(), &counts),
+        document(counts.status(), &counts.summary(), &counts),
         cli(ws.path(), &["count", item.to_str().unwrap(), "--json"])
     );
 }

@@ -21,6 +21,11 @@ pub struct Scaffolded {
 }
 
 impl Scaffolded {
+    /// Always `ok`: a brief that could not be created is an error.
+    pub fn status(&self) -> &'static str {
+        "ok"
+    }
+
     pub fn summary(&self) -> String {
         format!(
             "created a brief in {} with {} items",

@@ -165,8 +165,11 @@ impl<'a> Findings<'a> {
 }
 
 /// Every pending proposal of a brief, oldest first, each judged against its item's body.
+/// Its status is `ok`: each proposal has its own.
 #[derive(Debug, Serialize)]
 pub struct PendingProposals {
+    #[serde(skip)]
+    pub status: &'static str,
     #[serde(skip)]
     pub summary: String,
     pub proposals: Vec<Judged>,
@@ -212,6 +215,7 @@ pub fn pending(dir: &Path, warn: &mut dyn FnMut(&Problem)) -> Result<PendingProp
         n => format!("{n} pending proposals"),
     };
     Ok(PendingProposals {
+        status: "ok",
         summary,
         proposals: judged,
     })

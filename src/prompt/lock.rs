@@ -47,6 +47,11 @@ impl Locked {
         )
     }
 
+    /// Always `ok`: a lock that could not be written is an error.
+    pub fn status(&self) -> &'static str {
+        "ok"
+    }
+
     pub fn summary(&self) -> String {
         format!("{} {}", self.verb(), self.figures())
     }

@@ -39,6 +39,11 @@ pub struct FileCount {
 }
 
 impl FileCounts {
+    /// Always `ok`: an input that cannot be counted is an error.
+    pub fn status(&self) -> &'static str {
+        "ok"
+    }
+
     /// `1,234 tokens in 2 inputs (o200k_base)`
     pub fn summary(&self) -> String {
         format!(

@@ -80,6 +80,11 @@ impl Imported {
             .count()
     }
 
+    /// Always `ok`: an import that would lose text is an error, and writes nothing.
+    pub fn status(&self) -> &'static str {
+        "ok"
+    }
+
     /// One sentence: what was imported into how many items, and whether composing the
     /// brief gives the source back byte for byte.
     pub fn summary(&self) -> String {

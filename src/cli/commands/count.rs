@@ -48,7 +48,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 
 impl Report for FileCounts {
     fn status(&self) -> &str {
-        "ok"
+        FileCounts::status(self)
     }
 
     fn summary(&self) -> String {

@@ -111,7 +111,7 @@ fn split_name(split: Split) -> &'static str {
 
 impl Report for ImportReport {
     fn status(&self) -> &str {
-        "ok"
+        self.imported.status()
     }
 
     fn summary(&self) -> String {

@@ -31,7 +31,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 
 impl Report for Scaffolded {
     fn status(&self) -> &str {
-        "ok"
+        Scaffolded::status(self)
     }
 
     fn summary(&self) -> String {

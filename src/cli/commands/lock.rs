@@ -29,7 +29,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 
 impl Report for Locked {
     fn status(&self) -> &str {
-        "ok"
+        Locked::status(self)
     }
 
     fn summary(&self) -> String {

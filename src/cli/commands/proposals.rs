@@ -46,7 +46,7 @@ struct Shown<'a> {
 
 impl Report for Shown<'_> {
     fn status(&self) -> &str {
-        "ok"
+        self.pending.status
     }
 
     fn summary(&self) -> String {
