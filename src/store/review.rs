@@ -1,6 +1,7 @@
-//! The proposals waiting for review: each with whether its item changed since it was made
-//! (stale: `accept` refuses it), and `brief discard` (one, `--all` or `--stale`) as one
-//! operation with one report, so the command only renders what it returns.
+//! Dropping pending proposals: `brief discard` (one, `--all`, or `--stale`: those whose item
+//! changed since they were made, which `accept` refuses) as one operation with one report,
+//! so the command only renders what it returns. Listing and judging them is
+//! [`crate::compress::review`]'s.
 
 use std::path::Path;
 
@@ -10,43 +11,6 @@ use super::proposals;
 use super::transaction;
 use crate::brief::{Brief, Problem};
 use crate::error::{Error, Result};
-use crate::guard::Fact;
-
-/// A pending proposal as the list shows it.
-#[derive(Debug, Serialize)]
-pub struct Pending {
-    pub id: String,
-    pub item: String,
-    pub created: String,
-    pub provider: String,
-    pub model: String,
-    pub tokens_before: usize,
-    pub tokens_after: usize,
-    /// Its item changed (or is gone) since it was made.
-    pub stale: bool,
-    pub dropped: Vec<Fact>,
-    pub introduced: Vec<Fact>,
-}
-
-/// Every pending proposal of `brief`, oldest first.
-pub fn pending(brief: &Brief) -> Result<Vec<Pending>> {
-    let items = brief.items_by_id();
-    Ok(proposals::list(&brief.dir)?
-        .into_iter()
-        .map(|p| Pending {
-            stale: p.is_stale(items.get(p.item.as_str()).map(|item| item.body())),
-            id: p.id,
-            item: p.item,
-            created: p.created,
-            provider: p.provider,
-            model: p.model,
-            tokens_before: p.tokens_before,
-            tokens_after: p.tokens_after,
-            dropped: p.guard.dropped,
-            introduced: p.guard.introduced,
-        })
-        .collect())
-}
 
 /// Which pending proposals [`discard`] drops.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,9 +100,10 @@ pub fn discard(dir: &Path, which: Which, warn: &mut dyn FnMut(&Problem)) -> Resu
 /// Discards every pending proposal (or only the stale ones), one by one under the writer
 /// lock; an error says how many were discarded before it.
 fn discard_many(brief: &Brief, stale_only: bool) -> Result<Vec<Discarded>> {
-    let chosen: Vec<Pending> = pending(brief)?
+    let items = brief.items_by_id();
+    let chosen: Vec<proposals::Proposal> = proposals::list(&brief.dir)?
         .into_iter()
-        .filter(|p| !stale_only || p.stale)
+        .filter(|p| !stale_only || p.is_stale(items.get(p.item.as_str()).map(|i| i.body())))
         .collect();
     let mut discarded = Vec::with_capacity(chosen.len());
     for proposal in &chosen {
