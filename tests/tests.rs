@@ -69,6 +69,7 @@ mod proxy_wires;
 mod quiet;
 mod reports;
 mod review_batch;
+mod review_terminal;
 mod samples;
 mod samples_compress;
 mod session;
