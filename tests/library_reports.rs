@@ -9,7 +9,7 @@ use briefkit::brief::Problem;
 use briefkit::cache::stats_report;
 use briefkit::cli::output::Envelope;
 use briefkit::compress::review;
-use briefkit::error::{StoreTopic, Topic};
+use briefkit::error::{CountTopic, StoreTopic, Topic};
 use briefkit::store::review::Which;
 use briefkit::store::{change, inspect};
 use briefkit::tokens::{Encoding, files};
@@ -189,6 +189,20 @@ fn advice_naming_commands_is_the_cli_s_while_the_library_error_carries_its_topic
     assert_eq!(
         crate::common::json(&out)["error"]["hint"],
         format!("see `brief history {brief} booking`")
+    );
+
+    let latin1 = ws.path().join("latin1.txt");
+    fs::write(&latin1, b"caf\xe9\n").unwrap();
+    let refused =
+        files::count_files(Encoding::O200kBase, std::slice::from_ref(&latin1)).unwrap_err();
+    assert_eq!(refused.hint, None);
+    assert_eq!(refused.topic(), Some(&Topic::Count(CountTopic::NotUtf8)));
+    let out = run_in(ws.path(), &["count", "latin1.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("hint: brief count counts text: convert it to UTF-8 first"),
+        "{}",
+        stderr(&out)
     );
 
     let nothing = inspect::compare(&dir, "booking", None, None, &mut ignore).unwrap_err();

@@ -3,7 +3,7 @@
 //! advice that names flags or commands (an MCP caller has neither); this is where the
 //! CLI's words for each topic live (the MCP server has its own, in `crate::mcp::tools`).
 
-use crate::error::{Error, Origin, Setting, StoreTopic, Topic};
+use crate::error::{CountTopic, Error, Origin, Setting, StoreTopic, Topic};
 
 /// The hint the command line shows for `err`: its words for the error's topic, else the
 /// domain's own hint. Every CLI renderer of an error (stderr, `--json`, `check`'s
@@ -76,6 +76,12 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
             None => format!("set {}", setting_words(*setting)),
         },
         Topic::Store(topic) => store_hint(topic),
+        Topic::Count(CountTopic::NotRegular) => {
+            "brief count counts regular files and stdin (`-`)".into()
+        }
+        Topic::Count(CountTopic::NotUtf8) => {
+            "brief count counts text: convert it to UTF-8 first (e.g. with iconv)".into()
+        }
         // Only an MCP tool call names a base URL of its own.
         Topic::BaseUrlNotAllowed { .. } => return None,
     })

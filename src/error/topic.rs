@@ -40,6 +40,8 @@ pub enum Topic {
     NotPending,
     /// An item's versions or a pending proposal: what the brief's operator can do next.
     Store(StoreTopic),
+    /// An input to a token count that cannot be counted.
+    Count(CountTopic),
     /// A setting's value (a path) is unusable; the domain's hint says what it should be, the
     /// edge says where it is set.
     Setting(Setting),
@@ -72,6 +74,15 @@ pub enum StoreTopic {
     },
     /// A pending proposal the guard flags: reviewed, accepted anyway, or discarded.
     Flagged { brief: PathBuf, id: String },
+}
+
+/// Why an input to a token count cannot be counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountTopic {
+    /// Not a regular file (nor stdin).
+    NotRegular,
+    /// Not UTF-8 text.
+    NotUtf8,
 }
 
 /// A setting an operator gives as a flag or an environment variable.

@@ -128,7 +128,7 @@ fn hint(err: &crate::error::Error) -> Option<String> {
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
         Topic::NotPending => "`session_status` lists the pending operations".into(),
         // The versions and proposals of a brief are its operator's, through the CLI.
-        Topic::Store(_) => return None,
+        Topic::Store(_) | Topic::Count(_) => return None,
         Topic::Setting(setting) => {
             let place = match setting {
                 Setting::CcrStore => "BRIEF_CCR_PATH in the server's environment",

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::Encoding;
 use super::stream::{StreamError, count_all};
-use crate::error::{Error, Result};
+use crate::error::{CountTopic, Error, Result, Topic};
 use crate::files::{input, policy};
 use crate::numbers::thousands;
 
@@ -76,7 +76,7 @@ pub fn count_files(encoding: Encoding, files: &[PathBuf]) -> Result<FileCounts> 
                 "{}:{line}: not UTF-8 text (the byte at offset {offset} is not valid UTF-8)",
                 input::label(path)
             ))
-            .with_hint("brief count counts text: convert it to UTF-8 first (e.g. with iconv)"),
+            .with_topic(Topic::Count(CountTopic::NotUtf8)),
         }
     })?;
     Ok(FileCounts {
@@ -106,7 +106,7 @@ fn check_inputs(files: &[PathBuf]) -> Result<()> {
     // size is not limited: the count reads in blocks, in bounded memory.
     for path in files.iter().filter(|f| !input::is_stdin(f)) {
         policy::check_regular(path)
-            .map_err(|e| e.with_hint("brief count counts regular files and stdin (`-`)"))?;
+            .map_err(|e| e.with_topic(Topic::Count(CountTopic::NotRegular)))?;
     }
     Ok(())
 }
