@@ -51,3 +51,41 @@ fn a_stats_table_with_a_long_id_stays_aligned() {
     assert!(lines[2][type_at..].starts_with("context"), "{text}");
     assert!(lines[1][type_at..].starts_with("instruction"), "{text}");
 }
+
+/// Regression: `brief usage` padded the brief column to 12 characters and the key column
+/// to at most 40 by hand, so a longer brief name or model shifted the rest of its row.
+#[test]
+fn a_usage_table_with_long_names_stays_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("usage.jsonl");
+    let row = |brief: &str, model: &str, hash: &str| {
+        format!(
+            "{{\"time\":\"2026-11-30T09:00:02.114Z\",\"command\":\"probe\",\"provider\":\"openai\",\"model\":\"{model}\",\"brief\":\"{brief}\",\"prefix_hash\":\"{hash}\",\"input_tokens\":2310,\"cached_input_tokens\":1024,\"cache_write_tokens\":0,\"output_tokens\":1,\"latency_ms\":812,\"attempts\":1,\"status\":\"ok\"}}\n"
+        )
+    };
+    let long_brief = "a-brief-whose-name-is-far-longer-than-twelve";
+    let long_model = "a-fine-tuned-model-with-a-name-longer-than-forty-characters";
+    fs::write(
+        &path,
+        row("b", "m", &"a".repeat(64)) + &row(long_brief, long_model, &"b".repeat(64)),
+    )
+    .unwrap();
+    for (by, header) in [("prefix", "PREFIX"), ("model", "MODEL")] {
+        let out = brief()
+            .args(["usage", "--by", by, "--ledger"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        let lines = table_lines(&text, header);
+        assert_eq!(lines.len(), 3, "header and two groups:\n{text}");
+        let calls_end = lines[0].find("CALLS").unwrap() + "CALLS".len();
+        for line in &lines[1..] {
+            // CALLS is right-aligned: every row's count ends where the title does.
+            assert_eq!(&line[calls_end - 1..calls_end], "1", "{by}:\n{text}");
+        }
+        // Same dates in the last column: aligned rows are equally long.
+        assert_eq!(lines[1].len(), lines[2].len(), "{by}:\n{text}");
+    }
+}

@@ -94,5 +94,6 @@ mod timeouts;
 mod tool_schema;
 mod usage;
 mod usage_html;
+mod usage_library;
 mod versions;
 mod versions_git;

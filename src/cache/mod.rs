@@ -1,7 +1,7 @@
 //! The cache instruments: what providers promise about caching (`facts`), what re-sending a
 //! brief costs (`cost`), measuring it
-//! (`probe`), detecting what breaks it (`align`, `volatile`), recording every call (`ledger`)
-//! and showing it all on one page (`dashboard`).
+//! (`probe`), detecting what breaks it (`align`, `volatile`), recording every call (`ledger`),
+//! summing it (`usage`) and showing it all on one page (`dashboard`).
 
 pub mod align;
 pub mod cost;
@@ -11,3 +11,4 @@ pub mod ledger;
 pub mod list_prices;
 pub mod probe;
 pub mod stats_report;
+pub mod usage;

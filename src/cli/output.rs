@@ -78,6 +78,24 @@ pub fn print<R: Report + ?Sized>(ui: &Ui, form: Form, report: &R) -> Result<Outc
     Ok(report.outcome())
 }
 
+/// Prints `report` in `form`, then fails with `err`: a command that reports what it did and
+/// still exits with an error (a brief that would not load, rows left unsent). In JSON and
+/// GitHub forms the report already carries the error, so it is not printed again; in the
+/// human form the error is the message on stderr.
+pub fn print_then_fail<R: Report + ?Sized>(
+    ui: &Ui,
+    form: Form,
+    report: &R,
+    err: Error,
+) -> Result<Outcome> {
+    print(ui, form, report)?;
+    Err(if form == Form::Human {
+        err
+    } else {
+        err.reported()
+    })
+}
+
 /// A report with the contract's two leading keys; `body`'s own fields follow them.
 #[derive(Debug, Serialize)]
 pub struct Envelope<'a, T: Serialize + ?Sized> {

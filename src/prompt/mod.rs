@@ -4,6 +4,7 @@
 
 pub mod check;
 mod check_rules;
+pub mod check_run;
 pub mod compose;
 pub mod examples;
 pub mod lock;

@@ -26,6 +26,7 @@ pub mod diff;
 mod markers;
 pub mod read;
 mod report;
+pub mod run;
 pub mod state;
 mod wake;
 pub mod warnings;
@@ -58,11 +59,16 @@ pub struct Options {
     pub volatile_tail: usize,
 }
 
+/// A run's report: per wake, then across them. Its JSON form is `wakes` and `totals` (the
+/// state and options are the caller's own).
+#[derive(serde::Serialize)]
 pub struct Report {
     pub wakes: Vec<WakeReport>,
     pub totals: Totals,
     /// The last wake, for `--state`.
+    #[serde(skip)]
     pub state: State,
+    #[serde(skip)]
     pub options: Options,
 }
 

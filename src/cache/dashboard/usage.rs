@@ -260,13 +260,9 @@ pub fn figures(t: &Totals) -> Figures {
     }
 }
 
+/// The usage report's own sentence, and how many proxied calls drifted.
 fn summary(t: &Totals) -> String {
-    let mut text = format!("{} calls", thousands(t.calls));
-    match t.cached_share() {
-        Some(s) => text.push_str(&format!(", {:.1}% of input served from cache", s * 100.0)),
-        None if t.calls > 0 => text.push_str(", no cached-token figures reported"),
-        None => {}
-    }
+    let mut text = t.sentence();
     if t.drift_compared > 0 {
         text.push_str(&format!(
             "; {} of {} proxied calls drifted from their session's previous call",

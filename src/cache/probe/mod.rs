@@ -84,26 +84,6 @@ impl Verdict {
             }
         }
     }
-
-    /// What to try next.
-    pub fn hint(&self, facts: &Facts) -> Option<String> {
-        match self {
-            Verdict::Cached { .. } => None,
-            Verdict::NotCached(Miss::UnderMinimum { .. }) => Some(
-                "grow the static tier (more worked examples, tool schemas) past the minimum, or accept paying full price for a short brief".to_string(),
-            ),
-            Verdict::NotCached(Miss::NoCachedField { no_usage }) => Some(if *no_usage {
-                "the server ignored stream_options.include_usage; check a gateway or server setting for usage reporting".to_string()
-            } else {
-                format!("the usage has no {}; a gateway or compatible server may drop it: probe the provider directly", facts.cached_field.unwrap_or("cached-token field"))
-            }),
-            Verdict::NotCached(Miss::NotServedAgain { .. }) => Some(if facts.needs_marker {
-                "check that cache_control reaches the provider (some gateways drop it), that calls are minutes apart at most, and run `brief probe` again".to_string()
-            } else {
-                "caches are per machine and fill asynchronously: run the probe again, pass --cache-key to route calls to one cache, and keep calls to one prefix under about 15 a minute".to_string()
-            }),
-        }
-    }
 }
 
 /// Decides the verdict from each call's usage (`None`: the answer reported no usage), in
@@ -245,7 +225,6 @@ mod tests {
             })
         );
         assert!(miss.sentence().contains("wrote 2280 tokens"));
-        assert!(miss.hint(facts).unwrap().contains("cache_control"));
     }
 
     #[test]
@@ -324,7 +303,6 @@ mod tests {
                 minimum_known: true
             })
         );
-        assert!(v.hint(facts).unwrap().contains("--cache-key"));
         let unknown = lookup("openai", "llama3.1:8b");
         let v = verdict(
             &[seen(2000, Some(0), None), seen(2000, Some(0), None)],

@@ -232,7 +232,8 @@ impl Report {
         }
     }
 
-    pub fn json(&self) -> Json<'_> {
+    /// The JSON document's fields; `hint` is the front end's advice, in its own words.
+    pub fn json(&self, hint: Option<String>) -> Json<'_> {
         let (tokens, share_of_input) = match &self.verdict {
             Verdict::Cached { tokens, share, .. } => {
                 (Some(*tokens), Some((share * 10_000.0).round() / 10_000.0))
@@ -279,7 +280,7 @@ impl Report {
                 cached_input_tokens: tokens,
                 cached_share: share_of_input,
             },
-            hint: self.verdict.hint(self.facts),
+            hint,
             ledger: self.ledger.display(),
         }
     }

@@ -1,14 +1,15 @@
-//! `brief align`: is this agent's sequence of requests cacheable? A detector only.
+//! `brief align`: is this agent's sequence of requests cacheable? A detector only. The
+//! arguments, one call to `cache::align::run::check`, and the report's human form.
 
 use std::path::PathBuf;
 
-use crate::cache::align::{
-    self, Aligner, Baseline, Options, Part, Report, State, Totals, WakeReport,
-};
-use crate::cli::output::Outcome;
+use crate::cache::align::run::{Request, plural};
+use crate::cache::align::{self, Baseline, Options, Report, WakeReport};
+use crate::cli::hints::setting_words;
+use crate::cli::output::{self, Form, Outcome};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
-use crate::error::{Error, Result};
+use crate::error::{Result, Setting};
 
 /// Human output shows this many warnings per wake; `--json` shows them all.
 const SHOWN_WARNINGS: usize = 10;
@@ -62,101 +63,37 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let baseline = match &args.state {
-        Some(path) => State::load(path)?,
-        None => None,
-    };
-    let options = Options {
-        wakes: args.wakes,
-        volatile_tail: args.volatile_tail,
-    };
-    let mut aligner = Aligner::new(options, baseline);
-    align::read::for_each_body(&args.payloads, |source, body| {
-        aligner
-            .push(source, &body)
-            .map(|_| ())
-            .map_err(|e| align::bad_request(source, &e))
+    let report = align::run::check(&Request {
+        payloads: args.payloads,
+        state: args.state,
+        options: Options {
+            wakes: args.wakes,
+            volatile_tail: args.volatile_tail,
+        },
     })?;
-    let report = aligner.finish().ok_or_else(|| {
-        Error::input("no request bodies to check")
-            .with_hint("pass request body files, or JSON lines on stdin with `-`")
-    })?;
-    if let Some(path) = &args.state {
-        report.state.save(path)?;
-    }
-    if args.json {
-        ui.json(&json_report(&report))?;
-    } else {
-        ui.out(&human_report(&report, ui))?;
-    }
-    Ok(if report.clean() {
-        Outcome::Ok
-    } else {
-        Outcome::Failed
-    })
+    output::print(ui, Form::json_if(args.json), &report)
 }
 
-/// The `--json` object, serialised straight from the typed reports: building a
-/// `serde_json::Value` of ten thousand wakes first would take several times their size.
-#[derive(serde::Serialize)]
-struct JsonReport<'a> {
-    status: &'static str,
-    summary: String,
-    wakes: &'a [WakeReport],
-    totals: &'a Totals,
-}
+impl output::Report for Report {
+    fn status(&self) -> &str {
+        Report::status(self)
+    }
 
-fn json_report(report: &Report) -> JsonReport<'_> {
-    JsonReport {
-        status: if report.clean() { "ok" } else { "failed" },
-        summary: summary(report),
-        wakes: &report.wakes,
-        totals: &report.totals,
+    fn summary(&self) -> String {
+        self.summary_naming(setting_words(Setting::AlignState))
     }
-}
 
-/// One sentence across the wakes: how many could reuse the cache and what broke the rest.
-fn summary(report: &Report) -> String {
-    let t = &report.totals;
-    let mut text = format!("{} {}", t.wakes, plural(t.wakes, "wake", "wakes"));
-    if t.compared == 0 {
-        text.push_str(", none compared (pass more wakes or --state)");
-    } else {
-        text.push_str(&format!(
-            ": {} of {} could have been served from cache",
-            t.cacheable, t.compared
-        ));
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.out(&human_report(self, ui))
     }
-    if t.drifted > 0 {
-        let broken: Vec<String> = [
-            (Part::Tools, t.broken_by_tools),
-            (Part::System, t.broken_by_system),
-            (Part::Examples, t.broken_by_examples),
-            (Part::Messages, t.broken_by_messages),
-        ]
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(part, n)| format!("{} {n}", part.as_str()))
-        .collect();
-        text.push_str(&format!("; broken by {}", broken.join(", ")));
-    }
-    text.push_str(&format!(
-        "; {} {}",
-        t.warnings,
-        plural(t.warnings, "warning", "warnings")
-    ));
-    if t.constant_values > 0 {
-        text.push_str(&format!(
-            " ({} volatile-looking {} identical in every wake, not flagged)",
-            t.constant_values,
-            plural(t.constant_values, "value", "values")
-        ));
-    }
-    text
-}
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
+    fn outcome(&self) -> Outcome {
+        if self.clean() {
+            Outcome::Ok
+        } else {
+            Outcome::Failed
+        }
+    }
 }
 
 fn short(hash: &str) -> &str {
@@ -178,7 +115,7 @@ fn human_report(report: &Report, ui: &Ui) -> String {
     out.push_str(&format!(
         "{} {}\n",
         ui.paint("summary:", tone),
-        summary(report)
+        report.summary_naming(setting_words(Setting::AlignState))
     ));
     out
 }

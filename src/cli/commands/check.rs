@@ -1,16 +1,18 @@
-//! `brief check`: the CI gate. Arguments, one call to `prompt::check`, and the three
-//! renderings of its reports (human, JSON, GitHub annotations).
+//! `brief check`: the CI gate. Arguments, one call to `prompt::check_run::check_all`, and
+//! the three renderings of its report (human, JSON, GitHub annotations).
 
 use std::path::PathBuf;
 
 use clap::ValueEnum;
 use serde::Serialize;
 
-use crate::brief::Problem;
-use crate::cli::output::{self, AnnotationLevel, Outcome, annotation, error_annotations};
+use crate::cli::output::{
+    self, AnnotationLevel, Form, Outcome, Report, annotation, error_annotations,
+};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Error, Location, Result};
-use crate::prompt::check::{Checked, Finding, Level, Options, Report, check_paths};
+use crate::prompt::check::{Checked, Finding, Level, Options};
+use crate::prompt::check_run::{BriefResult, CheckRun, check_all, level_of};
 
 /// Check briefs for CI: rules unchanged since `brief lock`, no placeholder or volatile
 /// content in the cacheable prefix, within the token budget
@@ -54,48 +56,65 @@ pub enum Format {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let format = if args.json { Format::Json } else { args.format };
-    let mut checked = Vec::new();
-    let mut unreadable: Vec<Error> = Vec::new();
-    let options = Options {
-        strict: args.strict,
-        allow_prefix_change: args.allow_prefix_change,
+    let form = match (args.json, args.format) {
+        (true, _) | (_, Format::Json) => Form::Json,
+        (_, Format::Human) => Form::Human,
+        (_, Format::Github) => Form::Github,
     };
-    for result in check_paths(&args.briefs, options) {
-        match result {
-            Ok(one) => checked.push(one),
-            Err(err) => unreadable.push(err),
-        }
+    let report = CheckReport(check_all(
+        &args.briefs,
+        Options {
+            strict: args.strict,
+            allow_prefix_change: args.allow_prefix_change,
+        },
+    ));
+    match report.0.unreadable.first().cloned() {
+        // The first unreadable brief is the command's error.
+        Some(first) => output::print_then_fail(ui, form, &report, first),
+        None => output::print(ui, form, &report),
     }
-    let failed = checked
-        .iter()
-        .filter(|c| c.report.failed(args.strict))
-        .count();
-    match format {
-        Format::Human => print_human(&checked, &unreadable, args.strict, ui)?,
-        Format::Json => print_json(&checked, &unreadable, failed, args.strict, ui)?,
-        Format::Github => print_github(&checked, &unreadable, args.strict, ui)?,
-    }
-    if let Some(first) = unreadable.into_iter().next() {
-        // The report above already holds it (JSON, GitHub); the text goes to stderr.
-        return Err(if format == Format::Human {
-            first
-        } else {
-            first.reported()
-        });
-    }
-    Ok(if failed > 0 {
-        Outcome::Failed
-    } else {
-        Outcome::Ok
-    })
 }
 
-fn level_of(finding: &Finding, strict: bool) -> Level {
-    if strict && finding.level == Level::Warning {
-        Level::Error
-    } else {
-        finding.level
+/// The run, rendered: its JSON carries each unreadable brief's error with the hint in
+/// this edge's words.
+struct CheckReport(CheckRun);
+
+impl Serialize for CheckReport {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        CheckJson {
+            briefs: self.0.briefs(),
+            errors: self.0.unreadable.iter().map(unreadable_json).collect(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl Report for CheckReport {
+    fn status(&self) -> &str {
+        self.0.status()
+    }
+
+    fn summary(&self) -> String {
+        self.0.summary()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        print_human(&self.0.checked, &self.0.unreadable, self.0.strict, ui)
+    }
+
+    fn github(&self, ui: &Ui) -> Result<()> {
+        print_github(&self.0.checked, &self.0.unreadable, self.0.strict, ui)
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.0.failed() > 0 {
+            Outcome::Failed
+        } else {
+            Outcome::Ok
+        }
     }
 }
 
@@ -168,22 +187,8 @@ fn print_finding(f: &Finding, strict: bool, ui: &Ui) -> Result<()> {
 /// brief could not be loaded).
 #[derive(Debug, Serialize)]
 struct CheckJson<'a> {
-    briefs: Vec<BriefJson<'a>>,
+    briefs: Vec<BriefResult<'a>>,
     errors: Vec<UnreadableJson<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-struct BriefJson<'a> {
-    brief: &'a std::path::Path,
-    status: &'static str,
-    prefix_hash: &'a str,
-    locked_prefix_hash: Option<&'a str>,
-    prefix_changed: Option<bool>,
-    /// When the prefix changed: the tokens the provider writes to its cache again.
-    tokens_rewritten: Option<usize>,
-    findings: Vec<Finding>,
-    /// Problems loading raised that do not stop the check (e.g. an unlisted item file).
-    load_warnings: Vec<Location>,
 }
 
 #[derive(Debug, Serialize)]
@@ -196,77 +201,19 @@ struct UnreadableJson<'a> {
     details: Vec<String>,
 }
 
-fn brief_json<'a>(report: &'a Report, warnings: &[Problem], strict: bool) -> BriefJson<'a> {
-    BriefJson {
-        brief: &report.brief,
-        status: if report.failed(strict) {
-            "failed"
-        } else {
-            "ok"
-        },
-        prefix_hash: &report.prefix_hash,
-        locked_prefix_hash: report.locked_prefix_hash.as_deref(),
-        prefix_changed: report
-            .locked_prefix_hash
-            .as_ref()
-            .map(|h| *h != report.prefix_hash),
-        tokens_rewritten: report.tokens_rewritten,
-        findings: report
-            .findings
+fn unreadable_json(e: &Error) -> UnreadableJson<'_> {
+    UnreadableJson {
+        kind: e.kind.as_str(),
+        message: &e.message,
+        hint: crate::cli::hints::for_cli(e),
+        locations: &e.locations,
+        details: e
+            .locations
             .iter()
-            .map(|f| Finding {
-                level: level_of(f, strict),
-                ..f.clone()
-            })
+            .map(ToString::to_string)
+            .chain(e.details.iter().cloned())
             .collect(),
-        load_warnings: warnings.iter().map(Problem::to_location).collect(),
     }
-}
-
-fn print_json(
-    checked: &[Checked],
-    unreadable: &[Error],
-    failed: usize,
-    strict: bool,
-    ui: &Ui,
-) -> Result<()> {
-    let status = if !unreadable.is_empty() {
-        "error"
-    } else if failed > 0 {
-        "failed"
-    } else {
-        "ok"
-    };
-    let total = checked.len() + unreadable.len();
-    let mut summary = format!(
-        "{total} brief{} checked, {failed} failed",
-        if total == 1 { "" } else { "s" }
-    );
-    if !unreadable.is_empty() {
-        summary.push_str(&format!(", {} unreadable", unreadable.len()));
-    }
-    let body = CheckJson {
-        briefs: checked
-            .iter()
-            .map(|c| brief_json(&c.report, &c.load_warnings, strict))
-            .collect(),
-        errors: unreadable
-            .iter()
-            .map(|e| UnreadableJson {
-                kind: e.kind.as_str(),
-                message: &e.message,
-                hint: crate::cli::hints::for_cli(e),
-                locations: &e.locations,
-                details: e
-                    .locations
-                    .iter()
-                    .map(ToString::to_string)
-                    .chain(e.details.iter().cloned())
-                    .collect(),
-            })
-            .collect(),
-    };
-    output::json(ui, status, &summary, &body)
 }
 
 fn print_github(checked: &[Checked], unreadable: &[Error], strict: bool, ui: &Ui) -> Result<()> {

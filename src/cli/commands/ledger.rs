@@ -1,20 +1,20 @@
 //! `brief ledger`: the fleet's side of the ledger — the ClickHouse table rows go to, its
-//! creation, and a ledger file's rows pushed into it.
+//! creation, and a ledger file's rows pushed into it. Each subcommand is its arguments, one
+//! call to `cache::ledger::clickhouse::admin`, and the report's rendering (plus the push's
+//! progress bar, which is the terminal's).
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Subcommand;
-use serde::Serialize;
 
-use crate::cache::ledger::clickhouse::http::Client;
-use crate::cache::ledger::clickhouse::push::{self, Progress};
-use crate::cache::ledger::clickhouse::schema::{self, TableOptions};
+use crate::cache::ledger::clickhouse::admin::{self, FlushReport, InitReport, PushReport};
+use crate::cache::ledger::clickhouse::push::Progress;
 use crate::cache::ledger::clickhouse::target::Target;
-use crate::cli::output::{self, Outcome};
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::numbers::thousands;
 
 /// The ledger in a fleet's ClickHouse: print its table, create it, push a file into it
@@ -119,53 +119,19 @@ pub struct FlushArgs {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct FlushReport {
-    target: String,
-    rows_sent: u64,
-    rows_left: u64,
-    spool_dir: Option<String>,
-    last_error: Option<String>,
-}
-
 fn flush(args: FlushArgs, ui: &Ui) -> Result<Outcome> {
     let target = target(&args.url)?;
-    let state = crate::cache::ledger::clickhouse::flush(&target, args.wait)?;
-    let report = FlushReport {
-        target: state.target.clone(),
-        rows_sent: state.rows_stored,
-        rows_left: state.rows_pending,
-        spool_dir: state.spool_dir.clone(),
-        last_error: state.last_error.clone(),
-    };
-    let summary = format!(
-        "{} row(s) sent to {}, {} left in the spool",
-        thousands(report.rows_sent),
-        report.target,
-        thousands(report.rows_left)
-    );
-    if report.rows_left > 0 {
-        let err = Error::provider(format!(
-            "{summary}{}",
-            report
-                .last_error
-                .as_ref()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default()
-        ))
-        .with_hint("the rows stay in the spool; run this again once ClickHouse takes rows");
-        if args.json {
-            output::json(ui, "error", &summary, &report)?;
-            return Err(err.reported());
-        }
-        return Err(err);
+    let report = admin::flush_spool(&target, args.wait)?;
+    let form = Form::json_if(args.json);
+    match report.left_error() {
+        Some(err) => output::print_then_fail(
+            ui,
+            form,
+            &report,
+            err.with_hint("the rows stay in the spool; run this again once ClickHouse takes rows"),
+        ),
+        None => output::print(ui, form, &report),
     }
-    if args.json {
-        output::json(ui, "ok", &summary, &report)?;
-    } else {
-        ui.outln(&summary)?;
-    }
-    Ok(Outcome::Ok)
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -182,218 +148,102 @@ fn target(url: &str) -> Result<Target> {
 }
 
 fn schema_cmd(args: SchemaArgs, ui: &Ui) -> Result<Outcome> {
-    let (database, table) = args
-        .table
-        .split_once('.')
-        .unwrap_or(("default", args.table.as_str()));
-    let named = |n: &str| {
-        n.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
-    if !named(database) || !named(table) {
-        return Err(Error::input(format!(
+    let script = admin::schema_script(&args.table, args.ttl_days).ok_or_else(|| {
+        Error::input(format!(
             "--table {}: not DATABASE.TABLE (letters, digits and _)",
             crate::text::sanitize::one_line(&args.table, 80)
-        )));
-    }
-    let sql = schema::create_table(
-        &format!("`{database}`.`{table}`"),
-        TableOptions {
-            ttl_days: args.ttl_days,
-            dedup_window: false,
-        },
-    );
-    let mut text = String::from(
-        "-- The ledger of a fleet (brief ledger schema --clickhouse). Read it with FINAL: a row\n\
-         -- sent twice is one row after a merge, and FINAL counts it once before.\n",
-    );
-    if args.ttl_days.is_some() {
-        text.push_str(
-            "-- TTL needs ClickHouse 19.6 or later; on older servers leave --ttl-days out and drop\n\
-             -- old months with ALTER TABLE … DROP PARTITION 202611.\n",
-        );
-    }
-    text.push_str(&sql);
-    text.push_str(";\n");
-    ui.out(&text)?;
+        ))
+    })?;
+    ui.out(&script)?;
     Ok(Outcome::Ok)
-}
-
-#[derive(Serialize)]
-struct InitReport {
-    target: String,
-    table: String,
-    created: bool,
-    server_version: String,
-    ttl_days: Option<u32>,
-    missing_columns: Vec<String>,
 }
 
 fn init(args: InitArgs, ui: &Ui) -> Result<Outcome> {
     let target = target(&args.url)?;
-    let client = Client::new(&target).map_err(|f| f.into_error())?;
-    let info = client.server_info().map_err(|f| f.into_error())?;
-    if args.ttl_days.is_some() && !info.supports_ttl() {
-        return Err(Error::input(format!(
-            "--ttl-days: ClickHouse {} at {} has no table TTL (19.6 and later do); nothing was created",
-            info.version, target.base
-        ))
-        .with_hint(format!(
-            "create the table without --ttl-days and drop old months with `ALTER TABLE {} DROP PARTITION 202611` (partitions are months)",
-            target.table_name()
-        )));
-    }
-    let run = |sql: String| client.execute(&sql).map_err(|f| f.into_error());
-    let exists =
-        |sql: String| -> Result<bool> { Ok(run(sql)?.trim().parse::<u64>().unwrap_or(0) > 0) };
-    let quote = crate::cache::ledger::clickhouse::usage::escape;
-    let existed = exists(format!(
-        "SELECT count() FROM system.tables WHERE database = '{}' AND name = '{}' FORMAT TabSeparated",
-        quote(&target.database),
-        quote(&target.table)
-    ))?;
-    if !existed {
-        run(format!(
-            "CREATE DATABASE IF NOT EXISTS `{}`",
-            target.database
-        ))?;
-        run(schema::create_table(
-            &target.table_sql(),
-            TableOptions {
-                ttl_days: args.ttl_days,
-                dedup_window: info.dedup_window,
-            },
-        ))?;
-    }
-    let columns = run(format!(
-        "SELECT name FROM system.columns WHERE database = '{}' AND table = '{}' FORMAT TabSeparated",
-        quote(&target.database),
-        quote(&target.table)
-    ))?;
-    let have: Vec<&str> = columns.lines().map(str::trim).collect();
-    let missing: Vec<String> = schema::COLUMNS
-        .iter()
-        .filter(|(name, _)| !have.contains(name))
-        .map(|(name, kind)| format!("{name} {kind}"))
-        .collect();
-    let report = InitReport {
-        target: target.display(),
-        table: target.table_name(),
-        created: !existed,
-        server_version: info.version.clone(),
-        ttl_days: args.ttl_days.filter(|_| !existed),
-        missing_columns: missing.clone(),
-    };
-    let summary = if existed {
-        format!(
-            "{} already exists on ClickHouse {} at {}; nothing changed",
-            report.table, report.server_version, target.base
-        )
-    } else {
-        format!(
-            "created {} on ClickHouse {} at {} (ReplacingMergeTree ordered by time{})",
-            report.table,
-            report.server_version,
-            target.base,
-            args.ttl_days
-                .map(|d| format!(", rows kept {d} days"))
-                .unwrap_or_default()
-        )
-    };
-    for column in &missing {
-        ui.warn(&format!(
-            "{} has no column `{column}`: add it with ALTER TABLE {} ADD COLUMN {column}",
-            report.table,
-            target.table_sql()
-        ));
-    }
-    if args.json {
-        let status = if missing.is_empty() { "ok" } else { "warning" };
-        output::json(ui, status, &summary, &report)?;
-    } else {
-        ui.outln(&summary)?;
-    }
-    Ok(Outcome::Ok)
-}
-
-#[derive(Serialize)]
-struct PushReport {
-    file: String,
-    target: String,
-    rows_read: u64,
-    rows_sent: u64,
-    rows_already_there: u64,
-    batches: u64,
-    warnings: Vec<WarningJson>,
-}
-
-#[derive(Serialize)]
-struct WarningJson {
-    line: usize,
-    torn: bool,
-    message: String,
+    let report = admin::init(&target, args.ttl_days).map_err(|err| {
+        // With a TTL asked for, the input error `init` raises is the server's lack of one.
+        if args.ttl_days.is_some() && err.kind == ErrorKind::Input {
+            let hint = format!(
+                "create the table without --ttl-days and drop old months with `ALTER TABLE {} DROP PARTITION 202611` (partitions are months)",
+                target.table_name()
+            );
+            Error::input(format!("--ttl-days: {}", err.message)).with_hint(hint)
+        } else {
+            err
+        }
+    })?;
+    output::print(ui, Form::json_if(args.json), &report)
 }
 
 fn push_cmd(args: PushArgs, ui: &Ui) -> Result<Outcome> {
     let target = target(&args.url)?;
-    if !args.file.exists() {
-        return Err(Error::io(
-            &args.file,
-            &std::io::Error::from(std::io::ErrorKind::NotFound),
-        ));
-    }
-    crate::cache::ledger::check_path(&args.file)?;
-    let client = Client::new(&target).map_err(|f| f.into_error())?;
-    let batch_rows = args.batch_rows as usize;
     let mut bar = Bar::new(ui, &args.file.display().to_string());
-    let pushed = push::push(&args.file, &client, batch_rows, &mut |p| bar.show(p))?;
+    let pushed = admin::push_file(&args.file, &target, args.batch_rows as usize, &mut |p| {
+        bar.show(p)
+    });
     bar.done();
-    for warning in &pushed.warnings {
-        ui.warn(&format!(
-            "{}:{}: {}",
-            args.file.display(),
-            warning.line,
-            warning.message
-        ));
+    output::print(ui, Form::json_if(args.json), &pushed?)
+}
+
+impl Report for InitReport {
+    fn status(&self) -> &str {
+        InitReport::status(self)
     }
-    let report = PushReport {
-        file: args.file.display().to_string(),
-        target: target.display(),
-        rows_read: pushed.rows_read,
-        rows_sent: pushed.rows_sent,
-        rows_already_there: pushed.rows_already_there,
-        batches: pushed.batches,
-        warnings: pushed
-            .warnings
-            .iter()
-            .map(|w| WarningJson {
-                line: w.line,
-                torn: w.torn,
-                message: w.message.clone(),
-            })
-            .collect(),
-    };
-    let summary = format!(
-        "pushed {} to {}: {} row(s) read, {} sent, {} already there",
-        report.file,
-        report.target,
-        thousands(report.rows_read),
-        thousands(report.rows_sent),
-        thousands(report.rows_already_there)
-    );
-    if args.json {
-        let status = if report.warnings.is_empty() {
-            "ok"
-        } else {
-            "warning"
-        };
-        output::json(ui, status, &summary, &report)?;
-    } else {
-        ui.outln(&summary)?;
+
+    fn summary(&self) -> String {
+        InitReport::summary(self)
     }
-    Ok(Outcome::Ok)
+
+    fn notes(&self, ui: &Ui) {
+        for advice in self.column_advice() {
+            ui.warn(&advice);
+        }
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.outln(&self.summary())
+    }
+}
+
+impl Report for PushReport {
+    fn status(&self) -> &str {
+        PushReport::status(self)
+    }
+
+    fn summary(&self) -> String {
+        PushReport::summary(self)
+    }
+
+    fn notes(&self, ui: &Ui) {
+        for warning in &self.warnings {
+            ui.warn(&format!(
+                "{}:{}: {}",
+                self.file, warning.line, warning.message
+            ));
+        }
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.outln(&self.summary())
+    }
+}
+
+impl Report for FlushReport {
+    fn status(&self) -> &str {
+        FlushReport::status(self)
+    }
+
+    fn summary(&self) -> String {
+        FlushReport::summary(self)
+    }
+
+    /// The summary; with rows left, nothing (the error on stderr says it).
+    fn human(&self, ui: &Ui) -> Result<()> {
+        if self.rows_left > 0 {
+            return Ok(());
+        }
+        ui.outln(&self.summary())
+    }
 }
 
 /// A progress bar on stderr, drawn only on a terminal (and not under `--quiet`).

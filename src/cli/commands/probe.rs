@@ -1,12 +1,17 @@
 //! `brief probe`: send the brief's real request N times and see whether the provider serves
-//! the repeat from its prompt cache. Every call goes to the ledger.
+//! the repeat from its prompt cache. Every call goes to the ledger. The arguments, one call
+//! to `cache::probe::run::run`, and the report's rendering with this edge's advice.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use serde::Serialize;
+
+use crate::cache::facts::Facts;
 use crate::cache::ledger::Entry;
 use crate::cache::probe::run::{self, Report, Request};
-use crate::cli::output::{self, Outcome};
+use crate::cache::probe::{Miss, Verdict};
+use crate::cli::output::{self, Form, Outcome};
 use crate::cli::shared_args::{LedgerArgs, ProviderArgs, parse_var};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
@@ -68,27 +73,82 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             }
         },
     })?;
-    for warning in &report.unrecorded {
-        ui.warn(warning);
+    output::print(
+        ui,
+        Form::json_if(args.json),
+        &ProbeReport {
+            hint: hint(&report.verdict, report.facts),
+            report,
+        },
+    )
+}
+
+/// The probe's report with the advice of this edge (it names `brief probe`'s flags).
+struct ProbeReport {
+    report: Report,
+    hint: Option<String>,
+}
+
+impl Serialize for ProbeReport {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        self.report.json(self.hint.clone()).serialize(serializer)
     }
-    if args.json {
-        output::json(
-            ui,
-            report.status(),
-            &report.verdict.sentence(),
-            &report.json(),
-        )?;
-    } else {
-        ui.out(&human(&report, ui))?;
-        if let Some(hint) = report.verdict.hint(report.facts) {
-            ui.info(&format!("{} {hint}", ui.paint_err("hint:", Tone::Info)));
+}
+
+impl output::Report for ProbeReport {
+    fn status(&self) -> &str {
+        self.report.status()
+    }
+
+    fn summary(&self) -> String {
+        self.report.verdict.sentence()
+    }
+
+    /// Calls the ledger could not take.
+    fn notes(&self, ui: &Ui) {
+        for warning in &self.report.unrecorded {
+            ui.warn(warning);
         }
     }
-    Ok(if report.verdict.cached() {
-        Outcome::Ok
-    } else {
-        Outcome::Failed
-    })
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.out(&human(&self.report, ui))?;
+        if let Some(hint) = &self.hint {
+            ui.info(&format!("{} {hint}", ui.paint_err("hint:", Tone::Info)));
+        }
+        Ok(())
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.report.verdict.cached() {
+            Outcome::Ok
+        } else {
+            Outcome::Failed
+        }
+    }
+}
+
+/// What to try next when the repeat was not served from cache.
+fn hint(verdict: &Verdict, facts: &Facts) -> Option<String> {
+    match verdict {
+        Verdict::Cached { .. } => None,
+        Verdict::NotCached(Miss::UnderMinimum { .. }) => Some(
+            "grow the static tier (more worked examples, tool schemas) past the minimum, or accept paying full price for a short brief".to_string(),
+        ),
+        Verdict::NotCached(Miss::NoCachedField { no_usage }) => Some(if *no_usage {
+            "the server ignored stream_options.include_usage; check a gateway or server setting for usage reporting".to_string()
+        } else {
+            format!("the usage has no {}; a gateway or compatible server may drop it: probe the provider directly", facts.cached_field.unwrap_or("cached-token field"))
+        }),
+        Verdict::NotCached(Miss::NotServedAgain { .. }) => Some(if facts.needs_marker {
+            "check that cache_control reaches the provider (some gateways drop it), that calls are minutes apart at most, and run `brief probe` again".to_string()
+        } else {
+            "caches are per machine and fill asynchronously: run the probe again, pass --cache-key to route calls to one cache, and keep calls to one prefix under about 15 a minute".to_string()
+        }),
+    }
 }
 
 /// `call 2/3: 1,204 input tokens, 1,152 cached, 0 written (412 ms)`, shown on a terminal
@@ -174,4 +234,37 @@ fn human(report: &Report, ui: &Ui) -> String {
         report.verdict.sentence()
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::facts::lookup;
+
+    fn not_served_again() -> Verdict {
+        Verdict::NotCached(Miss::NotServedAgain {
+            written: None,
+            minimum_known: true,
+        })
+    }
+
+    #[test]
+    fn a_miss_behind_a_marker_points_at_cache_control() {
+        let facts = lookup("anthropic", "claude-sonnet-4-5");
+        let advice = hint(&not_served_again(), facts).unwrap();
+        assert!(advice.contains("cache_control"), "{advice}");
+    }
+
+    #[test]
+    fn a_miss_without_a_marker_points_at_the_cache_key_flag() {
+        let facts = lookup("openai", "gpt-4.1-mini");
+        let advice = hint(&not_served_again(), facts).unwrap();
+        assert!(advice.contains("--cache-key"), "{advice}");
+        let hit = Verdict::Cached {
+            call: 2,
+            tokens: 1,
+            share: 0.5,
+        };
+        assert_eq!(hint(&hit, facts), None);
+    }
 }

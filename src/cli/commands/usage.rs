@@ -1,20 +1,18 @@
-//! `brief usage`: what the ledger says the provider actually did with the prefix.
+//! `brief usage`: what the ledger says the provider actually did with the prefix. The
+//! arguments, one call to `cache::usage::report`, and the report's human form (the one
+//! table helper, columns as wide as their widest cell).
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::cache::dashboard::html;
-use crate::cache::dashboard::usage::LedgerViews;
-use crate::cache::ledger::prices::PriceResolver;
-use crate::cache::ledger::summary::{Group, GroupBy, Summary, Totals};
-use crate::cache::ledger::{self, Destination, clickhouse};
-use crate::ccr::thousands;
-use crate::cli::output::{self, Outcome};
+use crate::cache::ledger::summary::{GroupBy, Totals};
+use crate::cache::usage::{self, PriceOverrides, UsageReport, UsageRequest};
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::LedgerArgs;
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::clock;
 use crate::error::{Error, Result};
+use crate::numbers::thousands;
 use crate::text::sanitize::terminal_line;
 
 /// Summarise the usage ledger: calls, input, cached share, cache writes, cost and savings
@@ -78,7 +76,7 @@ impl From<By> for GroupBy {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let since = match &args.since {
+    let since_ms = match &args.since {
         Some(text) => Some(clock::parse(text).ok_or_else(|| {
             Error::input(format!("--since: `{text}` is not a date"))
                 .with_hint("use YYYY-MM-DD (UTC) or an RFC 3339 time like 2026-11-30T09:00:00Z")
@@ -96,82 +94,29 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "--html - and --json both write to stdout; give --html a file name",
         ));
     }
-    let destination = args.ledger.destination()?;
-    let mut resolver = PriceResolver::new(args.price_input, args.price_cached, args.price_output);
-    if args.html.is_some() && matches!(destination, Destination::ClickHouse(_)) {
+    let ledger = args.ledger.destination()?;
+    if args.html.is_some() && ledger.file().is_none() {
         return Err(Error::input(
             "--html draws the report from a ledger file; a ClickHouse ledger gives the report as text or --json",
         )
         .with_hint("to look at a fleet's rows call by call, export them to a file first (e.g. clickhouse-client --query \"SELECT * FROM db.table FINAL FORMAT JSONEachRow\")"));
     }
-    let mut views = None;
-    let (summary, warnings) = match &destination {
-        Destination::File(path) => {
-            if !path.exists() {
-                return Err(Error::input(format!("no ledger at {}", path.display())).with_hint(
-                    "model calls (`brief probe`, `brief compress`) write it; or pass --ledger PATH or set BRIEF_LEDGER",
-                ));
-            }
-            // Summed as it is read, a line at a time: memory follows the groups, not the
-            // ledger.
-            let mut summary = Summary::new(args.by.into());
-            let mut file_views = args.html.as_ref().map(|_| LedgerViews::new(args.by.into()));
-            let warnings = ledger::read_each(path, |entry| {
-                if since.is_none_or(|s| entry.time_ms().is_some_and(|t| t >= s)) {
-                    let prices = resolver.prices(&entry);
-                    summary.add(&entry, prices);
-                    if let Some(views) = file_views.as_mut() {
-                        views.add(&entry, prices);
-                    }
-                }
-            })?;
-            views = file_views;
-            for warning in &warnings {
-                ui.warn(&format!(
-                    "{}:{}: {}",
-                    path.display(),
-                    warning.line,
-                    warning.message
-                ));
-            }
-            (summary, warnings)
-        }
-        Destination::ClickHouse(target) => {
-            // Summed by SQL in the server; one row per group and price comes back.
-            let client = clickhouse::http::Client::new(target).map_err(|f| f.into_error())?;
-            let found = clickhouse::usage::summarise(&client, args.by.into(), since, |p, m, d| {
-                resolver.prices_for(p, m, d)
-            })?;
-            let mut warnings = Vec::new();
-            if found.implausible > 0 {
-                let warning = ledger::Warning {
-                    line: 0,
-                    torn: false,
-                    message: format!(
-                        "{} row(s) skipped: cached or cache-written tokens above all input, or \
-                         more tokens than any call takes",
-                        found.implausible
-                    ),
-                };
-                ui.warn(&format!("{}: {}", target.display(), warning.message));
-                warnings.push(warning);
-            }
-            (found.summary, warnings)
-        }
-    };
-    let (total, groups) = summary.finish();
-    let label = destination.display();
-    let report = Report {
-        ledger: &label,
-        since: args.since.as_deref(),
+    let report = usage::report(UsageRequest {
+        ledger,
+        since_ms,
+        since: args.since.clone(),
         by: args.by.into(),
-        total: &total,
-        groups: &groups,
-    };
-    if let (Some(file), Some(views)) = (&args.html, views) {
-        let page = report.page(views, warnings.len());
+        prices: PriceOverrides {
+            input: args.price_input,
+            cached: args.price_cached,
+            output: args.price_output,
+        },
+        page: args.html.is_some(),
+    })?;
+    if let (Some(file), Some(page)) = (&args.html, &report.page) {
         if html_to_stdout {
-            ui.out(&page)?;
+            report.notes(ui);
+            ui.out(page)?;
             return Ok(Outcome::Ok);
         }
         crate::files::write_atomic(file, page.as_bytes())?;
@@ -181,119 +126,35 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             page.len().div_ceil(1024)
         ));
     }
-    if args.json {
-        let status = if warnings.is_empty() { "ok" } else { "warning" };
-        output::json(ui, status, &report.summary(), &report.json(&warnings))?;
-    } else {
-        ui.out(&report.human(ui))?;
+    output::print(ui, Form::json_if(args.json), &report)
+}
+
+impl Report for UsageReport {
+    fn status(&self) -> &str {
+        UsageReport::status(self)
     }
-    Ok(Outcome::Ok)
-}
 
-struct Report<'a> {
-    /// The file's path or the table's URL (without its password).
-    ledger: &'a str,
-    since: Option<&'a str>,
-    by: GroupBy,
-    total: &'a Totals,
-    groups: &'a [Group],
-}
+    fn summary(&self) -> String {
+        UsageReport::summary(self)
+    }
 
-fn round(value: f64, places: i32) -> f64 {
-    let scale = 10f64.powi(places);
-    (value * scale).round() / scale
-}
-
-/// One row of figures, for the whole ledger or one group.
-#[derive(Serialize)]
-struct TotalsJson<'a> {
-    calls: u64,
-    failed: u64,
-    input_tokens: u64,
-    cached_input_tokens: u64,
-    cache_write_tokens: u64,
-    output_tokens: u64,
-    cached_share: Option<f64>,
-    calls_without_cache_field: u64,
-    calls_with_usage: u64,
-    priced_calls: u64,
-    cost: Option<f64>,
-    savings: Option<f64>,
-    first_seen: Option<&'a str>,
-    last_seen: Option<&'a str>,
-    drift_compared: u64,
-    drifted: u64,
-    drifted_parts: Counts<'a>,
-}
-
-impl<'a> TotalsJson<'a> {
-    fn new(t: &'a Totals) -> Self {
-        let priced = t.priced_calls > 0;
-        TotalsJson {
-            calls: t.calls,
-            failed: t.failed,
-            input_tokens: t.input_tokens,
-            cached_input_tokens: t.cached_input_tokens,
-            cache_write_tokens: t.cache_write_tokens,
-            output_tokens: t.output_tokens,
-            cached_share: t.cached_share().map(|s| round(s, 4)),
-            calls_without_cache_field: t.calls_without_cache_field,
-            calls_with_usage: t.calls_with_usage,
-            priced_calls: t.priced_calls,
-            cost: priced.then(|| round(t.cost(), 6)),
-            savings: priced.then(|| round(t.savings(), 6)),
-            first_seen: t.first_seen.as_deref(),
-            last_seen: t.last_seen.as_deref(),
-            drift_compared: t.drift_compared,
-            drifted: t.drifted,
-            drifted_parts: Counts(&t.drifted_parts),
+    /// Each skipped line, where it was.
+    fn notes(&self, ui: &Ui) {
+        for warning in &self.warnings {
+            if warning.line > 0 {
+                ui.warn(&format!(
+                    "{}:{}: {}",
+                    self.ledger, warning.line, warning.message
+                ));
+            } else {
+                ui.warn(&format!("{}: {}", self.ledger, warning.message));
+            }
         }
     }
-}
 
-/// `(name, count)` pairs as a JSON object, in their order.
-struct Counts<'a>(&'a [(String, u64)]);
-
-impl Serialize for Counts<'_> {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, n) in self.0 {
-            map.serialize_entry(name, n)?;
-        }
-        map.end()
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.out(&human(self, ui))
     }
-}
-
-#[derive(Serialize)]
-struct GroupJson<'a> {
-    key: &'a str,
-    /// Prefix groups only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    briefs: Option<&'a [String]>,
-    #[serde(flatten)]
-    totals: TotalsJson<'a>,
-}
-
-#[derive(Serialize)]
-struct WarningJson<'a> {
-    line: usize,
-    torn: bool,
-    message: &'a str,
-}
-
-/// `usage --json`, after `status` and `summary`.
-#[derive(Serialize)]
-struct ReportJson<'a> {
-    ledger: String,
-    since: Option<&'a str>,
-    by: &'static str,
-    total: TotalsJson<'a>,
-    groups: Vec<GroupJson<'a>>,
-    warnings: Vec<WarningJson<'a>>,
 }
 
 fn share(t: &Totals) -> String {
@@ -308,204 +169,140 @@ fn minute(time: Option<&String>) -> String {
     })
 }
 
-impl<'a> Report<'a> {
-    /// The report as one HTML page (`cache::dashboard`), from the same sums as the table.
-    fn page(&self, views: LedgerViews, skipped: usize) -> String {
-        let mut subtitle = format!("Ledger {}", self.ledger);
-        if let Some(since) = self.since {
-            subtitle.push_str(&format!(" · since {since}"));
-        }
-        subtitle.push_str(&format!(" · by {}", self.by.as_str()));
-        if skipped > 0 {
-            subtitle.push_str(&format!(" · {skipped} unreadable line(s) skipped"));
-        }
-        let view = views.view(self.total, self.groups, terminal_line(&subtitle));
-        let footer = format!(
-            "briefkit {} · written {} by brief usage --html",
-            env!("CARGO_PKG_VERSION"),
-            clock::format_rfc3339(clock::now_ms())
-        );
-        html::page(&view, html::Mode::File, &footer)
+fn human(report: &UsageReport, ui: &Ui) -> String {
+    let t = &report.total;
+    let mut out = String::new();
+    let since = report
+        .since
+        .as_deref()
+        .map(|s| format!(" since {s}"))
+        .unwrap_or_default();
+    out.push_str(&ui.paint(
+        &format!("Ledger {}{since}: {}", report.ledger, report.summary()),
+        Tone::Strong,
+    ));
+    out.push('\n');
+    if t.calls == 0 {
+        return out;
     }
-
-    fn summary(&self) -> String {
-        let t = self.total;
-        let mut text = format!("{} call{}", t.calls, if t.calls == 1 { "" } else { "s" });
-        match t.cached_share() {
-            Some(s) => text.push_str(&format!(", {:.1}% of input served from cache", s * 100.0)),
-            None if t.calls > 0 => text.push_str(", no cached-token figures reported"),
-            None => {}
-        }
-        if t.priced_calls > 0 {
-            text.push_str(&format!(
-                ", estimated cost {:.4}, saved {:.4}",
-                t.cost(),
-                t.savings()
-            ));
-        }
-        text
-    }
-
-    fn json(&self, warnings: &'a [ledger::Warning]) -> ReportJson<'a> {
-        ReportJson {
-            ledger: self.ledger.to_string(),
-            since: self.since,
-            by: self.by.as_str(),
-            total: TotalsJson::new(self.total),
-            groups: self
-                .groups
-                .iter()
-                .map(|g| GroupJson {
-                    key: &g.key,
-                    briefs: (self.by == GroupBy::Prefix).then_some(g.briefs.as_slice()),
-                    totals: TotalsJson::new(&g.totals),
-                })
-                .collect(),
-            warnings: warnings
-                .iter()
-                .map(|w| WarningJson {
-                    line: w.line,
-                    torn: w.torn,
-                    message: &w.message,
-                })
-                .collect(),
-        }
-    }
-
-    fn human(&self, ui: &Ui) -> String {
-        let t = self.total;
-        let mut out = String::new();
-        let since = self
-            .since
-            .map(|s| format!(" since {s}"))
-            .unwrap_or_default();
-        out.push_str(&ui.paint(
-            &format!("Ledger {}{since}: {}", self.ledger, self.summary()),
-            Tone::Strong,
-        ));
-        out.push('\n');
-        if t.calls == 0 {
-            return out;
-        }
+    out.push_str(&format!(
+        "Input {} tokens, cached {} ({}), cache writes {}, output {}; {} failed\n",
+        thousands(t.input_tokens),
+        thousands(t.cached_input_tokens),
+        share(t),
+        thousands(t.cache_write_tokens),
+        thousands(t.output_tokens),
+        t.failed
+    ));
+    if t.calls_without_cache_field > 0 {
         out.push_str(&format!(
-            "Input {} tokens, cached {} ({}), cache writes {}, output {}; {} failed",
-            thousands(t.input_tokens),
-            thousands(t.cached_input_tokens),
-            share(t),
-            thousands(t.cache_write_tokens),
-            thousands(t.output_tokens),
-            t.failed
+            "{} call(s) had no cached-token field in the answer; they are not in the share\n",
+            t.calls_without_cache_field
         ));
-        out.push('\n');
-        if t.calls_without_cache_field > 0 {
-            out.push_str(&format!(
-                "{} call(s) had no cached-token field in the answer; they are not in the share\n",
-                t.calls_without_cache_field
-            ));
-        }
-        if t.drift_compared > 0 {
-            let parts: Vec<String> = t
-                .drifted_parts
-                .iter()
-                .map(|(part, n)| format!("{part} {n}"))
-                .collect();
-            let parts = if parts.is_empty() {
-                String::new()
+    }
+    if t.drift_compared > 0 {
+        let parts: Vec<String> = t
+            .drifted_parts
+            .iter()
+            .map(|(part, n)| format!("{part} {n}"))
+            .collect();
+        let parts = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        };
+        out.push_str(&format!(
+            "Prefix drift: {} of {} proxied call(s) differed from their session's previous \
+             call{parts}\n",
+            t.drifted, t.drift_compared
+        ));
+    }
+    if t.priced_calls > 0 && t.priced_calls < t.calls_with_usage {
+        out.push_str(&format!(
+            "Cost covers {} of {} calls with usage (no prices for the rest)\n",
+            t.priced_calls, t.calls_with_usage
+        ));
+    }
+    out.push('\n');
+    out.push_str(&table(report).render_header_with(|line| ui.paint(line, Tone::Dim)));
+    out
+}
+
+/// The groups' table: the brief column for prefix groups only, the drift column only for
+/// ledgers with proxied calls.
+fn table(report: &UsageReport) -> Table {
+    use Align::{Left, Right};
+    let by_prefix = report.by == GroupBy::Prefix;
+    let drift = report.total.drift_compared > 0;
+    let mut aligns = vec![Left];
+    let mut header = vec![report.by.as_str().to_uppercase()];
+    if by_prefix {
+        aligns.push(Left);
+        header.push("BRIEF".into());
+    }
+    for (title, align) in [
+        ("CALLS", Right),
+        ("INPUT", Right),
+        ("CACHED", Right),
+        ("SHARE", Right),
+        ("WRITES", Right),
+    ] {
+        aligns.push(align);
+        header.push(title.into());
+    }
+    if drift {
+        aligns.push(Right);
+        header.push("DRIFTED".into());
+    }
+    for (title, align) in [
+        ("OUTPUT", Right),
+        ("COST", Right),
+        ("SAVED", Right),
+        ("FIRST SEEN", Left),
+        ("LAST SEEN", Left),
+    ] {
+        aligns.push(align);
+        header.push(title.into());
+    }
+    let mut table = Table::new(&aligns).header(header);
+    for g in &report.groups {
+        let gt = &g.totals;
+        let money = |v: f64| {
+            if gt.priced_calls > 0 {
+                format!("{v:.4}")
             } else {
-                format!(" ({})", parts.join(", "))
-            };
-            out.push_str(&format!(
-                "Prefix drift: {} of {} proxied call(s) differed from their session's previous \
-                 call{parts}\n",
-                t.drifted, t.drift_compared
-            ));
-        }
-        if t.priced_calls > 0 && t.priced_calls < t.calls_with_usage {
-            out.push_str(&format!(
-                "Cost covers {} of {} calls with usage (no prices for the rest)\n",
-                t.priced_calls, t.calls_with_usage
-            ));
-        }
-        out.push('\n');
+                "-".to_string()
+            }
+        };
         // Keys and brief names came from clients (through the proxy) and from ledger
         // lines: what a terminal shows of them goes through the one sanitiser.
-        let keys: Vec<String> = self
-            .groups
-            .iter()
-            .map(|g| match self.by {
-                GroupBy::Prefix => terminal_line(g.key.get(..12).unwrap_or(&g.key)),
-                _ => terminal_line(&g.key),
-            })
-            .collect();
-        let key_width = match self.by {
-            GroupBy::Prefix => 12,
-            _ => keys
-                .iter()
-                .map(|k| k.chars().count())
-                .max()
-                .unwrap_or(4)
-                .clamp(5, 40),
+        let key = if by_prefix {
+            g.key.get(..12).unwrap_or(&g.key)
+        } else {
+            &g.key
         };
-        let by = self.by.as_str().to_uppercase();
-        let brief_col = |text: &str| {
-            if self.by == GroupBy::Prefix {
-                format!(" {text:<12}")
-            } else {
-                String::new()
-            }
-        };
-        // Only ledgers with proxied calls have drift to show.
-        let drift_col = |text: &str| {
-            if t.drift_compared > 0 {
-                format!(" {text:>7}")
-            } else {
-                String::new()
-            }
-        };
-        let header = format!(
-            "{by:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10}{} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
-            brief_col("BRIEF"),
-            "CALLS",
-            "INPUT",
-            "CACHED",
-            "SHARE",
-            "WRITES",
-            drift_col("DRIFTED"),
-            "OUTPUT",
-            "COST",
-            "SAVED",
-            "FIRST SEEN",
-            "LAST SEEN"
-        );
-        out.push_str(&ui.paint(header.trim_end(), Tone::Dim));
-        out.push('\n');
-        for (g, key) in self.groups.iter().zip(&keys) {
-            let gt = &g.totals;
-            let money = |v: f64| {
-                if gt.priced_calls > 0 {
-                    format!("{v:.4}")
-                } else {
-                    "-".to_string()
-                }
-            };
-            let line = format!(
-                "{key:<key_width$}{} {:>6} {:>10} {:>10} {:>6} {:>10}{} {:>8} {:>9} {:>9}  {:<16}  {:<16}",
-                brief_col(&terminal_line(&g.briefs.join(","))),
-                gt.calls,
-                thousands(gt.input_tokens),
-                thousands(gt.cached_input_tokens),
-                share(gt),
-                thousands(gt.cache_write_tokens),
-                drift_col(&gt.drifted.to_string()),
-                thousands(gt.output_tokens),
-                money(gt.cost()),
-                money(gt.savings()),
-                minute(gt.first_seen.as_ref()),
-                minute(gt.last_seen.as_ref())
-            );
-            out.push_str(line.trim_end());
-            out.push('\n');
+        let mut row = vec![terminal_line(key)];
+        if by_prefix {
+            row.push(terminal_line(&g.briefs.join(",")));
         }
-        out
+        row.extend([
+            gt.calls.to_string(),
+            thousands(gt.input_tokens),
+            thousands(gt.cached_input_tokens),
+            share(gt),
+            thousands(gt.cache_write_tokens),
+        ]);
+        if drift {
+            row.push(gt.drifted.to_string());
+        }
+        row.extend([
+            thousands(gt.output_tokens),
+            money(gt.cost()),
+            money(gt.savings()),
+            minute(gt.first_seen.as_ref()),
+            minute(gt.last_seen.as_ref()),
+        ]);
+        table.row(row);
     }
+    table
 }

@@ -13,6 +13,7 @@
 //! and [`sink`] find it here; [`settle`] gives it a bounded time to send its rows when the
 //! process ends.
 
+pub mod admin;
 pub mod http;
 pub mod push;
 pub mod schema;
