@@ -1,7 +1,7 @@
 //! Dropping pending proposals: `brief discard` (one, `--all`, or `--stale`: those whose item
 //! changed since they were made, which `accept` refuses) as one operation with one report,
-//! so the command only renders what it returns. Listing and judging them is
-//! [`crate::compress::review`]'s.
+//! so the command only renders what it returns. Listing them, each judged against its item,
+//! belongs to `compress::review`.
 
 use std::path::Path;
 
