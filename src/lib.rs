@@ -10,6 +10,7 @@
 //! - `session`: runtime context in three tiers (seed 000), over an append-only log;
 //! - `ccr`: reversible compression, the store of originals by hash and the wake digest;
 //! - `compact`, `guard`, `compress`, `store`, `provider`, `tokens`: as named;
+//! - `document`: the one JSON form of a report, which the CLI prints and MCP returns (a leaf);
 //! - `text` and `files`: leaves every layer uses: the one sanitiser and the one YAML reader
 //!   with limits; the one policy for odd files, links, temporaries and bounded reads.
 //!
@@ -23,6 +24,7 @@ pub mod cli;
 pub mod clock;
 pub mod compact;
 pub mod compress;
+pub mod document;
 pub mod error;
 pub mod files;
 pub mod guard;

@@ -156,7 +156,10 @@ fn json_reports_the_documented_fields_in_order() {
             "dropped",
             "introduced",
             "changed",
-            "dropped_instructions"
+            "dropped_instructions",
+            // What the MCP `compress` tool always answered: one document for both edges.
+            "proposal",
+            "accept"
         ]
     );
     assert_eq!(report["status"], "flagged");

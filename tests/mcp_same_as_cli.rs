@@ -2,13 +2,17 @@
 //! the tool's `output` is the bytes the command prints (a body exactly as sent, not a
 //! re-serialisation), and its `prefix_hash` is the one `compose --json` reports for that
 //! body's wire. `guard` and `session_status`: the tool returns the document the command prints with
-//! `--json`.
+//! `--json`. `compose`, `guard`, `compress`, `digest`, `ccr_put` and `retrieve`: the tool's text is byte for
+//! byte what the command prints with `--json` (only values that differ from run to run, named
+//! at each test, are replaced before comparing).
 
 use std::fs;
 
 use serde_json::json;
 
-use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::loopback::Server;
+use crate::loopback::model::say;
 use crate::session::{new_session, ok};
 use crate::session_mcp::{call, mcp_with};
 
@@ -18,10 +22,10 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
     let root = ws.path();
     // A model in the manifest goes into the body of its provider's wire only.
     let manifest = root.join("clinic/brief.yaml");
-    let text = fs::read_to_string(&manifest).unwrap();
+    let yaml = fs::read_to_string(&manifest).unwrap();
     fs::write(
         &manifest,
-        format!("{text}model: {{ provider: anthropic, name: claude-sonnet-4-5 }}\n"),
+        format!("{yaml}model: {{ provider: anthropic, name: claude-sonnet-4-5 }}\n"),
     )
     .unwrap();
     let vars = ["patient=Ada", "last_visit=May"];
@@ -54,7 +58,10 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
             "{format}: the tool returns the bytes the command prints"
         );
         args.push("--json");
-        let report = json(&run_in(root, &args));
+        let printed = run_in(root, &args);
+        // The tool's text is the document `compose --json` prints, byte for byte.
+        assert_eq!(text(answer), stdout(&printed), "{format}");
+        let report = json(&printed);
         assert_eq!(tool["prefix_hash"], report["prefix"]["hash"], "{format}");
         assert_eq!(report["body"], tool["output"], "{format}");
     }
@@ -127,4 +134,231 @@ fn mcp_session_status_returns_the_document_session_status_json_prints() {
         serde_json::to_string(tool).unwrap(),
         serde_json::to_string(&printed).unwrap()
     );
+}
+
+/// The tool's text content: the document as the server sent it.
+fn text(answer: &serde_json::Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {answer}"))
+}
+
+/// `text` with the value of each of `keys` (a JSON string) replaced by `[KEY]`.
+fn without(text: &str, keys: &[&str]) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(text).unwrap();
+    for key in keys {
+        if value.get(key).is_some() {
+            value[key] = format!("[{key}]").into();
+        }
+    }
+    serde_json::to_string_pretty(&value).unwrap()
+}
+
+#[test]
+fn mcp_guard_text_is_the_bytes_brief_guard_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    let original = "Call us on 0800 123 456 before 5 pm. Never share a password.";
+    let proposal = "Call us before 5 pm.";
+    fs::write(root.join("original"), original).unwrap();
+    fs::write(root.join("proposal"), proposal).unwrap();
+    let answers = mcp_with(
+        root,
+        &[],
+        &[],
+        &[call(
+            1,
+            "guard",
+            json!({"original": original, "proposal": proposal}),
+        )],
+    );
+    let printed = run_in(root, &["guard", "original", "proposal", "--json"]);
+    assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
+    assert_eq!(text(&answers[0]), stdout(&printed));
+}
+
+#[test]
+fn mcp_compress_text_is_the_bytes_brief_compress_json_prints() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    let shorter = "## Booking\n\nA first visit takes 45 minutes and costs €95.";
+    let model = Server::start(vec![say("openai", shorter), say("openai", shorter)]);
+    let base = format!("{}/v1", model.url());
+    let ledger = root.join("ledger.jsonl").display().to_string();
+    let env = [
+        ("OPENAI_API_KEY", "sk-test"),
+        ("OPENAI_BASE_URL", base.as_str()),
+        ("BRIEF_LEDGER", ledger.as_str()),
+    ];
+    let answers = mcp_with(
+        root,
+        &[],
+        &env,
+        &[call(
+            1,
+            "compress",
+            json!({"brief": "clinic", "item": "booking", "provider": "openai", "model": "test-model"}),
+        )],
+    );
+    let printed = brief()
+        .current_dir(root)
+        .envs(env)
+        .args(["compress", "clinic", "booking", "--json"])
+        .args(["--provider", "openai", "--model", "test-model"])
+        .output()
+        .unwrap();
+    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    let tool = text(&answers[0]);
+    assert!(tool.contains("\"accept\""), "{tool}");
+    // Each call saves its own proposal: only its id differs.
+    assert_eq!(
+        without(tool, &["proposal_id"]),
+        without(&stdout(&printed), &["proposal_id"])
+    );
+    assert_eq!(model.requests().len(), 2);
+}
+
+#[test]
+fn mcp_digest_text_is_the_bytes_brief_digest_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    fs::copy(
+        crate::common::fixtures().join("digest/wake.yaml"),
+        root.join("wake.yaml"),
+    )
+    .unwrap();
+    let store = root.join("ccr.sqlite").display().to_string();
+    let env = [("BRIEF_CCR_PATH", store.as_str())];
+    let answers = mcp_with(
+        root,
+        &[],
+        &env,
+        &[call(
+            1,
+            "digest",
+            json!({"digest": "wake.yaml", "min_bytes": 512}),
+        )],
+    );
+    let printed = brief()
+        .current_dir(root)
+        .envs(env)
+        .args(["digest", "wake.yaml", "--min-bytes", "512", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert!(stdout(&printed).contains("[ccr:"), "{}", stdout(&printed));
+    assert_eq!(text(&answers[0]), stdout(&printed));
+}
+
+#[test]
+fn mcp_ccr_put_text_is_the_bytes_brief_ccr_put_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    let original = "line one of a long tool output\nline two\n";
+    fs::write(root.join("original.txt"), original).unwrap();
+    fs::write(root.join("compressed.txt"), "line one …").unwrap();
+    let store = root.join("ccr.sqlite");
+    let store_env = store.display().to_string();
+    let env = [("BRIEF_CCR_PATH", store_env.as_str())];
+    let answers = mcp_with(
+        root,
+        &[],
+        &env,
+        &[call(
+            1,
+            "ccr_put",
+            json!({"original": original, "compressed": "line one …", "strategy": "tool_output_head_tail", "source": "cargo test", "ttl": "2h"}),
+        )],
+    );
+    // A second put of the same original would say `refreshed`: the command puts it anew.
+    fs::remove_file(&store).unwrap();
+    let printed = brief()
+        .current_dir(root)
+        .envs(env)
+        .args([
+            "ccr",
+            "put",
+            "original.txt",
+            "--compressed",
+            "compressed.txt",
+        ])
+        .args([
+            "--strategy",
+            "tool_output_head_tail",
+            "--source",
+            "cargo test",
+        ])
+        .args(["--ttl", "2h", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    // The clock moved between the two puts: creation and expiry (also in the summary).
+    let run_dependent = ["created", "expires", "summary"];
+    assert_eq!(
+        without(text(&answers[0]), &run_dependent),
+        without(&stdout(&printed), &run_dependent)
+    );
+    assert!(text(&answers[0]).starts_with("{\n  \"status\": \"stored\""));
+}
+
+#[test]
+fn mcp_retrieve_text_is_the_bytes_brief_ccr_get_json_prints() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    let store = root.join("ccr.sqlite").display().to_string();
+    let env = [("BRIEF_CCR_PATH", store.as_str())];
+    fs::write(root.join("notes.txt"), "the original notes, in full").unwrap();
+    let put = brief()
+        .current_dir(root)
+        .envs(env)
+        .args(["ccr", "put", "notes.txt"])
+        .output()
+        .unwrap();
+    let hash = stdout(&put).trim().to_string();
+    assert_eq!(hash.len(), 24, "{}", stderr(&put));
+    let unknown = "0123456789abcdef01234567";
+    let answers = mcp_with(
+        root,
+        &[],
+        &env,
+        &[
+            call(1, "retrieve", json!({"hash": hash.to_uppercase()})),
+            call(2, "retrieve", json!({"hash": unknown})),
+        ],
+    );
+    for (answer, (hash, status)) in answers.iter().zip([(hash.as_str(), 0), (unknown, 1)]) {
+        let printed = brief()
+            .current_dir(root)
+            .envs(env)
+            .args(["ccr", "get", hash, "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(printed.status.code(), Some(status), "{}", stderr(&printed));
+        assert_eq!(text(answer), stdout(&printed));
+    }
+    assert_eq!(answers[0]["result"]["structuredContent"]["status"], "found");
+    assert_eq!(
+        answers[1]["result"]["structuredContent"]["status"],
+        "unknown"
+    );
+}
+
+#[test]
+fn mcp_ccr_put_names_its_ttl_argument_not_the_commands_flag() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    let store = root.join("ccr.sqlite");
+    let store_env = store.display().to_string();
+    let answers = mcp_with(
+        root,
+        &[],
+        &[("BRIEF_CCR_PATH", store_env.as_str())],
+        &[call(1, "ccr_put", json!({"original": "x", "ttl": "soon"}))],
+    );
+    let result = &answers[0]["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    let message = result["content"][0]["text"].as_str().unwrap();
+    assert!(message.starts_with("bad arguments: ttl: "), "{message}");
+    assert!(!message.contains("--ttl"), "{message}");
+    assert!(!store.exists(), "nothing was stored");
 }

@@ -422,3 +422,68 @@ fn mcp_hints_name_tool_arguments_not_command_line_flags() {
         crate::common::stderr(&out)
     );
 }
+
+/// The session's own errors carry what they are about, and each edge words the advice:
+/// a sub-agent call in a session made without the framework's tools, and a purge that
+/// names no entry (both reached by MCP tools) say no command-line flag over MCP and the
+/// same as before on the command line.
+#[test]
+fn session_errors_reached_by_mcp_tools_name_no_command_line_flags() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &[]);
+    ok(
+        root,
+        &["session", "append", "s", "--user", "Read the plans page."],
+    );
+    let url = json!({"url": "https://example.com/plans"}).to_string();
+    ok(
+        root,
+        &[
+            "session",
+            "append",
+            "s",
+            "--tool-call",
+            "fetch_url",
+            "--args",
+            &url,
+        ],
+    );
+    let answers = mcp_with(
+        root,
+        &[],
+        &[],
+        &[
+            call(
+                1,
+                "subagent",
+                json!({"session": "s", "tool_call_id": "tool_call_2"}),
+            ),
+            call(2, "purge", json!({"session": "s", "ids": [" "]})),
+        ],
+    );
+    let texts: Vec<&str> = answers
+        .iter()
+        .map(|a| {
+            assert_eq!(a["result"]["isError"], true, "{a}");
+            a["result"]["content"][0]["text"].as_str().unwrap()
+        })
+        .collect();
+    assert!(texts[0].contains("framework's tools"), "{}", texts[0]);
+    assert!(texts[0].contains("operator"), "{}", texts[0]);
+    assert!(texts[1].contains("no entry named to purge"), "{}", texts[1]);
+    for text in &texts {
+        assert!(!text.contains("--"), "a flag in an MCP answer: {text}");
+    }
+    let out = crate::common::run_in(root, &["session", "subagent", "s", "tool_call_2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        crate::common::stderr(&out)
+            .contains("hint: this session was made without --framework-tools"),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let out = crate::common::run_in(root, &["session", "purge", "s", "--ids", ","]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(crate::common::stderr(&out).contains("--ids names no entry"));
+}

@@ -53,6 +53,7 @@ mod load_listing;
 mod lock_check;
 mod mcp_parity;
 mod mcp_same_as_cli;
+mod mcp_same_as_cli_session;
 mod newcomer;
 mod prefix_identity;
 mod probe;

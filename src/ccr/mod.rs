@@ -19,36 +19,24 @@
 //! The library API other modules call is [`Store`] (`open`, `put`, `get`, `stats`, `gc`);
 //! `digest` renders a wake digest whose bulky sections are backed by the store.
 
+mod by_hand;
 pub mod digest;
 mod maintenance;
+mod overview;
 pub mod path;
 mod schema;
 mod store;
 mod strategy;
 pub mod ttl;
 
+pub use by_hand::{
+    EXPIRED_ADVICE, Expired, Found, Original, Put, RecordShown, Retrieved, UNKNOWN_ADVICE, Unknown,
+    put, retrieve,
+};
 pub use maintenance::{Stats, StrategyStats, Swept};
+pub use overview::{Collected, Overview, collect, overview};
 pub use store::{Entry, Lookup, Record, Store, Stored, Tombstone};
 
-/// Every strategy an original was stored under, as `ccr get --json` and MCP `retrieve`
-/// list them: `{strategy, source, created, updated, compressed_bytes, compressed_tokens}`.
-pub fn records_json(records: &[Record]) -> serde_json::Value {
-    serde_json::Value::Array(
-        records
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "strategy": r.strategy,
-                    "source": r.source,
-                    "created": crate::clock::format_rfc3339(r.created_ms),
-                    "updated": crate::clock::format_rfc3339(r.updated_ms),
-                    "compressed_bytes": r.compressed_bytes,
-                    "compressed_tokens": r.compressed_tokens,
-                })
-            })
-            .collect(),
-    )
-}
 pub use strategy::Strategy;
 
 use crate::error::{Error, Result};

@@ -373,7 +373,8 @@ pub fn sql(path: &Path, err: rusqlite::Error) -> Error {
                 .with_topic(Topic::Setting(Setting::CcrStore))
         }
         Some(ErrorCode::DiskFull) => Error::input(format!("CCR store {shown}: the disk is full"))
-            .with_hint("free space, or run `brief ccr gc` to drop expired originals"),
+            .with_hint("free space, or collect expired originals")
+            .with_topic(Topic::StoreFull),
         _ => Error::input(format!("CCR store {shown}: {}", detail(&err))),
     };
     error.with_source(err)

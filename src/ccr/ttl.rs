@@ -77,7 +77,8 @@ fn headroom() -> Result<(u64, Source)> {
     }
 }
 
-const HINT: &str =
+/// What a TTL value looks like, for a caller that gave a bad one.
+pub const HINT: &str =
     "give a whole number of seconds above zero, or a number with s, m, h or d (e.g. 86400 or 24h)";
 
 /// Parses a TTL: whole seconds (`86400`) or a number with a unit `s`, `m`, `h` or `d`

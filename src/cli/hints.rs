@@ -82,6 +82,51 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
         Topic::Count(CountTopic::NotUtf8) => {
             "brief count counts text: convert it to UTF-8 first (e.g. with iconv)".into()
         }
+        Topic::NotCompressible { brief } => format!(
+            "{}; `brief stats {}` lists them",
+            domain.unwrap_or("compress an identity, instruction or sample item"),
+            brief.display()
+        ),
+        Topic::BadCompressor { dir } => format!(
+            "fix it (`brief check {0}`, `brief lock {0}`), or leave out --compressor to use the bundled one",
+            dir.display()
+        ),
+        Topic::BadDigest => format!("{} (see README, `brief digest`)", domain?),
+        Topic::RuleFile => {
+            "run without --write to see the compacted text; nothing was written".into()
+        }
+        Topic::StoreFull => "free space, or run `brief ccr gc` to drop expired originals".into(),
+        Topic::NoFrameworkTools => "this session was made without --framework-tools".into(),
+        Topic::EntryTooLarge => "store the text in the CCR store (`brief ccr put`) and append a reference to it; nothing was appended".into(),
+        Topic::InvalidEnvelope => "check it with `brief envelope validate FILE`".into(),
+        Topic::SessionSettingsTooLarge => {
+            "pass fewer or shorter --var values; nothing was written".into()
+        }
+        Topic::OpenCall { call } => {
+            format!("append the result of {call} first (`brief session append DIR --tool-result {call} ...`)")
+        }
+        Topic::TurnUnanswered {
+            session,
+            call,
+            subagent: true,
+        } => format!(
+            "brief session subagent {} {call} (or --run-subagents next time)",
+            session.display()
+        ),
+        Topic::TurnUnanswered { session, call, .. } => format!(
+            "brief session append {} --tool-result {call} --text ...",
+            session.display()
+        ),
+        Topic::RenderUnanswered { session, call } => format!(
+            "answer it first: `brief session append {} --tool-result {call} --text ...` (`--format text` shows the session as it is)",
+            session.display()
+        ),
+        Topic::NoEntry => "`brief session log DIR` lists every entry".into(),
+        Topic::NotATurn => "operations checked with `brief session gate` resume there".into(),
+        Topic::TurnAnswerKept { session } => format!(
+            "the model's answer is kept; run `brief session turn {}` again to finish this turn",
+            session.display()
+        ),
         // Only an MCP tool call names a base URL of its own.
         Topic::BaseUrlNotAllowed { .. } => return None,
     })
@@ -123,5 +168,58 @@ fn store_hint(topic: &StoreTopic) -> String {
             "review it (`brief review {dir} {id}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
             dir = brief.display()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    /// The hints the compress, digest, compact and CCR errors gave before they carried a
+    /// topic stay the CLI's; the MCP server's words for them name no flag or command.
+    #[test]
+    fn domain_topics_keep_the_cli_words_and_give_mcp_its_own() {
+        let cases = [
+            (
+                Error::input("x")
+                    .with_hint("compress an identity, instruction or sample item")
+                    .with_topic(Topic::NotCompressible {
+                        brief: PathBuf::from("b"),
+                    }),
+                "compress an identity, instruction or sample item; `brief stats b` lists them",
+            ),
+            (
+                Error::input("x").with_topic(Topic::BadCompressor {
+                    dir: PathBuf::from("c"),
+                }),
+                "fix it (`brief check c`, `brief lock c`), or leave out --compressor to use the bundled one",
+            ),
+            (
+                Error::input("x")
+                    .with_hint("a digest is a YAML mapping")
+                    .with_topic(Topic::BadDigest),
+                "a digest is a YAML mapping (see README, `brief digest`)",
+            ),
+            (
+                Error::input("x")
+                    .with_hint("nothing was written")
+                    .with_topic(Topic::RuleFile),
+                "run without --write to see the compacted text; nothing was written",
+            ),
+            (
+                Error::input("x").with_topic(Topic::StoreFull),
+                "free space, or run `brief ccr gc` to drop expired originals",
+            ),
+        ];
+        for (err, cli) in cases {
+            assert_eq!(for_cli(&err).as_deref(), Some(cli));
+            let mcp = crate::mcp::tools::ToolError::from(err).0;
+            assert!(
+                !mcp.contains("--") && !mcp.contains("`brief "),
+                "the MCP words name a flag or command: {mcp}"
+            );
+        }
     }
 }

@@ -52,6 +52,11 @@ pub trait Report: Serialize {
     fn summary(&self) -> String;
     /// The human form: data to stdout, messages to stderr (through `ui`).
     fn human(&self, ui: &Ui) -> Result<()>;
+    /// The JSON form: the document led by `status` and `summary`. A report whose contract
+    /// is another object (the gate's answer on one line) prints that instead.
+    fn json(&self, ui: &Ui) -> Result<()> {
+        json(ui, self.status(), &self.summary(), self)
+    }
     /// Messages printed in every form, before the report (warnings on stderr).
     fn notes(&self, _ui: &Ui) {}
     /// Messages printed in every form, after the report (measurements on stderr).
@@ -71,7 +76,7 @@ pub fn print<R: Report + ?Sized>(ui: &Ui, form: Form, report: &R) -> Result<Outc
     report.notes(ui);
     match form {
         Form::Human => report.human(ui)?,
-        Form::Json => json(ui, report.status(), &report.summary(), report)?,
+        Form::Json => report.json(ui)?,
         Form::Github => report.github(ui)?,
     }
     report.after(ui);
@@ -96,14 +101,7 @@ pub fn print_then_fail<R: Report + ?Sized>(
     })
 }
 
-/// A report with the contract's two leading keys; `body`'s own fields follow them.
-#[derive(Debug, Serialize)]
-pub struct Envelope<'a, T: Serialize + ?Sized> {
-    pub status: &'a str,
-    pub summary: &'a str,
-    #[serde(flatten)]
-    pub body: &'a T,
-}
+pub use crate::document::Envelope;
 
 /// Prints `body` (a struct with named fields) as the command's JSON document, led by
 /// `status` and `summary`.

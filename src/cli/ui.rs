@@ -151,9 +151,7 @@ impl Ui {
     /// Writes a JSON document to stdout, pretty-printed, with a final newline. A value
     /// that cannot be serialised is a bug in briefkit (an internal error, exit 70).
     pub fn json<T: serde::Serialize + ?Sized>(&self, value: &T) -> Result<()> {
-        let text = serde_json::to_string_pretty(value)
-            .map_err(|e| Error::internal(format!("cannot render JSON: {e}")).with_source(e))?;
-        self.outln(&text)
+        self.out(&crate::document::text(value)?)
     }
 
     /// A progress or status message on stderr; silenced by `--quiet`.

@@ -23,7 +23,10 @@
 //! - blank-only lines are emptied, runs of blank lines become one, and leading and trailing
 //!   blank lines go;
 //! - a non-empty result ends with exactly one newline.
+//!
+//! [`file`] and [`brief`] are `brief compact`'s operations on a file and on a brief.
 
+mod apply;
 mod messages;
 mod proof;
 #[cfg(test)]
@@ -31,6 +34,7 @@ mod tests;
 
 use std::ops::Range;
 
+pub use apply::{BriefCompaction, FileCompaction, ItemCompaction, brief, file};
 pub use messages::compact_messages;
 
 /// The outcome of compacting one item.

@@ -82,10 +82,10 @@ pub fn from_dir(dir: &Path) -> Result<Compressor> {
             dir.display()
         ))
         .with_details(errors)
-        .with_hint(format!(
-            "fix it (`brief check {0}`, `brief lock {0}`), or leave out --compressor to use the bundled one",
-            dir.display()
-        )));
+        .with_hint("fix the compressor brief, or use the bundled one")
+        .with_topic(crate::error::Topic::BadCompressor {
+            dir: dir.to_path_buf(),
+        }));
     }
     let misfits: Vec<String> = brief
         .items

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::Compressor;
 use crate::brief::{Brief, Item};
+use crate::error::Result;
 use crate::tokens;
 
 /// One call's estimate.
@@ -82,4 +83,82 @@ pub fn estimate(
         cost,
         calls: prompts.len(),
     }
+}
+
+/// What `compress --estimate` is asked about: the items a run would send, the compressor,
+/// the provider settings named (no key is needed to count) and the prices given.
+#[derive(Debug, Clone)]
+pub struct EstimateRequest<'a> {
+    pub brief: &'a Brief,
+    /// The item a run would compress; `None`: every eligible item.
+    pub item: Option<&'a str>,
+    /// A compressor brief's directory; `None`: the bundled compressor.
+    pub compressor: Option<&'a std::path::Path>,
+    pub provider: &'a crate::provider::Overrides,
+    /// Prices per million tokens that override the brief's `pricing`.
+    pub price_input: Option<f64>,
+    pub price_output: Option<f64>,
+}
+
+/// Every call a compress run would make, counted and priced; nothing is sent. A refused
+/// item is refused as by the run.
+pub fn estimate_run(request: &EstimateRequest) -> Result<Estimates> {
+    let brief = request.brief;
+    let targets = super::targets(brief, request.item)?;
+    let compressor = match request.compressor {
+        Some(dir) => super::from_dir(dir)?,
+        None => super::bundled()?,
+    };
+    let (wire, model) = crate::provider::choice(request.provider, brief.manifest.model.as_ref());
+    let prices = prices(
+        brief,
+        model.as_deref().unwrap_or_default(),
+        request.price_input,
+        request.price_output,
+    );
+    let estimates: Vec<Estimate> = targets
+        .iter()
+        .map(|item| estimate(brief, item, &compressor, prices))
+        .collect();
+    let cost = prices.map(|_| {
+        let sum = estimates.iter().filter_map(|e| e.cost).sum::<f64>();
+        (sum * 1e6).round() / 1e6
+    });
+    // For every eligible item, the items that would not be sent are named too.
+    let refused = if request.item.is_none() {
+        super::eligible(brief)
+            .1
+            .iter()
+            .map(|(item, _)| item.id.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Estimates {
+        provider: wire.as_str(),
+        model,
+        compressor: compressor.source.clone(),
+        calls: estimates.iter().map(|e| e.calls).sum(),
+        input_tokens: estimates.iter().map(|e| e.input_tokens).sum(),
+        output_tokens: estimates.iter().map(|e| e.output_tokens).sum(),
+        estimates,
+        cost,
+        refused,
+    })
+}
+
+/// [`estimate_run`]'s report, in the order `compress --estimate --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimates {
+    pub provider: &'static str,
+    pub model: Option<String>,
+    pub compressor: String,
+    pub estimates: Vec<Estimate>,
+    pub calls: usize,
+    pub input_tokens: usize,
+    pub output_tokens: usize,
+    /// The whole run's cost, rounded to a millionth; `null` when no price is known.
+    pub cost: Option<f64>,
+    /// For every eligible item, the items that would not be sent.
+    pub refused: Vec<String>,
 }

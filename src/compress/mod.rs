@@ -8,6 +8,7 @@
 
 mod compressor;
 mod estimate;
+mod figures;
 mod proposal;
 mod propose;
 pub mod review;
@@ -18,11 +19,12 @@ use std::path::Path;
 pub use compressor::{Compressor, bundled, compressor, from_dir, prompt};
 
 use crate::wire::{Message, Prompt, Role};
-pub use estimate::{Estimate, Prices, estimate, prices};
+pub use estimate::{Estimate, EstimateRequest, Estimates, Prices, estimate, estimate_run, prices};
+pub use figures::{Batch, BatchItem, ProposalFigures, RefusedItem};
 pub use proposal::{CallSettings, build, rejudge, status, token_change};
 pub use propose::{
-    Batch, BatchItem, Event, PendingCall, ProposalFigures, Proposed, RefusedItem, Request,
-    Unwatched, Watch, propose, propose_all,
+    ACCEPT, Event, Job, PendingCall, Proposed, Ran, Request, Unwatched, Watch, propose,
+    propose_all, run,
 };
 pub use sanitize::sanitize;
 
@@ -51,10 +53,10 @@ pub fn refusal(item: &Item, brief_dir: &Path) -> Option<Error> {
             item.id, item.kind, item.policy
         ))
         .with_details(vec![format!("{}", item.path.display())])
-        .with_hint(format!(
-            "compress an identity, instruction or sample item; `brief stats {}` lists them",
-            brief_dir.display()
-        )),
+        .with_hint("compress an identity, instruction or sample item")
+        .with_topic(crate::error::Topic::NotCompressible {
+            brief: brief_dir.to_path_buf(),
+        }),
     )
 }
 

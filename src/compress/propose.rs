@@ -13,11 +13,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::figures::{Batch, BatchItem, ProposalFigures};
 use super::{CallSettings, Compressor, build, eligible, prompts, refusal, status};
-use crate::brief::{Brief, Item, ItemType, Policy};
+use crate::brief::{Brief, Item};
 use crate::cache::ledger;
 use crate::error::{CallStatus, Error, ErrorKind, Result};
-use crate::guard::{ChangeJson, DroppedInstruction, Fact, Report as GuardReport};
 use crate::provider::{self, Answer, CallOptions, Settings};
 use crate::store::proposals::{self, Proposal};
 use crate::wire::Prompt;
@@ -69,7 +69,8 @@ impl Watch for Unwatched {
     }
 }
 
-/// What [`propose`] saved.
+/// What [`propose`] saved. Its document (what `brief compress ITEM --json` prints and the
+/// MCP `compress` tool returns) is the proposal's figures, its body and who accepts it.
 #[derive(Debug)]
 pub struct Proposed {
     pub proposal: Proposal,
@@ -78,6 +79,40 @@ pub struct Proposed {
     /// `identical`, `flagged`, `longer` or `clean`, and a sentence (see [`status`]).
     pub status: &'static str,
     pub summary: String,
+}
+
+/// Who decides about a proposal: never the operation that made it.
+pub const ACCEPT: &str = "a human accepts or discards it; compress never changes the item";
+
+impl Serialize for Proposed {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shown<'a> {
+            #[serde(flatten)]
+            figures: ProposalFigures,
+            proposal: &'a str,
+            accept: &'static str,
+        }
+        Shown {
+            figures: ProposalFigures::of(&self.proposal),
+            proposal: &self.proposal.body,
+            accept: ACCEPT,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl crate::document::Document for Proposed {
+    fn status(&self) -> &str {
+        self.status
+    }
+
+    fn summary(&self) -> String {
+        self.summary.clone()
+    }
 }
 
 /// Asks for a shorter body of the item `id` and saves the proposal. A refused item (a
@@ -219,183 +254,48 @@ fn pending_items<'b>(brief: &Brief, eligible: &[&'b Item]) -> Vec<&'b str> {
         .collect()
 }
 
-/// One proposal's figures, as `brief compress --json` prints them after `status` and
-/// `summary`: its id and item, the token counts and the guard's findings.
+/// A compress run as a command or a tool asks for it: the item (or every eligible one),
+/// the compressor, the provider settings given and the ledger; [`run`] checks each in turn.
+#[derive(Debug, Clone)]
+pub struct Job<'a> {
+    pub brief: &'a Brief,
+    /// The item to compress; `None`: every eligible item.
+    pub item: Option<&'a str>,
+    /// A compressor brief's directory; `None`: the bundled compressor.
+    pub compressor: Option<&'a std::path::Path>,
+    /// The provider settings given (over the environment and the brief's `model:`).
+    pub provider: provider::Overrides,
+    pub options: CallOptions,
+    pub ledger: ledger::Destination,
+}
+
+/// What [`run`] did: one proposal, or a batch.
 #[derive(Debug)]
-pub struct ProposalFigures {
-    pub proposal_id: String,
-    pub item: String,
-    pub tokens_before: usize,
-    pub tokens_after: usize,
-    pub guard: GuardReport,
+pub enum Ran {
+    One(Box<Proposed>),
+    All(Batch),
 }
 
-impl ProposalFigures {
-    pub fn of(proposal: &Proposal) -> Self {
-        ProposalFigures {
-            proposal_id: proposal.id.clone(),
-            item: proposal.item.clone(),
-            tokens_before: proposal.tokens_before,
-            tokens_after: proposal.tokens_after,
-            guard: proposal.guard.clone(),
-        }
-    }
-}
-
-impl Serialize for ProposalFigures {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Shown<'a> {
-            proposal_id: &'a str,
-            item: &'a str,
-            tokens_before: usize,
-            tokens_after: usize,
-            dropped: &'a [Fact],
-            introduced: &'a [Fact],
-            changed: Vec<ChangeJson<'a>>,
-            dropped_instructions: &'a [DroppedInstruction],
-        }
-        Shown {
-            proposal_id: &self.proposal_id,
-            item: &self.item,
-            tokens_before: self.tokens_before,
-            tokens_after: self.tokens_after,
-            dropped: &self.guard.dropped,
-            introduced: &self.guard.introduced,
-            changed: self.guard.changed.iter().map(ChangeJson::from).collect(),
-            dropped_instructions: &self.guard.dropped_instructions,
-        }
-        .serialize(serializer)
-    }
-}
-
-/// What a batch did with one eligible item.
-#[derive(Debug, Serialize)]
-pub struct BatchItem {
-    /// A proposal's status (see [`status`]), `failed` or `not_asked`.
-    pub status: &'static str,
-    pub summary: String,
-    /// The item's id; for a proposal it is among its figures.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub item: Option<String>,
-    /// The kind of error a failed call ended with.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_kind: Option<&'static str>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub proposal: Option<ProposalFigures>,
-    /// The proposal's guard summary and id, for the closing table.
-    #[serde(skip)]
-    pub guard: String,
-    #[serde(skip)]
-    pub error: Option<Error>,
-}
-
-impl BatchItem {
-    fn proposed(item: &Item, proposal: &Proposal) -> Self {
-        let (status, summary) = status(item, proposal);
-        BatchItem {
-            status,
-            summary,
-            item: None,
-            error_kind: None,
-            proposal: Some(ProposalFigures::of(proposal)),
-            guard: proposal.guard.summary(),
-            error: None,
-        }
-    }
-
-    fn failed(item: &Item, err: Error) -> Self {
-        BatchItem {
-            status: "failed",
-            summary: err.message.clone(),
-            item: Some(item.id.clone()),
-            error_kind: Some(err.kind.as_str()),
-            proposal: None,
-            guard: String::new(),
-            error: Some(err),
-        }
-    }
-
-    fn not_asked(item: &Item) -> Self {
-        BatchItem {
-            status: "not_asked",
-            summary: "not asked: the server was unreachable for an earlier item".to_string(),
-            item: Some(item.id.clone()),
-            error_kind: None,
-            proposal: None,
-            guard: String::new(),
-            error: None,
-        }
-    }
-
-    /// The item's id, whatever happened.
-    pub fn id(&self) -> &str {
-        match (&self.item, &self.proposal) {
-            (Some(id), _) => id,
-            (None, Some(p)) => &p.item,
-            (None, None) => "",
-        }
-    }
-}
-
-/// An item the batch did not send, and why.
-#[derive(Debug, Serialize)]
-pub struct RefusedItem {
-    pub item: String,
-    #[serde(rename = "type")]
-    pub kind: ItemType,
-    pub policy: Policy,
-    pub reason: String,
-}
-
-/// What [`propose_all`] did, in the order `brief compress --all --json` prints it.
-#[derive(Debug, Serialize)]
-pub struct Batch {
-    pub items: Vec<BatchItem>,
-    pub refused: Vec<RefusedItem>,
-    pub proposals: usize,
-    pub tokens_before: usize,
-    pub tokens_after: usize,
-    pub saved_tokens: i64,
-}
-
-impl Batch {
-    fn new(items: Vec<BatchItem>, refused: &[(&Item, Error)]) -> Self {
-        let made = items.iter().filter_map(|i| i.proposal.as_ref());
-        let (before, after) = made.fold((0, 0), |(b, a), p| {
-            (b + p.tokens_before, a + p.tokens_after)
-        });
-        Batch {
-            proposals: items.iter().filter(|i| i.proposal.is_some()).count(),
-            refused: refused
-                .iter()
-                .map(|(item, why)| RefusedItem {
-                    item: item.id.clone(),
-                    kind: item.kind,
-                    policy: item.policy,
-                    reason: why.message.clone(),
-                })
-                .collect(),
-            items,
-            tokens_before: before,
-            tokens_after: after,
-            saved_tokens: before as i64 - after as i64,
-        }
-    }
-
-    /// The calls that failed, in order.
-    pub fn failures(&self) -> impl Iterator<Item = &Error> {
-        self.items.iter().filter_map(|i| i.error.as_ref())
-    }
-
-    /// Items not asked because the server was unreachable.
-    pub fn not_asked(&self) -> usize {
-        self.items
-            .iter()
-            .filter(|i| i.status == "not_asked")
-            .count()
-    }
+/// `brief compress` and the MCP `compress` tool: a refused item is refused before
+/// anything else (its text never reaches a prompt), then the compressor is loaded, the
+/// ledger checked (one that cannot be written is bad input, not a lost record) and the
+/// provider settings resolved, all before the first call.
+pub fn run(job: Job, watch: &dyn Watch) -> Result<Ran> {
+    super::targets(job.brief, job.item)?;
+    let compressor = match job.compressor {
+        Some(dir) => super::from_dir(dir)?,
+        None => super::bundled()?,
+    };
+    job.ledger.check()?;
+    let request = Request {
+        brief: job.brief,
+        compressor: &compressor,
+        settings: Settings::resolve(job.provider, job.brief.manifest.model.as_ref())?,
+        options: job.options,
+        ledger: job.ledger,
+    };
+    Ok(match job.item {
+        Some(id) => Ran::One(Box::new(propose(&request, id, watch)?)),
+        None => Ran::All(propose_all(&request, watch)?),
+    })
 }

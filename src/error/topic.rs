@@ -45,6 +45,44 @@ pub enum Topic {
     /// A setting's value (a path) is unusable; the domain's hint says what it should be, the
     /// edge says where it is set.
     Setting(Setting),
+    /// An item that may not be sent to a model for compression, in the brief `brief`.
+    NotCompressible { brief: std::path::PathBuf },
+    /// A compressor brief (in `dir`) that does not pass its checks.
+    BadCompressor { dir: std::path::PathBuf },
+    /// A file that is not a wake digest.
+    BadDigest,
+    /// A rule item's file asked to be rewritten: rules are compacted at compose time only.
+    RuleFile,
+    /// The CCR store's disk is full.
+    StoreFull,
+    /// A tool call names one of the framework's tools, and the session was made without them.
+    NoFrameworkTools,
+    /// An entry over the session entry limit: nothing was appended.
+    EntryTooLarge,
+    /// A sub-agent result that is not a valid result envelope.
+    InvalidEnvelope,
+    /// A new session's settings (its volatile values, mostly) are over their size limit.
+    SessionSettingsTooLarge,
+    /// Something other than its result was appended while `call` waits for its result.
+    OpenCall { call: String },
+    /// A turn cannot start: `call` of `session` has no result yet (`subagent`: one of the
+    /// framework's sub-agents, which the framework can run).
+    TurnUnanswered {
+        session: std::path::PathBuf,
+        call: String,
+        subagent: bool,
+    },
+    /// A request body cannot be rendered: `call` of `session` has no result yet.
+    RenderUnanswered {
+        session: std::path::PathBuf,
+        call: String,
+    },
+    /// An id that names no entry of the session.
+    NoEntry,
+    /// `--resume`d an operation that is not a turn the gate blocked.
+    NotATurn,
+    /// A turn failed after its model's answer arrived; running it again finishes it.
+    TurnAnswerKept { session: std::path::PathBuf },
 }
 
 /// What an error about an item's versions or a pending proposal is about. `brief` is the

@@ -17,6 +17,7 @@ mod bind;
 mod canon;
 mod changes;
 mod code;
+mod compare;
 mod coverage;
 mod extract;
 mod hash;
@@ -40,11 +41,9 @@ mod words;
 use std::collections::BTreeMap;
 
 pub use changes::{Change, ChangeKind};
+pub use compare::{compare, shift};
 pub use messages::{check_item, check_messages};
-pub use report::{
-    ChangeJson, Coverage, CoverageJson, DroppedInstruction, Report, changes_json, coverage_json,
-    to_json,
-};
+pub use report::{ChangeJson, Coverage, CoverageJson, DroppedInstruction, Report, ReportJson};
 
 use serde::{Deserialize, Serialize};
 

@@ -339,12 +339,17 @@ impl From<&Coverage> for CoverageJson {
     }
 }
 
-/// The report as the one JSON object `brief guard --json` (and the MCP `guard` tool)
-/// prints, `status` and `summary` first.
+/// The report as the one JSON document `brief guard --json` prints and the MCP `guard`
+/// tool returns: `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value",
+/// "line", "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
+/// "proposal_line", "proposal_column"}], "dropped_instructions": [{"text", "line",
+/// "column", "items", "reason"}], "introduced": [...], "counts": {"<kind>": n},
+/// "coverage": {"instructions", "kept", "borderline", "dropped", "share",
+/// "original_chars", "proposal_chars", "size_ratio"}}`.
 #[derive(Serialize)]
 pub struct ReportJson<'a> {
-    status: &'static str,
-    summary: String,
+    #[serde(skip)]
+    report: &'a Report,
     dropped: &'a [Fact],
     changed: Vec<ChangeJson<'a>>,
     dropped_instructions: &'a [DroppedInstruction],
@@ -356,8 +361,7 @@ pub struct ReportJson<'a> {
 impl<'a> From<&'a Report> for ReportJson<'a> {
     fn from(r: &'a Report) -> Self {
         ReportJson {
-            status: r.status(),
-            summary: r.summary(),
+            report: r,
             dropped: &r.dropped,
             changed: r.changed.iter().map(ChangeJson::from).collect(),
             dropped_instructions: &r.dropped_instructions,
@@ -368,23 +372,19 @@ impl<'a> From<&'a Report> for ReportJson<'a> {
     }
 }
 
-/// `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value", "line",
-/// "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
-/// "proposal_line", "proposal_column"}], "dropped_instructions": [{"text", "line",
-/// "column", "items", "reason"}], "introduced": [...], "counts": {"<kind>": n},
-/// "coverage": {"instructions", "kept", "borderline", "dropped", "share",
-/// "original_chars", "proposal_chars", "size_ratio"}}`.
-pub fn to_json(report: &Report) -> serde_json::Value {
-    serde_json::to_value(ReportJson::from(report)).unwrap_or(serde_json::Value::Null)
+impl<'a> ReportJson<'a> {
+    /// The report shown.
+    pub fn report(&self) -> &'a Report {
+        self.report
+    }
 }
 
-/// The coverage as JSON (see [`CoverageJson`]).
-pub fn coverage_json(coverage: &Coverage) -> serde_json::Value {
-    serde_json::to_value(CoverageJson::from(coverage)).unwrap_or(serde_json::Value::Null)
-}
+impl crate::document::Document for ReportJson<'_> {
+    fn status(&self) -> &str {
+        self.report.status()
+    }
 
-/// The changes as JSON objects (see [`ChangeJson`]).
-pub fn changes_json(changes: &[Change]) -> serde_json::Value {
-    serde_json::to_value(changes.iter().map(ChangeJson::from).collect::<Vec<_>>())
-        .unwrap_or(serde_json::Value::Null)
+    fn summary(&self) -> String {
+        self.report.summary()
+    }
 }

@@ -2,11 +2,14 @@
 //! originals, compose briefs, guard rewrites and manage their session themselves.
 //!
 //! The protocol is the official Rust SDK's (`rmcp`); this module only lists the tools and
-//! routes calls to [`tools`], which calls the same library code as the CLI. Tool work is
-//! synchronous file and SQLite access, so it runs on a blocking thread and the protocol
-//! loop stays responsive. Stdout carries the protocol only; messages go to stderr. A
-//! message over [`MAX_MESSAGE_BYTES`] is answered with a JSON-RPC error (`transport`).
+//! routes calls to [`tools`], which calls the same library operations as the CLI and
+//! answers their documents as the CLI prints them with `--json`. Input schemas are data
+//! (`schemas/*.json`, loaded by `schema`). Tool work is synchronous file and SQLite access,
+//! so it runs on a blocking thread and the protocol loop stays responsive. Stdout carries
+//! the protocol only; messages go to stderr. A message over [`MAX_MESSAGE_BYTES`] is
+//! answered with a JSON-RPC error (`transport`).
 
+pub(crate) mod schema;
 mod session_tools;
 pub mod tools;
 mod transport;
@@ -38,8 +41,11 @@ impl Server {
         let tools = tools::specs()
             .into_iter()
             .map(|spec| {
-                let Value::Object(schema) = spec.schema else {
-                    unreachable!("every input schema is an object")
+                // `schema::load` gives objects only; anything else is listed as an empty
+                // object schema rather than taking the server down.
+                let schema = match spec.schema {
+                    Value::Object(schema) => schema,
+                    _ => serde_json::Map::new(),
                 };
                 Tool::new(spec.name, spec.description, schema)
             })
@@ -88,7 +94,12 @@ impl ServerHandler for Server {
         let outcome =
             tokio::task::spawn_blocking(move || tools::call(&options, &name, arguments)).await;
         let result = match outcome {
-            Ok(Ok(value)) => CallToolResult::structured(value),
+            // The text is the document the matching command prints with `--json`.
+            Ok(Ok(reply)) => {
+                let mut result = CallToolResult::structured(reply.value);
+                result.content = vec![ContentBlock::text(reply.text)];
+                result
+            }
             Ok(Err(err)) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
             Err(join) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "the tool failed unexpectedly: {join}"

@@ -1,66 +1,46 @@
 //! The session tools: an agent checks its own context budget and frees memory through the
-//! same `Session` methods `brief session status|gate|purge|compact` call. A session is named by
+//! same calls ([`crate::session::api`]) `brief session status|gate|purge|compact|subagent`
+//! make, and gets the document those commands print with `--json`. A session is named by
 //! its directory, as on the command line.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::session::api::{self, Note};
 use crate::session::model::ModelChoice;
 use crate::session::ops::GateRequest;
-use crate::session::{OpKind, Session};
+use crate::session::subagent::{SubagentOutcome, SubagentRequest};
+use crate::session::{GateReport, OpKind};
 
-use super::tools::{Context, Spec, ToolError, args};
+use super::tools::{Context, Reply, Spec, ToolError, args};
 
 pub fn specs() -> Vec<Spec> {
-    let session = json!({"type": "string", "description": "The session directory"});
     vec![
         Spec {
             name: "session_status",
             description: "The session's context figures: tokens per tier, the budget level \
                 and telemetry line, what is available for operations, pending operations.",
-            schema: json!({
-                "type": "object",
-                "properties": {"session": session},
-                "required": ["session"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load(
+                "session_status",
+                include_str!("schemas/session_status.json"),
+            ),
         },
         Spec {
             name: "gate",
             description: "Check an operation against the context budget before starting it. \
                 Answers {status: ok, operation_id, …} or the context_budget_exceeded object \
                 with a pending operation id to resume after a purge or compaction.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "estimate": {"type": "integer", "minimum": 0, "description": "The operation's estimated result size in tokens"},
-                    "kind": {"type": "string", "enum": ["model", "tool", "subagent"], "default": "model"},
-                    "high_volume": {"type": "boolean", "default": false, "description": "The operation may produce a lot of output: refused from 95% of the context"},
-                    "resume": {"type": "string", "description": "A pending operation (op_N) to check again with its stored estimate, instead of a new one"}
-                },
-                "required": ["session"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("gate", include_str!("schemas/gate.json")),
         },
         Spec {
             name: "purge",
             description: "Remove Tier 2 entries by their visible ids (msg_N, tool_call_N, \
                 tool_res_N), optionally leaving one dense summary in their place; reports \
                 the tokens freed and the cache cost.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                    "summary": {"type": "string"}
-                },
-                "required": ["session", "ids"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("purge", include_str!("schemas/purge.json")),
         },
         Spec {
             name: "compact_context",
@@ -71,18 +51,10 @@ pub fn specs() -> Vec<Spec> {
                 is provider/model if given, else the server's and the session brief's; keys \
                 come from the server's environment and go only to the base URL its operator \
                 configured: a base_url the server was not started to allow is refused.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "resume_instruction": {"type": "string", "minLength": 1, "description": "What to do first after the reset"},
-                    "provider": {"type": "string", "enum": ["openai", "anthropic"]},
-                    "model": {"type": "string"},
-                    "base_url": {"type": "string"}
-                },
-                "required": ["session", "resume_instruction"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load(
+                "compact_context",
+                include_str!("schemas/compact_context.json"),
+            ),
         },
         Spec {
             name: "subagent",
@@ -91,21 +63,12 @@ pub fn specs() -> Vec<Spec> {
                 envelope as the call's result. Gated first: answers the \
                 context_budget_exceeded object when it does not fit. A delegated task whose \
                 own tool calls need running answers `waiting` with them and its session.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "session": session,
-                    "tool_call_id": {"type": "string", "description": "The sub-agent's call, tool_call_N"},
-                    "estimate": {"type": "integer", "minimum": 0, "description": "Tokens the result is expected to take (default 2000)"}
-                },
-                "required": ["session", "tool_call_id"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("subagent", include_str!("schemas/subagent.json")),
         },
     ]
 }
 
-pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Reply, ToolError> {
     match name {
         "session_status" => status(ctx, args(arguments)?),
         "gate" => gate(ctx, args(arguments)?),
@@ -116,9 +79,20 @@ pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolEr
     }
 }
 
-/// The session named by a tool's argument, its path resolved against the server's root.
-fn open(ctx: &Context, session: &std::path::Path) -> Result<Session, ToolError> {
-    Ok(Session::open(&ctx.path(session))?)
+/// What an operation noticed on the way is for the server's operator, not the model.
+fn quiet(_: Note<'_>) {}
+
+/// The gate's answer as `brief session gate|turn|subagent` print it: the seed's object on
+/// one line.
+fn gate_line(report: &GateReport) -> Result<Reply, ToolError> {
+    let answer = report.answer();
+    let render = |e: serde_json::Error| ToolError(format!("cannot render the answer: {e}"));
+    let mut text = serde_json::to_string(&answer).map_err(render)?;
+    text.push('\n');
+    Ok(Reply {
+        value: serde_json::to_value(&answer).map_err(render)?,
+        text,
+    })
 }
 
 #[derive(Deserialize)]
@@ -127,12 +101,12 @@ struct StatusArgs {
     session: PathBuf,
 }
 
-fn status(ctx: &Context, a: StatusArgs) -> Result<Value, ToolError> {
-    let session = open(ctx, &a.session)?;
-    let status = session.status(&BTreeMap::new())?;
-    // The document `brief session status --json` prints.
-    serde_json::to_value(status.report())
-        .map_err(|e| ToolError(format!("cannot render the status: {e}")))
+fn status(ctx: &Context, a: StatusArgs) -> Result<Reply, ToolError> {
+    Reply::of(&api::status(
+        &ctx.path(&a.session),
+        &BTreeMap::new(),
+        &mut quiet,
+    )?)
 }
 
 #[derive(Deserialize)]
@@ -149,7 +123,7 @@ struct GateArgs {
     resume: Option<String>,
 }
 
-fn gate(ctx: &Context, a: GateArgs) -> Result<Value, ToolError> {
+fn gate(ctx: &Context, a: GateArgs) -> Result<Reply, ToolError> {
     let kind = match a.kind.as_deref() {
         None => OpKind::Model,
         Some(text) => OpKind::parse(text).ok_or_else(|| {
@@ -172,10 +146,8 @@ fn gate(ctx: &Context, a: GateArgs) -> Result<Value, ToolError> {
             ));
         }
     };
-    let session = open(ctx, &a.session)?;
-    let report = session.gate(request, &BTreeMap::new())?;
-    serde_json::to_value(report.answer())
-        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
+    let report = api::gate(&ctx.path(&a.session), request, &BTreeMap::new(), &mut quiet)?;
+    gate_line(&report)
 }
 
 #[derive(Deserialize)]
@@ -187,16 +159,13 @@ struct PurgeArgs {
     summary: Option<String>,
 }
 
-fn purge(ctx: &Context, a: PurgeArgs) -> Result<Value, ToolError> {
-    let session = open(ctx, &a.session)?;
-    let ids: Vec<String> = a
-        .ids
-        .iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let r = session.purge(&ids, a.summary.as_deref())?;
-    Ok(r.reply())
+fn purge(ctx: &Context, a: PurgeArgs) -> Result<Reply, ToolError> {
+    Reply::of(&api::purge(
+        &ctx.path(&a.session),
+        &a.ids,
+        a.summary.as_deref(),
+        &mut quiet,
+    )?)
 }
 
 #[derive(Deserialize)]
@@ -214,7 +183,7 @@ struct CompactArgs {
 
 /// The tool's provider and model are the caller's to choose; its base URL is not: the key
 /// goes only to the base URL the server's operator configured or allowed.
-fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
+fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Reply, ToolError> {
     let kind = a
         .provider
         .as_deref()
@@ -229,10 +198,12 @@ fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Value, ToolError> {
         provider,
         ledger: None,
     };
-    let session = open(ctx, &a.session)?;
-    let report = session.compact(&a.resume_instruction, &choice, &mut |_| {})?;
-    serde_json::to_value(report.answer())
-        .map_err(|e| ToolError(format!("cannot render the report: {e}")))
+    Reply::of(&api::compact(
+        &ctx.path(&a.session),
+        &a.resume_instruction,
+        &choice,
+        &mut quiet,
+    )?)
 }
 
 #[derive(Deserialize)]
@@ -244,46 +215,17 @@ struct SubagentArgs {
     estimate: Option<u64>,
 }
 
-/// The same run as `brief session subagent`; the model is the session's (no base URL from
-/// the caller: a key goes only where the operator configured).
-fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Value, ToolError> {
-    use crate::session::subagent::{SubagentOutcome, SubagentRequest};
-    let session = open(ctx, &a.session)?;
+/// The same run as `brief session subagent`, answering what its `--json` prints; the
+/// model is the session's (no base URL from the caller: a key goes only where the operator
+/// configured).
+fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Reply, ToolError> {
     let request = SubagentRequest {
         estimate: a.estimate,
         ..SubagentRequest::default()
     };
-    Ok(
-        match session.run_subagent(&a.tool_call_id, &request, &mut |_| {})? {
-            SubagentOutcome::Blocked(gate) => serde_json::to_value(gate.answer())
-                .map_err(|e| ToolError(format!("cannot render the report: {e}")))?,
-            SubagentOutcome::Waiting(delegate, calls) => json!({
-                "status": "waiting",
-                "summary": format!(
-                    "{}: the delegated task waits for {} tool call(s) in its own session {}",
-                    a.tool_call_id,
-                    calls.len(),
-                    delegate.session.display()
-                ),
-                "call": a.tool_call_id,
-                "delegate": delegate,
-                "tool_calls": calls,
-            }),
-            SubagentOutcome::Done(report) => {
-                let mut value = json!({
-                    "status": "ok",
-                    "summary": format!(
-                        "{} {} ({}): appended {} ({} tokens)",
-                        report.call, report.name, report.outcome, report.result_id, report.tokens
-                    ),
-                });
-                if let (Value::Object(map), Ok(Value::Object(rest))) =
-                    (&mut value, serde_json::to_value(&*report))
-                {
-                    map.extend(rest);
-                }
-                value
-            }
-        },
-    )
+    match api::subagent(&ctx.path(&a.session), &a.tool_call_id, &request, &mut quiet)? {
+        SubagentOutcome::Blocked(gate) => gate_line(&gate),
+        SubagentOutcome::Waiting(waiting) => Reply::of(&waiting),
+        SubagentOutcome::Done(report) => Reply::of(&*report),
+    }
 }

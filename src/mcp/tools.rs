@@ -1,5 +1,7 @@
 //! The MCP tools: their names, descriptions and input schemas in one fixed order, and what
-//! each does — a call into the same library code the matching CLI command uses.
+//! each does — a call into the same library operation the matching CLI command uses. A
+//! tool answers that operation's typed report as a [`Reply`], rendered by
+//! [`crate::document`] like `--json` on the command line, so both edges give the same bytes.
 //!
 //! The order never changes between calls or runs: a client puts the tool list near the
 //! start of its prompt, and a list that reorders itself breaks that prompt's cache.
@@ -9,14 +11,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::brief::Brief;
-use crate::ccr::{self, Lookup, Store, Strategy};
-use crate::clock::format_rfc3339;
-use crate::prompt::compose::{ComposeOptions, compose};
-use crate::prompt::render::{Format, RenderOptions, render};
+use crate::ccr;
+use crate::document::Document;
+use crate::prompt::composition::{Request, composition};
+use crate::prompt::render::Format;
 
 /// What the operator who started the server decided: the provider settings of the tools
 /// that call a model (`brief mcp`'s flags), including the base URLs a tool call may name,
@@ -127,7 +129,37 @@ fn hint(err: &crate::error::Error) -> Option<String> {
         }
         Topic::PurgeBoth { ids: [a, b] } => format!("purge both: \"ids\": [\"{a}\", \"{b}\"]"),
         Topic::NotPending => "`session_status` lists the pending operations".into(),
-        // The versions and proposals of a brief are its operator's, through the CLI.
+        Topic::NotCompressible { .. } | Topic::BadDigest | Topic::RuleFile => {
+            err.hint.as_deref()?.to_string()
+        }
+        Topic::BadCompressor { .. } => "the server uses the bundled compressor brief".into(),
+        Topic::StoreFull => {
+            "the CCR store's disk is full: its operator frees space or collects expired \
+             originals; nothing was stored"
+                .into()
+        }
+        Topic::NoFrameworkTools => {
+            "this session was made without the framework's tools: its operator makes a new \
+             session with them to have its sub-agents run"
+                .into()
+        }
+        Topic::EntryTooLarge => {
+            "store the text with the `ccr_put` tool and use its reference instead; nothing \
+             was appended"
+                .into()
+        }
+        // The session's domain says it in words true at every edge; the rest are steps of
+        // the command line's own (append, turn, render), which no tool offers.
+        Topic::InvalidEnvelope
+        | Topic::SessionSettingsTooLarge
+        | Topic::OpenCall { .. }
+        | Topic::TurnUnanswered { .. }
+        | Topic::RenderUnanswered { .. }
+        | Topic::NoEntry
+        | Topic::NotATurn
+        | Topic::TurnAnswerKept { .. } => return None,
+        // The versions and proposals of a brief, and `brief count`'s inputs, are the
+        // operator's, through the command line.
         Topic::Store(_) | Topic::Count(_) => return None,
         Topic::Setting(setting) => {
             let place = match setting {
@@ -166,34 +198,14 @@ pub fn specs() -> Vec<Spec> {
             description: "Get back the original that a CCR marker's hash stands for. Answers \
                 with the original, or says it expired (with the strategy it was stored by) \
                 or was never stored. Hashes are 24 hex characters or the full 64, any case.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "hash": {"type": "string", "description": "The CCR hash, e.g. from a `[ccr:HASH …]` marker"}
-                },
-                "required": ["hash"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("retrieve", include_str!("schemas/retrieve.json")),
         },
         Spec {
             name: "compose",
             description: "Compose a brief (a directory with brief.yaml) into its system \
                 prompt, or into an OpenAI or Anthropic request body; reports the stable \
                 prefix hash.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "brief": {"type": "string", "description": "Path of the brief directory (or its brief.yaml)"},
-                    "vars": {
-                        "type": "object",
-                        "additionalProperties": {"type": "string"},
-                        "description": "Values for {{KEY}} placeholders in volatile items"
-                    },
-                    "format": {"type": "string", "enum": ["text", "openai", "anthropic"], "default": "text"}
-                },
-                "required": ["brief"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("compose", include_str!("schemas/compose.json")),
         },
         Spec {
             name: "guard",
@@ -204,15 +216,7 @@ pub fn specs() -> Vec<Spec> {
                 has a counterpart (dropped_instructions); status is clean or flagged, as \
                 `brief guard --json` prints it, with the share of instructions kept and the \
                 size ratio in coverage.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "original": {"type": "string"},
-                    "proposal": {"type": "string"}
-                },
-                "required": ["original", "proposal"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("guard", include_str!("schemas/guard.json")),
         },
     ];
     specs.extend(super::session_tools::specs());
@@ -220,8 +224,34 @@ pub fn specs() -> Vec<Spec> {
     specs
 }
 
+/// A tool's answer: the document's text, byte for byte what the matching command prints
+/// with `--json`, and the same document as the structured content.
+#[derive(Debug)]
+pub struct Reply {
+    pub text: String,
+    pub value: Value,
+}
+
+impl Reply {
+    /// The answer of a typed report, rendered by the one renderer the CLI prints with.
+    pub fn of<D: Document + ?Sized>(document: &D) -> Result<Reply, ToolError> {
+        let text = crate::document::render(document)?;
+        let value = serde_json::from_str(&text)
+            .map_err(|e| ToolError(format!("cannot render the answer: {e}")))?;
+        Ok(Reply { text, value })
+    }
+
+    /// The answer of a document already built as a JSON value.
+    pub fn value(value: Value) -> Result<Reply, ToolError> {
+        Ok(Reply {
+            text: crate::document::text(&value)?,
+            value,
+        })
+    }
+}
+
 /// Runs one tool. `Err` is a tool error (bad arguments or a failure the caller can fix).
-pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Reply, ToolError> {
     match name {
         "retrieve" => retrieve(args(arguments)?),
         "compose" => compose_tool(ctx, args(arguments)?),
@@ -234,7 +264,7 @@ pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolEr
 /// Reads a tool's arguments into its typed form; unknown or missing fields are named.
 pub fn args<T: for<'de> Deserialize<'de>>(arguments: Value) -> Result<T, ToolError> {
     let arguments = if arguments.is_null() {
-        json!({})
+        Value::Object(serde_json::Map::new())
     } else {
         arguments
     };
@@ -247,85 +277,10 @@ struct RetrieveArgs {
     hash: String,
 }
 
-fn retrieve(a: RetrieveArgs) -> Result<Value, ToolError> {
-    let query = ccr::parse_hash(&a.hash)?;
+/// `brief ccr get --json`'s document, from the store `brief ccr get` uses by default.
+fn retrieve(a: RetrieveArgs) -> Result<Reply, ToolError> {
     let path = ccr::path::resolve(None)?;
-    let lookup = match Store::open_existing(&path)? {
-        Some(store) => store.get(&query)?,
-        None => Lookup::Unknown,
-    };
-    match lookup {
-        Lookup::Found(entry) => report(Retrieved {
-            status: "found",
-            summary: format!(
-                "ccr:{} found: {} bytes ({})",
-                entry.hash, entry.original_bytes, entry.strategy
-            ),
-            expires: Some(format_rfc3339(entry.expires_ms)),
-            original: Some(String::from_utf8_lossy(&entry.original).into_owned()),
-            records: Some(ccr::records_json(&entry.records)),
-            hash: entry.hash,
-            strategy: Some(entry.strategy),
-            source: Some(entry.source),
-            ..Retrieved::default()
-        }),
-        Lookup::Expired(tomb) => report(Retrieved {
-            status: "expired",
-            summary: format!(
-                "ccr:{} expired at {}; it was stored by strategy {} from {}",
-                tomb.hash,
-                format_rfc3339(tomb.expires_ms),
-                tomb.strategy,
-                tomb.source
-            ),
-            expired_at: Some(format_rfc3339(tomb.expires_ms)),
-            collected: Some(tomb.collected),
-            awaiting_gc: Some(!tomb.collected),
-            advice: Some(
-                "do not retry this hash: regenerate the digest or re-read the source it came from",
-            ),
-            hash: tomb.hash,
-            strategy: Some(tomb.strategy),
-            source: Some(tomb.source),
-            ..Retrieved::default()
-        }),
-        Lookup::Unknown => report(Retrieved {
-            status: "unknown",
-            summary: format!("ccr:{} was never stored here", query.key),
-            hash: query.key,
-            advice: Some(
-                "check the hash against the marker; re-read the source if it is not in this store",
-            ),
-            ..Retrieved::default()
-        }),
-    }
-}
-
-/// The `retrieve` tool's answer: found, expired or unknown, with the fields of each.
-#[derive(Default, Serialize)]
-struct Retrieved {
-    status: &'static str,
-    summary: String,
-    hash: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    strategy: Option<Strategy>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    source: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    expires: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    original: Option<String>,
-    /// Every strategy the original was stored under.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    records: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    expired_at: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    collected: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    awaiting_gc: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    advice: Option<&'static str>,
+    Reply::of(&ccr::retrieve(&path, &a.hash)?)
 }
 
 #[derive(Deserialize)]
@@ -338,56 +293,26 @@ struct ComposeArgs {
     format: Option<String>,
 }
 
-fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Value, ToolError> {
+/// `brief compose --json`'s document (its `output` and `body` are the bytes `brief compose`
+/// prints), in the format asked for.
+fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Reply, ToolError> {
     let name = a.format.as_deref().unwrap_or("text");
-    let Some(format) = Format::parse(name) else {
-        return Err(ToolError(format!(
+    let format = Format::parse(name).ok_or_else(|| {
+        ToolError(format!(
             "bad arguments: format `{name}` is not one of text, openai, anthropic"
-        )));
-    };
+        ))
+    })?;
     let brief = Brief::load(&ctx.path(&a.brief))?;
-    let composed = compose(&brief, &a.vars, ComposeOptions::default())?;
-    // The same operation `brief compose` prints: the text, or the body as the bytes sent,
-    // and the prefix hash of that body's wire.
-    let rendered = render(
-        &brief,
-        &composed,
-        RenderOptions {
-            format,
-            cache_key: false,
-            hashes: true,
-        },
-    );
-    let prefix_hash = rendered.hashes.map(|h| h.prefix).unwrap_or_default();
-    report(Composition {
-        status: "ok",
-        summary: format!(
-            "{} composed as {name}: {} bytes, stable prefix {prefix_hash}",
-            brief.manifest.name,
-            rendered.output.len()
-        ),
-        format: format.as_str(),
-        prefix_hash,
-        unused_vars: composed.unused_vars,
-        output: rendered.output,
-    })
-}
-
-/// The `compose` tool's answer.
-#[derive(Serialize)]
-struct Composition {
-    status: &'static str,
-    summary: String,
-    format: &'static str,
-    prefix_hash: String,
-    unused_vars: Vec<String>,
-    /// What `brief compose` prints: the text, or the body as the bytes sent.
-    output: String,
-}
-
-/// A typed answer as the tool's structured content.
-fn report<T: Serialize>(answer: T) -> Result<Value, ToolError> {
-    serde_json::to_value(answer).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
+    let composition = composition(&Request {
+        brief: &brief,
+        vars: &a.vars,
+        format,
+        compact: true,
+        cache_key: false,
+        digest: None,
+        store: None,
+    })?;
+    Reply::of(&composition)
 }
 
 #[derive(Deserialize)]
@@ -397,7 +322,13 @@ struct GuardArgs {
     proposal: String,
 }
 
-fn guard(a: GuardArgs) -> Result<Value, ToolError> {
-    let report = crate::guard::check(&a.original, &a.proposal);
-    Ok(crate::guard::to_json(&report))
+/// `brief guard --json`'s document; the texts are named as the command's files would be.
+fn guard(a: GuardArgs) -> Result<Reply, ToolError> {
+    let report = crate::guard::compare(
+        Path::new("original"),
+        &a.original,
+        Path::new("proposal"),
+        &a.proposal,
+    )?;
+    Reply::of(&crate::guard::ReportJson::from(&report))
 }

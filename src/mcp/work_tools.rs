@@ -4,13 +4,13 @@
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::tools::{Context, Spec, ToolError, args};
+use super::tools::{Context, Reply, Spec, ToolError, args};
 use crate::brief::Brief;
-use crate::ccr::{Store, Strategy};
-use crate::clock::format_rfc3339;
-use crate::provider::{CallOptions, Settings};
+use crate::ccr::{Original, Strategy};
+use crate::compress::{Job, Ran};
+use crate::provider::CallOptions;
 
 pub fn specs() -> Vec<Spec> {
     vec![
@@ -23,55 +23,26 @@ pub fn specs() -> Vec<Spec> {
                 (facts dropped, introduced or changed). The model is the brief's `model:`, \
                 else the optional provider and model; keys come from the server's \
                 environment.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "brief": {"type": "string", "description": "Path of the brief directory"},
-                    "item": {"type": "string", "description": "The item's id"},
-                    "provider": {"type": "string", "enum": ["openai", "anthropic"]},
-                    "model": {"type": "string"}
-                },
-                "required": ["brief", "item"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("compress", include_str!("schemas/compress.json")),
         },
         Spec {
             name: "digest",
             description: "Render a wake digest file field by field by declared type (verbatim, \
                 summary with its original kept in the CCR store, or CCR-compressed) and \
                 report each section's bytes and tokens before and after.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "digest": {"type": "string", "description": "Path of the digest YAML file"},
-                    "min_bytes": {"type": "integer", "minimum": 0, "description": "Sections smaller than this stay verbatim"}
-                },
-                "required": ["digest"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("digest", include_str!("schemas/digest.json")),
         },
         Spec {
             name: "ccr_put",
             description: "Keep an original text in the CCR store under its hash (what a \
                 `[ccr:HASH …]` marker names), with the compressed text that stands in its \
                 place and the strategy that made it; `retrieve` gives it back.",
-            schema: json!({
-                "type": "object",
-                "properties": {
-                    "original": {"type": "string"},
-                    "compressed": {"type": "string", "description": "What stands in the original's place"},
-                    "strategy": {"type": "string", "description": "How the compressed text was made", "default": "manual"},
-                    "source": {"type": "string", "description": "Where the original came from"},
-                    "ttl": {"type": "string", "description": "How long to keep it: seconds, or a number with s, m, h or d"}
-                },
-                "required": ["original"],
-                "additionalProperties": false
-            }),
+            schema: super::schema::load("ccr_put", include_str!("schemas/ccr_put.json")),
         },
     ]
 }
 
-pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Value, ToolError> {
+pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Reply, ToolError> {
     match name {
         "compress" => compress(ctx, args(arguments)?),
         "digest" => digest(ctx, args(arguments)?),
@@ -91,13 +62,10 @@ struct CompressArgs {
     model: Option<String>,
 }
 
-fn compress(ctx: &Context, a: CompressArgs) -> Result<Value, ToolError> {
+/// `brief compress BRIEF ITEM --json`'s document: [`crate::compress::propose`] with the
+/// bundled compressor, the server's provider settings and the default ledger.
+fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
     let brief = Brief::load(&ctx.path(&a.brief))?;
-    let item = brief.require_item(&a.item)?;
-    // A refused item's text never reaches a prompt, and is refused before any setting.
-    if let Some(refusal) = crate::compress::refusal(item, &brief.dir) {
-        return Err(refusal.into());
-    }
     let kind = a
         .provider
         .as_deref()
@@ -109,32 +77,18 @@ fn compress(ctx: &Context, a: CompressArgs) -> Result<Value, ToolError> {
     let mut provider = ctx.provider.clone();
     provider.wire = kind.or(provider.wire);
     provider.model = a.model.or(provider.model);
-    let settings = Settings::resolve(provider, brief.manifest.model.as_ref())?;
-    let compressor = crate::compress::bundled()?;
-    let ledger = crate::cache::ledger::Destination::resolve(None, None)?;
-    ledger.check()?;
-    let request = crate::compress::Request {
+    let job = Job {
         brief: &brief,
-        compressor: &compressor,
-        settings,
+        item: Some(&a.item),
+        compressor: None,
+        provider,
         options: CallOptions::text(8192),
-        ledger,
+        ledger: crate::cache::ledger::Destination::resolve(None, None)?,
     };
-    let proposed = crate::compress::propose(&request, &a.item, &crate::compress::Unwatched)?;
-    let (status, summary, proposal) = (proposed.status, proposed.summary, proposed.proposal);
-    Ok(json!({
-        "status": status,
-        "summary": summary,
-        "proposal_id": proposal.id,
-        "item": proposal.item,
-        "tokens_before": proposal.tokens_before,
-        "tokens_after": proposal.tokens_after,
-        "dropped": proposal.guard.dropped,
-        "introduced": proposal.guard.introduced,
-        "changed": crate::guard::changes_json(&proposal.guard.changed),
-        "proposal": proposal.body,
-        "accept": "a human accepts or discards it; this tool never changes the item",
-    }))
+    match crate::compress::run(job, &crate::compress::Unwatched)? {
+        Ran::One(proposed) => Reply::of(proposed.as_ref()),
+        Ran::All(_) => Err(ToolError("compress names one item".into())),
+    }
 }
 
 #[derive(Deserialize)]
@@ -145,31 +99,14 @@ struct DigestArgs {
     min_bytes: Option<usize>,
 }
 
-fn digest(ctx: &Context, a: DigestArgs) -> Result<Value, ToolError> {
-    let (digest, _) = crate::ccr::digest::render_and_back(
+/// `brief digest --json`'s document, backed in the store `brief digest` uses by default.
+fn digest(ctx: &Context, a: DigestArgs) -> Result<Reply, ToolError> {
+    let backed = crate::ccr::digest::render_and_back(
         &ctx.path(&a.digest),
         None,
         a.min_bytes.unwrap_or(crate::ccr::digest::DEFAULT_MIN_BYTES),
     )?;
-    // The document `brief digest --json` prints.
-    let shown = DigestShown {
-        status: "ok",
-        summary: digest.summary(),
-        digest_version: crate::ccr::digest::VERSION,
-        text: &digest.text,
-        sections: &digest.sections,
-    };
-    serde_json::to_value(shown).map_err(|e| ToolError(format!("cannot render the answer: {e}")))
-}
-
-/// `digest`'s answer: what `brief digest --json` prints.
-#[derive(serde::Serialize)]
-struct DigestShown<'a> {
-    status: &'static str,
-    summary: String,
-    digest_version: &'static str,
-    text: &'a str,
-    sections: &'a [crate::ccr::digest::Section],
+    Reply::of(&crate::ccr::digest::Report::of(&backed.digest))
 }
 
 #[derive(Deserialize)]
@@ -186,37 +123,26 @@ struct PutArgs {
     ttl: Option<String>,
 }
 
-fn ccr_put(a: PutArgs) -> Result<Value, ToolError> {
+/// `brief ccr put --json`'s document, in the store `brief ccr put` uses by default.
+fn ccr_put(a: PutArgs) -> Result<Reply, ToolError> {
     let strategy: Strategy = a.strategy.as_deref().unwrap_or("manual").parse()?;
+    // The caller's `ttl` argument, named as this edge names it (the command says `--ttl`).
+    if let Some(Err(why)) = a.ttl.as_deref().map(crate::ccr::ttl::parse) {
+        return Err(ToolError(format!(
+            "bad arguments: ttl: {why}\nhint: {}",
+            crate::ccr::ttl::HINT
+        )));
+    }
     let (ttl_seconds, _) = crate::ccr::ttl::resolve(a.ttl.as_deref())?;
     let compressed = a.compressed.unwrap_or_default();
     let source = a.source.unwrap_or_else(|| "mcp".into());
     let path = crate::ccr::path::resolve(None)?;
-    let store = Store::open(&path)?
-        .with_ttl(ttl_seconds)
-        .without_token_counts();
-    let stored = store.put(a.original.as_bytes(), &compressed, strategy, &source, None)?;
-    let verb = if stored.refreshed {
-        "refreshed"
-    } else {
-        "stored"
+    let original = Original {
+        bytes: a.original.as_bytes(),
+        compressed: &compressed,
+        strategy,
+        source: &source,
+        ttl_seconds,
     };
-    Ok(json!({
-        "status": verb,
-        "summary": format!(
-            "{verb} {} bytes as ccr:{} ({strategy}), expires {}",
-            a.original.len(),
-            stored.hash,
-            format_rfc3339(stored.expires_ms)
-        ),
-        "hash": stored.hash,
-        "strategy": strategy,
-        "source": source,
-        "created": format_rfc3339(stored.created_ms),
-        "expires": format_rfc3339(stored.expires_ms),
-        "ttl_seconds": ttl_seconds,
-        "original_bytes": a.original.len(),
-        "compressed_bytes": compressed.len(),
-        "store": path.display().to_string(),
-    }))
+    Reply::of(&crate::ccr::put(&path, original)?)
 }

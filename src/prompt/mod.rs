@@ -6,6 +6,7 @@ pub mod check;
 mod check_rules;
 pub mod check_run;
 pub mod compose;
+pub mod composition;
 pub mod examples;
 pub mod lock;
 pub mod measure;

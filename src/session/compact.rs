@@ -141,41 +141,59 @@ impl CompactReport {
             if forgotten == 1 { "" } else { "s" }
         )
     }
+}
 
-    /// The report as `brief session compact --json` and the MCP tool give it.
-    pub fn answer(&self) -> CompactAnswer<'_> {
-        CompactAnswer {
-            status: "ok",
-            summary: self.summary(),
-            tokens_before: self.tokens_before,
-            tokens_after: self.tokens_after,
-            state_id: &self.state_id,
-            resume_id: &self.resume_id,
-            forgotten: &self.forgotten,
-            removed_ids: &self.removed_ids,
-            tokens_rewritten: self.tokens_rewritten,
-            ccr: self.ccr.as_deref(),
-            warnings: &self.warnings,
+/// What `brief session compact` and the MCP `compact_context` tool answer: the
+/// [`CompactReport`], whose document has its own key order after `status` and `summary`
+/// (the keys and their order are the contract; a turn's report keeps the struct's).
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    pub report: CompactReport,
+}
+
+/// [`Compacted`]'s fields in the contract's order.
+#[derive(Serialize)]
+struct CompactedFields<'a> {
+    tokens_before: u64,
+    tokens_after: u64,
+    state_id: &'a str,
+    resume_id: &'a str,
+    forgotten: &'a [crate::guard::Fact],
+    removed_ids: &'a [String],
+    tokens_rewritten: u64,
+    ccr: Option<&'a str>,
+    warnings: &'a [String],
+}
+
+impl Serialize for Compacted {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        let r = &self.report;
+        CompactedFields {
+            tokens_before: r.tokens_before,
+            tokens_after: r.tokens_after,
+            state_id: &r.state_id,
+            resume_id: &r.resume_id,
+            forgotten: &r.forgotten,
+            removed_ids: &r.removed_ids,
+            tokens_rewritten: r.tokens_rewritten,
+            ccr: r.ccr.as_deref(),
+            warnings: &r.warnings,
         }
+        .serialize(serializer)
     }
 }
 
-/// [`CompactReport`] as `brief session compact --json` prints it and the MCP
-/// `compact_context` tool returns it: `status` and `summary` first (the keys and their
-/// order are the contract).
-#[derive(Debug, Clone, Serialize)]
-pub struct CompactAnswer<'a> {
-    pub status: &'static str,
-    pub summary: String,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub state_id: &'a str,
-    pub resume_id: &'a str,
-    pub forgotten: &'a [crate::guard::Fact],
-    pub removed_ids: &'a [String],
-    pub tokens_rewritten: u64,
-    pub ccr: Option<&'a str>,
-    pub warnings: &'a [String],
+impl crate::document::Document for Compacted {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        self.report.summary()
+    }
 }
 
 /// The longest state asked for.

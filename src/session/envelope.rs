@@ -1,11 +1,16 @@
 //! The sub-agent result envelope and the compacted state: the two JSON documents a
 //! session takes from a model, each checked against its schema in `schemas/`.
 
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::schema::{self, Violation};
+use crate::document::Document;
+use crate::error::{Error, Result};
+use crate::files::limits::SESSION_ENTRY;
 
 pub const ENVELOPE_SCHEMA: &str = include_str!("../../schemas/subagent-envelope.schema.json");
 pub const COMPACTED_STATE_SCHEMA: &str = include_str!("../../schemas/compacted-state.schema.json");
@@ -32,6 +37,48 @@ pub fn validate(value: &Value) -> Vec<Violation> {
 /// Every way `value` is not a valid `CompactedState`.
 pub fn validate_compacted_state(value: &Value) -> Vec<Violation> {
     schema::validate(compacted_state_schema(), value)
+}
+
+/// `brief envelope validate`: every violation of the envelope schema in a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Validated {
+    pub violations: Vec<Violation>,
+    /// The file checked (`-`: stdin).
+    #[serde(skip)]
+    pub file: PathBuf,
+}
+
+impl Document for Validated {
+    fn status(&self) -> &str {
+        if self.violations.is_empty() {
+            "ok"
+        } else {
+            "invalid"
+        }
+    }
+
+    fn summary(&self) -> String {
+        match self.violations.len() {
+            0 => "a valid sub-agent result envelope".to_string(),
+            n => format!(
+                "{n} violation{} of the envelope schema",
+                if n == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+/// Checks the envelope in `file` (`-`: stdin; a regular file of UTF-8 within the session
+/// entry limit). Text that is not JSON is an input error at its line.
+pub fn validate_file(file: &Path) -> Result<Validated> {
+    let text = crate::files::input::read_text(file, SESSION_ENTRY)?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        Error::input(format!("{}:{}: not JSON: {e}", file.display(), e.line())).with_source(e)
+    })?;
+    Ok(Validated {
+        violations: validate(&value),
+        file: file.to_path_buf(),
+    })
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::log::{Entry, Kind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 
 /// Which side of the conversation the last Tier 2 entry is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -127,10 +127,10 @@ impl Flow {
                 "{}: providers refuse anything between a tool call and its result",
                 waiting()
             ))
-            .with_hint(format!(
-                "append the result of {} first (`brief session append DIR --tool-result {} ...`)",
-                self.open[0].id, self.open[0].id
-            ))),
+            .with_hint(format!("append the result of {} first", self.open[0].id))
+            .with_topic(Topic::OpenCall {
+                call: self.open[0].id.clone(),
+            })),
             _ => Ok(()),
         }
     }

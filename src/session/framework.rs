@@ -11,7 +11,7 @@ use super::model::ModelChoice;
 use super::ops::now;
 use super::render::entry_text;
 use super::turn::FrameworkRun;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::tokens;
 
 impl Session {
@@ -74,10 +74,16 @@ impl Session {
         let tier2: Vec<&Entry> = state.tier2().collect();
         let expected: Vec<String> = tier2.iter().map(|e| e.id.clone()).collect();
         let obtained = self.obtain_state(&tier2, choice, progress).map_err(|err| {
-            err.with_hint(format!(
-                "the model's answer is kept; run `brief session turn {}` again to finish this turn",
-                self.dir.display()
-            ))
+            let err =
+                err.with_hint("the model's answer is kept; run the same turn again to finish it");
+            // A topic the error has already (a missing key, …) says more than this one.
+            if err.topic().is_some() {
+                err
+            } else {
+                err.with_topic(Topic::TurnAnswerKept {
+                    session: self.dir.clone(),
+                })
+            }
         })?;
         match obtained {
             Obtained::State(value) => {

@@ -23,12 +23,14 @@
 //! # Ok(()) }
 //! ```
 
+pub mod api;
 pub mod budget;
 mod cache;
 pub mod calls;
 pub mod compact;
 pub mod config;
 pub mod envelope;
+mod figures;
 pub mod flow;
 mod framework;
 mod gate;
@@ -36,9 +38,11 @@ pub mod journal;
 mod keep;
 pub mod log;
 pub mod model;
+pub mod notice;
 pub mod ops;
 mod purge;
 pub mod render;
+pub mod reports;
 pub mod schema;
 pub mod state;
 pub mod status_report;
@@ -50,11 +54,10 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::brief::{Brief, Tier};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::files::limits::SESSION_CONFIG;
 use crate::prompt::compose::{self, ComposeOptions, Prefix};
 use crate::tokens::Encoding;
@@ -62,11 +65,13 @@ use crate::wire::ToolDef;
 
 pub use budget::{Level, Limits, OpKind};
 pub use config::Config;
+pub use figures::{Figures, Status};
 pub use log::{Entry, Event, Kind};
+pub use notice::Notice;
 pub use ops::{GateReport, NewEntry, PurgeReport};
 pub use state::State;
 
-use cache::{Cache, Memo};
+use cache::Cache;
 
 /// What `brief session new` takes.
 #[derive(Debug, Clone, Default)]
@@ -106,27 +111,7 @@ pub struct Session {
     pub tools: Vec<ToolDef>,
     pub encoding: Encoding,
     /// Things the operator should know (a torn line cut off, …); the CLI prints them.
-    pub notices: RefCell<Vec<String>>,
-}
-
-/// The figures of one render: tokens per tier and the budget.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Figures {
-    pub tier1_tokens: u64,
-    pub tier2_tokens: u64,
-    pub tier3_tokens: u64,
-    pub current_context_tokens: u64,
-    pub context_limit: u64,
-    pub reserved_completion_tokens: u64,
-    pub protocol_overhead_tokens: u64,
-    pub safety_margin_tokens: u64,
-    pub available_operation_tokens: u64,
-    pub percent: u64,
-    pub level: Level,
-    pub telemetry: String,
-    /// The whole Tier 3 text: volatile items, telemetry line, advice.
-    #[serde(skip)]
-    pub tier3: String,
+    pub notices: RefCell<Vec<Notice>>,
 }
 
 impl Session {
@@ -162,7 +147,7 @@ impl Session {
             .or(brief.manifest.budget.context_limit)
             .unwrap_or(config::DEFAULT_CONTEXT_LIMIT);
         if limit == 0 {
-            return Err(Error::input("--context-limit must be above 0"));
+            return Err(Error::input("the context limit must be above 0"));
         }
         let config = Config {
             brief: brief_dir,
@@ -196,7 +181,8 @@ impl Session {
                 yaml.len(),
                 SESSION_CONFIG.what
             ))
-            .with_hint("pass fewer or shorter --var values; nothing was written"));
+            .with_hint("nothing was written")
+            .with_topic(Topic::SessionSettingsTooLarge));
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
         {
@@ -209,7 +195,7 @@ impl Session {
         }
         let session = Session::open(dir)?;
         for name in unknown {
-            session.notice(format!("--var {name} is not used by any volatile item"));
+            session.notice(Notice::UnusedVar { name });
         }
         Ok(session)
     }
@@ -251,10 +237,11 @@ impl Session {
         }
     }
 
-    fn notice(&self, text: String) {
+    fn notice(&self, notice: impl Into<Notice>) {
+        let notice = notice.into();
         let mut notices = self.notices.borrow_mut();
-        if !notices.contains(&text) {
-            notices.push(text);
+        if !notices.contains(&notice) {
+            notices.push(notice);
         }
     }
 
@@ -298,17 +285,12 @@ impl Session {
     pub fn check_vars(&self, overrides: &BTreeMap<String, String>) -> Result<()> {
         self.warn_unknown_vars(overrides);
         if self.brief.items.iter().any(|i| i.tier == Tier::Volatile) {
+            // A missing value's error has its topic: each edge says how to give one.
             compose::compose(
                 &self.brief,
                 &self.vars(overrides),
                 ComposeOptions::default(),
-            )
-            .map_err(|err| {
-                let hint = err.hint.clone().unwrap_or_default();
-                err.with_hint(format!(
-                    "{hint} (with this command, or once at `brief session new`)"
-                ))
-            })?;
+            )?;
         }
         Ok(())
     }
@@ -317,100 +299,8 @@ impl Session {
     pub fn warn_unknown_vars(&self, overrides: &BTreeMap<String, String>) {
         let names = volatile_names(&self.brief);
         for name in overrides.keys().filter(|k| !names.contains(*k)) {
-            self.notice(format!("--var {name} is not used by any volatile item"));
+            self.notice(Notice::UnusedVar { name: name.clone() });
         }
-    }
-
-    fn tier3_text(volatile: &str, current: u64, limit: u64) -> String {
-        let level = Level::of(current, limit);
-        let mut parts = vec![];
-        if !volatile.is_empty() {
-            parts.push(volatile.to_string());
-        }
-        let mut status = budget::telemetry_line(current, limit);
-        if let Some(advice) = level.advice() {
-            status.push('\n');
-            status.push_str(advice);
-        }
-        parts.push(status);
-        parts.join("\n\n")
-    }
-
-    /// Tokens of Tier 1 as counted for the budget: the static text and the tools' JSON.
-    fn tier1_tokens(&self, memo: &mut Memo) -> u64 {
-        memo.count(self.encoding, &self.prefix.static_system)
-            + self
-                .prefix
-                .examples
-                .iter()
-                .map(|m| memo.count(self.encoding, &m.content))
-                .sum::<u64>()
-            + memo.count(self.encoding, &compose::tools_json(&self.tools))
-    }
-
-    /// The figures for a Tier 2 of `tier2_tokens`. The telemetry line reports a total that
-    /// includes its own tokens, found by counting until the figure stops changing.
-    fn figures_with(
-        &self,
-        tier2_tokens: u64,
-        vars: &BTreeMap<String, String>,
-        memo: &mut Memo,
-    ) -> Result<Figures> {
-        let volatile = self.volatile_text(&self.vars(vars))?;
-        let limit = self.config.context_limit;
-        let tier1 = self.tier1_tokens(memo);
-        let mut tier3 = memo.count(self.encoding, &volatile);
-        let mut text = String::new();
-        for _ in 0..4 {
-            text = Self::tier3_text(&volatile, tier1 + tier2_tokens + tier3, limit);
-            let counted = memo.count(self.encoding, &text);
-            if counted == tier3 {
-                break;
-            }
-            tier3 = counted;
-        }
-        let current = tier1 + tier2_tokens + tier3;
-        let text = if memo.count(self.encoding, &text) == tier3 {
-            text
-        } else {
-            Self::tier3_text(&volatile, current, limit)
-        };
-        let limits = self.limits();
-        Ok(Figures {
-            tier1_tokens: tier1,
-            tier2_tokens,
-            tier3_tokens: tier3,
-            current_context_tokens: current,
-            context_limit: limit,
-            reserved_completion_tokens: limits.reserved_completion_tokens,
-            protocol_overhead_tokens: limits.protocol_overhead_tokens,
-            safety_margin_tokens: limits.safety_margin_tokens,
-            available_operation_tokens: limits.available(current, limits.safety_margin_tokens),
-            percent: (current as u128 * 100 / limit as u128) as u64,
-            level: Level::of(current, limit),
-            telemetry: budget::telemetry_line(current, limit),
-            tier3: text,
-        })
-    }
-
-    /// Figures from the derived cache when it is fresh, else from a replay.
-    pub fn status(&self, vars: &BTreeMap<String, String>) -> Result<Status> {
-        self.warn_unknown_vars(vars);
-        let mut cache = Cache::read(&self.dir)?;
-        let summary = match cache.fresh_summary(&self.log_path()).cloned() {
-            Some(summary) => summary,
-            None => cache::Summary::of(&self.state()?, 0, String::new()),
-        };
-        let figures = self.figures_with(summary.tier2_tokens, vars, &mut cache.memo)?;
-        Ok(Status {
-            over_budget: self.limits().over(figures.current_context_tokens),
-            figures,
-            live_entries: summary.live_entries,
-            pending: summary.pending.iter().map(|p| p.id.clone()).collect(),
-            reserved_operation_tokens: summary.reserved(),
-            over_budget_entries: summary.over_budget.clone(),
-            open_calls: summary.flow.open.iter().map(|c| c.id.clone()).collect(),
-        })
     }
 
     /// The request body (or text) for the next model call.
@@ -457,11 +347,11 @@ impl Session {
                 "{} (`{}`) has no result yet: every provider refuses a request with a tool call and no result",
                 call.id, call.name
             ))
-            .with_hint(format!(
-                "answer it first: `brief session append {} --tool-result {} --text ...` (`--format text` shows the session as it is)",
-                self.dir.display(),
-                call.id
-            )));
+            .with_hint("answer it first")
+            .with_topic(Topic::RenderUnanswered {
+                session: self.dir.clone(),
+                call: call.id.clone(),
+            }));
         }
         let parts = render::Parts {
             static_system: &self.prefix.static_system,
@@ -499,25 +389,6 @@ pub fn volatile_names(brief: &Brief) -> std::collections::BTreeSet<String> {
         .flat_map(|i| crate::brief::placeholders(i.body()))
         .map(|(name, _)| name)
         .collect()
-}
-
-/// What `status` reports.
-#[derive(Debug, Clone, Serialize)]
-pub struct Status {
-    #[serde(flatten)]
-    pub figures: Figures,
-    pub live_entries: u64,
-    /// Operations the gate blocked that were not resumed yet.
-    pub pending: Vec<String>,
-    /// Estimates of tool calls the gate let through whose results are still to come.
-    pub reserved_operation_tokens: u64,
-    /// The context leaves nothing for operations: the next model call waits for a purge or
-    /// a compaction.
-    pub over_budget: bool,
-    /// Live results appended over the budget (kept whole).
-    pub over_budget_entries: Vec<String>,
-    /// Live tool calls waiting for their result.
-    pub open_calls: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

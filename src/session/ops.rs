@@ -12,7 +12,7 @@ use super::log::{self, Entry, Event, Kind, Locked};
 use super::render::entry_text;
 use super::state::State;
 use super::{Figures, Session, envelope};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::files::limits::SESSION_ENTRY;
 use crate::tokens;
 
@@ -49,7 +49,7 @@ impl NewEntry {
             return Err(
                 Error::input("the sub-agent result is not a valid result envelope")
                     .with_details(violations.iter().map(ToString::to_string).collect())
-                    .with_hint("check it with `brief envelope validate FILE`"),
+                    .with_topic(Topic::InvalidEnvelope),
             );
         }
         Ok(NewEntry::ToolResult {
@@ -105,10 +105,10 @@ impl Session {
 
     fn cut_torn(&self, locked: &Locked, read: &log::LogContents) -> Result<()> {
         if read.torn && locked.cut_torn_tail(read.complete_len)? {
-            self.notices.borrow_mut().push(format!(
+            self.notices.borrow_mut().push(super::Notice::Text(format!(
                 "{}: cut off an unfinished last line left by a crash (it was never acknowledged)",
                 locked.log_path.display()
-            ));
+            )));
         }
         Ok(())
     }
@@ -282,7 +282,10 @@ fn check_new(item: &NewEntry) -> Result<()> {
             "{size} bytes is over the {SESSION_ENTRY} limit for {}",
             SESSION_ENTRY.what
         ))
-        .with_hint("store the text in the CCR store (`brief ccr put`) and append a reference to it; nothing was appended"));
+        .with_hint(
+            "store the text in the CCR store and append a reference to it; nothing was appended",
+        )
+        .with_topic(Topic::EntryTooLarge));
     }
     match item {
         NewEntry::User(text) | NewEntry::Assistant(text) | NewEntry::ToolResult { text, .. }

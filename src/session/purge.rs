@@ -53,23 +53,17 @@ impl PurgeReport {
             thousands(self.tokens_rewritten)
         )
     }
+}
 
-    /// The `--json` document of `session purge`, which is also the MCP `purge` result:
-    /// `status` and `summary` first, then every field of the report.
-    pub fn reply(&self) -> serde_json::Value {
-        #[derive(Serialize)]
-        struct Reply<'a> {
-            status: &'static str,
-            summary: String,
-            #[serde(flatten)]
-            report: &'a PurgeReport,
-        }
-        serde_json::to_value(Reply {
-            status: "ok",
-            summary: self.summary_line(),
-            report: self,
-        })
-        .expect("a purge report serialises")
+/// `session purge --json` and the MCP `purge` tool: `status`, the one-line summary, then
+/// every field of the report.
+impl crate::document::Document for PurgeReport {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        self.summary_line()
     }
 }
 
@@ -97,7 +91,7 @@ impl Session {
             )));
         }
         if ids.is_empty() {
-            return Err(Error::input("--ids names no entry"));
+            return Err(Error::input("no entry named to purge"));
         }
         if summary.is_some_and(|s| s.trim().is_empty()) {
             return Err(Error::input("the summary is empty"));

@@ -1,10 +1,12 @@
-//! `brief session status --json` and the MCP `session_status` tool print one document:
+//! `brief session status --json` and the MCP `session_status` tool give one document:
 //! `status`, `summary` (the telemetry line), the budget figures, the live entries and the
-//! operations the gate blocked. Both build it here, so the two cannot drift apart.
+//! operations the gate blocked. Both take it from [`StatusReport`], so they cannot drift
+//! apart.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::{Figures, Status};
+use crate::document::Document;
 
 /// The figures after `status` and `summary`.
 #[derive(Debug, Serialize)]
@@ -24,13 +26,11 @@ pub struct StatusFields<'a> {
     pub open_calls: &'a [String],
 }
 
-/// The whole document.
-#[derive(Debug, Serialize)]
-pub struct StatusReport<'a> {
-    pub status: &'static str,
-    pub summary: &'a str,
-    #[serde(flatten)]
-    pub fields: StatusFields<'a>,
+/// What `status` answers: the session's figures (`status` is always `ok`; the level says
+/// how full the context is).
+#[derive(Debug, Clone)]
+pub struct StatusReport {
+    pub status: Status,
 }
 
 impl Status {
@@ -46,13 +46,20 @@ impl Status {
             open_calls: &self.open_calls,
         }
     }
+}
 
-    /// The whole document (`status` is always `ok`; the level says how full it is).
-    pub fn report(&self) -> StatusReport<'_> {
-        StatusReport {
-            status: "ok",
-            summary: &self.figures.telemetry,
-            fields: self.fields(),
-        }
+impl Serialize for StatusReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.status.fields().serialize(serializer)
+    }
+}
+
+impl Document for StatusReport {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        self.status.figures.telemetry.clone()
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::wire::ToolDef;
+use crate::wire::{Prompt, ToolDef, Wire};
 
 pub const PURGE: &str = "purge";
 pub const COMPACT: &str = "compact_context";
@@ -87,4 +87,14 @@ pub fn framework_tools() -> Vec<ToolDef> {
             ),
         ),
     ]
+}
+
+/// The framework's tools as `wire`'s `tools` array (`brief session tools`).
+pub fn framework_tools_array(wire: Wire) -> Value {
+    let prompt = Prompt {
+        tools: framework_tools(),
+        messages: Vec::new(),
+        ..Prompt::default()
+    };
+    crate::wire::body(&prompt, wire, None, None)["tools"].clone()
 }

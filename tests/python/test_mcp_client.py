@@ -116,6 +116,32 @@ def test_compose_and_guard_call_the_library(tmp_path):
     assert "https://a.example/refunds" in dropped
 
 
+
+def test_a_tools_text_is_what_the_command_prints_with_json(tmp_path):
+    """Through the official client: the text of `retrieve` and `compose` is, byte for byte,
+    the document `brief ccr get --json` and `brief compose --json` print."""
+    brief = str(ROOT / "fixtures" / "briefs" / "clinic")
+    hash_ = put_original(tmp_path, "a build log, whole")
+
+    async def body(session):
+        found = await session.call_tool("retrieve", {"hash": hash_})
+        composed = await session.call_tool(
+            "compose", {"brief": brief, "format": "openai",
+                        "vars": {"patient": "Ada", "last_visit": "May"}})
+        return found, composed
+
+    found, composed = run(with_session(tmp_path, body))
+    env = dict(os.environ, BRIEF_CCR_PATH=str(tmp_path / "ccr.sqlite"))
+    got = subprocess.run([brief_bin(), "ccr", "get", hash_, "--json"],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    printed = subprocess.run(
+        [brief_bin(), "compose", brief, "--format", "openai", "--json",
+         "--var", "patient=Ada", "--var", "last_visit=May"],
+        capture_output=True, text=True, check=True).stdout
+    assert found.content[0].text == got
+    assert composed.content[0].text == printed
+    assert found.structured_content["original"] == "a build log, whole"
+
 def new_session(directory):
     brief = str(ROOT / "fixtures" / "briefs" / "clinic")
     cli = [brief_bin(), "--color", "never", "session"]

@@ -86,9 +86,11 @@ impl DigestFile {
                 let at = err
                     .location()
                     .map_or(String::new(), |(line, column)| format!(":{line}:{column}"));
-                Error::input(format!("{}{at}: {}", path.display(), err.message())).with_hint(
-                    "a digest is a YAML mapping of current_task, hard_constraints, definitions_of_done, irreversible_decisions, open_threads, learnings, tool_outputs, prose_notes and bulk_json (see README, `brief digest`)",
-                )
+                Error::input(format!("{}{at}: {}", path.display(), err.message()))
+                    .with_hint(
+                        "a digest is a YAML mapping of current_task, hard_constraints, definitions_of_done, irreversible_decisions, open_threads, learnings, tool_outputs, prose_notes and bulk_json",
+                    )
+                    .with_topic(crate::error::Topic::BadDigest)
             })
     }
 

@@ -204,6 +204,38 @@ impl Digest {
     }
 }
 
+/// The document `brief digest --json` prints and the MCP `digest` tool returns: the
+/// text and the per-section measurements.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    pub digest_version: &'static str,
+    pub text: &'a str,
+    pub sections: &'a [Section],
+    #[serde(skip)]
+    pub digest: &'a Digest,
+}
+
+impl<'a> Report<'a> {
+    pub fn of(digest: &'a Digest) -> Self {
+        Report {
+            digest_version: VERSION,
+            text: &digest.text,
+            sections: &digest.sections,
+            digest,
+        }
+    }
+}
+
+impl crate::document::Document for Report<'_> {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        self.digest.summary()
+    }
+}
+
 /// Places a rendered digest in a prompt's live zone: after the stable prefix (tools and
 /// static system text, untouched, so the prefix hash does not move when only the digest
 /// does) and before the run-specific context (the brief's volatile items).
@@ -255,17 +287,24 @@ pub(crate) fn lines_of(text: &str) -> u64 {
     text.lines().count() as u64
 }
 
+/// A rendered digest whose bulky sections are backed in the CCR store.
+#[derive(Debug)]
+pub struct Backed {
+    pub digest: Digest,
+    /// The store written to; `None` when nothing needed backing (no store was opened).
+    pub store: Option<PathBuf>,
+    /// Where the TTL of the backed originals came from, when that deserves a word (see
+    /// [`crate::ccr::ttl::Source::note`]).
+    pub ttl_note: Option<String>,
+}
+
 /// Reads a digest file, renders it and backs its bulky sections in the CCR store (`store`,
-/// else the configured one): the digest and the store's path when anything was backed.
-/// `brief digest` and the MCP `digest` tool call this.
-pub fn render_and_back(
-    path: &Path,
-    store: Option<&Path>,
-    min_bytes: usize,
-) -> Result<(Digest, Option<PathBuf>)> {
+/// else the configured one). `brief digest`, `brief compose --digest` and the MCP `digest`
+/// tool call this. The TTL setting is checked first and bad input is refused before the
+/// store is opened.
+pub fn render_and_back(path: &Path, store: Option<&Path>, min_bytes: usize) -> Result<Backed> {
+    let (ttl_seconds, ttl_source) = crate::ccr::ttl::resolve(None)?;
     let file = DigestFile::read(path)?;
-    // The store's TTL setting is checked before anything is written.
-    let (ttl_seconds, _) = crate::ccr::ttl::resolve(None)?;
     let options = Options {
         min_bytes,
         source: path.file_name().map_or_else(
@@ -274,11 +313,20 @@ pub fn render_and_back(
         ),
     };
     let digest = render(&file, &options);
+    let ttl_note = ttl_source.note(ttl_seconds);
     if digest.backings.is_empty() {
-        return Ok((digest, None));
+        return Ok(Backed {
+            digest,
+            store: None,
+            ttl_note,
+        });
     }
     let store_path = crate::ccr::path::resolve(store)?;
     let store = Store::open(&store_path)?.with_ttl(ttl_seconds);
     digest.back(&store)?;
-    Ok((digest, Some(store_path)))
+    Ok(Backed {
+        digest,
+        store: Some(store_path),
+        ttl_note,
+    })
 }

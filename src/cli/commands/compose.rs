@@ -1,4 +1,5 @@
-//! `brief compose`: the brief as the model sees it, or as a provider request body.
+//! `brief compose`: the brief as the model sees it, or as a provider request body:
+//! arguments, one call to [`composition`], and its report.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -6,14 +7,14 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use serde::Serialize;
 
-use crate::brief::Brief;
-use crate::cli::output::{self, Outcome};
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
-use crate::prompt::compose::{ComposeOptions, Composed, PrefixHashes, compose, tools_json};
-use crate::prompt::render::{self, RenderOptions, Rendered, render};
-use crate::tokens;
+use crate::prompt::composition::{Composition, Request, composition};
+use crate::prompt::render;
+use crate::wire::Wire;
 
 /// Compose a brief into its system prompt or a provider request body
 ///
@@ -55,45 +56,6 @@ pub struct Args {
     pub json: bool,
 }
 
-/// `compose --json`.
-#[derive(Debug, Serialize)]
-struct Report<'a> {
-    brief: String,
-    format: &'static str,
-    prefix: PrefixReport<'a>,
-    tokens: Tokens,
-    unproven: &'a [String],
-    unused_vars: &'a [String],
-    /// Exactly what `compose` prints without --json (a request body's JSON text, byte for
-    /// byte).
-    body: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-struct PrefixReport<'a> {
-    hash: &'a str,
-    bytes: usize,
-    wire: &'static str,
-    tools_sha256: &'a str,
-    tools_bytes: usize,
-    system_sha256: &'a str,
-    system_bytes: usize,
-    /// Only for a brief with `format: messages` samples.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    examples_sha256: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    examples_bytes: Option<usize>,
-}
-
-/// In the brief's tokenizer: the stable prefix (static system text and tools) and the
-/// volatile part after it.
-#[derive(Debug, Serialize)]
-struct Tokens {
-    prefix: usize,
-    volatile: usize,
-    total: usize,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
@@ -120,59 +82,69 @@ impl From<Format> for render::Format {
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
     let vars: BTreeMap<String, String> = crate::cli::shared_args::var_map(&args.vars, ui);
-    let options = ComposeOptions {
+    let composition = composition(&Request {
+        brief: &brief,
+        vars: &vars,
+        format: args.format.into(),
         compact: !args.no_compact,
+        cache_key: args.cache_key,
+        digest: args.digest.as_deref(),
+        store: args.store.as_deref(),
+    })?;
+    let shown = Shown {
+        composition,
+        cache_key: args.cache_key,
+        stats: args.stats,
     };
-    let mut composed = compose(&brief, &vars, options)?;
-    if let Some(path) = &args.digest {
-        // The digest lives in the volatile zone: the stable prefix, and so its hash and the
-        // provider's cache, do not change when only the digest does.
-        let (digest, _) = super::digest::render_and_back(
-            path,
-            args.store.as_deref(),
-            crate::ccr::digest::DEFAULT_MIN_BYTES,
-        )?;
-        crate::ccr::digest::place(&mut composed.prompt, &digest.text);
+    output::print(ui, Form::json_if(args.json), &shown)
+}
+
+/// `brief compose`'s report: the composition's document, printed as the text or body
+/// alone without --json; the warnings and `--stats` lines on stderr.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Shown<'a> {
+    composition: Composition<'a>,
+    #[serde(skip)]
+    cache_key: bool,
+    #[serde(skip)]
+    stats: bool,
+}
+
+impl Report for Shown<'_> {
+    fn status(&self) -> &str {
+        self.composition.status()
     }
-    for id in &composed.unproven {
-        ui.warn(&format!(
-            "item `{id}`: compaction could not be proven lossless; composed as written"
-        ));
+
+    fn summary(&self) -> String {
+        self.composition.summary()
     }
-    for name in &composed.unused_vars {
-        ui.warn(&format!("--var {name} is not used by any volatile item"));
+
+    fn notes(&self, ui: &Ui) {
+        let composed = &self.composition.composed;
+        for id in &composed.unproven {
+            ui.warn(&format!(
+                "item `{id}`: compaction could not be proven lossless; composed as written"
+            ));
+        }
+        for name in &composed.unused_vars {
+            ui.warn(&format!("--var {name} is not used by any volatile item"));
+        }
+        let wire = self.composition.format.wire();
+        if self.cache_key && !matches!(wire, Some(Wire::OpenAi | Wire::Responses)) {
+            ui.warn("--cache-key applies to --format openai and responses only; ignored");
+        }
     }
-    if args.cache_key && !matches!(args.format, Format::Openai | Format::Responses) {
-        ui.warn("--cache-key applies to --format openai and responses only; ignored");
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.outln(&self.composition.output)
     }
-    // The prefix is serialised and hashed only for what prints its hash.
-    let Rendered {
-        output: text,
-        hashes,
-    } = render(
-        &brief,
-        &composed,
-        RenderOptions {
-            format: args.format.into(),
-            cache_key: args.cache_key,
-            hashes: args.json || args.stats,
-        },
-    );
-    if let Some(hashes) = hashes.as_ref().filter(|_| args.json) {
-        let report = report(&args, &brief, &composed, hashes, &text);
-        let summary = format!(
-            "composed {} ({}): {} tokens, prefix {} ({} tokens)",
-            report.brief,
-            report.format,
-            report.tokens.total,
-            &hashes.prefix[..12.min(hashes.prefix.len())],
-            report.tokens.prefix
-        );
-        output::json(ui, "ok", &summary, &report)?;
-    } else {
-        ui.outln(&text)?;
-    }
-    if let Some(h) = hashes.as_ref().filter(|_| args.stats) {
+
+    fn after(&self, ui: &Ui) {
+        if !self.stats {
+            return;
+        }
+        let h = self.composition.hashes();
         ui.err_line(&format!(
             "prefix  {}  {} bytes  ({} wire)",
             h.prefix,
@@ -184,49 +156,5 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         if let Some((hash, bytes)) = &h.examples {
             ui.err_line(&format!("examples  {hash}  {bytes} bytes"));
         }
-    }
-    Ok(Outcome::Ok)
-}
-
-fn report<'a>(
-    args: &Args,
-    brief: &Brief,
-    composed: &'a Composed,
-    hashes: &'a PrefixHashes,
-    text: &'a str,
-) -> Report<'a> {
-    let encoding = brief.manifest.tokenizer;
-    let prompt = &composed.prompt;
-    let mut prefix =
-        crate::prompt::compose::static_tokens(encoding, &prompt.static_system, &prompt.examples);
-    if !prompt.tools.is_empty() {
-        prefix += tokens::count(encoding, &tools_json(&prompt.tools));
-    }
-    let volatile = prompt
-        .volatile_system
-        .as_deref()
-        .map_or(0, |v| tokens::count(encoding, v));
-    Report {
-        brief: brief.manifest.name.clone(),
-        format: render::Format::from(args.format).as_str(),
-        prefix: PrefixReport {
-            hash: &hashes.prefix,
-            bytes: hashes.prefix_bytes(),
-            wire: hashes.wire.as_str(),
-            tools_sha256: &hashes.tools,
-            tools_bytes: hashes.tools_bytes,
-            system_sha256: &hashes.system,
-            system_bytes: hashes.system_bytes,
-            examples_sha256: hashes.examples.as_ref().map(|(hash, _)| hash.as_str()),
-            examples_bytes: hashes.examples.as_ref().map(|(_, bytes)| *bytes),
-        },
-        tokens: Tokens {
-            prefix,
-            volatile,
-            total: prefix + volatile,
-        },
-        unproven: &composed.unproven,
-        unused_vars: &composed.unused_vars,
-        body: text,
     }
 }

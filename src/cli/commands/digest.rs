@@ -1,15 +1,17 @@
 //! `brief digest`: render a wake digest, back its bulky sections in the CCR store, and
-//! report what each section cost before and after.
+//! report what each section cost before and after: arguments, one call to
+//! [`digest::render_and_back`], and its report.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::ccr::digest::{self, Digest, Section};
+use crate::ccr::digest::{self, Backed, Digest};
 use crate::ccr::thousands;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
+use crate::document::Document;
 use crate::error::Result;
 
 /// Render a wake digest, routing each field by its declared type
@@ -39,62 +41,57 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Reads, renders and backs a digest: everything `brief digest` and `brief compose
-/// --digest` share. Bad input is refused before the store is opened.
-pub use crate::ccr::digest::render_and_back;
-
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let (ttl_seconds, ttl_source) = crate::ccr::ttl::resolve(None)?;
-    if let Some(note) = ttl_source.note(ttl_seconds) {
-        ui.info(&note);
-    }
-    let (digest, store_path) =
-        render_and_back(&args.digest, args.store.as_deref(), args.min_bytes)?;
-    if digest.sections.is_empty() {
-        ui.warn(&format!(
-            "{}: the digest has no fields",
-            args.digest.display()
-        ));
-    }
+    let backed = digest::render_and_back(&args.digest, args.store.as_deref(), args.min_bytes)?;
     let rendered = Rendered {
-        digest_version: digest::VERSION,
-        text: &digest.text,
-        sections: &digest.sections,
-        digest: &digest,
-        store: store_path.as_deref(),
+        report: digest::Report::of(&backed.digest),
+        backed: &backed,
+        file: &args.digest,
     };
     output::print(ui, Form::json_if(args.json), &rendered)
 }
 
-/// `brief digest`'s report: the text and the per-section measurements.
+/// `brief digest`'s report: the digest's document, and the store it was backed in (for
+/// the measurements on stderr).
 #[derive(Serialize)]
+#[serde(transparent)]
 struct Rendered<'a> {
-    digest_version: &'static str,
-    text: &'a str,
-    sections: &'a [Section],
+    report: digest::Report<'a>,
     #[serde(skip)]
-    digest: &'a Digest,
+    backed: &'a Backed,
     #[serde(skip)]
-    store: Option<&'a Path>,
+    file: &'a Path,
 }
 
 impl Report for Rendered<'_> {
     fn status(&self) -> &str {
-        "ok"
+        self.report.status()
     }
 
     fn summary(&self) -> String {
-        self.digest.summary()
+        self.report.summary()
+    }
+
+    fn notes(&self, ui: &Ui) {
+        if let Some(note) = &self.backed.ttl_note {
+            ui.info(note);
+        }
+        if self.report.sections.is_empty() {
+            ui.warn(&format!(
+                "{}: the digest has no fields",
+                self.file.display()
+            ));
+        }
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        ui.outln(self.text)
+        ui.outln(self.report.text)
     }
 
     /// The measurements go to stderr in every form.
     fn after(&self, ui: &Ui) {
         if !ui.quiet() {
-            report(self.digest, self.store, ui);
+            report(self.report.digest, self.backed.store.as_deref(), ui);
         }
     }
 }

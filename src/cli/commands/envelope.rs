@@ -1,15 +1,13 @@
 //! `brief envelope validate`: check a sub-agent's result against the envelope schema.
+//! Arguments, one call ([`envelope::validate_file`]) and the human form.
 
-use std::path::{Path, PathBuf};
-
-use serde::Serialize;
-use serde_json::Value;
+use std::path::PathBuf;
 
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
-use crate::session::envelope;
-use crate::session::schema::Violation;
+use crate::document::Document;
+use crate::error::Result;
+use crate::session::envelope::{self, Validated};
 
 /// Sub-agent result envelopes (schemas/subagent-envelope.schema.json)
 #[derive(Debug, clap::Args)]
@@ -35,54 +33,24 @@ pub struct ValidateArgs {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let EnvelopeCommand::Validate(args) = args.command;
-    let text = super::session::file_text(&args.file)?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::input(format!(
-            "{}:{}: not JSON: {e}",
-            args.file.display(),
-            e.line()
-        ))
-        .with_source(e)
-    })?;
-    let report = Validated {
-        violations: envelope::validate(&value),
-        file: &args.file,
-    };
+    let report = envelope::validate_file(&args.file)?;
     output::print(ui, Form::json_if(args.json), &report)
 }
 
-/// `brief envelope validate`'s report.
-#[derive(Serialize)]
-struct Validated<'a> {
-    violations: Vec<Violation>,
-    #[serde(skip)]
-    file: &'a Path,
-}
-
-impl Report for Validated<'_> {
+impl Report for Validated {
     fn status(&self) -> &str {
-        if self.violations.is_empty() {
-            "ok"
-        } else {
-            "invalid"
-        }
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        match self.violations.len() {
-            0 => "a valid sub-agent result envelope".to_string(),
-            n => format!(
-                "{n} violation{} of the envelope schema",
-                if n == 1 { "" } else { "s" }
-            ),
-        }
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
         for v in &self.violations {
             ui.outln(&format!("{}: {v}", self.file.display()))?;
         }
-        ui.confirm(&self.summary())
+        ui.confirm(&Document::summary(self))
     }
 
     fn outcome(&self) -> Outcome {

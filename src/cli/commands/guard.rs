@@ -5,12 +5,15 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::output::Outcome;
+use serde::Serialize;
+
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::{Tone, Ui};
+use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::files::input::{self, is_stdin, label};
 use crate::files::limits::TEXT_FILE;
-use crate::guard::{self, Fact, Kind, Report};
+use crate::guard::{self, Fact, Kind, ReportJson};
 
 /// Check that every fact, constraint and instruction of ORIGINAL survives in PROPOSAL
 ///
@@ -55,75 +58,55 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
     let original = read_text(&args.original)?;
     let proposal = read_text(&args.proposal)?;
-    let report = match item_file(&args.original, &original) {
-        // An item file: its body against the proposal (or the proposal's body), as
-        // `review` and `accept` compare them; a conversation sample message by message.
-        // Lines are the files' lines.
-        Some(item) => {
-            let proposed = item_file(&args.proposal, &proposal);
-            let body = proposed.as_ref().map_or(proposal.as_str(), |p| {
-                &proposal[proposal.len() - p.body().len()..]
-            });
-            let mut report = guard::check_item(&item, body)?;
-            shift(
-                &mut report,
-                item.body_line - 1,
-                proposed.map_or(0, |p| p.body_line - 1),
-            );
-            report
-        }
-        None => guard::check(&original, &proposal),
+    let report = guard::compare(&args.original, &original, &args.proposal, &proposal)?;
+    let shown = Shown {
+        json: ReportJson::from(&report),
+        original: label(&args.original),
+        proposal: label(&args.proposal),
     };
-    if args.json {
-        ui.json(&guard::to_json(&report))?;
-    } else {
-        let text = render(&report, &label(&args.original), &label(&args.proposal), ui);
-        ui.out(&text)?;
-    }
-    Ok(if report.is_clean() {
-        Outcome::Ok
-    } else {
-        Outcome::Failed
-    })
+    output::print(ui, Form::json_if(args.json), &shown)
 }
 
-/// Moves the lines of a report on an item's body to the lines of its file: findings in
-/// the original by `original`, in the proposal by `proposal` (findings inside a sample
-/// message keep their lines within the message, which they name).
-pub fn shift(report: &mut Report, original: usize, proposal: usize) {
-    for fact in report.dropped.iter_mut().filter(|f| f.in_message.is_none()) {
-        fact.line += original;
-    }
-    for fact in report
-        .introduced
-        .iter_mut()
-        .filter(|f| f.in_message.is_none())
-    {
-        fact.line += proposal;
-    }
-    for change in report.changed.iter_mut().filter(|c| c.in_message.is_none()) {
-        change.line += original;
-        change.proposal_line += proposal;
-    }
-    for d in report
-        .dropped_instructions
-        .iter_mut()
-        .filter(|d| d.in_message.is_none())
-    {
-        d.line += original;
-    }
+/// Moves the lines of a report on an item's body to the lines of its file.
+pub use crate::guard::shift;
+
+/// `brief guard`'s report: the guard's JSON document, and the labels the human form
+/// names the two texts by.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Shown<'a> {
+    json: ReportJson<'a>,
+    #[serde(skip)]
+    original: String,
+    #[serde(skip)]
+    proposal: String,
 }
 
-/// The text as an item file (front matter and body), when it is one.
-fn item_file(path: &Path, text: &str) -> Option<crate::brief::Item> {
-    if !text.starts_with("---") {
-        return None;
+impl Report for Shown<'_> {
+    fn status(&self) -> &str {
+        self.json.status()
     }
-    let id = path
-        .file_stem()
-        .map_or("sample".into(), |s| s.to_string_lossy());
-    let mut problems = Vec::new();
-    crate::brief::parse_markdown(&id, path, text.to_string(), &mut problems)
+
+    fn summary(&self) -> String {
+        self.json.summary()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.out(&render(
+            self.json.report(),
+            &self.original,
+            &self.proposal,
+            ui,
+        ))
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.json.report().is_clean() {
+            Outcome::Ok
+        } else {
+            Outcome::Failed
+        }
+    }
 }
 
 /// Reads a file (or stdin for `-`) that must be UTF-8 text within the guard's limit.
@@ -137,7 +120,7 @@ fn read_text(path: &Path) -> Result<String> {
 /// went, or why it counts as gone), then each introduced fact, then the one-line summary
 /// (which ends with the instructions kept and the size ratio). Drops, changes and dropped
 /// instructions are errors (red), introduced facts warnings (yellow). Ends with a newline.
-pub fn render(report: &Report, original: &str, proposal: &str, ui: &Ui) -> String {
+pub fn render(report: &guard::Report, original: &str, proposal: &str, ui: &Ui) -> String {
     let mut out = String::new();
     let rows = |facts: &[Fact], file: &str| -> Vec<(String, &'static str, String)> {
         facts

@@ -1,5 +1,6 @@
 //! `brief session`: an agent's runtime context in three tiers (seed 000), driven from a
-//! shell. Each subcommand is argument parsing plus one call into `crate::session`.
+//! shell. Each subcommand is argument parsing, one call into [`crate::session::api`] (the
+//! calls the MCP session tools make too) and the human form of its answer.
 
 mod append;
 mod budget;
@@ -13,12 +14,15 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use crate::cli::output::Outcome;
+use serde::Serialize;
+
+use crate::cli::output::{Outcome, Report};
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
 use crate::files::input;
 use crate::files::limits::SESSION_ENTRY;
-use crate::session::Session;
+use crate::session::api::Note;
+use crate::session::{GateReport, Notice};
 
 /// Run an agent's context as a session: Tier 1 from a brief, Tier 2 an append-only memory
 /// with visible ids, Tier 3 rebuilt on every render; a budget gate before every operation
@@ -61,19 +65,29 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
 }
 
-/// Opens a session and shows the brief's warnings.
-fn open(dir: &Path, ui: &Ui) -> Result<Session> {
-    let session = Session::open(dir)?;
-    for warning in &session.brief.warnings {
-        ui.warn(&warning.to_string());
+/// Where a session operation's notes go: warnings to stderr, and progress too when
+/// `progress` (a command whose `--json` keeps stderr for warnings says no).
+fn listen(ui: &Ui, progress: bool) -> impl FnMut(Note<'_>) + '_ {
+    move |note| match note {
+        Note::Warning(text) => ui.warn(text),
+        Note::Notice(notice) => ui.warn(&notice_words(notice)),
+        Note::Progress(text) if progress => ui.info(&shown(text)),
+        Note::Progress(_) => {}
     }
-    Ok(session)
 }
 
-/// Prints what the session noticed on the way (a torn line cut off, …).
-fn notices(session: &Session, ui: &Ui) {
-    for notice in session.notices.borrow_mut().drain(..) {
-        ui.warn(&notice);
+/// A session's notice in the command line's words: the ones about a value given with a
+/// flag name the flag.
+fn notice_words(notice: &Notice) -> String {
+    match notice {
+        Notice::UnusedVar { name } => format!("--var {name} is not used by any volatile item"),
+        Notice::UserNotSent { op } => format!(
+            "finished {op} first, whose answer had arrived before an interruption; the new --user message was not sent: run the command again"
+        ),
+        Notice::LengthCapped { asked, cap, op } => format!(
+            "--max-tokens {asked} is over the {cap} the gate checked for {op}; the answer is capped at {cap}"
+        ),
+        Notice::Text(text) => text.clone(),
     }
 }
 
@@ -107,4 +121,53 @@ pub(super) fn file_text(path: &Path) -> Result<String> {
 fn one_line_json(value: &impl serde::Serialize) -> Result<String> {
     serde_json::to_string(value)
         .map_err(|e| Error::internal(format!("cannot render JSON: {e}")).with_source(e))
+}
+
+/// A gate decision as `gate`, `turn` and `subagent` print it: the seed's object on one line
+/// in every form (the MCP tools return the same object), and for people what it means and
+/// what to run next, on stderr.
+struct GateShown<'a> {
+    report: &'a GateReport,
+    explanation: String,
+}
+
+impl Serialize for GateShown<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        self.report.answer().serialize(serializer)
+    }
+}
+
+impl Report for GateShown<'_> {
+    fn status(&self) -> &str {
+        if self.report.allowed {
+            "ok"
+        } else {
+            "context_budget_exceeded"
+        }
+    }
+
+    fn summary(&self) -> String {
+        self.explanation.clone()
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        self.json(ui)?;
+        ui.info(&self.explanation);
+        Ok(())
+    }
+
+    fn json(&self, ui: &Ui) -> Result<()> {
+        ui.outln(&one_line_json(self)?)
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.report.allowed {
+            Outcome::Ok
+        } else {
+            Outcome::Failed
+        }
+    }
 }

@@ -43,6 +43,16 @@ pub struct DelegateReport {
     pub next_user: Option<String>,
 }
 
+/// The envelope's `delegate` field: where the task ran and what it spent of its caps.
+#[derive(Serialize)]
+struct DelegateLimits<'a> {
+    session: &'a Path,
+    turns: u32,
+    turn_cap: u32,
+    tokens: u64,
+    token_cap: u64,
+}
+
 pub enum Delegated {
     Done(Value, DelegateReport),
     Waiting(DelegateReport, Vec<PendingCall>),
@@ -122,6 +132,11 @@ impl Session {
             new.reserved_completion_tokens = Some(self.config.reserved_completion_tokens);
             new.protocol_overhead_tokens = Some(self.config.protocol_overhead_tokens);
             new.safety_margin_tokens = Some(self.config.safety_margin_tokens);
+            // The child calls the parent's model: a session made with its provider, model
+            // and server needs no flags for its delegated tasks either.
+            new.provider = self.config.provider.clone();
+            new.model = self.config.model.clone();
+            new.base_url = self.config.base_url.clone();
             let child = Session::create(&session_dir, new)?;
             let mut first = format!("Task: {goal}");
             if let Some(constraints) = args
@@ -168,7 +183,7 @@ impl Session {
             };
             let outcome = child.turn(&turn, progress);
             for notice in child.notices.borrow_mut().drain(..) {
-                progress(&notice);
+                progress(&notice.to_string());
             }
             report.turns += 1;
             report.model_calls += 1;
@@ -212,15 +227,16 @@ impl Session {
     ) -> Result<Delegated> {
         self.save_progress(&report, path)?;
         if let Some(map) = envelope.as_object_mut() {
+            let limits = DelegateLimits {
+                session: &report.session,
+                turns: report.turns,
+                turn_cap: report.turn_cap,
+                tokens: report.tokens,
+                token_cap: report.token_cap,
+            };
             map.insert(
                 "delegate".into(),
-                serde_json::json!({
-                    "session": report.session,
-                    "turns": report.turns,
-                    "turn_cap": report.turn_cap,
-                    "tokens": report.tokens,
-                    "token_cap": report.token_cap,
-                }),
+                serde_json::to_value(limits).unwrap_or(Value::Null),
             );
         }
         Ok(Delegated::Done(envelope, report))

@@ -13,33 +13,34 @@
 //! envelope of status `failed` that says why, so the orchestrator can react; only a failure
 //! of the provider itself leaves the call unanswered (exit 3), to be run again.
 
+mod answer;
+mod conversation;
 mod delegate;
+mod envelopes;
 pub mod fetch;
 mod search;
 
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+pub use answer::SubagentWaiting;
+use conversation::Conversation;
+pub use conversation::{parse_envelope, retry_message};
 pub use delegate::{DelegateReport, TOKEN_CAP, TURN_CAP};
+use envelopes::{cite, invalid_twice};
+pub use envelopes::{completed_empty, failed};
 
 use super::calls::CallBudget;
 use super::log::{Entry, Kind};
 use super::model::ModelChoice;
 use super::ops::{GateReport, NewEntry};
-use super::schema::Violation;
 use super::turn::PendingCall;
-use super::{Session, envelope, tools};
+use super::{Session, tools};
 use crate::brief::Brief;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Topic};
 use crate::prompt::compose::{self, ComposeOptions};
-use crate::provider::{CallOptions, Provider, Settings};
-use crate::wire::{Message, Prompt, Role};
-
-/// The longest envelope asked of a sub-agent's model.
-const MAX_ENVELOPE_TOKENS: u32 = 4096;
 
 macro_rules! bundled {
     ($name:literal) => {
@@ -110,146 +111,7 @@ pub enum SubagentOutcome {
     Done(Box<SubagentReport>),
     /// A delegated task's own tool calls, handed to the caller like the orchestrator's:
     /// answer them in the child session, then run the sub-agent again.
-    Waiting(DelegateReport, Vec<PendingCall>),
-}
-
-/// The sub-agent's conversation with its model: the answer as a valid envelope, or after
-/// one retry the violations.
-pub(super) struct Conversation<'a> {
-    session: &'a Session,
-    choice: &'a ModelChoice,
-    provider: Provider,
-    settings: Settings,
-    pub calls: u32,
-}
-
-impl<'a> Conversation<'a> {
-    pub fn new(session: &'a Session, choice: &'a ModelChoice) -> Result<Conversation<'a>> {
-        let settings = session.settings(choice)?;
-        Ok(Conversation {
-            session,
-            choice,
-            provider: Provider::new(settings.clone())?,
-            settings,
-            calls: 0,
-        })
-    }
-
-    /// Asks `name`'s model about `material`, once more with the violations of an invalid
-    /// answer. `Err(violations)` after the second.
-    pub fn envelope(
-        &mut self,
-        name: &str,
-        material: String,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<std::result::Result<Value, Vec<Violation>>> {
-        let (system, hash) = bundled_brief(name)?;
-        let mut messages = vec![Message {
-            role: Role::User,
-            content: material,
-        }];
-        let mut last = Vec::new();
-        for attempt in 1..=2 {
-            progress(&format!(
-                "{name}: asking {} for the result envelope (call {attempt} of at most 2)",
-                self.settings.model
-            ));
-            let prompt = Prompt {
-                static_system: system.clone(),
-                examples: Vec::new(),
-                volatile_system: None,
-                tools: Vec::new(),
-                messages: messages.clone(),
-            };
-            let started = Instant::now();
-            let result = self
-                .provider
-                .call(&prompt, &CallOptions::text(MAX_ENVELOPE_TOKENS));
-            self.calls += 1;
-            self.session.record_call(
-                self.choice,
-                "subagent",
-                &self.settings,
-                (Some(name), &hash),
-                started,
-                &result,
-            );
-            let answer = result?;
-            if answer.contains_key {
-                return Err(Error::provider(format!(
-                    "{}'s answer contains the API key: nothing was appended",
-                    answer.model
-                )));
-            }
-            match parse_envelope(&answer.text) {
-                Ok(value) => return Ok(Ok(value)),
-                Err(violations) => {
-                    for v in &violations {
-                        progress(&format!("  invalid envelope: {v}"));
-                    }
-                    messages.push(Message {
-                        role: Role::Assistant,
-                        content: answer.text,
-                    });
-                    messages.push(Message {
-                        role: Role::User,
-                        content: retry_message(&violations),
-                    });
-                    last = violations;
-                }
-            }
-        }
-        Ok(Err(last))
-    }
-}
-
-/// What a model is told about its invalid envelope.
-pub fn retry_message(violations: &[Violation]) -> String {
-    let listed: Vec<String> = violations.iter().map(|v| format!("- {v}")).collect();
-    format!(
-        "That answer is not a valid result envelope:\n{}\nAnswer again with the corrected JSON object only.",
-        listed.join("\n")
-    )
-}
-
-/// An answer as a result envelope (an outer code fence and control characters removed),
-/// or every reason it is not one.
-pub fn parse_envelope(answer: &str) -> std::result::Result<Value, Vec<Violation>> {
-    let clean = crate::compress::sanitize(answer, "");
-    let value: Value = serde_json::from_str(clean.trim()).map_err(|e| {
-        vec![Violation {
-            pointer: String::new(),
-            message: format!("not a JSON object: {e}"),
-        }]
-    })?;
-    let violations = envelope::validate(&value);
-    if violations.is_empty() {
-        Ok(value)
-    } else {
-        Err(violations)
-    }
-}
-
-/// The envelope of a sub-agent that could not do its work.
-pub fn failed(summary: String, warnings: Vec<String>) -> Value {
-    json!({"status": "failed", "summary": summary, "warnings": warnings})
-}
-
-/// `sources` holds `url` (the envelope cites what it read).
-fn cite(envelope: &mut Value, urls: &[String]) {
-    let Some(map) = envelope.as_object_mut() else {
-        return;
-    };
-    let sources = map.entry("sources").or_insert_with(|| json!([]));
-    if !sources.is_array() {
-        *sources = json!([sources.clone()]);
-    }
-    let list = sources.as_array_mut().expect("made an array");
-    for url in urls {
-        if !list.iter().any(|s| s.as_str() == Some(url.as_str())) {
-            list.push(json!(url));
-        }
-    }
+    Waiting(SubagentWaiting),
 }
 
 impl Session {
@@ -268,15 +130,16 @@ impl Session {
             .clone();
         let name = call.name.clone().unwrap_or_default();
         if !self.is_subagent(&name) {
-            return Err(Error::input(format!(
+            let err = Error::input(format!(
                 "{call_id} calls `{name}`, not one of the framework's sub-agents ({})",
                 tools::SUBAGENTS.join(", ")
-            ))
-            .with_hint(if self.config.framework_tools {
-                "run it yourself and append its result"
+            ));
+            return Err(if self.config.framework_tools {
+                err.with_hint("run it yourself and append its result")
             } else {
-                "this session was made without --framework-tools"
-            }));
+                err.with_hint("this session was made without the framework's tools")
+                    .with_topic(Topic::NoFrameworkTools)
+            });
         }
         super::ops::check_answerable(&state, call_id)?;
         let budget = CallBudget {
@@ -300,7 +163,11 @@ impl Session {
                     envelope
                 }
                 delegate::Delegated::Waiting(report, calls) => {
-                    return Ok(SubagentOutcome::Waiting(report, calls));
+                    return Ok(SubagentOutcome::Waiting(SubagentWaiting {
+                        call: call_id.to_string(),
+                        delegate: report,
+                        tool_calls: calls,
+                    }));
                 }
             },
         };
@@ -364,14 +231,6 @@ impl Session {
         cite(&mut envelope, &urls);
         Ok(envelope)
     }
-}
-
-/// The envelope of a sub-agent whose model answered with an invalid envelope twice.
-fn invalid_twice(violations: &[Violation]) -> Value {
-    failed(
-        "The sub-agent's model answered with an invalid result envelope twice.".into(),
-        violations.iter().map(ToString::to_string).collect(),
-    )
 }
 
 /// A fetched page as the sub-agent's model reads it.
@@ -487,15 +346,15 @@ impl Session {
                 delegate: report.delegate,
                 tool_calls: Vec::new(),
             }),
-            SubagentOutcome::Waiting(delegate, calls) => Ran::Run(SubagentRun {
+            SubagentOutcome::Waiting(waiting) => Ran::Run(SubagentRun {
                 id: call.id.clone(),
                 name,
                 operation_id: None,
                 outcome: "waiting".into(),
                 result_id: None,
                 over_budget: false,
-                delegate: Some(delegate),
-                tool_calls: calls,
+                delegate: Some(waiting.delegate),
+                tool_calls: waiting.tool_calls,
             }),
         })
     }

@@ -12,7 +12,7 @@ use reqwest::Url;
 use serde_json::Value;
 
 use super::fetch::{self, Reach};
-use super::{Conversation, cite, failed, invalid_twice};
+use super::{Conversation, cite, completed_empty, failed, invalid_twice};
 use crate::error::{Error, Result};
 use crate::session::log::Entry;
 use crate::session::{Session, tools};
@@ -128,11 +128,9 @@ impl Session {
         progress(&format!("web_search_agent: searching for {query}"));
         let hits = search(query)?;
         if hits.is_empty() {
-            return Ok(serde_json::json!({
-                "status": "completed",
-                "summary": format!("The search for `{query}` found nothing."),
-                "sources": [],
-            }));
+            return Ok(completed_empty(format!(
+                "The search for `{query}` found nothing."
+            )));
         }
         let mut material = format!(
             "Query: {query}\nFocus: {}\n\nSearch results:\n",

@@ -2,15 +2,15 @@
 //! the HTML report (its headline).
 
 use super::Totals;
-use crate::numbers::thousands;
 
 impl Totals {
     /// Calls, the share of input served from cache, and the estimated cost and savings
     /// where prices were known.
     pub fn sentence(&self) -> String {
+        // The count as `brief usage --json`'s summary has always said it (scripts match it).
         let mut text = format!(
             "{} call{}",
-            thousands(self.calls),
+            self.calls,
             if self.calls == 1 { "" } else { "s" }
         );
         match self.cached_share() {
@@ -34,14 +34,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sentence_counts_one_call_and_thousands() {
+    fn the_sentence_counts_one_call_and_many() {
         let mut t = Totals {
             calls: 1,
             ..Totals::default()
         };
         assert_eq!(t.sentence(), "1 call, no cached-token figures reported");
         t.calls = 1234;
-        assert!(t.sentence().starts_with("1,234 calls"), "{}", t.sentence());
+        assert!(t.sentence().starts_with("1234 calls"), "{}", t.sentence());
         assert_eq!(Totals::default().sentence(), "0 calls");
     }
 }

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::ccr::{self, Lookup, Store, Strategy, thousands, ttl};
+use crate::ccr::{self, EXPIRED_ADVICE, Original, Put, Retrieved, Strategy, ttl};
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::{Tone, Ui};
-use crate::clock::format_rfc3339;
+use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::files::input;
 use crate::files::limits::CCR_ORIGINAL;
@@ -102,10 +102,6 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     }
 }
 
-fn time(ms: i64) -> String {
-    format_rfc3339(ms)
-}
-
 fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
     // Everything the user gave is checked before the store is touched.
     let strategy: Strategy = args.strategy.parse()?;
@@ -126,269 +122,94 @@ fn put(path: &Path, args: PutArgs, ui: &Ui) -> Result<Outcome> {
             args.file.clone()
         }
     });
-    // Nothing here reports tokens: the first reader that needs them counts them.
-    let store = Store::open(path)?
-        .with_ttl(ttl_seconds)
-        .without_token_counts();
-    let stored = store.put(&original, &compressed, strategy, &source, None)?;
-    let report = Put {
-        refreshed: stored.refreshed,
-        hash: stored.hash,
-        strategy,
-        source,
-        created: time(stored.created_ms),
-        expires: time(stored.expires_ms),
-        ttl_seconds,
-        original_bytes: original.len(),
-        compressed_bytes: compressed.len(),
-        store: path.display().to_string(),
-    };
-    output::print(ui, Form::json_if(args.json), &report)
+    let report = ccr::put(
+        path,
+        Original {
+            bytes: &original,
+            compressed: &compressed,
+            strategy,
+            source: &source,
+            ttl_seconds,
+        },
+    )?;
+    output::print(ui, Form::json_if(args.json), &Shown(report))
 }
-
-/// `ccr put`.
-#[derive(Serialize)]
-struct Put {
-    #[serde(skip)]
-    refreshed: bool,
-    hash: String,
-    strategy: Strategy,
-    source: String,
-    created: String,
-    expires: String,
-    ttl_seconds: u64,
-    original_bytes: usize,
-    compressed_bytes: usize,
-    store: String,
-}
-
-impl Report for Put {
-    fn status(&self) -> &str {
-        if self.refreshed {
-            "refreshed"
-        } else {
-            "stored"
-        }
-    }
-
-    fn summary(&self) -> String {
-        format!(
-            "{} {} bytes as ccr:{} ({}), expires {}",
-            self.status(),
-            thousands(self.original_bytes as u64),
-            self.hash,
-            self.strategy,
-            self.expires
-        )
-    }
-
-    fn human(&self, ui: &Ui) -> Result<()> {
-        ui.outln(&self.hash)?;
-        ui.info(&self.summary());
-        Ok(())
-    }
-}
-
-const EXPIRED_ADVICE: &str = "regenerate the digest, or re-read the source the entry came from: an expired original is not served";
-
-const UNKNOWN_ADVICE: &str = "check that this is the store the digest was written to (--store, BRIEF_CCR_PATH), and that the hash was copied whole";
 
 fn get(path: &Path, args: &GetArgs, ui: &Ui) -> Result<Outcome> {
-    let query = ccr::parse_hash(&args.hash)?;
-    let lookup = match Store::open_existing(path)? {
-        Some(store) => store.get(&query)?,
-        None => Lookup::Unknown,
-    };
-    let form = Form::json_if(args.json);
-    match lookup {
-        Lookup::Found(entry) => output::print(ui, form, &Found::of(entry)),
-        Lookup::Expired(tomb) => output::print(ui, form, &Expired::of(tomb)),
-        Lookup::Unknown => output::print(
-            ui,
-            form,
-            &Unknown {
-                hash: query.key,
-                store: path.display().to_string(),
-                advice: UNKNOWN_ADVICE,
-            },
-        ),
-    }
+    let report = ccr::retrieve(path, &args.hash)?;
+    output::print(ui, Form::json_if(args.json), &Shown(report))
 }
 
-/// `ccr get`, found.
+/// A CCR report with its human form: `put` prints the hash, `get` the original's exact
+/// bytes (or, on stderr, why there is none: exit 1).
 #[derive(Serialize)]
-struct Found {
-    hash: String,
-    strategy: Strategy,
-    source: String,
-    created: String,
-    expires: String,
-    original_bytes: u64,
-    original_tokens: u64,
-    compressed_bytes: u64,
-    compressed_tokens: u64,
-    original_is_utf8: bool,
-    /// The original as text (lossy when it is not UTF-8: `original_is_utf8` says).
-    original: String,
-    compressed: String,
-    /// Every strategy this original was stored under.
-    records: serde_json::Value,
-    /// The original's exact bytes, printed as they are in the human form.
-    #[serde(skip)]
-    bytes: Vec<u8>,
-}
+#[serde(transparent)]
+struct Shown<T>(T);
 
-impl Found {
-    fn of(entry: ccr::Entry) -> Self {
-        let text = String::from_utf8(entry.original.clone());
-        Found {
-            hash: entry.hash,
-            strategy: entry.strategy,
-            source: entry.source,
-            created: time(entry.created_ms),
-            expires: time(entry.expires_ms),
-            original_bytes: entry.original_bytes,
-            original_tokens: entry.original_tokens,
-            compressed_bytes: entry.compressed_bytes,
-            compressed_tokens: entry.compressed_tokens,
-            original_is_utf8: text.is_ok(),
-            original: match text {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            },
-            compressed: entry.compressed,
-            records: ccr::records_json(&entry.records),
-            bytes: entry.original,
-        }
-    }
-}
-
-impl Report for Found {
+impl Report for Shown<Put> {
     fn status(&self) -> &str {
-        "found"
+        self.0.status()
     }
 
     fn summary(&self) -> String {
-        format!(
-            "ccr:{} found: {} bytes ({}), expires {}",
-            self.hash,
-            thousands(self.original_bytes),
-            self.strategy,
-            self.expires
-        )
-    }
-
-    fn human(&self, _ui: &Ui) -> Result<()> {
-        std::io::Write::write_all(&mut std::io::stdout().lock(), &self.bytes).map_err(Error::from)
-    }
-}
-
-/// `ccr get`, expired. Expired and collected are different states: `ccr stats` counts an
-/// expired original still in the file as awaiting `gc`, and says so here too.
-#[derive(Serialize)]
-struct Expired {
-    hash: String,
-    strategy: Strategy,
-    source: String,
-    created: String,
-    expired_at: String,
-    original_bytes: u64,
-    collected: bool,
-    awaiting_gc: bool,
-    advice: &'static str,
-}
-
-impl Expired {
-    fn of(tomb: ccr::Tombstone) -> Self {
-        Expired {
-            hash: tomb.hash,
-            strategy: tomb.strategy,
-            source: tomb.source,
-            created: time(tomb.created_ms),
-            expired_at: time(tomb.expires_ms),
-            original_bytes: tomb.original_bytes,
-            collected: tomb.collected,
-            awaiting_gc: !tomb.collected,
-            advice: EXPIRED_ADVICE,
-        }
-    }
-}
-
-impl Report for Expired {
-    fn status(&self) -> &str {
-        "expired"
-    }
-
-    fn summary(&self) -> String {
-        let state = if self.collected {
-            "was collected"
-        } else {
-            "is no longer served; it is still in the file, awaiting `brief ccr gc`"
-        };
-        format!(
-            "ccr:{} expired at {}: its original ({} bytes, {}, from {}) {state}",
-            self.hash,
-            self.expired_at,
-            thousands(self.original_bytes),
-            self.strategy,
-            self.source
-        )
+        self.0.summary()
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        // The source label is whatever the putter said.
-        ui.err_line(&format!(
-            "{} {}",
-            ui.paint_err("expired:", Tone::Warning),
-            crate::text::sanitize::terminal_line(&self.summary())
-        ));
-        ui.err_line(&format!(
-            "{} {EXPIRED_ADVICE}",
-            ui.paint_err("hint:", Tone::Info)
-        ));
+        ui.outln(&self.0.hash)?;
+        ui.info(&self.0.summary());
         Ok(())
     }
-
-    fn outcome(&self) -> Outcome {
-        Outcome::Failed
-    }
 }
 
-/// `ccr get`, never stored.
-#[derive(Serialize)]
-struct Unknown {
-    hash: String,
-    store: String,
-    advice: &'static str,
-}
-
-impl Report for Unknown {
+impl Report for Shown<Retrieved> {
     fn status(&self) -> &str {
-        "unknown"
+        self.0.status()
     }
 
     fn summary(&self) -> String {
-        format!(
-            "ccr:{} is unknown: the store {} never held it",
-            self.hash, self.store
-        )
+        self.0.summary()
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        ui.err_line(&format!(
-            "{} {}",
-            ui.paint_err("unknown:", Tone::Error),
-            self.summary()
-        ));
-        ui.err_line(&format!(
-            "{} {}",
-            ui.paint_err("hint:", Tone::Info),
-            self.advice
-        ));
-        Ok(())
+        match &self.0 {
+            Retrieved::Found(found) => {
+                std::io::Write::write_all(&mut std::io::stdout().lock(), &found.bytes)
+                    .map_err(Error::from)
+            }
+            Retrieved::Expired(_) => {
+                // The source label is whatever the putter said.
+                ui.err_line(&format!(
+                    "{} {}",
+                    ui.paint_err("expired:", Tone::Warning),
+                    crate::text::sanitize::terminal_line(&self.summary())
+                ));
+                ui.err_line(&format!(
+                    "{} {EXPIRED_ADVICE}",
+                    ui.paint_err("hint:", Tone::Info)
+                ));
+                Ok(())
+            }
+            Retrieved::Unknown(unknown) => {
+                ui.err_line(&format!(
+                    "{} {}",
+                    ui.paint_err("unknown:", Tone::Error),
+                    self.summary()
+                ));
+                ui.err_line(&format!(
+                    "{} {}",
+                    ui.paint_err("hint:", Tone::Info),
+                    unknown.advice
+                ));
+                Ok(())
+            }
+        }
     }
 
     fn outcome(&self) -> Outcome {
-        Outcome::Failed
+        match self.0 {
+            Retrieved::Found(_) => Outcome::Ok,
+            _ => Outcome::Failed,
+        }
     }
 }

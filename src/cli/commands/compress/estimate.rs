@@ -1,23 +1,18 @@
 //! `brief compress --estimate`: the tokens each call would send and receive and what it
-//! would cost, from the exact prompt that would be sent. No call, no ledger line.
+//! would cost, from the exact prompt that would be sent ([`compress::estimate_run`]). No
+//! call, no ledger line.
 
 use serde::Serialize;
 
 use super::Args;
-use crate::brief::{Brief, Item};
+use crate::brief::Brief;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
-use crate::compress::{self, Compressor, Estimate};
+use crate::compress::{self, EstimateRequest, Estimates};
 use crate::error::{Error, Result};
 
-pub(super) fn run(
-    args: &Args,
-    ui: &Ui,
-    brief: &Brief,
-    targets: &[&Item],
-    compressor: &Compressor,
-) -> Result<Outcome> {
+pub(super) fn run(args: &Args, ui: &Ui, brief: &Brief) -> Result<Outcome> {
     for (flag, price) in [
         ("--price-input", args.price_input),
         ("--price-output", args.price_output),
@@ -28,92 +23,51 @@ pub(super) fn run(
             )));
         }
     }
-    // No key is needed to count: the provider and model come from the flags and the brief.
-    let (kind, model) =
-        crate::provider::choice(&args.provider.overrides(), brief.manifest.model.as_ref());
-    let prices = compress::prices(
+    let estimates = compress::estimate_run(&EstimateRequest {
         brief,
-        model.as_deref().unwrap_or_default(),
-        args.price_input,
-        args.price_output,
-    );
-    let estimates: Vec<Estimate> = targets
-        .iter()
-        .map(|item| compress::estimate(brief, item, compressor, prices))
-        .collect();
-    let input: usize = estimates.iter().map(|e| e.input_tokens).sum();
-    let output: usize = estimates.iter().map(|e| e.output_tokens).sum();
-    let cost = prices.map(|_| {
-        let sum = estimates.iter().filter_map(|e| e.cost).sum::<f64>();
-        (sum * 1e6).round() / 1e6
-    });
-    let calls: usize = estimates.iter().map(|e| e.calls).sum();
-    let mut summary = format!(
-        "{calls} call{} would send {input} input tokens and receive at most {output}",
-        if calls == 1 { "" } else { "s" }
-    );
-    match cost {
-        Some(cost) => summary.push_str(&format!(", about {} in all", money(cost))),
-        None => summary.push_str(
-            "; no price known (set `pricing` in brief.yaml or pass --price-input and --price-output)",
-        ),
-    }
-    summary.push_str("; nothing was sent");
-    // With --all, the items that would not be sent are named too.
-    let refused: Vec<&str> = if args.all {
-        compress::eligible(brief)
-            .1
-            .iter()
-            .map(|(item, _)| item.id.as_str())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let report = EstimateReport {
-        provider: kind.as_str(),
-        model: model.as_deref(),
-        compressor: &compressor.source,
-        estimates: &estimates,
-        calls,
-        input_tokens: input,
-        output_tokens: output,
-        cost,
-        refused,
-        summary,
-    };
-    output::print(ui, Form::json_if(args.json), &report)
+        item: args.item.as_deref(),
+        compressor: args.compressor.as_deref(),
+        provider: &args.provider.overrides(),
+        price_input: args.price_input,
+        price_output: args.price_output,
+    })?;
+    output::print(ui, Form::json_if(args.json), &EstimateReport(estimates))
 }
 
 /// `brief compress --estimate`'s report.
 #[derive(Serialize)]
-struct EstimateReport<'a> {
-    provider: &'static str,
-    model: Option<&'a str>,
-    compressor: &'a str,
-    estimates: &'a [Estimate],
-    calls: usize,
-    input_tokens: usize,
-    output_tokens: usize,
-    cost: Option<f64>,
-    /// With --all, the items that would not be sent.
-    refused: Vec<&'a str>,
-    #[serde(skip)]
-    summary: String,
-}
+#[serde(transparent)]
+struct EstimateReport(Estimates);
 
-impl Report for EstimateReport<'_> {
+impl Report for EstimateReport {
     fn status(&self) -> &str {
         "estimate"
     }
 
     fn summary(&self) -> String {
-        self.summary.clone()
+        let e = &self.0;
+        let mut summary = format!(
+            "{} call{} would send {} input tokens and receive at most {}",
+            e.calls,
+            if e.calls == 1 { "" } else { "s" },
+            e.input_tokens,
+            e.output_tokens
+        );
+        match e.cost {
+            Some(cost) => summary.push_str(&format!(", about {} in all", money(cost))),
+            None => summary.push_str(
+                "; no price known (set `pricing` in brief.yaml or pass --price-input and --price-output)",
+            ),
+        }
+        summary.push_str("; nothing was sent");
+        summary
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
+        let report = &self.0;
         let mut table = Table::new(&[Align::Left, Align::Right, Align::Right, Align::Right])
             .header(["ITEM", "INPUT", "OUTPUT (AT MOST)", "COST"]);
-        for e in self.estimates {
+        for e in &report.estimates {
             table.row([
                 e.item.clone(),
                 e.input_tokens.to_string(),
@@ -123,18 +77,18 @@ impl Report for EstimateReport<'_> {
         }
         table.row([
             "total".to_string(),
-            self.input_tokens.to_string(),
-            self.output_tokens.to_string(),
-            self.cost.map_or("-".to_string(), money),
+            report.input_tokens.to_string(),
+            report.output_tokens.to_string(),
+            report.cost.map_or("-".to_string(), money),
         ]);
         ui.out(&table.render())?;
-        if !self.refused.is_empty() {
+        if !report.refused.is_empty() {
             ui.info(&format!(
                 "not sent (refused by policy): {}",
-                self.refused.join(", ")
+                report.refused.join(", ")
             ));
         }
-        ui.info(&self.summary);
+        ui.info(&self.summary());
         Ok(())
     }
 }

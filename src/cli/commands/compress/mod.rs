@@ -1,7 +1,7 @@
-//! `brief compress`: arguments, one call to [`compress::propose`] (or
-//! [`compress::propose_all`] with `--all`), and the proposal's report; on a terminal the
-//! review question follows. `--estimate` prints what the calls would send and cost, and
-//! calls nothing.
+//! `brief compress`: arguments, one call to [`compress::run`] (a proposal, or with `--all`
+//! a batch), and the report; on a terminal the review question follows. `--estimate`
+//! prints what the calls would send and cost ([`compress::estimate_run`]), and calls
+//! nothing.
 
 mod batch;
 mod estimate;
@@ -16,7 +16,7 @@ use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review;
 use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
-use crate::compress::{self, Event, PendingCall, ProposalFigures, Proposed, Request, Watch};
+use crate::compress::{self, Event, Job, PendingCall, Proposed, Ran, Watch};
 use crate::error::Result;
 use crate::provider::{self, CallOptions};
 
@@ -86,41 +86,32 @@ fn parse_temperature(text: &str) -> Result<f64, String> {
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let brief = super::load_brief(&args.brief, ui)?;
-    // Before anything else: a refused item's text never reaches a prompt.
-    let targets = compress::targets(&brief, args.item.as_deref())?;
-    let compressor = match &args.compressor {
-        Some(dir) => compress::from_dir(dir)?,
-        None => compress::bundled()?,
-    };
     if args.estimate {
-        return estimate::run(&args, ui, &brief, &targets, &compressor);
+        return estimate::run(&args, ui, &brief);
     }
-    // Before any call: a ledger that cannot be written is bad input, not a lost record.
-    let ledger = args.ledger.destination()?;
-    ledger.check()?;
-    let request = Request {
-        brief: &brief,
-        compressor: &compressor,
-        settings: args.provider.settings(&brief)?,
-        options: CallOptions {
-            temperature: args.temperature,
-            ..CallOptions::text(args.max_tokens)
-        },
-        ledger,
-    };
     let form = Form::json_if(args.json);
     let watcher = Watcher {
         ui,
         form,
         brief: &args.brief,
     };
-    let Some(id) = &args.item else {
-        return batch::run(&args, ui, form, compress::propose_all(&request, &watcher)?);
+    let job = Job {
+        brief: &brief,
+        item: args.item.as_deref(),
+        compressor: args.compressor.as_deref(),
+        provider: args.provider.overrides(),
+        options: CallOptions {
+            temperature: args.temperature,
+            ..CallOptions::text(args.max_tokens)
+        },
+        ledger: args.ledger.destination()?,
     };
-    let proposed = compress::propose(&request, id, &watcher)?;
-    let item = brief.require_item(id)?;
+    let proposed = match compress::run(job, &watcher)? {
+        Ran::All(batch) => return batch::run(&args, ui, form, batch),
+        Ran::One(proposed) => *proposed,
+    };
+    let item = brief.require_item(&proposed.proposal.item)?;
     let report = ProposedReport {
-        figures: ProposalFigures::of(&proposed.proposal),
         proposed: &proposed,
         item,
         brief: &args.brief,
@@ -161,12 +152,10 @@ impl Watch for Watcher<'_> {
     }
 }
 
-/// `brief compress BRIEF ITEM`: the saved proposal, and how to act on it.
+/// `brief compress BRIEF ITEM`: the saved proposal's document, and how to act on it.
 #[derive(Serialize)]
+#[serde(transparent)]
 struct ProposedReport<'a> {
-    #[serde(flatten)]
-    figures: ProposalFigures,
-    #[serde(skip)]
     proposed: &'a Proposed,
     #[serde(skip)]
     item: &'a Item,

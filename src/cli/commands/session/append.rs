@@ -1,15 +1,18 @@
-//! `brief session new` and `brief session append`.
+//! `brief session new` and `brief session append`: arguments, [`api::new`] or
+//! [`api::append`], and the human form.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::session::{NewEntry, NewSession, Session};
+use crate::session::api;
+use crate::session::reports::{Appended, Made};
+use crate::session::{NewEntry, NewSession};
 
 /// Make a session directory for a brief: session.yaml and an empty log.jsonl
 ///
@@ -58,78 +61,41 @@ pub struct NewArgs {
 }
 
 pub fn new(args: NewArgs, ui: &Ui) -> Result<Outcome> {
-    let session = Session::create(
-        &args.dir,
-        NewSession {
-            brief: args.brief,
-            vars: super::vars(args.vars),
-            context_limit: args.context_limit,
-            reserved_completion_tokens: args.reserve,
-            protocol_overhead_tokens: args.overhead,
-            safety_margin_tokens: args.margin,
-            framework_tools: args.framework_tools,
-            provider: match args.provider {
-                Some(name) => Some(
-                    name.parse::<crate::wire::Wire>()
-                        .map_err(|e| Error::input(format!("--provider: {e}")))?
-                        .as_str()
-                        .to_string(),
-                ),
-                None => None,
-            },
-            model: args.model,
-            base_url: args.base_url,
-        },
-    )?;
-    super::notices(&session, ui);
-    let c = &session.config;
-    let made = Made {
-        dir: &args.dir,
-        brief: &c.brief,
-        context_limit: c.context_limit,
-        reserved_completion_tokens: c.reserved_completion_tokens,
-        protocol_overhead_tokens: c.protocol_overhead_tokens,
-        safety_margin_tokens: c.safety_margin_tokens,
-        framework_tools: c.framework_tools,
-        provider: c.provider.as_deref(),
-        model: c.model.as_deref(),
-        base_url: c.base_url.as_deref(),
-        brief_name: &session.brief.manifest.name,
-        tools: session.tools.len(),
+    if args.context_limit == Some(0) {
+        return Err(Error::input("--context-limit must be above 0"));
+    }
+    let provider = match args.provider {
+        Some(name) => Some(
+            name.parse::<crate::wire::Wire>()
+                .map_err(|e| Error::input(format!("--provider: {e}")))?
+                .as_str()
+                .to_string(),
+        ),
+        None => None,
     };
+    let settings = NewSession {
+        brief: args.brief,
+        vars: super::vars(args.vars),
+        context_limit: args.context_limit,
+        reserved_completion_tokens: args.reserve,
+        protocol_overhead_tokens: args.overhead,
+        safety_margin_tokens: args.margin,
+        framework_tools: args.framework_tools,
+        provider,
+        model: args.model,
+        base_url: args.base_url,
+    };
+    let made = api::new(&args.dir, settings, &mut super::listen(ui, true))?;
     output::print(ui, Form::json_if(args.json), &made)
 }
 
-/// `brief session new`: the session made and the settings it keeps.
-#[derive(Serialize)]
-struct Made<'a> {
-    dir: &'a Path,
-    brief: &'a Path,
-    context_limit: u64,
-    reserved_completion_tokens: u64,
-    protocol_overhead_tokens: u64,
-    safety_margin_tokens: u64,
-    framework_tools: bool,
-    provider: Option<&'a str>,
-    model: Option<&'a str>,
-    base_url: Option<&'a str>,
-    #[serde(skip)]
-    brief_name: &'a str,
-    #[serde(skip)]
-    tools: usize,
-}
-
-impl Report for Made<'_> {
+impl Report for Made {
     fn status(&self) -> &str {
-        "ok"
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        format!(
-            "session {} for brief {}",
-            self.dir.display(),
-            self.brief_name
-        )
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -231,37 +197,22 @@ fn entry(args: &mut AppendArgs) -> Result<NewEntry> {
 }
 
 pub fn run(mut args: AppendArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
-    let new = entry(&mut args)?;
-    let appended = session.append(vec![new]);
-    super::notices(&session, ui);
-    let entry = appended?.remove(0);
-    let appended = Appended {
-        id: &entry.id,
-        kind: entry.kind.as_str(),
-        tokens: entry.tokens,
-    };
+    let entry = entry(&mut args)?;
+    let appended = api::append(&args.dir, entry, &mut super::listen(ui, true))?;
     output::print(ui, Form::json_if(args.json), &appended)
 }
 
-/// `brief session append`: the new entry's visible id (all the human form prints).
-#[derive(Serialize)]
-struct Appended<'a> {
-    id: &'a str,
-    kind: &'static str,
-    tokens: u64,
-}
-
-impl Report for Appended<'_> {
+/// The human form is the new entry's visible id alone.
+impl Report for Appended {
     fn status(&self) -> &str {
-        "ok"
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        format!("appended {} ({} tokens)", self.id, self.tokens)
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        ui.outln(self.id)
+        ui.outln(&self.id)
     }
 }

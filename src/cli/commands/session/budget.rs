@@ -1,16 +1,19 @@
-//! `brief session gate` and `brief session purge`.
+//! `brief session gate` and `brief session purge`: arguments, [`api::gate`] or
+//! [`api::purge`], and the human form.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
-
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::session::OpKind;
 use crate::session::budget::thousands;
-use crate::session::ops::GateRequest;
+use crate::session::ops::{GateReport, GateRequest};
+use crate::session::{OpKind, PurgeReport, api};
+use clap::ValueEnum;
+
+use super::GateShown;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Kind {
@@ -52,7 +55,6 @@ pub struct GateArgs {
 }
 
 pub fn gate(args: GateArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
     let request = match (args.resume, args.estimate) {
         (Some(op), _) => GateRequest::Resume(op),
         (None, Some(estimate)) => GateRequest::new(
@@ -66,41 +68,40 @@ pub fn gate(args: GateArgs, ui: &Ui) -> Result<Outcome> {
         ),
         (None, None) => return Err(Error::input("pass --estimate N or --resume op_N")),
     };
-    let report = session.gate(request, &super::vars(args.vars));
-    super::notices(&session, ui);
-    let report = report?;
-    ui.outln(&super::one_line_json(&report.answer())?)?;
-    if !args.json {
-        if report.allowed {
-            ui.info(&format!(
-                "{}: fits ({} tokens available, level {})",
-                report.operation_id,
-                thousands(report.available_operation_tokens),
-                report.level.as_str()
-            ));
-        } else {
-            let why = if report.reason == Some("critical_high_volume") {
-                "high-volume operations are blocked from 95%".to_string()
-            } else {
-                format!(
-                    "~{} tokens do not fit in {}",
-                    thousands(report.estimated_result_tokens),
-                    thousands(report.available_operation_tokens)
-                )
-            };
-            ui.info(&format!(
-                "{} blocked: {why}; purge or compact, then `brief session gate {} --resume {}`",
-                report.operation_id,
-                args.dir.display(),
-                report.operation_id
-            ));
-        }
+    let vars = super::vars(args.vars);
+    let report = api::gate(&args.dir, request, &vars, &mut super::listen(ui, true))?;
+    let shown = GateShown {
+        explanation: explanation(&report, &args.dir),
+        report: &report,
+    };
+    output::print(ui, Form::json_if(args.json), &shown)
+}
+
+/// What the gate's answer means, and for a blocked operation the command that resumes it.
+fn explanation(r: &GateReport, dir: &Path) -> String {
+    if r.allowed {
+        return format!(
+            "{}: fits ({} tokens available, level {})",
+            r.operation_id,
+            thousands(r.available_operation_tokens),
+            r.level.as_str()
+        );
     }
-    Ok(if report.allowed {
-        Outcome::Ok
+    let why = if r.reason == Some("critical_high_volume") {
+        "high-volume operations are blocked from 95%".to_string()
     } else {
-        Outcome::Failed
-    })
+        format!(
+            "~{} tokens do not fit in {}",
+            thousands(r.estimated_result_tokens),
+            thousands(r.available_operation_tokens)
+        )
+    };
+    format!(
+        "{} blocked: {why}; purge or compact, then `brief session gate {} --resume {}`",
+        r.operation_id,
+        dir.display(),
+        r.operation_id
+    )
 }
 
 /// Remove entries from Tier 2, optionally leaving one summary in their place
@@ -131,33 +132,42 @@ pub struct PurgeArgs {
 }
 
 pub fn purge(args: PurgeArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
+    if args.ids.iter().all(|id| id.trim().is_empty()) {
+        return Err(Error::input("--ids names no entry"));
+    }
     let summary = args.summary.map(super::text_arg).transpose()?;
-    let ids: Vec<String> = args
-        .ids
-        .iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let report = session.purge(&ids, summary.as_deref());
-    super::notices(&session, ui);
-    let r = report?;
-    let line = r.summary_line();
-    if args.json {
-        ui.json(&r.reply())?;
-    } else {
-        ui.outln(&super::shown(&line))?;
+    let report = api::purge(
+        &args.dir,
+        &args.ids,
+        summary.as_deref(),
+        &mut super::listen(ui, true),
+    )?;
+    output::print(ui, Form::json_if(args.json), &report)
+}
+
+/// The document is the one the MCP `purge` tool returns too.
+impl Report for PurgeReport {
+    fn status(&self) -> &str {
+        Document::status(self)
+    }
+
+    fn summary(&self) -> String {
+        Document::summary(self)
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.outln(&super::shown(&self.summary_line()))?;
         ui.outln(&format!(
             "tier 2: {} -> {} tokens; the cached prefix still covers {} tokens",
-            thousands(r.tier2_tokens_before),
-            thousands(r.tier2_tokens_after),
-            thousands(r.cache_break_after_tokens)
+            thousands(self.tier2_tokens_before),
+            thousands(self.tier2_tokens_after),
+            thousands(self.cache_break_after_tokens)
         ))?;
-        if let Some(hash) = &r.ccr {
+        if let Some(hash) = &self.ccr {
             ui.outln(&format!(
                 "originals also kept in the CCR store: brief ccr get {hash}"
             ))?;
         }
+        Ok(())
     }
-    Ok(Outcome::Ok)
 }

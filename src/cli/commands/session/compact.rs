@@ -1,13 +1,17 @@
-//! `brief session compact`: the seed's four-step compaction, run by the operator.
+//! `brief session compact`: the seed's four-step compaction, run by the operator:
+//! arguments, [`api::compact`] and the human form.
 
 use std::path::PathBuf;
 
 use super::shown;
-use crate::cli::output::Outcome;
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::{LedgerArgs, ProviderArgs};
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
+use crate::session::api;
 use crate::session::budget::thousands;
+use crate::session::compact::Compacted;
 use crate::session::model::ModelChoice;
 
 /// Condense all of Tier 2 into a CompactedState with a separate model call, then replace
@@ -56,35 +60,47 @@ impl ModelArgs {
 }
 
 pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
     let resume = super::text_arg(args.resume)?;
-    let report = session.compact(&resume, &args.model.choice()?, &mut |m| ui.info(&shown(m)));
-    super::notices(&session, ui);
-    let r = report?;
-    for warning in &r.warnings {
-        ui.warn(warning);
+    let choice = args.model.choice()?;
+    let compacted = api::compact(&args.dir, &resume, &choice, &mut super::listen(ui, true))?;
+    output::print(ui, Form::json_if(args.json), &compacted)
+}
+
+/// The document is the one the MCP `compact_context` tool returns too.
+impl Report for Compacted {
+    fn status(&self) -> &str {
+        Document::status(self)
     }
-    if args.json {
-        ui.json(&r.answer())?;
-        return Ok(Outcome::Ok);
+
+    fn summary(&self) -> String {
+        Document::summary(self)
     }
-    let summary = r.summary();
-    ui.outln(&shown(&summary))?;
-    ui.outln(&format!(
-        "cache: all of Tier 2 changed; {} tokens written to the cache again",
-        thousands(r.tokens_rewritten)
-    ))?;
-    if let Some(hash) = &r.ccr {
+
+    fn notes(&self, ui: &Ui) {
+        for warning in &self.report.warnings {
+            ui.warn(warning);
+        }
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        let r = &self.report;
+        ui.outln(&shown(&r.summary()))?;
         ui.outln(&format!(
-            "old Tier 2 also kept in the CCR store: brief ccr get {hash}"
+            "cache: all of Tier 2 changed; {} tokens written to the cache again",
+            thousands(r.tokens_rewritten)
         ))?;
+        if let Some(hash) = &r.ccr {
+            ui.outln(&format!(
+                "old Tier 2 also kept in the CCR store: brief ccr get {hash}"
+            ))?;
+        }
+        for fact in &r.forgotten {
+            ui.outln(&shown(&format!(
+                "  forgotten {}: {}",
+                fact.kind.name(),
+                fact.value
+            )))?;
+        }
+        Ok(())
     }
-    for fact in &r.forgotten {
-        ui.outln(&shown(&format!(
-            "  forgotten {}: {}",
-            fact.kind.name(),
-            fact.value
-        )))?;
-    }
-    Ok(Outcome::Ok)
 }

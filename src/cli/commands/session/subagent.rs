@@ -1,18 +1,18 @@
 //! `brief session subagent`: run one of the framework's sub-agents for a tool call.
+//! Arguments, [`api::subagent`] and the human forms of its three answers.
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use super::compact::ModelArgs;
-use super::shown;
+use super::{GateShown, shown};
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
+use crate::document::Document;
 use crate::error::Result;
+use crate::session::api;
 use crate::session::budget::thousands;
-use crate::session::subagent::{DelegateReport, SubagentOutcome, SubagentRequest};
-use crate::session::turn::PendingCall;
+use crate::session::subagent::{SubagentOutcome, SubagentReport, SubagentRequest, SubagentWaiting};
 
 /// Run the sub-agent a tool call asks for (fetch_url, web_search_agent, delegate_task) and
 /// append its result envelope as the call's result
@@ -49,103 +49,70 @@ pub struct SubagentArgs {
 }
 
 pub fn run(args: SubagentArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
     let request = SubagentRequest {
         model: args.model.choice()?,
         vars: super::vars(args.vars),
         estimate: args.estimate,
     };
-    let json = args.json;
-    let outcome = session.run_subagent(&args.tool_call_id, &request, &mut |m| {
-        if !json {
-            ui.info(&shown(m))
-        }
-    });
-    super::notices(&session, ui);
-    match outcome? {
+    let form = Form::json_if(args.json);
+    let mut notes = super::listen(ui, !args.json);
+    match api::subagent(&args.dir, &args.tool_call_id, &request, &mut notes)? {
         SubagentOutcome::Blocked(gate) => {
-            ui.outln(&super::one_line_json(&gate.answer())?)?;
-            if !json {
-                ui.info(&format!(
-                    "{} blocked: the sub-agent's ~{} tokens do not fit in {}; purge or compact, then run this again",
-                    gate.operation_id,
-                    thousands(gate.estimated_result_tokens),
-                    thousands(gate.available_operation_tokens)
-                ));
-            }
-            Ok(Outcome::Failed)
-        }
-        SubagentOutcome::Waiting(delegate, calls) => {
-            let summary = format!(
-                "{}: the delegated task waits for {} tool call{} in {} (turn {} of at most {})",
-                args.tool_call_id,
-                calls.len(),
-                if calls.len() == 1 { "" } else { "s" },
-                delegate.session.display(),
-                delegate.turns,
-                delegate.turn_cap
+            let explanation = format!(
+                "{} blocked: the sub-agent's ~{} tokens do not fit in {}; purge or compact, then run this again",
+                gate.operation_id,
+                thousands(gate.estimated_result_tokens),
+                thousands(gate.available_operation_tokens)
             );
-            let waiting = Waiting {
-                summary,
-                call: &args.tool_call_id,
-                delegate: &delegate,
-                tool_calls: &calls,
-            };
-            output::print(ui, Form::json_if(json), &waiting)
-        }
-        SubagentOutcome::Done(report) => {
-            let summary = format!(
-                "{} {} ({}): appended {} ({} tokens{}); {} model call{}",
-                report.call,
-                report.name,
-                report.outcome,
-                report.result_id,
-                thousands(report.tokens),
-                if report.over_budget {
-                    ", over the budget: the next model call waits for a purge or compaction"
-                } else {
-                    ""
+            output::print(
+                ui,
+                form,
+                &GateShown {
+                    report: &gate,
+                    explanation,
                 },
-                report.model_calls,
-                if report.model_calls == 1 { "" } else { "s" }
-            );
-            if json {
-                crate::cli::output::json(ui, "ok", &summary, &*report)?;
-            } else {
-                ui.outln(&report.result_id)?;
-                ui.info(&shown(&summary));
-            }
-            Ok(Outcome::Ok)
+            )
         }
+        SubagentOutcome::Waiting(waiting) => output::print(ui, form, &waiting),
+        SubagentOutcome::Done(report) => output::print(ui, form, &*report),
     }
 }
 
-/// A delegated task waiting for the tool calls its child session handed back.
-#[derive(Serialize)]
-struct Waiting<'a> {
-    #[serde(skip)]
-    summary: String,
-    call: &'a str,
-    delegate: &'a DelegateReport,
-    tool_calls: &'a [PendingCall],
-}
-
-impl Report for Waiting<'_> {
+/// The document is the one the MCP `subagent` tool returns too; the human form is the
+/// result's id, and the summary on stderr.
+impl Report for SubagentReport {
     fn status(&self) -> &str {
-        "waiting"
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        self.summary.clone()
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        for call in self.tool_calls {
+        ui.outln(&self.result_id)?;
+        ui.info(&shown(&Document::summary(self)));
+        Ok(())
+    }
+}
+
+/// The child's tool calls, one JSON line each, as a turn hands out its own.
+impl Report for SubagentWaiting {
+    fn status(&self) -> &str {
+        Document::status(self)
+    }
+
+    fn summary(&self) -> String {
+        Document::summary(self)
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        for call in &self.tool_calls {
             ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
         }
         ui.info(&shown(&format!(
             "{}; answer them with `brief session append {} --tool-result ID ...`, then run this again",
-            self.summary,
+            Document::summary(self),
             self.delegate.session.display()
         )));
         Ok(())

@@ -1,16 +1,22 @@
-//! `brief session turn`: one orchestrator step over `Session::turn`.
+//! `brief session turn`: one orchestrator step. Arguments, [`api::turn`] and the human
+//! forms of its three answers.
 
 use std::path::PathBuf;
 
-use crate::cli::output::{self, Outcome};
+use serde::Serialize;
+
+use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
-use crate::error::Result;
+use crate::document::Document;
+use crate::error::{Error, Result};
+use crate::session::GateReport;
+use crate::session::api;
 use crate::session::budget::thousands;
-use crate::session::turn::{TurnOutcome, TurnReport, TurnRequest};
+use crate::session::turn::{PendingCall, TurnOutcome, TurnReport, TurnRequest};
 
 use super::compact::ModelArgs;
-use super::shown;
+use super::{GateShown, shown};
 
 /// Run one orchestrator step: gate the model call, render, call the model (streamed),
 /// record the call, append the answer and its tool calls with visible ids
@@ -58,9 +64,12 @@ pub struct TurnArgs {
 }
 
 pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
+    let user = args.user.map(super::text_arg).transpose()?;
+    if user.as_deref().is_some_and(|u| u.trim().is_empty()) {
+        return Err(Error::input("--user is empty"));
+    }
     let request = TurnRequest {
-        user: args.user.map(super::text_arg).transpose()?,
+        user,
         vars: super::vars(args.vars),
         resume: args.resume,
         max_tokens: args.max_tokens,
@@ -69,112 +78,144 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
         run_subagents: args.run_subagents,
         ledger_command: None,
     };
-    let json = args.json;
-    let outcome = session.turn(&request, &mut |m| {
-        if !json {
-            ui.info(&shown(m))
+    let form = Form::json_if(args.json);
+    let mut notes = super::listen(ui, !args.json);
+    let dir = args.dir.display().to_string();
+    match api::turn(&args.dir, &request, &mut notes)? {
+        TurnOutcome::Blocked(gate) => output::print(
+            ui,
+            form,
+            &GateShown {
+                explanation: blocked_line(&gate, gate.call.as_deref(), &dir),
+                report: &gate,
+            },
+        ),
+        TurnOutcome::Released(call) => output::print(ui, form, &Released(&call)),
+        TurnOutcome::Done(report) => output::print(
+            ui,
+            form,
+            &TurnShown {
+                report: &report,
+                dir: &dir,
+            },
+        ),
+    }
+}
+
+/// A tool call the gate had held back that fits now: its JSON line in every form.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Released<'a>(&'a PendingCall);
+
+impl Report for Released<'_> {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{}: {} fits now; run it and append its result",
+            self.0.operation_id, self.0.id
+        )
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        self.json(ui)?;
+        ui.info(&self.summary());
+        Ok(())
+    }
+
+    fn json(&self, ui: &Ui) -> Result<()> {
+        ui.outln(&serde_json::to_string(self.0).unwrap_or_default())
+    }
+}
+
+/// A finished turn; its human form names the session directory in what to run next.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct TurnShown<'a> {
+    report: &'a TurnReport,
+    #[serde(skip)]
+    dir: &'a str,
+}
+
+impl Report for TurnShown<'_> {
+    fn status(&self) -> &str {
+        Document::status(self.report)
+    }
+
+    fn summary(&self) -> String {
+        Document::summary(self.report)
+    }
+
+    fn human(&self, ui: &Ui) -> Result<()> {
+        let (report, dir) = (self.report, self.dir);
+        // The model's text as a terminal may show it; the log keeps it as it came.
+        if !report.text.is_empty() {
+            ui.outln(shown(&report.text).trim_end_matches('\n'))?;
         }
-    });
-    super::notices(&session, ui);
-    match outcome? {
-        TurnOutcome::Blocked(gate) => {
-            ui.outln(&super::one_line_json(&gate.answer())?)?;
-            if !json {
-                ui.info(&blocked_line(
-                    &gate,
-                    gate.call.as_deref(),
-                    &args.dir.display().to_string(),
-                ));
-            }
-            Ok(Outcome::Failed)
+        for call in &report.tool_calls {
+            ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
         }
-        TurnOutcome::Released(call) => {
-            ui.outln(&serde_json::to_string(&call).unwrap_or_default())?;
-            if !json {
-                ui.info(&format!(
-                    "{}: {} fits now; run it and append its result",
-                    call.operation_id, call.id
-                ));
-            }
-            Ok(Outcome::Ok)
-        }
-        TurnOutcome::Done(report) => {
-            let summary = summary(&report);
-            let outcome = if report.blocked.is_empty() {
-                Outcome::Ok
-            } else {
-                Outcome::Failed
-            };
-            if json {
-                let status = if report.blocked.is_empty() {
-                    "ok"
-                } else {
-                    "context_budget_exceeded"
-                };
-                output::json(ui, status, &summary, &report)?;
-                return Ok(outcome);
-            }
-            // The model's text as a terminal may show it; the log keeps it as it came.
-            if !report.text.is_empty() {
-                ui.outln(shown(&report.text).trim_end_matches('\n'))?;
-            }
-            for call in &report.tool_calls {
+        for run in &report.subagents {
+            for call in &run.tool_calls {
                 ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
             }
-            for run in &report.subagents {
-                for call in &run.tool_calls {
-                    ui.outln(&serde_json::to_string(call).unwrap_or_default())?;
-                }
-                let done = match (&run.result_id, &run.delegate) {
-                    (Some(id), _) => format!("appended {id}"),
-                    (None, Some(d)) => format!(
-                        "its own tool calls above wait in {}; answer them there, then `brief session subagent {} {}`",
-                        d.session.display(),
-                        args.dir.display(),
-                        run.id
-                    ),
-                    (None, None) => String::new(),
-                };
-                ui.info(&shown(&format!(
-                    "{} {} ({}): {done}",
-                    run.id, run.name, run.outcome
-                )));
-            }
-            for held in &report.blocked {
-                ui.outln(&super::one_line_json(&held.gate.answer())?)?;
-                ui.info(&format!(
-                    "{} blocked: {} (`{}`) ~{} tokens do not fit in {}; purge or compact, then `brief session turn {} --resume {}`",
-                    held.operation_id,
-                    held.id,
-                    shown(&held.name),
-                    thousands(held.gate.estimated_result_tokens),
-                    thousands(held.gate.available_operation_tokens),
-                    args.dir.display(),
-                    held.operation_id
-                ));
-            }
-            for run in &report.framework {
-                ui.info(&shown(&format!(
-                    "{} {} ({}): {}",
-                    run.id, run.name, run.outcome, run.text
-                )));
-                if let Some(compact) = &run.compact {
-                    for fact in &compact.forgotten {
-                        ui.info(&shown(&format!(
-                            "  forgotten {}: {}",
-                            fact.kind.name(),
-                            fact.value
-                        )));
-                    }
+            let done = match (&run.result_id, &run.delegate) {
+                (Some(id), _) => format!("appended {id}"),
+                (None, Some(d)) => format!(
+                    "its own tool calls above wait in {}; answer them there, then `brief session subagent {dir} {}`",
+                    d.session.display(),
+                    run.id
+                ),
+                (None, None) => String::new(),
+            };
+            ui.info(&shown(&format!(
+                "{} {} ({}): {done}",
+                run.id, run.name, run.outcome
+            )));
+        }
+        for held in &report.blocked {
+            ui.outln(&super::one_line_json(&held.gate.answer())?)?;
+            ui.info(&format!(
+                "{} blocked: {} (`{}`) ~{} tokens do not fit in {}; purge or compact, then `brief session turn {dir} --resume {}`",
+                held.operation_id,
+                held.id,
+                shown(&held.name),
+                thousands(held.gate.estimated_result_tokens),
+                thousands(held.gate.available_operation_tokens),
+                held.operation_id
+            ));
+        }
+        for run in &report.framework {
+            ui.info(&shown(&format!(
+                "{} {} ({}): {}",
+                run.id, run.name, run.outcome, run.text
+            )));
+            if let Some(compact) = &run.compact {
+                for fact in &compact.forgotten {
+                    ui.info(&shown(&format!(
+                        "  forgotten {}: {}",
+                        fact.kind.name(),
+                        fact.value
+                    )));
                 }
             }
-            ui.info(&shown(&summary));
-            Ok(outcome)
+        }
+        ui.info(&shown(&Document::summary(report)));
+        Ok(())
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.report.blocked.is_empty() {
+            Outcome::Ok
+        } else {
+            Outcome::Failed
         }
     }
 }
 
-fn blocked_line(gate: &crate::session::GateReport, call: Option<&str>, dir: &str) -> String {
+fn blocked_line(gate: &GateReport, call: Option<&str>, dir: &str) -> String {
     let what = call.map(|c| format!(" ({c})")).unwrap_or_default();
     let why = match gate.reason {
         Some("over_budget") => format!(
@@ -192,47 +233,4 @@ fn blocked_line(gate: &crate::session::GateReport, call: Option<&str>, dir: &str
         "{}{what} blocked: {why}; purge or compact, then `brief session turn {dir} --resume {}`",
         gate.operation_id, gate.operation_id
     )
-}
-
-fn summary(r: &TurnReport) -> String {
-    let mut ids = Vec::new();
-    if let Some(user) = &r.user_id {
-        ids.push(user.clone());
-    }
-    ids.extend(r.appended_ids.iter().cloned());
-    let usage = match &r.usage {
-        Some(u) => format!(
-            "{} input tokens ({} cached), {} output",
-            thousands(u.input_tokens),
-            u.cached_input_tokens
-                .map_or_else(|| "no cache figure".to_string(), thousands),
-            thousands(u.output_tokens)
-        ),
-        None => "no usage reported".to_string(),
-    };
-    let mut text = format!(
-        "{}{}: appended {}; {} tool call{} to run; {} ({usage})",
-        r.operation_id,
-        if r.finished_interrupted {
-            " (finished after an interruption)"
-        } else {
-            ""
-        },
-        if ids.is_empty() {
-            "nothing".to_string()
-        } else {
-            ids.join(", ")
-        },
-        r.tool_calls.len(),
-        if r.tool_calls.len() == 1 { "" } else { "s" },
-        r.model,
-    );
-    if !r.blocked.is_empty() {
-        let ids: Vec<&str> = r.blocked.iter().map(|b| b.id.as_str()).collect();
-        text.push_str(&format!("; held back by the gate: {}", ids.join(", ")));
-    }
-    for run in &r.framework {
-        text.push_str(&format!("; {} {} {}", run.name, run.id, run.outcome));
-    }
-    text
 }

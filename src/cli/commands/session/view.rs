@@ -1,23 +1,25 @@
-//! The reading subcommands: `render`, `status`, `log`, `show` and `tools`.
+//! The reading subcommands: `render`, `status`, `log`, `show` and `tools`; each is
+//! arguments, one call into [`api`] and the human form.
 
 use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use serde::Serialize;
-
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
+use crate::document::Document;
+use crate::error::Result;
+use crate::session::RenderedBody;
+use crate::session::api;
 use crate::session::budget::thousands;
 use crate::session::render::{self, Format};
-use crate::session::status_report::StatusFields;
-use crate::session::{RenderedBody, Status, tools::framework_tools};
+use crate::session::reports::{EntryReport, LogReport};
+use crate::session::status_report::StatusReport;
+use crate::session::tools::framework_tools_array;
 use crate::text::sanitize::terminal_line;
-use crate::wire::canonical;
-use crate::wire::{self, Prompt};
+use crate::wire::{Wire, canonical};
 
 use super::shown;
 
@@ -47,7 +49,6 @@ pub struct RenderArgs {
 }
 
 pub fn render(args: RenderArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
     let format = match args.format {
         RenderFormat::Openai => Format::Openai,
         RenderFormat::Responses => Format::Responses,
@@ -55,9 +56,8 @@ pub fn render(args: RenderArgs, ui: &Ui) -> Result<Outcome> {
         RenderFormat::Gemini => Format::Gemini,
         RenderFormat::Text => Format::Text,
     };
-    let rendered = session.render(format, &super::vars(args.vars));
-    super::notices(&session, ui);
-    match rendered?.body {
+    let vars = super::vars(args.vars);
+    match api::render(&args.dir, format, &vars, &mut super::listen(ui, true))? {
         RenderedBody::Json(body) => ui.outln(&canonical::to_string(&body))?,
         // The text form is for people (the request bodies are the JSON forms): through
         // the sanitiser, as every other rendering of entries.
@@ -80,46 +80,30 @@ pub struct StatusArgs {
 }
 
 pub fn status(args: StatusArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
-    let status = session.status(&super::vars(args.vars));
-    super::notices(&session, ui);
-    let status = status?;
-    output::print(
-        ui,
-        Form::json_if(args.json),
-        &StatusShown {
-            fields: status.fields(),
-            status: &status,
-        },
-    )
+    let vars = super::vars(args.vars);
+    let report = api::status(&args.dir, &vars, &mut super::listen(ui, true))?;
+    output::print(ui, Form::json_if(args.json), &report)
 }
 
-/// `brief session status`: the document the MCP `session_status` tool returns too.
-#[derive(Serialize)]
-struct StatusShown<'a> {
-    #[serde(flatten)]
-    fields: StatusFields<'a>,
-    #[serde(skip)]
-    status: &'a Status,
-}
-
-impl Report for StatusShown<'_> {
+/// The document is the one the MCP `session_status` tool returns too.
+impl Report for StatusReport {
     fn status(&self) -> &str {
-        "ok"
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        self.status.figures.telemetry.clone()
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        let (status, f) = (self.status, &self.status.figures);
+        let (status, f) = (&self.status, &self.status.figures);
         let mut out = format!("{}\n", f.telemetry);
         if let Some(advice) = f.level.advice() {
             out.push_str(advice);
             out.push('\n');
         }
-        let rows = [
+        let mut table = Table::new(&[Align::Left, Align::Right]);
+        let figures = [
             ("tier 1 (static)", f.tier1_tokens),
             ("tier 2 (memory)", f.tier2_tokens),
             ("tier 3 (volatile)", f.tier3_tokens),
@@ -128,42 +112,34 @@ impl Report for StatusShown<'_> {
             ("protocol overhead", f.protocol_overhead_tokens),
             ("safety margin", f.safety_margin_tokens),
             ("available for operations", f.available_operation_tokens),
+            ("live entries", status.live_entries),
         ];
-        for (label, n) in rows {
-            out.push_str(&format!("{label:<26}{:>10}\n", thousands(n)));
+        for (label, n) in figures {
+            table.row([label.to_string(), thousands(n)]);
         }
-        out.push_str(&format!(
-            "{:<26}{:>10}\n",
-            "live entries",
-            thousands(status.live_entries)
-        ));
-        if status.over_budget || !status.over_budget_entries.is_empty() {
+        let over = status.over_budget || !status.over_budget_entries.is_empty();
+        if over {
+            let word = if status.over_budget { "yes" } else { "no" };
+            table.row(["over budget", word]);
+        }
+        let pending = if status.pending.is_empty() {
+            "none".to_string()
+        } else {
+            terminal_line(&status.pending.join(", "))
+        };
+        table.row(["pending operations".to_string(), pending]);
+        out.push_str(&table.render());
+        if !status.over_budget_entries.is_empty() {
             out.push_str(&format!(
-                "{:<26}{:>10}\n",
-                "over budget",
-                if status.over_budget { "yes" } else { "no" }
+                "appended over the budget: {}{}\n",
+                terminal_line(&status.over_budget_entries.join(", ")),
+                if status.over_budget {
+                    "; the next model call waits for a purge or a compaction"
+                } else {
+                    ""
+                }
             ));
-            if !status.over_budget_entries.is_empty() {
-                out.push_str(&format!(
-                    "  appended over the budget: {}{}\n",
-                    terminal_line(&status.over_budget_entries.join(", ")),
-                    if status.over_budget {
-                        "; the next model call waits for a purge or a compaction"
-                    } else {
-                        ""
-                    }
-                ));
-            }
         }
-        out.push_str(&format!(
-            "{:<26}{:>10}\n",
-            "pending operations",
-            if status.pending.is_empty() {
-                "none".to_string()
-            } else {
-                terminal_line(&status.pending.join(", "))
-            }
-        ));
         ui.out(&out)
     }
 }
@@ -179,58 +155,17 @@ pub struct LogArgs {
 }
 
 pub fn log(args: LogArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
-    let state = session.state();
-    super::notices(&session, ui);
-    let state = state?;
-    let live = state.live.len();
-    let summary = format!(
-        "{} entries, {live} live, {} tokens in Tier 2",
-        state.entries.len(),
-        thousands(state.tier2_tokens)
-    );
-    let entries = state
-        .entries
-        .iter()
-        .map(|e| LogEntry {
-            id: &e.id,
-            kind: e.kind.as_str(),
-            tokens: e.tokens,
-            state: state.entry_state(&e.id),
-            source: e.source.as_deref(),
-            over_budget: e.over_budget.then_some(true),
-        })
-        .collect();
-    output::print(ui, Form::json_if(args.json), &LogShown { summary, entries })
+    let report = api::log(&args.dir, &mut super::listen(ui, true))?;
+    output::print(ui, Form::json_if(args.json), &report)
 }
 
-/// `brief session log`: every entry ever appended, with its state.
-#[derive(Serialize)]
-struct LogShown<'a> {
-    #[serde(skip)]
-    summary: String,
-    entries: Vec<LogEntry<'a>>,
-}
-
-#[derive(Serialize)]
-struct LogEntry<'a> {
-    id: &'a str,
-    kind: &'static str,
-    tokens: u64,
-    state: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    source: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    over_budget: Option<bool>,
-}
-
-impl Report for LogShown<'_> {
+impl Report for LogReport {
     fn status(&self) -> &str {
-        "ok"
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        self.summary.clone()
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -239,7 +174,7 @@ impl Report for LogShown<'_> {
             Table::new(&[Left, Left, Right, Left]).header(["ID", "KIND", "TOKENS", "STATE"]);
         for e in &self.entries {
             let mut notes = Vec::new();
-            if e.source == Some("subagent") {
+            if e.source.as_deref() == Some("subagent") {
                 notes.push("sub-agent result");
             }
             if e.over_budget.is_some() {
@@ -251,14 +186,14 @@ impl Report for LogShown<'_> {
                 format!("  ({})", notes.join(", "))
             };
             table.row([
-                terminal_line(e.id),
+                terminal_line(&e.id),
                 e.kind.to_string(),
                 thousands(e.tokens),
                 format!("{}{notes}", e.state),
             ]);
         }
         let mut out = table.render();
-        out.push_str(&self.summary);
+        out.push_str(&Document::summary(self));
         out.push('\n');
         ui.out(&out)
     }
@@ -277,42 +212,17 @@ pub struct ShowArgs {
 }
 
 pub fn show(args: ShowArgs, ui: &Ui) -> Result<Outcome> {
-    let session = super::open(&args.dir, ui)?;
-    let state = session.state();
-    super::notices(&session, ui);
-    let state = state?;
-    let entry = state.entry(&args.id).ok_or_else(|| {
-        Error::input(format!("`{}`: no such entry in this session", args.id))
-            .with_hint("`brief session log DIR` lists every entry")
-    })?;
-    let shown_entry = EntryShown {
-        entry,
-        state: state.entry_state(&entry.id),
-        removed_by: state.removed.get(&args.id),
-    };
-    output::print(ui, Form::json_if(args.json), &shown_entry)
+    let report = api::show(&args.dir, &args.id, &mut super::listen(ui, true))?;
+    output::print(ui, Form::json_if(args.json), &report)
 }
 
-/// `brief session show`: one entry and the event that removed it from Tier 2.
-#[derive(Serialize)]
-struct EntryShown<'a> {
-    entry: &'a crate::session::log::Entry,
-    state: &'static str,
-    removed_by: Option<&'a crate::session::state::Removal>,
-}
-
-impl Report for EntryShown<'_> {
+impl Report for EntryReport {
     fn status(&self) -> &str {
-        "ok"
+        Document::status(self)
     }
 
     fn summary(&self) -> String {
-        format!(
-            "{} ({}, {})",
-            self.entry.id,
-            self.entry.kind.as_str(),
-            self.state
-        )
+        Document::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
@@ -323,7 +233,7 @@ impl Report for EntryShown<'_> {
             thousands(self.entry.tokens),
             self.state
         );
-        if let Some(r) = self.removed_by {
+        if let Some(r) = &self.removed_by {
             out.push_str(&terminal_line(&format!(
                 "removed by {} at {} (with {})",
                 r.event,
@@ -337,7 +247,7 @@ impl Report for EntryShown<'_> {
         }
         out.push('\n');
         // The entry's text as the log keeps it, made safe for a terminal.
-        out.push_str(&shown(&render::entry_line(self.entry)));
+        out.push_str(&shown(&render::entry_line(&self.entry)));
         out.push('\n');
         ui.out(&out)
     }
@@ -359,15 +269,10 @@ pub struct ToolsArgs {
 }
 
 pub fn tools(args: ToolsArgs, ui: &Ui) -> Result<Outcome> {
-    let prompt = Prompt {
-        tools: framework_tools(),
-        messages: Vec::new(),
-        ..Prompt::default()
+    let wire = match args.format {
+        ToolsFormat::Openai => Wire::OpenAi,
+        ToolsFormat::Anthropic => Wire::Anthropic,
     };
-    let body = match args.format {
-        ToolsFormat::Openai => wire::openai::body(&prompt, None, None),
-        ToolsFormat::Anthropic => wire::anthropic::body(&prompt, None),
-    };
-    ui.outln(&canonical::to_string(&body["tools"]))?;
+    ui.outln(&canonical::to_string(&framework_tools_array(wire)))?;
     Ok(Outcome::Ok)
 }

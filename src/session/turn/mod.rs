@@ -14,16 +14,18 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
+mod finish;
+
 use super::calls::BlockedCall;
 use super::compact::CompactReport;
 use super::journal::{Journal, Received};
 use super::log::{Entry, Event, Kind};
 use super::model::ModelChoice;
-use super::ops::{GateReport, GateRequest, PurgeReport, now};
+use super::ops::{GateReport, GateRequest, PurgeReport};
 use super::render::{self, entry_text};
-use super::subagent::{Ran, SubagentRun};
-use super::{OpKind, Session};
-use crate::error::{Error, Result};
+use super::subagent::SubagentRun;
+use super::{Notice, OpKind, Session};
+use crate::error::{Error, Result, Topic};
 use crate::provider::{CallOptions, Provider, Usage};
 use crate::tokens;
 use crate::wire::Wire;
@@ -121,10 +123,9 @@ impl Session {
     ) -> Result<TurnOutcome> {
         if let Some(journal) = Journal::interrupted(&self.dir)? {
             if request.user.is_some() && request.user != journal.user {
-                self.notice(format!(
-                    "finished {} first, whose answer had arrived before an interruption; the new --user message was not sent: run the command again",
-                    journal.op
-                ));
+                self.notice(Notice::UserNotSent {
+                    op: journal.op.clone(),
+                });
             }
             progress(&format!(
                 "{}: finishing the turn whose answer arrived before it was interrupted",
@@ -137,7 +138,7 @@ impl Session {
         if let Some(user) = &request.user
             && user.trim().is_empty()
         {
-            return Err(Error::input("--user is empty"));
+            return Err(Error::input("the user message is empty"));
         }
         let state = self.state()?;
         if let Some(op) = &request.resume
@@ -162,21 +163,12 @@ impl Session {
                 call.id,
                 call.name.as_deref().unwrap_or_default()
             ))
-            .with_hint(
-                if self.is_subagent(call.name.as_deref().unwrap_or_default()) {
-                    format!(
-                        "brief session subagent {} {} (or --run-subagents next time)",
-                        self.dir.display(),
-                        call.id
-                    )
-                } else {
-                    format!(
-                        "brief session append {} --tool-result {} --text ...",
-                        self.dir.display(),
-                        call.id
-                    )
-                },
-            ));
+            .with_hint("answer it first")
+            .with_topic(Topic::TurnUnanswered {
+                session: self.dir.clone(),
+                call: call.id.clone(),
+                subagent: self.is_subagent(call.name.as_deref().unwrap_or_default()),
+            }));
         }
         let settings = self.settings(&request.model)?;
         let (user, max_tokens, gate) = match &request.resume {
@@ -187,17 +179,18 @@ impl Session {
                     Error::input(format!(
                         "{op} is not a turn the gate blocked in this session"
                     ))
-                    .with_hint("operations checked with `brief session gate` resume there")
+                    .with_topic(Topic::NotATurn)
                 })?;
                 let user = journal.user.clone();
                 // The gate approved the stored cap: a smaller --max-tokens is honoured, a
                 // larger one would spend what was never checked.
                 let max_tokens = match request.max_tokens {
                     Some(asked) if asked > journal.max_tokens => {
-                        self.notice(format!(
-                            "--max-tokens {asked} is over the {} the gate checked for {op}; the answer is capped at {}",
-                            journal.max_tokens, journal.max_tokens
-                        ));
+                        self.notice(Notice::LengthCapped {
+                            asked,
+                            cap: journal.max_tokens,
+                            op: op.clone(),
+                        });
                         journal.max_tokens
                     }
                     Some(asked) => asked,
@@ -327,157 +320,5 @@ impl Session {
         };
         entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
         entry
-    }
-
-    /// Appends what of the journaled turn the log does not hold yet, runs its framework
-    /// tools, and removes the journal.
-    fn finish(
-        &self,
-        journal: Journal,
-        interrupted: bool,
-        request: &TurnRequest,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<TurnReport> {
-        let choice = &request.model;
-        let op = journal.op.clone();
-        let received = journal.answer.clone().expect("only answered turns finish");
-        let state = self.state()?;
-        let in_log = state
-            .entries
-            .iter()
-            .any(|e| e.op.as_deref() == Some(op.as_str()) && e.kind != Kind::User);
-        if !in_log {
-            self.append_answer(&journal, &received)?;
-            crate::store::transaction::fault_point("session-turn-after-answer");
-        }
-        let state = self.state()?;
-        let mine: Vec<Entry> = state
-            .entries
-            .iter()
-            .filter(|e| e.op.as_deref() == Some(op.as_str()))
-            .cloned()
-            .collect();
-        let user_id = mine
-            .iter()
-            .find(|e| e.kind == Kind::User)
-            .map(|e| e.id.clone());
-        let calls: Vec<&Entry> = mine.iter().filter(|e| e.kind == Kind::ToolCall).collect();
-        let framework_tools = self.config.framework_tools;
-        let is_framework = |e: &Entry| {
-            framework_tools && matches!(e.name.as_deref(), Some("purge" | "compact_context"))
-        };
-        let mut framework = Vec::new();
-        for call in calls.iter().filter(|c| c.name.as_deref() == Some("purge")) {
-            if !is_framework(call)
-                || !self.state()?.is_live(&call.id)
-                || self.state()?.is_answered(&call.id)
-            {
-                continue;
-            }
-            framework.push(self.run_purge(call, &op)?);
-        }
-        for call in calls
-            .iter()
-            .filter(|c| c.name.as_deref() == Some("compact_context"))
-        {
-            let state = self.state()?;
-            if !is_framework(call) || !state.is_live(&call.id) || state.is_answered(&call.id) {
-                continue;
-            }
-            framework.push(self.run_compaction(call, &op, choice, progress)?);
-        }
-        let state = self.state()?;
-        let waiting: Vec<&Entry> = calls
-            .iter()
-            .copied()
-            .filter(|c| !is_framework(c) && state.is_live(&c.id) && !state.is_answered(&c.id))
-            .collect();
-        let mut subagents = Vec::new();
-        let mut blocked = Vec::new();
-        let waiting: Vec<&Entry> = if request.run_subagents {
-            let mut rest = Vec::new();
-            for call in waiting {
-                let name = call.name.clone().unwrap_or_default();
-                if !self.is_subagent(&name) {
-                    rest.push(call);
-                    continue;
-                }
-                match self.run_in_turn(call, request, progress)? {
-                    Ran::Run(run) => subagents.push(run),
-                    Ran::Blocked(held) => blocked.push(held),
-                }
-            }
-            rest
-        } else {
-            waiting
-        };
-        let (tool_calls, mut held) =
-            self.gate_calls(&waiting, request.tool_estimate, &request.vars)?;
-        blocked.append(&mut held);
-        Journal::remove(&self.dir, &op)?;
-        Ok(TurnReport {
-            operation_id: op,
-            finished_interrupted: interrupted,
-            user_id,
-            appended_ids: mine
-                .iter()
-                .filter(|e| matches!(e.kind, Kind::Assistant | Kind::ToolCall))
-                .map(|e| e.id.clone())
-                .collect(),
-            text: received.text,
-            tool_calls,
-            blocked,
-            subagents,
-            framework,
-            model: received.model,
-            finish_reason: received.finish_reason,
-            usage: received.usage,
-        })
-    }
-
-    /// The user message and the answer (text, then tool calls, one group) in one write.
-    fn append_answer(&self, journal: &Journal, received: &Received) -> Result<()> {
-        let op = journal.op.as_str();
-        self.write(|state| {
-            let mut events = Vec::new();
-            let mut offset = 0;
-            if let Some(text) = &journal.user {
-                let entry = self.new_entry(state, Kind::User, 0, text.clone(), op);
-                events.push(Event::Append {
-                    at: now(),
-                    entries: vec![entry],
-                });
-                offset = 1;
-            }
-            let mut entries = Vec::new();
-            if !received.text.trim().is_empty() {
-                entries.push(self.new_entry(
-                    state,
-                    Kind::Assistant,
-                    offset,
-                    received.text.clone(),
-                    op,
-                ));
-            }
-            for call in &received.tool_calls {
-                let text = crate::wire::canonical::to_string(&call.arguments);
-                let at = offset + entries.len() as u64;
-                let mut entry = self.new_entry(state, Kind::ToolCall, at, text, op);
-                entry.name = Some(call.name.clone());
-                entry.call = Some(call.call_id.clone());
-                entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
-                entries.push(entry);
-            }
-            if entries.len() > 1 {
-                let group = entries[0].id.clone();
-                for entry in &mut entries {
-                    entry.group = Some(group.clone());
-                }
-            }
-            if !entries.is_empty() {
-                events.push(Event::Append { at: now(), entries });
-            }
-            Ok((events, ()))
-        })
     }
 }
