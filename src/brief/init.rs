@@ -20,6 +20,21 @@ pub struct Scaffolded {
     pub items: Vec<String>,
 }
 
+impl Scaffolded {
+    /// Always `ok`: a brief that could not be created is an error.
+    pub fn status(&self) -> &'static str {
+        "ok"
+    }
+
+    pub fn summary(&self) -> String {
+        format!(
+            "created a brief in {} with {} items",
+            self.brief.display(),
+            self.items.len()
+        )
+    }
+}
+
 const ITEMS: &[(&str, &str)] = &[
     (
         "identity.md",

@@ -1,23 +1,39 @@
-//! `brief stats --json` as a typed report: the figures of [`super::cost::measure`] with the
-//! brief's budget, in the order scripts read them (`status` and `summary` first).
+//! `brief stats` as one call and a typed report: the figures of [`super::cost::measure`]
+//! with the brief's budget, in the order scripts read them (after `status` and `summary`),
+//! and the exact figures the human form rounds itself.
+
+use std::path::Path;
 
 use serde::Serialize;
 
 use super::cost::{Measured, context_level};
-use crate::brief::Brief;
+use super::facts::Facts;
+use crate::brief::{Brief, Problem};
+use crate::error::Result;
+
+/// Measures the brief at `path` (a directory or its brief.yaml), passing the loader's
+/// warnings to `warn` first.
+pub fn stats(path: &Path, warn: &mut dyn FnMut(&Problem)) -> Result<StatsReport> {
+    let brief = Brief::load(path)?;
+    brief.warnings.iter().for_each(&mut *warn);
+    let measured = super::cost::measure(&brief);
+    Ok(StatsReport::new(&brief, &measured))
+}
 
 #[derive(Debug, Serialize)]
-pub struct StatsReport<'a> {
+pub struct StatsReport {
     /// `warning` when a context threshold, the brief budget or a volatile value in the
     /// static tier needs attention; else `ok`.
+    #[serde(skip)]
     pub status: &'static str,
+    #[serde(skip)]
     pub summary: String,
-    pub brief: &'a str,
+    pub brief: String,
     pub tokenizer: String,
-    pub items: Vec<ItemRow<'a>>,
+    pub items: Vec<ItemRow>,
     pub total: Total,
-    pub prefix: PrefixFigures<'a>,
-    pub cache: Option<CacheFigures<'a>>,
+    pub prefix: PrefixFigures,
+    pub cache: Option<CacheFigures>,
     pub context: Context,
     pub volatile_in_static: usize,
     pub budget: Option<Budget>,
@@ -25,8 +41,8 @@ pub struct StatsReport<'a> {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ItemRow<'a> {
-    pub id: &'a str,
+pub struct ItemRow {
+    pub id: String,
     #[serde(rename = "type")]
     pub kind: crate::brief::ItemType,
     pub tier: crate::brief::Tier,
@@ -36,6 +52,9 @@ pub struct ItemRow<'a> {
     pub tokens_compacted: usize,
     /// Percent of all compacted tokens, one decimal.
     pub share: f64,
+    /// The same, unrounded.
+    #[serde(skip)]
+    pub share_exact: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -49,18 +68,21 @@ pub struct Total {
 }
 
 #[derive(Debug, Serialize)]
-pub struct PrefixFigures<'a> {
-    pub hash: &'a str,
+pub struct PrefixFigures {
+    pub hash: String,
     pub tokens: usize,
     pub bytes: usize,
 }
 
 #[derive(Debug, Serialize)]
-pub struct CacheFigures<'a> {
-    pub provider: &'a str,
-    pub model: &'a str,
+pub struct CacheFigures {
+    pub provider: &'static str,
+    pub model: String,
     pub min_cacheable_tokens: Option<u64>,
     pub reaches_minimum: Option<bool>,
+    /// The model's cache facts, for the sentence that explains them.
+    #[serde(skip)]
+    pub facts: &'static Facts,
 }
 
 #[derive(Debug, Serialize)]
@@ -69,6 +91,9 @@ pub struct Context {
     pub limit: Option<u64>,
     pub percent: Option<f64>,
     pub level: Option<&'static str>,
+    /// The percentage, unrounded.
+    #[serde(skip)]
+    pub percent_exact: Option<f64>,
 }
 
 /// The composed brief against `budget.max_brief_tokens` (the figure `brief check` fails
@@ -98,6 +123,9 @@ impl Budget {
 pub struct TurnCost {
     pub without_caching: f64,
     pub with_caching: Option<f64>,
+    /// Both prices, unrounded.
+    #[serde(skip)]
+    pub exact: super::cost::TurnCost,
 }
 
 fn round(x: f64, places: i32) -> f64 {
@@ -105,8 +133,8 @@ fn round(x: f64, places: i32) -> f64 {
     (x * scale).round() / scale
 }
 
-impl<'a> StatsReport<'a> {
-    pub fn new(brief: &'a Brief, measured: &'a Measured<'a>) -> Self {
+impl StatsReport {
+    pub fn new(brief: &Brief, measured: &Measured<'_>) -> Self {
         let brief_tokens = measured.brief_tokens();
         let total_compacted = measured.total_compacted();
         let percent = measured.context_percent(brief);
@@ -126,13 +154,13 @@ impl<'a> StatsReport<'a> {
                 measured.items.len(),
                 measured.prefix_tokens
             ),
-            brief: &brief.manifest.name,
+            brief: brief.manifest.name.clone(),
             tokenizer: brief.manifest.tokenizer.to_string(),
             items: measured
                 .items
                 .iter()
                 .map(|f| ItemRow {
-                    id: &f.item.id,
+                    id: f.item.id.clone(),
                     kind: f.item.kind,
                     tier: f.item.tier,
                     policy: f.item.policy,
@@ -140,6 +168,7 @@ impl<'a> StatsReport<'a> {
                     tokens: f.tokens,
                     tokens_compacted: f.tokens_compacted,
                     share: round(Measured::share(f.tokens_compacted, total_compacted), 1),
+                    share_exact: Measured::share(f.tokens_compacted, total_compacted),
                 })
                 .collect(),
             total: Total {
@@ -150,7 +179,7 @@ impl<'a> StatsReport<'a> {
                 max_brief_tokens: max,
             },
             prefix: PrefixFigures {
-                hash: &prefix.hashes.prefix,
+                hash: prefix.hashes.prefix.clone(),
                 tokens: measured.prefix_tokens,
                 bytes: prefix.hashes.prefix_bytes(),
             },
@@ -161,21 +190,24 @@ impl<'a> StatsReport<'a> {
                 .zip(measured.cache)
                 .map(|(model, facts)| CacheFigures {
                     provider: model.provider.as_str(),
-                    model: &model.name,
+                    model: model.name.clone(),
                     min_cacheable_tokens: facts.min_cacheable_tokens,
                     reaches_minimum: facts.reaches_minimum(measured.prefix_tokens as u64),
+                    facts,
                 }),
             context: Context {
                 tokens: brief_tokens,
                 limit: brief.manifest.budget.context_limit,
                 percent: percent.map(|p| round(p, 1)),
                 level,
+                percent_exact: percent,
             },
             volatile_in_static: measured.volatile_hits,
             budget,
             cost_per_1000_turns: measured.cost.map(|c| TurnCost {
                 without_caching: round(c.without_caching, 6),
                 with_caching: c.with_caching.map(|w| round(w, 6)),
+                exact: c,
             }),
         }
     }

@@ -3,7 +3,7 @@
 //! advice that names flags or commands (an MCP caller has neither); this is where the
 //! CLI's words for each topic live (the MCP server has its own, in `crate::mcp::tools`).
 
-use crate::error::{Error, Origin, Setting, Topic};
+use crate::error::{CountTopic, Error, Origin, Setting, StoreTopic, Topic};
 
 /// The hint the command line shows for `err`: its words for the error's topic, else the
 /// domain's own hint. Every CLI renderer of an error (stderr, `--json`, `check`'s
@@ -75,6 +75,13 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
             Some(domain) => format!("{domain}; set it with {}", setting_words(*setting)),
             None => format!("set {}", setting_words(*setting)),
         },
+        Topic::Store(topic) => store_hint(topic),
+        Topic::Count(CountTopic::NotRegular) => {
+            "brief count counts regular files and stdin (`-`)".into()
+        }
+        Topic::Count(CountTopic::NotUtf8) => {
+            "brief count counts text: convert it to UTF-8 first (e.g. with iconv)".into()
+        }
         Topic::NotCompressible { brief } => format!(
             "{}; `brief stats {}` lists them",
             domain.unwrap_or("compress an identity, instruction or sample item"),
@@ -123,6 +130,45 @@ fn hint(topic: &Topic, domain: Option<&str>) -> Option<String> {
         // Only an MCP tool call names a base URL of its own.
         Topic::BaseUrlNotAllowed { .. } => return None,
     })
+}
+
+/// The commands that act on an item's versions and on pending proposals.
+fn store_hint(topic: &StoreTopic) -> String {
+    match topic {
+        StoreTopic::History { brief, item } => {
+            format!("see `brief history {} {item}`", brief.display())
+        }
+        StoreTopic::NoVersions { brief, item } => format!(
+            "version the current body with `brief record {} {item}`",
+            brief.display()
+        ),
+        StoreTopic::ToolFile => {
+            "edit the tool file and run `brief lock`; git keeps its history".into()
+        }
+        StoreTopic::UnknownProposal { brief } => format!(
+            "list pending proposals with `brief proposals {}`",
+            brief.display()
+        ),
+        StoreTopic::UnreadableProposal => {
+            "proposals are written only by `brief compress`; discard this one with `brief discard`"
+                .into()
+        }
+        StoreTopic::Discard { brief, id } => {
+            format!("discard it with `brief discard {} {id}`", brief.display())
+        }
+        StoreTopic::Orphan { brief, id } => format!(
+            "discard it: brief discard {} {id}",
+            crate::cli::ui::shell_quote(&brief.display().to_string())
+        ),
+        StoreTopic::Stale { brief, id, item } => format!(
+            "discard it with `brief discard {dir} {id}` and run `brief compress {dir} {item}` again",
+            dir = brief.display()
+        ),
+        StoreTopic::Flagged { brief, id } => format!(
+            "review it (`brief review {dir} {id}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
+            dir = brief.display()
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -3,23 +3,30 @@
 
 use std::path::Path;
 
-use super::review::{print_commands, show_proposal, versions_written};
+use super::review::{print_commands, render_guard, show_proposal};
 use crate::brief::{Brief, Item};
-use crate::cli::commands::accept::confirm_flags;
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
+use crate::compress::review::{self, Reviewed};
 use crate::error::{Error, ErrorKind, Result};
-use crate::store::proposals::{self, Proposal};
+use crate::store::change;
+use crate::store::proposals::Proposal;
 use crate::store::transaction;
 
-/// Asks until the operator decides; an empty answer (or end of input) means later.
+/// Asks about a proposal `brief compress` just made for `item`.
 pub fn ask(
     ui: &Ui,
     brief_arg: &Path,
     brief: &Brief,
     item: &Item,
-    mut proposal: Proposal,
+    proposal: Proposal,
 ) -> Result<Outcome> {
+    ask_about(ui, brief_arg, Reviewed::fresh(brief, item, proposal))
+}
+
+/// Asks until the operator decides; an empty answer (or end of input) means later. Each
+/// answer is one library call: accept, discard, or revise with the edited body.
+pub fn ask_about(ui: &Ui, brief_arg: &Path, mut reviewed: Reviewed) -> Result<Outcome> {
     let term = console::Term::stderr();
     loop {
         let question = format!(
@@ -31,32 +38,33 @@ pub fn ask(
         );
         term.write_str(&question).map_err(Error::from)?;
         let answer = term.read_line().map_err(Error::from)?;
+        let (dir, id) = (&reviewed.brief_dir, &reviewed.proposal.id);
         match answer.trim().to_ascii_lowercase().as_str() {
             "a" | "accept" => {
-                if !proposal.guard.is_clean() && !confirm_flags(ui, item, &proposal)? {
+                if !reviewed.proposal.guard.is_clean() && !confirm_flags(ui, &reviewed)? {
                     ui.info("not accepted");
                     continue;
                 }
-                let change = transaction::accept(&brief.dir, &proposal.id, true)?;
+                let accepted = change::accept(dir, id, true, &mut |_| {})?;
                 ui.info(&format!(
                     "accepted: `{}` is now version {} (wrote {})",
-                    item.id,
-                    change.current.unwrap_or_default(),
-                    versions_written(&change)
+                    reviewed.item.id,
+                    accepted.version.unwrap_or_default(),
+                    accepted.versions_written()
                 ));
                 return Ok(Outcome::Ok);
             }
             "d" | "discard" => {
-                transaction::discard(&brief.dir, &proposal.id)?;
+                transaction::discard(dir, id)?;
                 ui.info("discarded: nothing else was written");
                 return Ok(Outcome::Ok);
             }
             "e" | "edit" => {
-                let Some(body) = edit(ui, item, &proposal)? else {
+                let Some(body) = edit(ui, &reviewed.item, &reviewed.proposal)? else {
                     continue;
                 };
                 // A conversation sample's edit must keep its messages and roles.
-                proposal = match proposals::revise(brief, item, &proposal, body) {
+                reviewed = match review::revise(dir, id, body) {
                     Ok(revised) => revised,
                     Err(err) if err.kind == ErrorKind::Input => {
                         ui.warn(&format!("{}: the proposal is unchanged", err.message));
@@ -64,16 +72,32 @@ pub fn ask(
                     }
                     Err(err) => return Err(err),
                 };
-                let (_, summary) = crate::compress::status(item, &proposal);
-                show_proposal(ui, item, &proposal, &summary)?;
+                show_proposal(ui, &reviewed.item, &reviewed.proposal, &reviewed.summary)?;
             }
             "" | "l" | "later" => {
-                print_commands(ui, brief_arg, &proposal.id, !proposal.guard.is_clean())?;
+                let flagged = !reviewed.proposal.guard.is_clean();
+                print_commands(ui, brief_arg, id, flagged)?;
                 return Ok(Outcome::Ok);
             }
             other => ui.err_line(&format!("`{other}`: answer a, d, e or l")),
         }
     }
+}
+
+/// Shows what the guard found (against the item's current body) and asks for an explicit
+/// second confirmation: true when the operator typed `accept`.
+pub fn confirm_flags(ui: &Ui, reviewed: &Reviewed) -> Result<bool> {
+    let proposal = &reviewed.proposal;
+    ui.err_line(&format!(
+        "{} proposal {} drops or changes facts or instructions of `{}`:",
+        ui.paint_err("warning:", Tone::Warning),
+        proposal.id,
+        proposal.item
+    ));
+    ui.err_line(render_guard(&Ui::plain(), &reviewed.item, &proposal.guard).trim_end());
+    ui.err_line("Type `accept` to accept it anyway, anything else to stop: ");
+    let answer = console::Term::stderr().read_line().map_err(Error::from)?;
+    Ok(answer.trim() == "accept")
 }
 
 /// Opens the proposal's body in `$VISUAL` or `$EDITOR` (else `vi`); the edited text, or

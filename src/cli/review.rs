@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::brief::Item;
 use crate::error::Result;
 use crate::guard;
@@ -12,8 +10,8 @@ use crate::guard;
 use crate::cli::output::Report;
 use crate::cli::ui::{Tone, Ui};
 use crate::cli::worddiff::{Segment, words};
+use crate::store::change::ChangeReport;
 use crate::store::proposals::Proposal;
-use crate::store::transaction::Change;
 
 /// Unchanged lines kept around a change; longer unchanged stretches are folded.
 const CONTEXT: usize = 1;
@@ -215,66 +213,8 @@ pub fn print_commands(ui: &Ui, brief: &Path, id: &str, flagged: bool) -> Result<
     ui.outln(&format!("discard:  brief discard {dir} {id}"))
 }
 
-/// `versions 1 (import), 2 (compress)`
-pub fn versions_written(change: &Change) -> String {
-    let list: Vec<String> = change
-        .versions
-        .iter()
-        .map(|(n, action)| format!("{n} ({})", action.as_str()))
-        .collect();
-    match list.len() {
-        0 => "no version".to_string(),
-        1 => format!("version {}", list[0]),
-        _ => format!("versions {}", list.join(", ")),
-    }
-}
-
-/// The report of every body-changing command (`accept`, `record`, `restore`): its own
-/// status and summary, then the item, the version it now is, the versions written and
-/// whether the item file's body was written.
-#[derive(Serialize)]
-pub struct ChangeReport<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub proposal_id: Option<&'a str>,
-    pub item: &'a str,
-    pub version: Option<u32>,
-    pub written: Vec<Written>,
-    pub body_written: bool,
-    #[serde(skip)]
-    pub status: &'static str,
-    #[serde(skip)]
-    pub summary: String,
-}
-
-/// One version a change wrote.
-#[derive(Serialize)]
-pub struct Written {
-    pub version: u32,
-    pub action: &'static str,
-}
-
-impl<'a> ChangeReport<'a> {
-    pub fn new(change: &'a Change, status: &'static str, summary: String) -> Self {
-        ChangeReport {
-            proposal_id: None,
-            item: &change.item,
-            version: change.current,
-            written: change
-                .versions
-                .iter()
-                .map(|(n, action)| Written {
-                    version: *n,
-                    action: action.as_str(),
-                })
-                .collect(),
-            body_written: change.body_written,
-            status,
-            summary,
-        }
-    }
-}
-
-impl Report for ChangeReport<'_> {
+/// The report of every body-changing command (`accept`, `record`, `restore`): its summary.
+impl Report for ChangeReport {
     fn status(&self) -> &str {
         self.status
     }

@@ -11,6 +11,7 @@ mod estimate;
 mod figures;
 mod proposal;
 mod propose;
+pub mod review;
 mod sanitize;
 
 use std::path::Path;

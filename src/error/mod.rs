@@ -20,7 +20,7 @@ use serde::Serialize;
 mod topic;
 
 pub use crate::call_status::CallStatus;
-pub use topic::{Origin, Setting, Topic};
+pub use topic::{CountTopic, Origin, Setting, StoreTopic, Topic};
 
 /// What went wrong, in the terms of the exit-code contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

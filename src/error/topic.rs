@@ -1,6 +1,8 @@
 //! What an error is about, as data: the edge that shows an error (the command line, the
 //! MCP server) words its advice from this, in its own terms.
 
+use std::path::PathBuf;
+
 use crate::wire::Wire;
 
 /// What an error is about, as data, for the edge that shows it (the CLI, the MCP server)
@@ -36,6 +38,10 @@ pub enum Topic {
     PurgeBoth { ids: [String; 2] },
     /// An operation id the session has not pending.
     NotPending,
+    /// An item's versions or a pending proposal: what the brief's operator can do next.
+    Store(StoreTopic),
+    /// An input to a token count that cannot be counted.
+    Count(CountTopic),
     /// A setting's value (a path) is unusable; the domain's hint says what it should be, the
     /// edge says where it is set.
     Setting(Setting),
@@ -77,6 +83,44 @@ pub enum Topic {
     NotATurn,
     /// A turn failed after its model's answer arrived; running it again finishes it.
     TurnAnswerKept { session: std::path::PathBuf },
+}
+
+/// What an error about an item's versions or a pending proposal is about. `brief` is the
+/// brief's directory as the caller named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreTopic {
+    /// The item's history answers it (a version that does not exist, a proposal already
+    /// accepted).
+    History { brief: PathBuf, item: String },
+    /// The item has no version yet: its body can be recorded as one.
+    NoVersions { brief: PathBuf, item: String },
+    /// A tool has no body to version: its file is edited and locked.
+    ToolFile,
+    /// A proposal id that names no pending proposal (or is malformed).
+    UnknownProposal { brief: PathBuf },
+    /// A proposal file that does not parse: it was not written by the toolkit as it is.
+    UnreadableProposal,
+    /// A pending proposal that can only be discarded (refused by its item).
+    Discard { brief: PathBuf, id: String },
+    /// A pending proposal whose item left the brief.
+    Orphan { brief: PathBuf, id: String },
+    /// A pending proposal whose item changed since it was made.
+    Stale {
+        brief: PathBuf,
+        id: String,
+        item: String,
+    },
+    /// A pending proposal the guard flags: reviewed, accepted anyway, or discarded.
+    Flagged { brief: PathBuf, id: String },
+}
+
+/// Why an input to a token count cannot be counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountTopic {
+    /// Not a regular file (nor stdin).
+    NotRegular,
+    /// Not UTF-8 text.
+    NotUtf8,
 }
 
 /// A setting an operator gives as a flag or an environment variable.

@@ -158,6 +158,9 @@ fn hint(err: &crate::error::Error) -> Option<String> {
         | Topic::NoEntry
         | Topic::NotATurn
         | Topic::TurnAnswerKept { .. } => return None,
+        // The versions and proposals of a brief, and `brief count`'s inputs, are the
+        // operator's, through the command line.
+        Topic::Store(_) | Topic::Count(_) => return None,
         Topic::Setting(setting) => {
             let place = match setting {
                 Setting::CcrStore => "BRIEF_CCR_PATH in the server's environment",

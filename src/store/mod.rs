@@ -1,8 +1,11 @@
 //! Everything the toolkit writes inside a brief, written so that a crash loses nothing.
 
+pub mod change;
 pub mod git;
 pub mod history;
+pub mod inspect;
 pub mod proposals;
+mod refusal;
 pub mod review;
 pub mod transaction;
 mod writer_lock;

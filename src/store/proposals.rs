@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::brief::{Brief, Item, valid_id};
 use crate::clock::Stamp;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StoreTopic, Topic};
 use crate::files::inside;
 use crate::files::write_atomic;
 use crate::guard::{Fact, Report};
@@ -139,9 +139,10 @@ pub fn valid_proposal_id(id: &str) -> bool {
 }
 
 fn unknown(brief_dir: &Path, id: &str) -> Error {
-    Error::input(format!("no proposal `{id}` in {}", brief_dir.display())).with_hint(format!(
-        "list pending proposals with `brief proposals {}`",
-        brief_dir.display()
+    Error::input(format!("no proposal `{id}` in {}", brief_dir.display())).with_topic(Topic::Store(
+        StoreTopic::UnknownProposal {
+            brief: brief_dir.to_path_buf(),
+        },
     ))
 }
 
@@ -151,10 +152,9 @@ pub fn path_of(brief_dir: &Path, id: &str) -> Result<PathBuf> {
         return Err(Error::input(format!(
             "`{id}` is not a proposal id: ids look like `<item>-<yyyymmddHHMMSS>-<4 hex>`"
         ))
-        .with_hint(format!(
-            "list pending proposals with `brief proposals {}`",
-            brief_dir.display()
-        )));
+        .with_topic(Topic::Store(StoreTopic::UnknownProposal {
+            brief: brief_dir.to_path_buf(),
+        })));
     }
     Ok(brief_dir.join(PROPOSALS_DIR).join(format!("{id}.yaml")))
 }
@@ -232,9 +232,7 @@ fn read(brief_dir: &Path, path: &Path, id: &str) -> Result<Proposal> {
     let mut proposal: Proposal = crate::text::yaml::from_str(&text).map_err(|e| {
         Error::input(format!("{}: unreadable proposal: {e}", path.display()))
             .with_source(e)
-            .with_hint(
-                "proposals are written only by `brief compress`; discard this one with `brief discard`",
-            )
+            .with_topic(Topic::Store(StoreTopic::UnreadableProposal))
     })?;
     // A proposal file can arrive in a pull request: its one-line fields are printed, so
     // they get the same cleaning as a server's text.

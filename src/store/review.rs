@@ -1,54 +1,22 @@
-//! The proposals waiting for review: each with whether its item changed since it was made
-//! (stale: `accept` refuses it), and `brief discard --all|--stale` as one operation, so the
-//! command only renders what it returns.
+//! Dropping pending proposals: `brief discard` (one, `--all`, or `--stale`: those whose item
+//! changed since they were made, which `accept` refuses) as one operation with one report,
+//! so the command only renders what it returns. Listing them, each judged against its item,
+//! belongs to `compress::review`.
+
+use std::path::Path;
 
 use serde::Serialize;
 
 use super::proposals;
 use super::transaction;
-use crate::brief::Brief;
+use crate::brief::{Brief, Problem};
 use crate::error::{Error, Result};
-use crate::guard::Fact;
 
-/// A pending proposal as the list shows it.
-#[derive(Debug, Serialize)]
-pub struct Pending {
-    pub id: String,
-    pub item: String,
-    pub created: String,
-    pub provider: String,
-    pub model: String,
-    pub tokens_before: usize,
-    pub tokens_after: usize,
-    /// Its item changed (or is gone) since it was made.
-    pub stale: bool,
-    pub dropped: Vec<Fact>,
-    pub introduced: Vec<Fact>,
-}
-
-/// Every pending proposal of `brief`, oldest first.
-pub fn pending(brief: &Brief) -> Result<Vec<Pending>> {
-    let items = brief.items_by_id();
-    Ok(proposals::list(&brief.dir)?
-        .into_iter()
-        .map(|p| Pending {
-            stale: p.is_stale(items.get(p.item.as_str()).map(|item| item.body())),
-            id: p.id,
-            item: p.item,
-            created: p.created,
-            provider: p.provider,
-            model: p.model,
-            tokens_before: p.tokens_before,
-            tokens_after: p.tokens_after,
-            dropped: p.guard.dropped,
-            introduced: p.guard.introduced,
-        })
-        .collect())
-}
-
-/// Which pending proposals [`discard_many`] drops.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which pending proposals [`discard`] drops.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Which {
+    /// The one with this id.
+    One(String),
     /// Every pending one.
     All,
     /// Those whose item changed since they were made.
@@ -62,12 +30,80 @@ pub struct Discarded {
     pub item: String,
 }
 
-/// Discards the proposals `which` names, one by one under the writer lock; an error says
-/// how many were discarded before it.
-pub fn discard_many(brief: &Brief, which: Which) -> Result<Vec<Discarded>> {
-    let chosen: Vec<Pending> = pending(brief)?
+/// What [`discard`] did: the one proposal named, or the list for `All` and `Stale`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum DiscardReport {
+    One(Discarded),
+    Many {
+        #[serde(skip)]
+        stale_only: bool,
+        discarded: Vec<Discarded>,
+    },
+}
+
+impl DiscardReport {
+    /// `discarded`, or `nothing` when no proposal was chosen.
+    pub fn status(&self) -> &'static str {
+        match self {
+            DiscardReport::Many { discarded, .. } if discarded.is_empty() => "nothing",
+            _ => "discarded",
+        }
+    }
+
+    pub fn summary(&self) -> String {
+        match self {
+            DiscardReport::One(gone) => gone.line(),
+            DiscardReport::Many {
+                stale_only,
+                discarded,
+            } => {
+                let which = if *stale_only { "stale" } else { "pending" };
+                match discarded.len() {
+                    0 => format!("no {which} proposals to discard"),
+                    1 => format!("discarded 1 {which} proposal"),
+                    n => format!("discarded {n} {which} proposals"),
+                }
+            }
+        }
+    }
+}
+
+impl Discarded {
+    /// `discarded proposal ID for `ITEM``
+    pub fn line(&self) -> String {
+        format!(
+            "discarded proposal {} for `{}`",
+            self.proposal_id, self.item
+        )
+    }
+}
+
+/// Discards the proposals `which` names from the brief at `dir`, and nothing else, each
+/// under the writer lock; the loader's warnings go to `warn` first.
+pub fn discard(dir: &Path, which: Which, warn: &mut dyn FnMut(&Problem)) -> Result<DiscardReport> {
+    let brief = Brief::load(dir)?;
+    brief.warnings.iter().for_each(&mut *warn);
+    if let Which::One(id) = &which {
+        let gone = transaction::discard(&brief.dir, id)?;
+        return Ok(DiscardReport::One(Discarded {
+            proposal_id: gone.id,
+            item: gone.item,
+        }));
+    }
+    Ok(DiscardReport::Many {
+        stale_only: which == Which::Stale,
+        discarded: discard_many(&brief, which == Which::Stale)?,
+    })
+}
+
+/// Discards every pending proposal (or only the stale ones), one by one under the writer
+/// lock; an error says how many were discarded before it.
+fn discard_many(brief: &Brief, stale_only: bool) -> Result<Vec<Discarded>> {
+    let items = brief.items_by_id();
+    let chosen: Vec<proposals::Proposal> = proposals::list(&brief.dir)?
         .into_iter()
-        .filter(|p| which == Which::All || p.stale)
+        .filter(|p| !stale_only || p.is_stale(items.get(p.item.as_str()).map(|i| i.body())))
         .collect();
     let mut discarded = Vec::with_capacity(chosen.len());
     for proposal in &chosen {

@@ -12,10 +12,11 @@ use std::path::Path;
 
 use super::history::{Action, History, NewVersion};
 use super::proposals::{self, Proposal};
+use super::refusal;
 use super::{WriterLock, write_atomic};
 use crate::brief::{Brief, Item, Policy};
 use crate::clock::Stamp;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StoreTopic, Topic};
 use crate::tokens;
 use crate::wire::canonical::sha256_hex;
 
@@ -121,7 +122,7 @@ pub fn find_item<'b>(brief: &'b Brief, id: &str) -> Result<&'b Item> {
             "`{id}` is a tool ({}): tools have no body to version",
             item.path.display()
         ))
-        .with_hint("edit the tool file and run `brief lock`; git keeps its history"));
+        .with_topic(Topic::Store(StoreTopic::ToolFile)));
     }
     Ok(item)
 }
@@ -222,7 +223,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     let path = proposals::path_of(brief_dir, id)?;
     let item_id = proposals::item_of(id).unwrap_or_default();
     if !path.is_file()
-        && let Some(err) = already_accepted(brief_dir, item_id, id)?
+        && let Some(err) = refusal::already_accepted(brief_dir, item_id, id)?
     {
         return Err(err);
     }
@@ -238,10 +239,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             proposal.body.len(),
             crate::provider::MAX_ANSWER_BYTES / 1024
         ))
-        .with_hint(format!(
-            "discard it with `brief discard {} {id}`",
-            brief_dir.display()
-        )));
+        .with_topic(refusal::only_discard(brief_dir, id)));
     }
     let file_bytes = locked.item.front_matter().len() + proposal.body.len();
     if file_bytes as u64 > crate::brief::MAX_FILE_BYTES {
@@ -249,20 +247,14 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
             "proposal {id}: the item file would be {file_bytes} bytes, over the {} MiB an item may have; refused",
             crate::brief::MAX_FILE_BYTES / (1024 * 1024)
         ))
-        .with_hint(format!(
-            "discard it with `brief discard {} {id}`",
-            brief_dir.display()
-        )));
+        .with_topic(refusal::only_discard(brief_dir, id)));
     }
     if locked.item.policy != Policy::Reviewable {
         return Err(Error::input(format!(
             "`{}` is a {} item ({}): its wording is never replaced by a model's proposal",
             locked.item.id, locked.item.kind, locked.item.policy
         ))
-        .with_hint(format!(
-            "discard it with `brief discard {} {id}`",
-            brief_dir.display()
-        )));
+        .with_topic(refusal::only_discard(brief_dir, id)));
     }
     let body = locked.item.body().to_string();
     let state = body_state(&locked.history, &body);
@@ -279,7 +271,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
         return Ok(locked.change(Status::Completed, Vec::new(), false));
     }
     if sha256_hex(body.as_bytes()) != proposal.base_sha256 {
-        return Err(stale(brief_dir, &locked.item, &proposal));
+        return Err(refusal::stale(brief_dir, &locked.item, &proposal));
     }
     // Nothing to accept: no version, no body write; the proposal is used up.
     if proposal.body == body {
@@ -293,32 +285,7 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     let report = crate::guard::check_item(&locked.item, &proposal.body)?;
     let dropped = report.flag_lines();
     if !dropped.is_empty() && !allow_flags {
-        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-        let facts = report.dropped.len() + report.changed.len();
-        let verb = match (report.dropped.is_empty(), report.changed.is_empty()) {
-            (false, true) => "dropped",
-            (true, false) => "changed",
-            _ => "dropped or changed",
-        };
-        let instructions = dropped.len() - facts;
-        let what = match (facts, instructions) {
-            (_, 0) => format!("{verb} {}", plural(facts, "fact")),
-            (0, n) => format!("dropped {}", plural(n, "instruction")),
-            (_, n) => format!(
-                "{verb} {} and dropped {}",
-                plural(facts, "fact"),
-                plural(n, "instruction")
-            ),
-        };
-        return Err(Error::failed(format!(
-            "proposal {id} {what} of `{}`: {}",
-            proposal.item,
-            dropped.join(", ")
-        ))
-        .with_hint(format!(
-            "review it (`brief review {dir} {id}`); accept it anyway with `brief accept {dir} {id} --allow-flags`, or discard it",
-            dir = brief_dir.display()
-        )));
+        return Err(refusal::flagged(brief_dir, &proposal, &report, &dropped));
     }
     let mut written = Vec::new();
     locked.record_current("an accept", &mut written)?;
@@ -337,60 +304,15 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     Ok(locked.change(Status::Applied, written, true))
 }
 
-/// A proposal that is gone because it was accepted: a conflict naming the version.
-fn already_accepted(brief_dir: &Path, item: &str, id: &str) -> Result<Option<Error>> {
-    if item.is_empty() || !History::dir_for(brief_dir, item).is_dir() {
-        return Ok(None);
-    }
-    let history = History::load(brief_dir, item)?;
-    Ok(history
-        .versions
-        .iter()
-        .find(|v| v.meta.proposal.as_deref() == Some(id))
-        .map(|v| {
-            Error::conflict(format!(
-                "proposal {id} was already accepted: it is version {} of `{item}`",
-                v.meta.version
-            ))
-            .with_hint(format!(
-                "see `brief history {} {item}`",
-                brief_dir.display()
-            ))
-        }))
-}
-
-fn stale(brief_dir: &Path, item: &Item, proposal: &Proposal) -> Error {
-    Error::conflict(format!(
-        "`{}` changed since proposal {} was made ({}): accepting it would overwrite that change",
-        item.id,
-        proposal.id,
-        item.path.display()
-    ))
-    .with_hint(format!(
-        "discard it with `brief discard {dir} {id}` and run `brief compress {dir} {item}` again",
-        dir = brief_dir.display(),
-        id = proposal.id,
-        item = item.id
-    ))
-}
-
 /// Makes the body of version `number` current again, as a new version (`action: restore`).
 pub fn restore(brief_dir: &Path, item_id: &str, number: u32) -> Result<Change> {
     let mut locked = lock_item(brief_dir, item_id, true)?;
     let Some(target) = locked.history.get(number).cloned() else {
-        let count = locked.history.versions.len();
-        return Err(Error::input(format!(
-            "`{item_id}` has no version {number}: it has {}",
-            match count {
-                0 => "none yet".to_string(),
-                1 => "version 1 only".to_string(),
-                n => format!("versions 1 to {n}"),
-            }
-        ))
-        .with_hint(format!(
-            "see `brief history {} {item_id}`",
-            brief_dir.display()
-        )));
+        return Err(super::inspect::no_version(
+            brief_dir,
+            &locked.history,
+            number,
+        ));
     };
     let body = locked.item.body().to_string();
     let state = body_state(&locked.history, &body);

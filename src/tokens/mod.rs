@@ -14,6 +14,7 @@ use std::str::FromStr;
 
 use crate::error::Error;
 
+pub mod files;
 mod memo;
 pub mod stream;
 pub use memo::Counter;

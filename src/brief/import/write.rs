@@ -79,6 +79,28 @@ impl Imported {
             .filter(|i| i.kind != i.suggested_type)
             .count()
     }
+
+    /// Always `ok`: an import that would lose text is an error, and writes nothing.
+    pub fn status(&self) -> &'static str {
+        "ok"
+    }
+
+    /// One sentence: what was imported into how many items, and whether composing the
+    /// brief gives the source back byte for byte.
+    pub fn summary(&self) -> String {
+        format!(
+            "imported {} into {} item{} ({} tokens){}",
+            self.source.display(),
+            self.items.len(),
+            if self.items.len() == 1 { "" } else { "s" },
+            self.tokens,
+            if self.exact {
+                ", composing it reproduces the source byte for byte"
+            } else {
+                ", composing it reproduces the source up to blank lines between sections"
+            }
+        )
+    }
 }
 
 /// Imports `request.file` into a new brief in `request.dir` (see the module documentation).

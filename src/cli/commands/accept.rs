@@ -1,14 +1,17 @@
-//! `brief accept`: make a reviewed proposal the item's body, as a new version.
+//! `brief accept`: make a reviewed proposal the item's body, as a new version. Arguments,
+//! one call to [`crate::store::change::accept`] (on a terminal, after the review screen of
+//! [`crate::compress::review::review`] and the operator's yes), and its report.
 
 use std::path::PathBuf;
 
-use crate::brief::Item;
+use crate::brief::Problem;
+use crate::cli::interactive::confirm_flags;
 use crate::cli::output::{self, Form, Outcome};
-use crate::cli::review::{ChangeReport, versions_written};
-use crate::cli::ui::{Tone, Ui};
+use crate::cli::review::show_proposal;
+use crate::cli::ui::Ui;
+use crate::compress::review::{self, Reviewed};
 use crate::error::{Error, Result};
-use crate::store::proposals;
-use crate::store::transaction::{self, Status};
+use crate::store::change;
 
 /// Accept a pending proposal: version the current body, then replace it
 ///
@@ -35,85 +38,46 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief(&args.brief, ui)?;
     let mut allow_flags = args.allow_flags;
-    // On a terminal the operator sees what they accept before anything is written.
-    if !args.json
-        && ui.interactive()
-        && let Ok(mut proposal) = proposals::load(&brief.dir, &args.id)
-        && let Some(item) = brief.item(&proposal.item)
-    {
-        crate::compress::rejudge(item, &mut proposal)?;
-        let (_, summary) = super::compress::status(item, &proposal);
-        crate::cli::review::show_proposal(ui, item, &proposal, &summary)?;
-        if proposal.guard.is_clean() || allow_flags {
-            ui.err_line("Accept this proposal? [y/N] ");
-            let answer = console::Term::stderr().read_line().map_err(Error::from)?;
-            if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-                return Err(Error::failed(format!(
-                    "proposal {} not accepted: nothing written",
-                    proposal.id
-                ))
-                .with_hint(
-                    "accept it later with `brief accept`, or discard it with `brief discard`",
-                ));
-            }
-        } else if confirm_flags(ui, item, &proposal)? {
-            allow_flags = true;
-        } else {
-            return Err(Error::failed(format!(
-                "proposal {} not accepted: nothing written",
-                proposal.id
-            ))
-            .with_hint("discard it with `brief discard`, or compress again"));
+    let mut shown = super::warn_on(ui);
+    let mut quiet = |_: &Problem| {};
+    // On a terminal the operator sees what they accept before anything is written; the
+    // brief's warnings were shown then, so the accept does not repeat them.
+    let warn: &mut dyn FnMut(&Problem) = if !args.json && ui.interactive() {
+        if let Ok(reviewed) = review::review(&args.brief, &args.id, &mut shown) {
+            allow_flags = confirm(ui, &reviewed, allow_flags)?;
         }
-    }
-    let change = transaction::accept(&brief.dir, &args.id, allow_flags)?;
-    let version = change.current.unwrap_or_default();
-    let (status, summary) = match change.status {
-        Status::Unchanged => (
-            "unchanged",
-            format!(
-                "proposal {} is identical to the body of `{}`: nothing written (the proposal is removed)",
-                args.id, change.item
-            ),
-        ),
-        Status::Completed => (
-            "completed",
-            format!(
-                "finished an interrupted accept of {}: `{}` is version {version}",
-                args.id, change.item
-            ),
-        ),
-        _ => (
-            "accepted",
-            format!(
-                "accepted {}: `{}` is now version {version} (wrote {})",
-                args.id,
-                change.item,
-                versions_written(&change)
-            ),
-        ),
+        &mut quiet
+    } else {
+        &mut shown
     };
-    let report = ChangeReport {
-        proposal_id: Some(&args.id),
-        ..ChangeReport::new(&change, status, summary)
-    };
+    let report = change::accept(&args.brief, &args.id, allow_flags, warn)?;
     output::print(ui, Form::json_if(args.json), &report)
 }
 
-/// Shows what the guard finds (run again on the current body) and asks for an explicit
-/// second confirmation: true when the operator typed `accept`.
-pub(crate) fn confirm_flags(ui: &Ui, item: &Item, proposal: &proposals::Proposal) -> Result<bool> {
-    let report = crate::guard::check_item(item, &proposal.body)?;
-    ui.err_line(&format!(
-        "{} proposal {} drops or changes facts or instructions of `{}`:",
-        ui.paint_err("warning:", Tone::Warning),
-        proposal.id,
-        proposal.item
-    ));
-    ui.err_line(crate::cli::review::render_guard(&Ui::plain(), item, &report).trim_end());
-    ui.err_line("Type `accept` to accept it anyway, anything else to stop: ");
-    let answer = console::Term::stderr().read_line().map_err(Error::from)?;
-    Ok(answer.trim() == "accept")
+/// Shows the review screen and asks; whether flags are allowed after the answer, or the
+/// refusal (nothing written) when the operator says no.
+fn confirm(ui: &Ui, reviewed: &Reviewed, allow_flags: bool) -> Result<bool> {
+    let proposal = &reviewed.proposal;
+    show_proposal(ui, &reviewed.item, proposal, &reviewed.summary)?;
+    let not_accepted = || {
+        Error::failed(format!(
+            "proposal {} not accepted: nothing written",
+            proposal.id
+        ))
+    };
+    if proposal.guard.is_clean() || allow_flags {
+        ui.err_line("Accept this proposal? [y/N] ");
+        let answer = console::Term::stderr().read_line().map_err(Error::from)?;
+        if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+            return Err(not_accepted().with_hint(
+                "accept it later with `brief accept`, or discard it with `brief discard`",
+            ));
+        }
+        Ok(allow_flags)
+    } else if confirm_flags(ui, reviewed)? {
+        Ok(true)
+    } else {
+        Err(not_accepted().with_hint("discard it with `brief discard`, or compress again"))
+    }
 }

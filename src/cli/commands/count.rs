@@ -1,19 +1,15 @@
 //! `brief count`: exact token counts of plain files and stdin, the way a provider counts
-//! them, without a brief around them. The counting is `crate::tokens::stream`.
+//! them, without a brief around them. Arguments, one call to
+//! [`crate::tokens::files::count_files`], and its table.
 
-use std::fs::File;
-use std::io::{self, Read};
-use std::path::{Path, PathBuf};
-
-use serde::Serialize;
+use std::path::PathBuf;
 
 use crate::cli::output::{self, Form, Outcome, Report};
+use crate::cli::table::{Align, Table};
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
-use crate::files::{input, policy};
-use crate::numbers::thousands;
+use crate::error::Result;
 use crate::tokens::Encoding;
-use crate::tokens::stream::{StreamError, count_all};
+use crate::tokens::files::{self, FileCounts};
 
 /// Count the tokens of text files or stdin exactly (o200k_base or cl100k_base)
 ///
@@ -45,113 +41,31 @@ fn parse_encoding(text: &str) -> std::result::Result<Encoding, String> {
     })
 }
 
-#[derive(Serialize)]
-struct FileCount {
-    file: String,
-    tokens: usize,
-    bytes: u64,
-}
-
-#[derive(Serialize)]
-struct Counted {
-    tokenizer: Encoding,
-    tokens: usize,
-    bytes: u64,
-    files: Vec<FileCount>,
-    /// Only stdin was counted: the human form is the bare number.
-    #[serde(skip)]
-    only_stdin: bool,
-}
-
-const STDIN: &str = "-";
-
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let only_stdin = args.files.is_empty() || args.files == [PathBuf::from(STDIN)];
-    let files = if args.files.is_empty() {
-        vec![PathBuf::from(STDIN)]
-    } else {
-        args.files
-    };
-    check_inputs(&files)?;
-    let inputs = files.iter().map(|path| open(path));
-    let counted = count_all(args.tokenizer, inputs).map_err(|(index, err)| {
-        let path = &files[index];
-        match err {
-            StreamError::Io(err) => Error::io(path, &err),
-            StreamError::NotUtf8 { offset, line } => Error::input(format!(
-                "{}:{line}: not UTF-8 text (the byte at offset {offset} is not valid UTF-8)",
-                input::label(path)
-            ))
-            .with_hint("brief count counts text: convert it to UTF-8 first (e.g. with iconv)"),
-        }
-    })?;
-    let report = Counted {
-        only_stdin,
-        tokenizer: args.tokenizer,
-        tokens: counted.iter().map(|c| c.tokens).sum(),
-        bytes: counted.iter().map(|c| c.bytes).sum(),
-        files: files
-            .iter()
-            .zip(&counted)
-            .map(|(path, c)| FileCount {
-                file: path.display().to_string(),
-                tokens: c.tokens,
-                bytes: c.bytes,
-            })
-            .collect(),
-    };
-    output::print(ui, Form::json_if(args.json), &report)
+    let counts = files::count_files(args.tokenizer, &args.files)?;
+    output::print(ui, Form::json_if(args.json), &counts)
 }
 
-impl Report for Counted {
+impl Report for FileCounts {
     fn status(&self) -> &str {
-        "ok"
+        FileCounts::status(self)
     }
 
     fn summary(&self) -> String {
-        format!(
-            "{} tokens in {} input{} ({})",
-            thousands(self.tokens as u64),
-            self.files.len(),
-            if self.files.len() == 1 { "" } else { "s" },
-            self.tokenizer
-        )
+        FileCounts::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
         if self.only_stdin {
             return ui.outln(&self.tokens.to_string());
         }
-        let width = self.tokens.to_string().len();
+        let mut table = Table::new(&[Align::Right, Align::Left]);
         for file in &self.files {
-            ui.outln(&format!("{:>width$}  {}", file.tokens, file.file))?;
+            table.row([file.tokens.to_string(), file.file.clone()]);
         }
         if self.files.len() > 1 {
-            ui.outln(&format!("{:>width$}  total", self.tokens))?;
+            table.row([self.tokens.to_string(), "total".to_string()]);
         }
-        Ok(())
-    }
-}
-
-/// Every input is a regular file (or stdin, once) before anything is counted.
-fn check_inputs(files: &[PathBuf]) -> Result<()> {
-    if files.iter().filter(|f| input::is_stdin(f)).count() > 1 {
-        return Err(Error::input("`-` (stdin) is named more than once")
-            .with_hint("stdin can be read once; name it once"));
-    }
-    // The one file policy: a FIFO would hang the count, a device could be endless. The
-    // size is not limited: the count reads in blocks, in bounded memory.
-    for path in files.iter().filter(|f| !input::is_stdin(f)) {
-        policy::check_regular(path)
-            .map_err(|e| e.with_hint("brief count counts regular files and stdin (`-`)"))?;
-    }
-    Ok(())
-}
-
-fn open(path: &Path) -> io::Result<Box<dyn Read>> {
-    if input::is_stdin(path) {
-        Ok(Box::new(io::stdin().lock()))
-    } else {
-        Ok(Box::new(File::open(path)?))
+        ui.out(&table.render())
     }
 }

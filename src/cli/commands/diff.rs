@@ -1,14 +1,13 @@
-//! `brief diff`: what changed between two versions of an item, word by word.
+//! `brief diff`: what changed between two versions of an item, word by word. Arguments,
+//! one call to [`crate::store::inspect::compare`], and the word diff.
 
 use std::path::PathBuf;
 
-use super::show::no_version_error;
 use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::cli::worddiff::{changed, words};
-use crate::error::{Error, Result};
-use crate::store::history::History;
-use crate::store::transaction::find_item;
+use crate::error::Result;
+use crate::store::inspect;
 
 /// Show a word diff of an item: by default from its latest version to the current file
 ///
@@ -29,45 +28,24 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief_for_versions(&args.brief, &args.item, ui)?;
-    let item = find_item(&brief, &args.item)?;
-    let history = History::load(&brief.dir, &item.id)?;
-    let side = |number: u32| -> Result<(String, String)> {
-        let version = history
-            .get(number)
-            .ok_or_else(|| no_version_error(&args.brief, &history, number))?;
-        Ok((format!("version {number}"), version.body.clone()))
-    };
-    let (from_label, old) = match args.from {
-        Some(n) => side(n)?,
-        None => match history.latest() {
-            Some(latest) => (
-                format!("version {}", latest.meta.version),
-                latest.body.clone(),
-            ),
-            None => {
-                return Err(Error::input(format!(
-                    "`{}` has no versions yet: nothing to compare with",
-                    item.id
-                ))
-                .with_hint(format!(
-                    "version the current body with `brief record {} {}`",
-                    args.brief.display(),
-                    item.id
-                )));
-            }
-        },
-    };
-    let (to_label, new) = match args.to {
-        Some(n) => side(n)?,
-        None => ("the current file".to_string(), item.body().to_string()),
-    };
-    let header = format!("{}: {from_label} → {to_label}", item.id);
-    if !changed(&words(&old, &new)) {
+    let sides = inspect::compare(
+        &args.brief,
+        &args.item,
+        args.from,
+        args.to,
+        &mut super::warn_on(ui),
+    )?;
+    let header = format!(
+        "{}: {} → {}",
+        sides.item,
+        sides.from_label(),
+        sides.to_label()
+    );
+    if !changed(&words(&sides.old, &sides.new)) {
         ui.info(&format!("{header}: no differences"));
         return Ok(Outcome::Ok);
     }
     ui.outln(&ui.paint(&header, Tone::Strong))?;
-    ui.out(&crate::cli::review::word_diff(ui, &old, &new))?;
+    ui.out(&crate::cli::review::word_diff(ui, &sides.old, &sides.new))?;
     Ok(Outcome::Ok)
 }

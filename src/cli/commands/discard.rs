@@ -1,15 +1,12 @@
-//! `brief discard`: drop pending proposals. Arguments, one call (to
-//! [`transaction::discard`] or [`review::discard_many`]), and its report.
+//! `brief discard`: drop pending proposals. Arguments, one call to
+//! [`crate::store::review::discard`], and its report.
 
 use std::path::PathBuf;
-
-use serde::Serialize;
 
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::store::review::{self, Discarded, Which};
-use crate::store::transaction;
+use crate::store::review::{self, DiscardReport, Which};
 
 /// Remove pending proposals, and nothing else
 ///
@@ -36,80 +33,32 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief(&args.brief, ui)?;
-    let form = Form::json_if(args.json);
-    if let Some(id) = &args.id {
-        let proposal = transaction::discard(&brief.dir, id)?;
-        let one = Discarded {
-            proposal_id: proposal.id,
-            item: proposal.item,
-        };
-        return output::print(ui, form, &One(one));
-    }
-    let which = if args.all { Which::All } else { Which::Stale };
-    let discarded = review::discard_many(&brief, which)?;
-    output::print(ui, form, &Many { which, discarded })
+    let which = match args.id {
+        Some(id) => Which::One(id),
+        None if args.all => Which::All,
+        None => Which::Stale,
+    };
+    let report = review::discard(&args.brief, which, &mut super::warn_on(ui))?;
+    output::print(ui, Form::json_if(args.json), &report)
 }
 
-/// `brief discard BRIEF ID`.
-#[derive(Serialize)]
-#[serde(transparent)]
-struct One(Discarded);
-
-impl Report for One {
+impl Report for DiscardReport {
     fn status(&self) -> &str {
-        "discarded"
+        DiscardReport::status(self)
     }
 
     fn summary(&self) -> String {
-        line(&self.0)
+        DiscardReport::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        ui.info(&self.summary());
-        Ok(())
-    }
-}
-
-fn line(gone: &Discarded) -> String {
-    format!(
-        "discarded proposal {} for `{}`",
-        gone.proposal_id, gone.item
-    )
-}
-
-/// `brief discard BRIEF --all|--stale`.
-#[derive(Serialize)]
-struct Many {
-    #[serde(skip)]
-    which: Which,
-    discarded: Vec<Discarded>,
-}
-
-impl Report for Many {
-    fn status(&self) -> &str {
-        if self.discarded.is_empty() {
-            "nothing"
-        } else {
-            "discarded"
-        }
-    }
-
-    fn summary(&self) -> String {
-        let which = match self.which {
-            Which::All => "pending",
-            Which::Stale => "stale",
-        };
-        match self.discarded.len() {
-            0 => format!("no {which} proposals to discard"),
-            1 => format!("discarded 1 {which} proposal"),
-            n => format!("discarded {n} {which} proposals"),
-        }
-    }
-
-    fn human(&self, ui: &Ui) -> Result<()> {
-        for gone in &self.discarded {
-            ui.info(&line(gone));
+        match self {
+            DiscardReport::One(_) => {}
+            DiscardReport::Many { discarded, .. } => {
+                for gone in discarded {
+                    ui.info(&gone.line());
+                }
+            }
         }
         ui.info(&self.summary());
         Ok(())

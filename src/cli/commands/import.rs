@@ -111,23 +111,11 @@ fn split_name(split: Split) -> &'static str {
 
 impl Report for ImportReport {
     fn status(&self) -> &str {
-        "ok"
+        self.imported.status()
     }
 
     fn summary(&self) -> String {
-        let i = &self.imported;
-        format!(
-            "imported {} into {} item{} ({} tokens){}",
-            i.source.display(),
-            i.items.len(),
-            if i.items.len() == 1 { "" } else { "s" },
-            i.tokens,
-            if i.exact {
-                ", composing it reproduces the source byte for byte"
-            } else {
-                ", composing it reproduces the source up to blank lines between sections"
-            }
-        )
+        self.imported.summary()
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {

@@ -31,15 +31,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
 
 impl Report for Scaffolded {
     fn status(&self) -> &str {
-        "ok"
+        Scaffolded::status(self)
     }
 
     fn summary(&self) -> String {
-        format!(
-            "created a brief in {} with {} items",
-            self.brief.display(),
-            self.items.len()
-        )
+        Scaffolded::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {

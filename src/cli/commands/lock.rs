@@ -23,34 +23,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief(&args.brief, ui)?;
-    output::print(ui, Form::json_if(args.json), &lock::write(&brief)?)
-}
-
-impl Locked {
-    fn verb(&self) -> &'static str {
-        if self.changed { "updated" } else { "wrote" }
-    }
-
-    fn figures(&self) -> String {
-        let rules = self.rules.len();
-        format!(
-            "{}: {rules} rule item{} locked, prefix {} ({} tokens)",
-            self.lock.display(),
-            if rules == 1 { "" } else { "s" },
-            &self.prefix_hash[..12],
-            self.prefix_tokens,
-        )
-    }
+    let locked = lock::write(&args.brief, &mut super::warn_on(ui))?;
+    output::print(ui, Form::json_if(args.json), &locked)
 }
 
 impl Report for Locked {
     fn status(&self) -> &str {
-        "ok"
+        Locked::status(self)
     }
 
     fn summary(&self) -> String {
-        format!("{} {}", self.verb(), self.figures())
+        Locked::summary(self)
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {

@@ -1,11 +1,11 @@
-//! One file per subcommand: its clap arguments and a `run` that talks to the domain
-//! modules and the UI.
+//! One file per subcommand: its clap arguments, a `run` that makes one library call, and
+//! the rendering of the typed report that call returns (through `cli::output`).
 
 use std::path::Path;
 
 use clap::Subcommand;
 
-use crate::brief::Brief;
+use crate::brief::{Brief, Problem};
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
 use crate::error::Result;
@@ -111,19 +111,15 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
     }
 }
 
+/// Where a library operation's load warnings go: stderr, as they are found (before an
+/// error that follows them).
+pub fn warn_on(ui: &Ui) -> impl FnMut(&Problem) + '_ {
+    move |warning| ui.warn(&warning.to_string())
+}
+
 /// Loads a brief and shows its warnings (e.g. item files the manifest does not name).
 pub fn load_brief(path: &Path, ui: &Ui) -> Result<Brief> {
     let brief = Brief::load(path)?;
-    for warning in &brief.warnings {
-        ui.warn(&warning.to_string());
-    }
-    Ok(brief)
-}
-
-/// Loads a brief for a command on one item's versions, which works when that item is over
-/// the loader's size limit (so that it can be recorded or restored), and shows warnings.
-pub fn load_brief_for_versions(path: &Path, item: &str, ui: &Ui) -> Result<Brief> {
-    let brief = Brief::load_for_versions(path, item)?;
     for warning in &brief.warnings {
         ui.warn(&warning.to_string());
     }

@@ -1,4 +1,5 @@
-//! `brief proposals`: the model proposals waiting for review.
+//! `brief proposals`: the model proposals waiting for review. Arguments, one call to
+//! [`crate::compress::review::pending`], and its table.
 
 use std::path::{Path, PathBuf};
 
@@ -8,9 +9,8 @@ use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review::token_change;
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
+use crate::compress::review::{self, PendingProposals};
 use crate::error::Result;
-use crate::guard::{ChangeJson, CoverageJson, DroppedInstruction, Fact};
-use crate::store::proposals;
 
 /// List pending proposals: id, item, tokens before → after, guard findings
 ///
@@ -27,138 +27,67 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief(&args.brief, ui)?;
-    let mut pending = proposals::list(&brief.dir)?;
-    let items = brief.items_by_id();
-    let stale =
-        |p: &proposals::Proposal| p.is_stale(items.get(p.item.as_str()).map(|item| item.body()));
-    // The guard runs again against each item's current body, as `review` and `accept` do:
-    // one report per proposal, one status everywhere.
-    let mut status: Vec<&'static str> = Vec::with_capacity(pending.len());
-    for p in &mut pending {
-        let item = items.get(p.item.as_str()).copied();
-        if let Some(item) = item {
-            // A body the guard refuses keeps its stored report; review says why.
-            let _ = crate::compress::rejudge(item, p);
-        }
-        status.push(match item {
-            Some(item) if !p.is_stale(Some(item.body())) => crate::compress::status(item, p).0,
-            _ => "stale",
-        });
-    }
-    let summary = match pending.len() {
-        0 => "no pending proposals".to_string(),
-        1 => "1 pending proposal".to_string(),
-        n => format!("{n} pending proposals"),
-    };
-    let report = ProposalsReport {
-        summary,
+    let pending = review::pending(&args.brief, &mut super::warn_on(ui))?;
+    let shown = Shown {
+        pending,
         brief: &args.brief,
-        proposals: pending
-            .iter()
-            .zip(status)
-            .map(|(p, status)| ProposalRow {
-                id: &p.id,
-                item: &p.item,
-                created: &p.created,
-                provider: &p.provider,
-                model: &p.model,
-                tokens_before: p.tokens_before,
-                tokens_after: p.tokens_after,
-                stale: stale(p),
-                status,
-                guard: p.guard.status(),
-                guard_summary: p.guard.summary(),
-                dropped: &p.guard.dropped,
-                changed: p.guard.changed.iter().map(ChangeJson::from).collect(),
-                dropped_instructions: &p.guard.dropped_instructions,
-                introduced: &p.guard.introduced,
-                coverage: CoverageJson::from(&p.guard.coverage),
-                report: &p.guard,
-            })
-            .collect(),
     };
-    output::print(ui, Form::json_if(args.json), &report)
+    output::print(ui, Form::json_if(args.json), &shown)
 }
 
-/// `brief proposals`' report: the pending proposals, each with the guard's verdict
-/// against its item's current body.
+/// `brief proposals`' report, with the brief as the user named it for the commands shown.
 #[derive(Serialize)]
-struct ProposalsReport<'a> {
-    #[serde(skip)]
-    summary: String,
+#[serde(transparent)]
+struct Shown<'a> {
+    pending: PendingProposals,
     #[serde(skip)]
     brief: &'a Path,
-    proposals: Vec<ProposalRow<'a>>,
 }
 
-/// One pending proposal; the keys and their order are the JSON contract.
-#[derive(Serialize)]
-struct ProposalRow<'a> {
-    id: &'a str,
-    item: &'a str,
-    created: &'a str,
-    provider: &'a str,
-    model: &'a str,
-    tokens_before: usize,
-    tokens_after: usize,
-    stale: bool,
-    /// The proposal's review status (`stale` when its item's body changed since).
-    status: &'static str,
-    /// The guard's `clean` or `flagged`.
-    guard: &'static str,
-    guard_summary: String,
-    dropped: &'a [Fact],
-    changed: Vec<ChangeJson<'a>>,
-    dropped_instructions: &'a [DroppedInstruction],
-    introduced: &'a [Fact],
-    coverage: CoverageJson,
-    #[serde(skip)]
-    report: &'a crate::guard::Report,
-}
-
-impl Report for ProposalsReport<'_> {
+impl Report for Shown<'_> {
     fn status(&self) -> &str {
-        "ok"
+        self.pending.status
     }
 
     fn summary(&self) -> String {
-        self.summary.clone()
+        self.pending.summary.clone()
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        if self.proposals.is_empty() {
-            ui.info(&self.summary);
+        let proposals = &self.pending.proposals;
+        if proposals.is_empty() {
+            ui.info(&self.pending.summary);
             return Ok(());
         }
         let mut table = Table::new(&[Align::Left; 7]).header([
             "PROPOSAL", "ITEM", "TOKENS", "GUARD", "STATE", "MODEL", "CREATED",
         ]);
-        for p in &self.proposals {
-            let guard = if p.report.is_clean() {
+        for judged in proposals {
+            let p = &judged.proposal;
+            let guard = if p.guard.is_clean() {
                 ui.paint("clean", Tone::Good)
             } else {
-                ui.paint(&flag_counts(p.report), Tone::Error)
+                ui.paint(&flag_counts(&p.guard), Tone::Error)
             };
-            let state = if p.stale {
+            let state = if judged.stale {
                 ui.paint("stale", Tone::Warning)
             } else {
                 "pending".to_string()
             };
             table.row([
-                ui.paint(p.id, Tone::Strong),
+                ui.paint(&p.id, Tone::Strong),
                 p.item.to_string(),
                 token_change(p.tokens_before, p.tokens_after),
                 guard,
                 state,
                 p.model.to_string(),
-                ui.paint(p.created, Tone::Dim),
+                ui.paint(&p.created, Tone::Dim),
             ]);
         }
         ui.out(&table.render())?;
-        ui.info(&self.summary);
+        ui.info(&self.pending.summary);
         let dir = crate::cli::ui::shell_quote(&self.brief.display().to_string());
-        let allow = if self.proposals.iter().any(|p| !p.report.is_clean()) {
+        let allow = if proposals.iter().any(|j| !j.proposal.guard.is_clean()) {
             " (a flagged one: add --allow-flags)"
         } else {
             ""

@@ -1,12 +1,12 @@
-//! `brief record`: version a body edited by hand.
+//! `brief record`: version a body edited by hand. Arguments, one call to
+//! [`crate::store::change::record`], and its report.
 
 use std::path::PathBuf;
 
 use crate::cli::output::{self, Form, Outcome};
-use crate::cli::review::ChangeReport;
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::store::transaction::{self, Status};
+use crate::store::change;
 
 /// Record the item's current body as a new version (after editing it by hand)
 ///
@@ -28,33 +28,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief_for_versions(&args.brief, &args.item, ui)?;
-    let change = transaction::record(&brief.dir, &args.item, args.message)?;
-    let current = change.current.unwrap_or_default();
-    let (status, summary) = match change.status {
-        Status::Unchanged => (
-            "unchanged",
-            format!(
-                "`{}` is unchanged since version {current}: nothing written",
-                change.item
-            ),
-        ),
-        _ if change.versions.len() > 1 => (
-            "recorded",
-            format!(
-                "recorded `{}` as version {current} (wrote {}: the body git has committed came first)",
-                change.item,
-                crate::cli::review::versions_written(&change)
-            ),
-        ),
-        _ => (
-            "recorded",
-            format!("recorded `{}` as version {current}", change.item),
-        ),
-    };
-    output::print(
-        ui,
-        Form::json_if(args.json),
-        &ChangeReport::new(&change, status, summary),
-    )
+    let report = change::record(
+        &args.brief,
+        &args.item,
+        args.message,
+        &mut super::warn_on(ui),
+    )?;
+    output::print(ui, Form::json_if(args.json), &report)
 }

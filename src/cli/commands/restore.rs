@@ -1,12 +1,12 @@
-//! `brief restore`: make an earlier version current again.
+//! `brief restore`: make an earlier version current again. Arguments, one call to
+//! [`crate::store::change::restore`], and its report.
 
 use std::path::PathBuf;
 
 use crate::cli::output::{self, Form, Outcome};
-use crate::cli::review::{ChangeReport, versions_written};
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::store::transaction::{self, Status};
+use crate::store::change;
 
 /// Make the body of version N the item's body again, as a new version
 ///
@@ -28,37 +28,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief_for_versions(&args.brief, &args.item, ui)?;
-    let change = transaction::restore(&brief.dir, &args.item, args.number)?;
-    let current = change.current.unwrap_or_default();
-    let (status, summary) = match change.status {
-        Status::Unchanged => (
-            "unchanged",
-            format!(
-                "`{}` already has the body of version {}: nothing written",
-                change.item, args.number
-            ),
-        ),
-        Status::Completed => (
-            "completed",
-            format!(
-                "finished an interrupted restore: `{}` is version {current}",
-                change.item
-            ),
-        ),
-        Status::Applied => (
-            "restored",
-            format!(
-                "restored version {} of `{}` as version {current} (wrote {})",
-                args.number,
-                change.item,
-                versions_written(&change)
-            ),
-        ),
-    };
-    output::print(
-        ui,
-        Form::json_if(args.json),
-        &ChangeReport::new(&change, status, summary),
-    )
+    let report = change::restore(
+        &args.brief,
+        &args.item,
+        args.number,
+        &mut super::warn_on(ui),
+    )?;
+    output::print(ui, Form::json_if(args.json), &report)
 }

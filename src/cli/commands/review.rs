@@ -1,16 +1,16 @@
 //! `brief review`: show a pending proposal's review screen again, and decide on a terminal.
+//! Arguments, one call to [`crate::compress::review::review`], and its rendering (then, on
+//! a terminal, the review question).
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::brief::Item;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review::{print_commands, show_proposal};
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
-use crate::guard::{ChangeJson, CoverageJson, DroppedInstruction, Fact};
-use crate::store::proposals::{self, Proposal};
+use crate::compress::review::{self, Reviewed};
+use crate::error::Result;
 
 /// Show a pending proposal again: tokens, guard findings and the word diff
 ///
@@ -33,91 +33,25 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief(&args.brief, ui)?;
-    let mut proposal = proposals::load(&brief.dir, &args.id)?;
-    let Some(item) = brief.item(&proposal.item) else {
-        return Err(Error::conflict(format!(
-            "proposal {} is for `{}`, which is no longer in {}",
-            proposal.id,
-            proposal.item,
-            brief.dir.display()
-        ))
-        .with_hint(format!(
-            "discard it: brief discard {} {}",
-            crate::cli::ui::shell_quote(&args.brief.display().to_string()),
-            proposal.id
-        )));
-    };
-    let stale = proposal.is_stale(Some(item.body()));
-    crate::compress::rejudge(item, &mut proposal)?;
-    let (status, mut summary) = super::compress::status(item, &proposal);
-    let status = if stale { "stale" } else { status };
-    if stale {
-        summary = format!(
-            "`{}` changed since this proposal was made: `brief accept` refuses it; {summary}",
-            item.id
-        );
-    }
+    let reviewed = review::review(&args.brief, &args.id, &mut super::warn_on(ui))?;
     let form = Form::json_if(args.json);
-    let report = ReviewReport {
-        proposal_id: &proposal.id,
-        item: &proposal.item,
-        stale,
-        created: &proposal.created,
-        provider: &proposal.provider,
-        model: &proposal.model,
-        tokens_before: proposal.tokens_before,
-        tokens_after: proposal.tokens_after,
-        dropped: &proposal.guard.dropped,
-        changed: proposal
-            .guard
-            .changed
-            .iter()
-            .map(ChangeJson::from)
-            .collect(),
-        dropped_instructions: &proposal.guard.dropped_instructions,
-        introduced: &proposal.guard.introduced,
-        coverage: CoverageJson::from(&proposal.guard.coverage),
-        body: &proposal.body,
-        status,
-        summary,
-        proposal: &proposal,
-        shown: item,
+    let shown = Shown {
+        asks: form == Form::Human && ui.interactive() && !reviewed.stale,
+        reviewed,
         brief: &args.brief,
-        asks: form == Form::Human && ui.interactive() && !stale,
     };
-    let outcome = output::print(ui, form, &report)?;
-    if report.asks {
-        return crate::cli::interactive::ask(ui, &args.brief, &brief, item, proposal);
+    let outcome = output::print(ui, form, &shown)?;
+    if shown.asks {
+        return crate::cli::interactive::ask_about(ui, &args.brief, shown.reviewed);
     }
     Ok(outcome)
 }
 
 /// `brief review`'s report: the proposal with the guard's findings of today.
 #[derive(Serialize)]
-struct ReviewReport<'a> {
-    proposal_id: &'a str,
-    item: &'a str,
-    stale: bool,
-    created: &'a str,
-    provider: &'a str,
-    model: &'a str,
-    tokens_before: usize,
-    tokens_after: usize,
-    dropped: &'a [Fact],
-    changed: Vec<ChangeJson<'a>>,
-    dropped_instructions: &'a [DroppedInstruction],
-    introduced: &'a [Fact],
-    coverage: CoverageJson,
-    body: &'a str,
-    #[serde(skip)]
-    status: &'static str,
-    #[serde(skip)]
-    summary: String,
-    #[serde(skip)]
-    proposal: &'a Proposal,
-    #[serde(skip)]
-    shown: &'a Item,
+#[serde(transparent)]
+struct Shown<'a> {
+    reviewed: Reviewed,
     #[serde(skip)]
     brief: &'a Path,
     /// The review question follows (on a terminal, for a proposal that is not stale).
@@ -125,24 +59,20 @@ struct ReviewReport<'a> {
     asks: bool,
 }
 
-impl Report for ReviewReport<'_> {
+impl Report for Shown<'_> {
     fn status(&self) -> &str {
-        self.status
+        self.reviewed.status
     }
 
     fn summary(&self) -> String {
-        self.summary.clone()
+        self.reviewed.summary.clone()
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        show_proposal(ui, self.shown, self.proposal, &self.summary)?;
+        let r = &self.reviewed;
+        show_proposal(ui, &r.item, &r.proposal, &r.summary)?;
         if !self.asks {
-            print_commands(
-                ui,
-                self.brief,
-                &self.proposal.id,
-                !self.proposal.guard.is_clean(),
-            )?;
+            print_commands(ui, self.brief, &r.proposal.id, !r.proposal.guard.is_clean())?;
         }
         Ok(())
     }

@@ -1,12 +1,12 @@
-//! `brief show`: an item's body, current or of one version.
+//! `brief show`: an item's body, current or of one version. Arguments, one call to
+//! [`crate::store::inspect::body`], and the body on stdout.
 
 use std::path::PathBuf;
 
 use crate::cli::output::Outcome;
 use crate::cli::ui::Ui;
-use crate::error::{Error, Result};
-use crate::store::history::History;
-use crate::store::transaction::find_item;
+use crate::error::Result;
+use crate::store::inspect;
 
 /// Print an item's body: the current file's, or that of version N
 #[derive(Debug, clap::Args)]
@@ -22,38 +22,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let brief = super::load_brief_for_versions(&args.brief, &args.item, ui)?;
-    let item = find_item(&brief, &args.item)?;
-    let Some(number) = args.version else {
-        ui.out(item.body())?;
-        return Ok(Outcome::Ok);
-    };
-    let history = History::load(&brief.dir, &item.id)?;
-    let version = history
-        .get(number)
-        .ok_or_else(|| no_version(&args, &history))?;
-    ui.out(&version.body)?;
+    let shown = inspect::body(
+        &args.brief,
+        &args.item,
+        args.version,
+        &mut super::warn_on(ui),
+    )?;
+    ui.out(&shown.body)?;
     Ok(Outcome::Ok)
-}
-
-/// The error for a version number an item does not have.
-pub fn no_version_error(brief: &std::path::Path, history: &History, number: u32) -> Error {
-    let have = match history.versions.len() {
-        0 => "none yet".to_string(),
-        1 => "version 1 only".to_string(),
-        n => format!("versions 1 to {n}"),
-    };
-    Error::input(format!(
-        "`{}` has no version {number}: it has {have}",
-        history.item
-    ))
-    .with_hint(format!(
-        "see `brief history {} {}`",
-        brief.display(),
-        history.item
-    ))
-}
-
-fn no_version(args: &Args, history: &History) -> Error {
-    no_version_error(&args.brief, history, args.version.unwrap_or_default())
 }
