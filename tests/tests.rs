@@ -55,6 +55,7 @@ mod mcp_parity;
 mod mcp_same_as_cli;
 mod mcp_same_as_cli_session;
 mod newcomer;
+mod newuser_review;
 mod prefix_identity;
 mod probe;
 mod prop_loader;

