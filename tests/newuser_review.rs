@@ -95,3 +95,61 @@ fn manifest_numbers_out_of_range_are_refused_at_their_line_and_column() {
         assert_ne!(code, 2, "{to}: {err}");
     }
 }
+
+#[test]
+fn a_duplicate_key_is_reported_at_its_own_line_not_at_1_1() {
+    let ws = workspace("clinic");
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["session", "new", "s", "--brief", "clinic"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config = ws.path().join("s/session.yaml");
+    let mut text = fs::read_to_string(&config).unwrap();
+    let lines = text.lines().count();
+    text.push_str("# a comment\n\ncontext_limit: 9000\n");
+    fs::write(&config, &text).unwrap();
+    let out = brief()
+        .current_dir(ws.path())
+        .args(["session", "status", "s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "session.yaml:{}:1: duplicate field `context_limit`",
+            lines + 3
+        )),
+        "{err}"
+    );
+
+    // The same in brief.yaml, at the top level and inside a nested mapping.
+    let manifest = ws.path().join("clinic/brief.yaml");
+    let original = fs::read_to_string(&manifest).unwrap();
+    for (extra, at) in [
+        (
+            "tokenizer: o200k_base\n",
+            "8:1: duplicate field `tokenizer`",
+        ),
+        (
+            "model:\n  provider: openai\n  name: a\n  name: b\n",
+            "11:3: model: duplicate field `name`",
+        ),
+    ] {
+        let text = format!("{original}\n{extra}");
+        fs::write(&manifest, text).unwrap();
+        let out = brief()
+            .current_dir(ws.path())
+            .args(["check", "clinic"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains(&format!("brief.yaml:{at}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

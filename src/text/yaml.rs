@@ -25,9 +25,21 @@ pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// Why a YAML text was refused, with the 1-based line and column where known.
 #[derive(Debug)]
 pub enum YamlError {
-    TooDeep { line: usize, column: usize },
-    TooLarge { bytes: usize },
+    TooDeep {
+        line: usize,
+        column: usize,
+    },
+    TooLarge {
+        bytes: usize,
+    },
     Parse(serde_yaml::Error),
+    /// A key given twice in one mapping, at the second key (the parser reports where the
+    /// mapping starts, which for a top-level key is always 1:1).
+    Duplicate {
+        message: String,
+        line: usize,
+        column: usize,
+    },
 }
 
 impl YamlError {
@@ -37,6 +49,7 @@ impl YamlError {
             YamlError::TooDeep { line, column } => Some((*line, *column)),
             YamlError::TooLarge { .. } => None,
             YamlError::Parse(err) => err.location().map(|l| (l.line(), l.column())),
+            YamlError::Duplicate { line, column, .. } => Some((*line, *column)),
         }
     }
 
@@ -51,15 +64,79 @@ impl YamlError {
                 "{bytes} bytes of YAML is over the {} MiB limit",
                 MAX_BYTES / (1024 * 1024)
             ),
-            YamlError::Parse(err) => {
-                let message = err.to_string();
-                match message.find(" at line ") {
-                    Some(i) => message[..i].to_string(),
-                    None => message,
-                }
+            YamlError::Parse(err) => without_location(err),
+            YamlError::Duplicate { message, .. } => message.clone(),
+        }
+    }
+}
+
+fn without_location(err: &serde_yaml::Error) -> String {
+    let message = err.to_string();
+    match message.find(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    }
+}
+
+/// A "duplicate field" error moved from the start of its mapping to the repeated key.
+fn locate_duplicate(text: &str, err: serde_yaml::Error) -> YamlError {
+    let message = without_location(&err);
+    let key = message
+        .split("duplicate field `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next());
+    let found = key.and_then(|key| {
+        let location = err.location()?;
+        second_key(text, key, location.line(), location.column())
+    });
+    match found {
+        Some((line, column)) => YamlError::Duplicate {
+            message,
+            line,
+            column,
+        },
+        None => YamlError::Parse(err),
+    }
+}
+
+/// Where `key` is given the second time in the block mapping whose first key is at
+/// `line`:`column` (1-based): the keys of that mapping are the lines indented as deep as
+/// its first key, up to the first line indented less.
+fn second_key(text: &str, key: &str, line: usize, column: usize) -> Option<(usize, usize)> {
+    let indent = column.checked_sub(1)?;
+    let mut seen = 0;
+    for (index, row) in text.split('\n').enumerate().skip(line.checked_sub(1)?) {
+        let (depth, rest) = if index + 1 == line {
+            let start = row.char_indices().nth(indent).map(|(i, _)| i)?;
+            (indent, &row[start..])
+        } else {
+            let rest = row.trim_start_matches(' ');
+            (row.len() - rest.len(), rest)
+        };
+        let content = rest.trim_end();
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        if depth < indent {
+            break;
+        }
+        if depth > indent {
+            continue;
+        }
+        let named = [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
+            .iter()
+            .any(|quoted| {
+                rest.strip_prefix(quoted.as_str())
+                    .is_some_and(|after| after.trim_start_matches([' ', '\t']).starts_with(':'))
+            });
+        if named {
+            seen += 1;
+            if seen == 2 {
+                return Some((index + 1, row[..row.len() - rest.len()].chars().count() + 1));
             }
         }
     }
+    None
 }
 
 impl fmt::Display for YamlError {
@@ -82,7 +159,15 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
     if let Some((line, column)) = too_deep(text, MAX_FLOW_DEPTH) {
         return Err(YamlError::TooDeep { line, column });
     }
-    serde_yaml::from_str(text).map_err(YamlError::Parse)
+    serde_yaml::from_str(text).map_err(|err| {
+        if err.to_string().starts_with("duplicate field `")
+            || err.to_string().contains(": duplicate field `")
+        {
+            locate_duplicate(text, err)
+        } else {
+            YamlError::Parse(err)
+        }
+    })
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -261,6 +346,35 @@ mod tests {
         let err = from_str::<serde_yaml::Value>(&text).unwrap_err();
         assert!(matches!(err, YamlError::TooLarge { .. }));
         assert!(err.message().contains("over the 64 MiB limit"), "{err}");
+    }
+
+    #[test]
+    fn a_duplicate_key_is_reported_at_the_repeated_key() {
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Inner {
+            a: Option<u32>,
+            b: Option<u32>,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Outer {
+            name: Option<String>,
+            inner: Option<Inner>,
+            list: Option<Vec<Inner>>,
+        }
+        let at = |text: &str| {
+            let err = from_str::<Outer>(text).unwrap_err();
+            assert!(err.message().contains("duplicate field"), "{err}");
+            err.location()
+        };
+        assert_eq!(at("# c\nname: x\ninner:\n  a: 1\nname: y\n"), Some((5, 1)));
+        assert_eq!(
+            at("name: x\ninner:\n  a: 1\n  b: 2\n\n  a: 3\n"),
+            Some((6, 3))
+        );
+        assert_eq!(at("list:\n  - a: 1\n    b: 2\n    a: 3\n"), Some((4, 5)));
+        assert_eq!(at("inner:\n  a: 1\n  \"a\" : 3\n"), Some((3, 3)));
     }
 
     #[test]
