@@ -153,3 +153,27 @@ fn a_duplicate_key_is_reported_at_its_own_line_not_at_1_1() {
         );
     }
 }
+
+#[test]
+fn a_file_where_a_directory_is_wanted_is_said_in_words_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("afile.md"), "mine\n").unwrap();
+    for (args, hint) in [
+        (&["init", "afile.md"][..], "choose another directory"),
+        (
+            &["generate", "man", "--dir", "afile.md"][..],
+            "name a directory",
+        ),
+    ] {
+        let out = brief().current_dir(dir.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.contains("afile.md: already exists"), "{args:?}: {err}");
+        assert!(!err.contains("os error"), "{args:?}: {err}");
+        assert!(err.contains(hint), "{args:?}: {err}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("afile.md")).unwrap(),
+            "mine\n"
+        );
+    }
+}

@@ -65,6 +65,13 @@ const ITEMS: &[(&str, &str)] = &[
 /// Writes a new brief into `dir` (which may exist but must not hold a brief or one of the
 /// item files), named `name` or after the directory.
 pub fn scaffold(dir: &Path, name: Option<&str>) -> Result<Scaffolded> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::input(format!(
+            "{}: already exists and is a file, not a directory",
+            dir.display()
+        ))
+        .with_hint("a brief is a directory: choose another directory; nothing was written"));
+    }
     if dir.join(MANIFEST).exists() {
         return Err(Error::input(format!(
             "{}: already a brief (it has a {MANIFEST})",

@@ -281,6 +281,7 @@ impl Error {
             std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
             std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
             std::io::ErrorKind::IsADirectory => "a directory, not a file".to_string(),
+            std::io::ErrorKind::AlreadyExists => "already exists".to_string(),
             std::io::ErrorKind::NotADirectory => {
                 "a part of this path is a file, not a directory".to_string()
             }
@@ -357,6 +358,8 @@ mod tests {
         assert!(missing.causes().is_empty(), "the message says it already");
         let dir = Error::io(path, &std::io::Error::from_raw_os_error(libc::EISDIR));
         assert_eq!(dir.causes(), ["Is a directory (os error 21)"]);
+        let exists = Error::io(path, &std::io::Error::from_raw_os_error(libc::EEXIST));
+        assert_eq!(exists.message, "x.md: already exists");
         let other = Error::io(path, &std::io::Error::other("disk on fire"));
         assert_eq!(other.message, "x.md: disk on fire");
         assert!(other.causes().is_empty());

@@ -77,6 +77,13 @@ pub fn run(args: Args, root: clap::Command, ui: &Ui) -> Result<Outcome> {
 /// `brief-session-new.1`, …), as packagers install them; `man brief-session-new` then finds
 /// the page that `brief-session.1` links to.
 fn write_man_pages(command: clap::Command, dir: &std::path::Path, ui: &Ui) -> Result<Outcome> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::input(format!(
+            "{}: already exists and is a file, not a directory",
+            dir.display()
+        ))
+        .with_hint("name a directory for the man pages with --dir (it is created if missing)"));
+    }
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
     let mut command = command;
     command.build();
