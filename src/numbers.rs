@@ -14,9 +14,26 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `1 token`, `2 tokens`, `1204 tokens`: a count with its noun in the right number.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", noun(n, one, many))
+}
+
+/// `one` for a count of 1, else `many`.
+pub fn noun<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::thousands;
+    use super::{count, thousands};
+
+    #[test]
+    fn count_says_one_in_the_singular() {
+        assert_eq!(count(1, "token", "tokens"), "1 token");
+        assert_eq!(count(0, "entry", "entries"), "0 entries");
+        assert_eq!(count(1204, "call", "calls"), "1204 calls");
+    }
 
     #[test]
     fn thousands_groups_digits() {

@@ -177,3 +177,44 @@ fn a_file_where_a_directory_is_wanted_is_said_in_words_with_a_hint() {
         );
     }
 }
+
+#[test]
+fn import_of_a_crlf_prompt_does_not_claim_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("crlf.md"),
+        "# Role\r\nYou help.\r\n\r\n# Rules\r\nBe brief.\r\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("lf.md"),
+        "# Role\nYou help.\n\n# Rules\nBe brief.\n",
+    )
+    .unwrap();
+    for (file, out_dir, exact_claim) in [("crlf.md", "a", false), ("lf.md", "b", true)] {
+        let out = brief()
+            .current_dir(dir.path())
+            .args(["import", file, out_dir])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let all = format!("{}{}", crate::common::stdout(&out), stderr(&out));
+        let json_out = brief()
+            .current_dir(dir.path())
+            .args(["import", file, &format!("{out_dir}-json"), "--json"])
+            .output()
+            .unwrap();
+        let summary = crate::common::json(&json_out)["summary"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for text in [&all, &summary] {
+            assert!(text.contains("byte for byte"), "{file}: {text}");
+            assert_eq!(
+                !text.contains("but for line ends"),
+                exact_claim,
+                "{file}: {text}"
+            );
+        }
+    }
+}

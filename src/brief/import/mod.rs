@@ -52,6 +52,10 @@ pub struct ImportPlan {
     pub markers: Vec<Marker>,
     /// The deepest heading level that started an item (0: headings were not used).
     pub headings_level: usize,
+    /// What was normalised before splitting (`line ends`, `a byte-order mark`): the
+    /// brief reproduces the source but for these.
+    #[serde(skip)]
+    pub normalised: Vec<&'static str>,
 }
 
 impl ImportPlan {
@@ -82,15 +86,18 @@ impl ImportPlan {
 /// Splits `source` into items where its sections start (see [`structure::find`]).
 pub fn plan(source: &str, split: Split) -> ImportPlan {
     let mut notes = Vec::new();
+    let mut normalised_parts = Vec::new();
     let mut text = source;
     if let Some(rest) = text.strip_prefix('\u{feff}') {
         notes.push("a UTF-8 byte-order mark at the start was removed".to_string());
+        normalised_parts.push("a byte-order mark");
         text = rest;
     }
     let normalised;
     if text.contains("\r\n") {
         normalised = text.replace("\r\n", "\n");
         notes.push("CRLF line ends were written as LF".to_string());
+        normalised_parts.push("line ends");
         text = &normalised;
     }
     let mut sections: Vec<(Range<usize>, Option<String>, ItemType)> = Vec::new();
@@ -212,6 +219,7 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
         notes,
         markers: found.used,
         headings_level: found.headings_level,
+        normalised: normalised_parts,
     }
 }
 

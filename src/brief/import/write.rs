@@ -54,6 +54,9 @@ pub struct Imported {
     /// The prompt file, as given (for the summary).
     #[serde(skip)]
     pub source: PathBuf,
+    /// What was normalised (see [`super::ImportPlan::normalised`]), for the summary.
+    #[serde(skip)]
+    pub normalised: Vec<&'static str>,
 }
 
 /// One item written.
@@ -86,19 +89,30 @@ impl Imported {
     }
 
     /// One sentence: what was imported into how many items, and whether composing the
-    /// brief gives the source back byte for byte.
+    /// brief gives the source back byte for byte (never claimed when line ends or a
+    /// byte-order mark were normalised: then it says "but for" them).
     pub fn summary(&self) -> String {
+        let but_for = match self.normalised.as_slice() {
+            [] => String::new(),
+            [one] => format!(" but for {one}"),
+            [rest @ .., last] => format!(" but for {} and {last}", rest.join(", ")),
+        };
+        let faithful = if self.exact {
+            format!(", composing it reproduces the source byte for byte{but_for}")
+        } else if but_for.is_empty() {
+            ", composing it reproduces the source up to blank lines between sections".to_string()
+        } else {
+            format!(
+                ", composing it reproduces the source up to blank lines between sections and{}",
+                but_for.trim_start_matches(" but for")
+            )
+        };
         format!(
-            "imported {} into {} item{} ({} tokens){}",
+            "imported {} into {} item{} ({}){faithful}",
             self.source.display(),
             self.items.len(),
             if self.items.len() == 1 { "" } else { "s" },
-            self.tokens,
-            if self.exact {
-                ", composing it reproduces the source byte for byte"
-            } else {
-                ", composing it reproduces the source up to blank lines between sections"
-            }
+            crate::numbers::count(self.tokens as u64, "token", "tokens"),
         )
     }
 }
@@ -144,6 +158,7 @@ pub fn write(request: &Request) -> Result<Imported> {
         items,
         notes: plan.notes,
         source: request.file.to_path_buf(),
+        normalised: plan.normalised,
     })
 }
 
