@@ -218,3 +218,70 @@ fn import_of_a_crlf_prompt_does_not_claim_byte_for_byte() {
         }
     }
 }
+
+#[test]
+fn show_diff_and_session_tools_take_json() {
+    let ws = workspace("clinic");
+    let run = |args: &[&str]| {
+        let out = brief().current_dir(ws.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        out
+    };
+    let keys = |doc: &serde_json::Value| -> Vec<String> {
+        doc.as_object().unwrap().keys().cloned().collect()
+    };
+    let body = fs::read_to_string(ws.path().join("clinic/items/persona.md")).unwrap();
+    let plain = crate::common::stdout(&run(&["show", "clinic", "persona"]));
+    let shown = crate::common::json(&run(&["show", "clinic", "persona", "--json"]));
+    assert_eq!(
+        keys(&shown)[..2],
+        ["status".to_string(), "summary".to_string()]
+    );
+    assert_eq!(shown["item"], "persona");
+    assert!(shown["version"].is_null());
+    assert_eq!(shown["body"].as_str().unwrap(), plain);
+    assert!(
+        body.ends_with(&plain) || plain == body,
+        "show prints the item's body"
+    );
+
+    run(&["record", "clinic", "persona", "-m", "first"]);
+    fs::write(
+        ws.path().join("clinic/items/persona.md"),
+        body.clone() + "One more line.\n",
+    )
+    .unwrap();
+    let diffed = crate::common::json(&run(&["diff", "clinic", "persona", "--json"]));
+    assert_eq!(
+        keys(&diffed)[..2],
+        ["status".to_string(), "summary".to_string()]
+    );
+    assert_eq!(diffed["from"], 1);
+    assert!(diffed["to"].is_null());
+    assert_eq!(diffed["changed"], true);
+    assert_eq!(diffed["lines_added"], 1);
+    assert_eq!(diffed["lines_removed"], 0);
+    let unified = diffed["unified_diff"].as_str().unwrap();
+    assert!(
+        unified.starts_with("--- version 1\n+++ the current file\n@@"),
+        "{unified}"
+    );
+    assert!(unified.contains("\n+One more line.\n"), "{unified}");
+    assert!(diffed["summary"].as_str().unwrap().contains("1 line added"));
+    let same = crate::common::json(&run(&["diff", "clinic", "persona", "--to", "1", "--json"]));
+    assert_eq!(same["changed"], false);
+    assert_eq!(same["unified_diff"], "");
+
+    for format in ["openai", "anthropic"] {
+        let bare: serde_json::Value =
+            serde_json::from_slice(&run(&["session", "tools", "--format", format]).stdout).unwrap();
+        let doc = crate::common::json(&run(&["session", "tools", "--format", format, "--json"]));
+        assert_eq!(
+            keys(&doc)[..2],
+            ["status".to_string(), "summary".to_string()]
+        );
+        assert_eq!(doc["format"], format);
+        assert_eq!(doc["tools"], bare);
+        assert_eq!(doc["count"], bare.as_array().unwrap().len());
+    }
+}

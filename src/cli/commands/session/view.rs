@@ -266,13 +266,49 @@ pub struct ToolsArgs {
     /// Whose tools array to print: OpenAI's `{"type":"function",…}` or Anthropic's `input_schema` form
     #[arg(long, value_enum, default_value_t = ToolsFormat::Openai)]
     pub format: ToolsFormat,
+    /// Print one JSON object (format, count, tools) instead of the bare tools array
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn tools(args: ToolsArgs, ui: &Ui) -> Result<Outcome> {
-    let wire = match args.format {
-        ToolsFormat::Openai => Wire::OpenAi,
-        ToolsFormat::Anthropic => Wire::Anthropic,
+    let (wire, format) = match args.format {
+        ToolsFormat::Openai => (Wire::OpenAi, "openai"),
+        ToolsFormat::Anthropic => (Wire::Anthropic, "anthropic"),
     };
-    ui.outln(&canonical::to_string(&framework_tools_array(wire)))?;
-    Ok(Outcome::Ok)
+    let tools = framework_tools_array(wire);
+    let count = tools.as_array().map_or(0, Vec::len);
+    let report = ToolsReport {
+        format,
+        count,
+        tools,
+    };
+    output::print(ui, Form::json_if(args.json), &report)
+}
+
+/// `brief session tools --json`: the tools array for the wire, as sent in a request.
+#[derive(serde::Serialize)]
+struct ToolsReport {
+    format: &'static str,
+    count: usize,
+    tools: serde_json::Value,
+}
+
+impl Report for ToolsReport {
+    fn status(&self) -> &str {
+        "ok"
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} in the {} form",
+            crate::numbers::count(self.count as u64, "framework tool", "framework tools"),
+            self.format
+        )
+    }
+
+    /// The bare array, on one line, exactly as before `--json` existed.
+    fn human(&self, ui: &Ui) -> Result<()> {
+        ui.outln(&canonical::to_string(&self.tools))
+    }
 }
