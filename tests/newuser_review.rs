@@ -285,3 +285,58 @@ fn show_diff_and_session_tools_take_json() {
         assert_eq!(doc["count"], bare.as_array().unwrap().len());
     }
 }
+
+#[test]
+fn counts_of_one_read_in_the_singular_and_tables_stay_readable() {
+    let ws = workspace("clinic");
+    let run = |args: &[&str]| {
+        let out = brief().current_dir(ws.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        out
+    };
+    // The clinic brief has one tool.
+    let made = crate::common::stdout(&run(&["session", "new", "s", "--brief", "clinic"]));
+    assert!(made.contains("1 tool in Tier 1"), "{made}");
+    let appended = crate::common::json(&run(&["session", "append", "s", "--user", "hi", "--json"]));
+    let summary = appended["summary"].as_str().unwrap();
+    assert!(!summary.contains("(1 tokens)"), "{summary}");
+    let log = crate::common::json(&run(&["session", "log", "s", "--json"]));
+    let summary = log["summary"].as_str().unwrap();
+    assert!(summary.starts_with("1 entry, "), "{summary}");
+
+    // A long note is cut in the history table, kept whole in JSON.
+    let note = "because ".repeat(120);
+    run(&["record", "clinic", "persona", "-m", note.trim()]);
+    let table = crate::common::stdout(&run(&["history", "clinic", "persona"]));
+    let row = table.lines().nth(1).unwrap();
+    assert!(row.ends_with('…'), "{row}");
+    assert!(row.chars().count() < 160, "{row}");
+    let json = crate::common::json(&run(&["history", "clinic", "persona", "--json"]));
+    let stored = json["versions"][0]["note"].as_str().unwrap();
+    assert!(stored.chars().count() > 150, "{stored}");
+    assert!(note.starts_with(stored.trim_end_matches('…')), "{stored}");
+
+    // compact: the arrows of every row line up, under numbers of different widths.
+    let table = crate::common::stdout(&run(&["compact", "clinic"]));
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert!(rows.len() >= 2, "{table}");
+    for nth in 0..2 {
+        let columns: Vec<usize> = rows
+            .iter()
+            .map(|row| row.match_indices('→').nth(nth).unwrap().0)
+            .collect();
+        assert!(columns.windows(2).all(|w| w[0] == w[1]), "{table}");
+    }
+
+    // import's table has upper-case headers, as every other table.
+    fs::write(
+        ws.path().join("p.md"),
+        "# Role\nYou help.\n\n# Rules\nBe brief.\n",
+    )
+    .unwrap();
+    let out = run(&["import", "p.md", "imported"]);
+    let header = crate::common::stdout(&out);
+    let header = header.lines().next().unwrap();
+    assert!(header.starts_with("ID "), "{header}");
+    assert_eq!(header, header.to_uppercase(), "{header}");
+}

@@ -150,9 +150,10 @@ impl StatsReport {
                 "ok"
             },
             summary: format!(
-                "{} items, {brief_tokens} tokens, stable prefix {} tokens",
-                measured.items.len(),
-                measured.prefix_tokens
+                "{}, {}, stable prefix {}",
+                crate::numbers::count(measured.items.len() as u64, "item", "items"),
+                crate::numbers::count(brief_tokens as u64, "token", "tokens"),
+                crate::numbers::count(measured.prefix_tokens as u64, "token", "tokens")
             ),
             brief: brief.manifest.name.clone(),
             tokenizer: brief.manifest.tokenizer.to_string(),

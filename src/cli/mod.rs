@@ -60,9 +60,9 @@ pub fn main() -> ExitCode {
     // Rows bound for ClickHouse: a bounded wait for them to go, after the command's output.
     for left in crate::cache::ledger::clickhouse::settle() {
         ui.warn(&format!(
-            "{} row(s) are not in ClickHouse ({}) yet{}; they are kept in the spool {} and \
+            "{} not in ClickHouse ({}) yet{}; kept in the spool {} and \
              sent by the next brief command or proxy writing there",
-            left.rows,
+            crate::numbers::count(left.rows as u64, "row is", "rows are"),
             left.target,
             left.last_error
                 .map(|e| format!(": {e}"))

@@ -107,9 +107,40 @@ impl Table {
     }
 }
 
+/// The widest a free-text cell (a note, a reason) is shown in a table: the JSON form keeps
+/// the whole text.
+pub const MAX_TEXT_CELL: usize = 72;
+
+/// `text` on one line and at most `max` characters, cut at a word boundary where one is
+/// near, with `…` where it was cut.
+pub fn clip_cell(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let keep: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    let cut = match keep.rfind(' ') {
+        Some(space) if space * 4 >= keep.len() * 3 => &keep[..space],
+        _ => keep.as_str(),
+    };
+    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':']))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_cell_is_clipped_with_an_ellipsis_on_one_line() {
+        assert_eq!(clip_cell("short note", 72), "short note");
+        let long = "word ".repeat(100);
+        let clipped = clip_cell(&long, 30);
+        assert!(clipped.chars().count() <= 30, "{clipped}");
+        assert!(clipped.ends_with("word…"), "{clipped}");
+        assert_eq!(clip_cell("a\nb", 72), "a b");
+        let unbroken = "x".repeat(50);
+        assert_eq!(clip_cell(&unbroken, 10).chars().count(), 10);
+    }
 
     #[test]
     fn a_long_id_widens_its_column_and_keeps_the_others_aligned() {

@@ -248,8 +248,11 @@ impl Stats {
         Report {
             status: "ok",
             summary: format!(
-                "{} calls, {} input tokens, {share}, {} cache-write tokens, {} drifted",
-                totals.calls, totals.input_tokens, totals.cache_write_tokens, totals.drifted
+                "{}, {} input tokens, {share}, {} cache-write tokens, {} drifted",
+                crate::numbers::count(totals.calls as u64, "call", "calls"),
+                totals.input_tokens,
+                totals.cache_write_tokens,
+                totals.drifted
             ),
             totals,
             per_model,

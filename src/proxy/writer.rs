@@ -139,9 +139,10 @@ impl Sink for ClickHouseSink {
     fn close(&self) {
         if let Some(left) = self.shipper.settle(self.shipper.target().options.exit_wait) {
             eprintln!(
-                "brief proxy: {} row(s) not yet in ClickHouse ({}) stay in the spool {}; the \
+                "brief proxy: {} not yet in ClickHouse ({}) {} in the spool {}; the \
                  next brief process writing to {} sends them{}",
-                left.rows,
+                crate::numbers::count(left.rows as u64, "row", "rows"),
+                crate::numbers::noun(left.rows as u64, "stays", "stay"),
                 left.target,
                 left.spool_dir,
                 left.target,

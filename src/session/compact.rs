@@ -132,8 +132,8 @@ impl CompactReport {
     pub fn summary(&self) -> String {
         let forgotten = self.forgotten.len();
         format!(
-            "compacted {} entries: Tier 2 {} -> {} tokens ({} state, {} resume); {forgotten} fact{} of the old memory not in the state",
-            self.removed_ids.len(),
+            "compacted {}: Tier 2 {} -> {} tokens ({} state, {} resume); {forgotten} fact{} of the old memory not in the state",
+            crate::numbers::count(self.removed_ids.len() as u64, "entry", "entries"),
             super::budget::thousands(self.tokens_before),
             super::budget::thousands(self.tokens_after),
             self.state_id,

@@ -62,7 +62,11 @@ impl Document for Appended {
     }
 
     fn summary(&self) -> String {
-        format!("appended {} ({} tokens)", self.id, self.tokens)
+        format!(
+            "appended {} ({})",
+            self.id,
+            crate::numbers::count(self.tokens as u64, "token", "tokens")
+        )
     }
 }
 
@@ -119,8 +123,8 @@ impl Document for LogReport {
 
     fn summary(&self) -> String {
         format!(
-            "{} entries, {} live, {} tokens in Tier 2",
-            self.entries.len(),
+            "{}, {} live, {} tokens in Tier 2",
+            crate::numbers::count(self.entries.len() as u64, "entry", "entries"),
             self.live,
             thousands(self.tier2_tokens)
         )

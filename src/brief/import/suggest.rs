@@ -108,14 +108,15 @@ pub fn suggest(title: Option<&str>, body: &str) -> Suggestion {
     if total >= 2 && share >= 0.6 {
         return Suggestion {
             kind: ItemType::Rule,
-            reason: format!("{constraints} of {total} statements are constraints ({listed})"),
+            reason: format!("{} ({listed})", of_statements(constraints, total)),
         };
     }
     if RULE_TITLE.is_match(title) && constraints >= 1 && share >= 0.3 {
         return Suggestion {
             kind: ItemType::Rule,
             reason: format!(
-                "titled `{title}`; {constraints} of {total} statements are constraints ({listed})"
+                "titled `{title}`; {} ({listed})",
+                of_statements(constraints, total)
             ),
         };
     }
@@ -124,8 +125,17 @@ pub fn suggest(title: Option<&str>, body: &str) -> Suggestion {
         reason: if total == 0 {
             "no statements to judge".to_string()
         } else {
-            format!("{constraints} of {total} statements are constraints; no worked exchange")
+            format!("{}; no worked exchange", of_statements(constraints, total))
         },
+    }
+}
+
+/// `2 of 5 statements are constraints`, `0 of 1 statement is a constraint`.
+fn of_statements(constraints: usize, total: usize) -> String {
+    if total == 1 {
+        format!("{constraints} of 1 statement is a constraint")
+    } else {
+        format!("{constraints} of {total} statements are constraints")
     }
 }
 

@@ -96,9 +96,9 @@ pub fn report(request: UsageRequest) -> Result<UsageReport> {
                     line: 0,
                     torn: false,
                     message: format!(
-                        "{} row(s) skipped: cached or cache-written tokens above all input, or \
+                        "{} skipped: cached or cache-written tokens above all input, or \
                          more tokens than any call takes",
-                        found.implausible
+                        crate::numbers::count(found.implausible as u64, "row", "rows")
                     ),
                 });
             }
@@ -130,7 +130,10 @@ fn draw_page(report: &UsageReport, views: LedgerViews) -> String {
     subtitle.push_str(&format!(" · by {}", report.by.as_str()));
     let skipped = report.warnings.len();
     if skipped > 0 {
-        subtitle.push_str(&format!(" · {skipped} unreadable line(s) skipped"));
+        subtitle.push_str(&format!(
+            " · {} skipped",
+            crate::numbers::count(skipped as u64, "unreadable line", "unreadable lines")
+        ));
     }
     let view = views.view(&report.total, &report.groups, terminal_line(&subtitle));
     let footer = format!(

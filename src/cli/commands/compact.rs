@@ -95,6 +95,21 @@ impl Report for Shown<BriefCompaction> {
         use Align::{Left, Right};
         let mut table =
             Table::new(&[Left, Right, Right, Left]).header(["ITEM", "BYTES", "TOKENS", "NOTE"]);
+        // Each side of `before → after` right-aligned to its own width, so the arrows line up.
+        let width = |f: fn(&_) -> usize| {
+            self.0
+                .items
+                .iter()
+                .map(|r| f(r).to_string().len())
+                .max()
+                .unwrap_or(0)
+        };
+        let widths = [
+            width(|r| r.bytes_before),
+            width(|r| r.bytes_after),
+            width(|r| r.tokens_before),
+            width(|r| r.tokens_after),
+        ];
         for r in &self.0.items {
             let note = if !r.proven {
                 ui.paint(
@@ -115,8 +130,20 @@ impl Report for Shown<BriefCompaction> {
             };
             table.row([
                 r.id.clone(),
-                format!("{} → {}", r.bytes_before, r.bytes_after),
-                format!("{} → {}", r.tokens_before, r.tokens_after),
+                format!(
+                    "{:>w0$} → {:>w1$}",
+                    r.bytes_before,
+                    r.bytes_after,
+                    w0 = widths[0],
+                    w1 = widths[1]
+                ),
+                format!(
+                    "{:>w2$} → {:>w3$}",
+                    r.tokens_before,
+                    r.tokens_after,
+                    w2 = widths[2],
+                    w3 = widths[3]
+                ),
                 note,
             ]);
         }

@@ -106,7 +106,7 @@ impl Report for Shown {
                 v.from.map(|f| f.to_string()).unwrap_or_default(),
                 v.tokens.to_string(),
                 v.sha256[..12.min(v.sha256.len())].to_string(),
-                note.trim().to_string(),
+                crate::cli::table::clip_cell(&note, crate::cli::table::MAX_TEXT_CELL),
             ]);
         }
         if !table.is_empty() {

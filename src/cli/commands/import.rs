@@ -159,13 +159,13 @@ impl Report for ImportReport {
 fn table(imported: &Imported) -> String {
     use Align::{Left, Right};
     let mut table = Table::new(&[Left, Right, Right, Left, Left, Left, Left]).header([
-        "id",
-        "tokens",
-        "line",
-        "type",
-        "suggested",
-        "title",
-        "why",
+        "ID",
+        "TOKENS",
+        "LINE",
+        "TYPE",
+        "SUGGESTED",
+        "TITLE",
+        "WHY",
     ]);
     for row in &imported.items {
         let suggested = if row.suggested_type == row.kind {

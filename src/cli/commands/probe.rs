@@ -57,8 +57,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let vars: BTreeMap<String, String> = crate::cli::shared_args::var_map(&args.vars, ui);
     let settings = args.provider.settings(&brief)?;
     ui.info(&format!(
-        "probing {} {} at {}: {} calls",
-        settings.wire, settings.model, settings.base_url, args.repeat
+        "probing {} {} at {}: {}",
+        settings.wire,
+        settings.model,
+        settings.base_url,
+        crate::numbers::count(args.repeat as u64, "call", "calls")
     ));
     let report = run::run(Request {
         brief: &brief,

@@ -132,20 +132,29 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         ));
     })?;
     let errors = if summary.ledger_errors > 0 {
-        format!(" ({} rows could not be written)", summary.ledger_errors)
+        format!(
+            " ({} not be written)",
+            crate::numbers::count(summary.ledger_errors as u64, "row could", "rows could")
+        )
     } else {
         String::new()
     };
     let sink = &summary.sink;
     if sink.kind == "clickhouse" {
         ui.info(&format!(
-            "brief proxy: stopped after {} calls; {} rows spooled{errors}, {} sent to {} since start, {} waiting in the spool",
-            summary.calls, summary.rows_written, sink.rows_stored, ledger_path, sink.rows_pending
+            "brief proxy: stopped after {}; {} spooled{errors}, {} sent to {} since start, {} waiting in the spool",
+            crate::numbers::count(summary.calls as u64, "call", "calls"),
+            crate::numbers::count(summary.rows_written as u64, "row", "rows"),
+            sink.rows_stored,
+            ledger_path,
+            sink.rows_pending
         ));
     } else {
         ui.info(&format!(
-            "brief proxy: stopped after {} calls; {} rows written to {}{errors}",
-            summary.calls, summary.rows_written, ledger_path,
+            "brief proxy: stopped after {}; {} written to {}{errors}",
+            crate::numbers::count(summary.calls as u64, "call", "calls"),
+            crate::numbers::count(summary.rows_written as u64, "row", "rows"),
+            ledger_path,
         ));
     }
     Ok(Outcome::Ok)

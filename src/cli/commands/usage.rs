@@ -196,8 +196,9 @@ fn human(report: &UsageReport, ui: &Ui) -> String {
     ));
     if t.calls_without_cache_field > 0 {
         out.push_str(&format!(
-            "{} call(s) had no cached-token field in the answer; they are not in the share\n",
-            t.calls_without_cache_field
+            "{} no cached-token field in the answer; {} not in the share\n",
+            crate::numbers::count(t.calls_without_cache_field as u64, "call had", "calls had"),
+            crate::numbers::noun(t.calls_without_cache_field as u64, "it is", "they are")
         ));
     }
     if t.drift_compared > 0 {
@@ -212,15 +213,21 @@ fn human(report: &UsageReport, ui: &Ui) -> String {
             format!(" ({})", parts.join(", "))
         };
         out.push_str(&format!(
-            "Prefix drift: {} of {} proxied call(s) differed from their session's previous \
-             call{parts}\n",
-            t.drifted, t.drift_compared
+            "Prefix drift: {} of {} {} from their session's previous call{parts}\n",
+            t.drifted,
+            t.drift_compared,
+            crate::numbers::noun(
+                t.drift_compared as u64,
+                "proxied call differed",
+                "proxied calls differed"
+            )
         ));
     }
     if t.priced_calls > 0 && t.priced_calls < t.calls_with_usage {
         out.push_str(&format!(
-            "Cost covers {} of {} calls with usage (no prices for the rest)\n",
-            t.priced_calls, t.calls_with_usage
+            "Cost covers {} of {} with usage (no prices for the rest)\n",
+            t.priced_calls,
+            crate::numbers::count(t.calls_with_usage as u64, "call", "calls")
         ));
     }
     out.push('\n');

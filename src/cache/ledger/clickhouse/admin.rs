@@ -202,10 +202,11 @@ impl PushReport {
 
     pub fn summary(&self) -> String {
         format!(
-            "pushed {} to {}: {} row(s) read, {} sent, {} already there",
+            "pushed {} to {}: {} {} read, {} sent, {} already there",
             self.file,
             self.target,
             thousands(self.rows_read),
+            crate::numbers::noun(self.rows_read as u64, "row", "rows"),
             thousands(self.rows_sent),
             thousands(self.rows_already_there)
         )
@@ -258,8 +259,9 @@ impl FlushReport {
 
     pub fn summary(&self) -> String {
         format!(
-            "{} row(s) sent to {}, {} left in the spool",
+            "{} {} sent to {}, {} left in the spool",
             thousands(self.rows_sent),
+            crate::numbers::noun(self.rows_sent as u64, "row", "rows"),
             self.target,
             thousands(self.rows_left)
         )

@@ -100,11 +100,11 @@ impl Report for Made {
 
     fn human(&self, ui: &Ui) -> Result<()> {
         ui.confirm(&format!(
-            "new session {} (brief {}, context limit {}, {} tools in Tier 1)",
+            "new session {} (brief {}, context limit {}, {} in Tier 1)",
             self.dir.display(),
             self.brief_name,
             self.context_limit,
-            self.tools
+            crate::numbers::count(self.tools as u64, "tool", "tools")
         ))
     }
 }
