@@ -407,7 +407,7 @@ fn a_missing_table_is_named_with_the_fix_and_the_commands_rows_wait_for_it() {
     let out = probe(dir.path(), state.path(), &server, &url);
     let err = stderr(&out);
     assert!(
-        err.contains("2 row(s) are not in ClickHouse"),
+        err.contains("2 rows are not in ClickHouse"),
         "the command says its rows did not go: {err}"
     );
     assert!(err.contains("no table fleet.calls"), "{err}");

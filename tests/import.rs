@@ -194,7 +194,7 @@ fn the_human_report_lists_items_and_the_next_step_with_a_quoted_path() {
     let out = run_in(ws.path(), &["import", "prompt.md", "My Brief"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let table = stdout(&out);
-    assert!(table.starts_with("id"), "{table}");
+    assert!(table.starts_with("ID"), "{table}");
     assert!(table.contains("depot-helper"), "{table}");
     assert!(
         stderr(&out).contains("brief lock 'My Brief'"),

@@ -340,3 +340,24 @@ fn counts_of_one_read_in_the_singular_and_tables_stay_readable() {
     assert!(header.starts_with("ID "), "{header}");
     assert_eq!(header, header.to_uppercase(), "{header}");
 }
+
+#[test]
+fn the_stats_example_in_the_docs_is_what_the_binary_prints() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = fs::read_to_string(repo.join("docs/briefs.md")).unwrap();
+    let command = "$ brief stats briefs/support\n";
+    let start = docs.find(command).expect("the stats example") + command.len();
+    let shown = &docs[start..start + docs[start..].find("```").unwrap()];
+    let out = brief()
+        .current_dir(repo)
+        .args(["stats", "briefs/support"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        shown,
+        crate::common::stdout(&out),
+        "docs/briefs.md's `brief stats` example differs from the real output: paste the \
+         output of `brief stats briefs/support` run at the repository's root"
+    );
+}

@@ -237,7 +237,7 @@ fn drift_is_detected_per_session_and_shown_in_stats_and_metrics() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("Prefix drift: 1 of 2 proxied call(s) differed from their session's previous call (system 1)"),
+        text.contains("Prefix drift: 1 of 2 proxied calls differed from their session's previous call (system 1)"),
         "{text}"
     );
     assert!(text.contains(" DRIFTED "), "{text}");

@@ -215,8 +215,10 @@ impl Document for BriefCompaction {
             .sum();
         let written = self.items.iter().filter(|r| r.written).count();
         format!(
-            "saved {bytes} bytes and {tokens} tokens over {} items; {written} written, {} left unchanged (unproven)",
-            self.items.len(),
+            "saved {} and {} over {}; {written} written, {} left unchanged (unproven)",
+            crate::numbers::count(bytes as u64, "byte", "bytes"),
+            crate::numbers::count(tokens as u64, "token", "tokens"),
+            crate::numbers::count(self.items.len() as u64, "item", "items"),
             self.unproven()
         )
     }

@@ -142,8 +142,8 @@ impl Sink for ClickHouseSink {
                 "brief proxy: {} not yet in ClickHouse ({}) {} in the spool {}; the \
                  next brief process writing to {} sends them{}",
                 crate::numbers::count(left.rows as u64, "row", "rows"),
-                crate::numbers::noun(left.rows as u64, "stays", "stay"),
                 left.target,
+                crate::numbers::noun(left.rows as u64, "stays", "stay"),
                 left.spool_dir,
                 left.target,
                 left.last_error

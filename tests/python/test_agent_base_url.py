@@ -158,7 +158,7 @@ def test_an_agent_that_only_changes_its_base_url_shows_hits_writes_and_drift(
     assert by_session[gpt_rows[0]["session"]]["cached_input_tokens"] == gpt_prefix
     assert report["total"]["drifted"] == 1
     human = usage(proxy, "--by", "session")
-    assert "Prefix drift: 1 of 5 proxied call(s)" in human
+    assert "Prefix drift: 1 of 5 proxied calls" in human
     assert "DRIFTED" in human
     by_prefix = json.loads(usage(proxy, "--json"))
     # Three prefixes: the agent's first system prompt, its changed one, and the GPT agent's.
