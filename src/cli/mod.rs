@@ -62,7 +62,7 @@ pub fn main() -> ExitCode {
         ui.warn(&format!(
             "{} not in ClickHouse ({}) yet{}; kept in the spool {} and \
              sent by the next brief command or proxy writing there",
-            crate::numbers::count(left.rows as u64, "row is", "rows are"),
+            crate::numbers::count(left.rows, "row is", "rows are"),
             left.target,
             left.last_error
                 .map(|e| format!(": {e}"))

@@ -249,7 +249,7 @@ impl Stats {
             status: "ok",
             summary: format!(
                 "{}, {} input tokens, {share}, {} cache-write tokens, {} drifted",
-                crate::numbers::count(totals.calls as u64, "call", "calls"),
+                crate::numbers::count(totals.calls, "call", "calls"),
                 totals.input_tokens,
                 totals.cache_write_tokens,
                 totals.drifted

@@ -141,9 +141,9 @@ impl Sink for ClickHouseSink {
             eprintln!(
                 "brief proxy: {} not yet in ClickHouse ({}) {} in the spool {}; the \
                  next brief process writing to {} sends them{}",
-                crate::numbers::count(left.rows as u64, "row", "rows"),
+                crate::numbers::count(left.rows, "row", "rows"),
                 left.target,
-                crate::numbers::noun(left.rows as u64, "stays", "stay"),
+                crate::numbers::noun(left.rows, "stays", "stay"),
                 left.spool_dir,
                 left.target,
                 left.last_error

@@ -65,7 +65,7 @@ impl Document for Appended {
         format!(
             "appended {} ({})",
             self.id,
-            crate::numbers::count(self.tokens as u64, "token", "tokens")
+            crate::numbers::count(self.tokens, "token", "tokens")
         )
     }
 }

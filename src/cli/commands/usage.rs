@@ -197,8 +197,8 @@ fn human(report: &UsageReport, ui: &Ui) -> String {
     if t.calls_without_cache_field > 0 {
         out.push_str(&format!(
             "{} no cached-token field in the answer; {} not in the share\n",
-            crate::numbers::count(t.calls_without_cache_field as u64, "call had", "calls had"),
-            crate::numbers::noun(t.calls_without_cache_field as u64, "it is", "they are")
+            crate::numbers::count(t.calls_without_cache_field, "call had", "calls had"),
+            crate::numbers::noun(t.calls_without_cache_field, "it is", "they are")
         ));
     }
     if t.drift_compared > 0 {
@@ -217,7 +217,7 @@ fn human(report: &UsageReport, ui: &Ui) -> String {
             t.drifted,
             t.drift_compared,
             crate::numbers::noun(
-                t.drift_compared as u64,
+                t.drift_compared,
                 "proxied call differed",
                 "proxied calls differed"
             )
@@ -227,7 +227,7 @@ fn human(report: &UsageReport, ui: &Ui) -> String {
         out.push_str(&format!(
             "Cost covers {} of {} with usage (no prices for the rest)\n",
             t.priced_calls,
-            crate::numbers::count(t.calls_with_usage as u64, "call", "calls")
+            crate::numbers::count(t.calls_with_usage, "call", "calls")
         ));
     }
     out.push('\n');

@@ -206,7 +206,7 @@ impl PushReport {
             self.file,
             self.target,
             thousands(self.rows_read),
-            crate::numbers::noun(self.rows_read as u64, "row", "rows"),
+            crate::numbers::noun(self.rows_read, "row", "rows"),
             thousands(self.rows_sent),
             thousands(self.rows_already_there)
         )
@@ -261,7 +261,7 @@ impl FlushReport {
         format!(
             "{} {} sent to {}, {} left in the spool",
             thousands(self.rows_sent),
-            crate::numbers::noun(self.rows_sent as u64, "row", "rows"),
+            crate::numbers::noun(self.rows_sent, "row", "rows"),
             self.target,
             thousands(self.rows_left)
         )
