@@ -636,3 +636,31 @@ fn digest_multi_line_detail_lines_after_the_first_fell_to_column_0() {
         );
     }
 }
+
+/// Regression: `digest --json` printed the human measurement table on stderr too; under
+/// `--json` the document is all there is (the human form keeps the table).
+#[test]
+fn digest_json_printed_the_human_table_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let wake = write_yaml(dir.path(), &full_digest());
+    let out = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert!(
+        json(&out)["sections"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty())
+    );
+    let human = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .output()
+        .unwrap();
+    assert!(stderr(&human).contains("SECTION"), "{}", stderr(&human));
+}
