@@ -948,3 +948,34 @@ fn damaged_log_line_was_in_details_not_locations() {
         "{text}"
     );
 }
+
+/// Regression: `envelope validate` of a file that is not JSON said its position twice
+/// (`bad.json:2: … at line 2 column 0`) and gave no hint; now once, located, with a hint.
+#[test]
+fn envelope_validate_not_json_repeated_its_position_and_had_no_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("bad.json"),
+        "{\"status\": \"completed\",\n  \"summary\" \"x\"}\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["envelope", "validate", "bad.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stderr(&out);
+    assert!(text.contains("bad.json:2:13: "), "{text}");
+    assert_eq!(text.matches(":2:").count(), 1, "{text}");
+    assert!(!text.contains(" at line "), "{text}");
+    assert!(text.contains("hint: "), "{text}");
+    let out = run_in(dir.path(), &["envelope", "validate", "bad.json", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let error = &json(&out)["error"];
+    assert_eq!(
+        (
+            &error["locations"][0]["line"],
+            &error["locations"][0]["column"]
+        ),
+        (&json!(2), &json!(13)),
+        "{error}"
+    );
+    assert!(error["hint"].is_string(), "{error}");
+}
