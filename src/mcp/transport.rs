@@ -44,8 +44,8 @@ struct Oversized {
 #[derive(Debug)]
 enum Notice {
     Oversized(Oversized),
-    /// A line JSON-RPC rejects, with the answer it gets.
-    Refused(ServerJsonRpcMessage),
+    /// A line JSON-RPC rejects: the answer it gets, as the line to write.
+    Refused(Vec<u8>),
 }
 
 /// The output, shared by the copy of the SDK's lines and the filter's answers.
@@ -147,12 +147,12 @@ where
                 Some(notice) = self.oversized.recv() => notice,
                 message = self.inner.receive() => return message,
             };
-            let reply = match notice {
-                Notice::Oversized(notice) => answer(&notice),
-                Notice::Refused(reply) => reply,
+            let line = match notice {
+                Notice::Oversized(notice) => reply_line(&answer(&notice)),
+                Notice::Refused(line) => line,
             };
             // Whole, under the lock the SDK's lines are copied under: nothing interleaves.
-            let _ = write_line(&self.output, &reply_line(&reply)).await;
+            let _ = write_line(&self.output, &line).await;
         }
     }
 
@@ -279,7 +279,7 @@ where
             None => {
                 if let Some(reply) = refusal(&line) {
                     line.clear();
-                    if notices.send(Notice::Refused(reply)).is_err() {
+                    if notices.send(Notice::Refused(reply_line(&reply))).is_err() {
                         return;
                     }
                     continue;
