@@ -127,6 +127,30 @@ fn a_usage_error_under_json_is_a_json_error_too() {
     assert_eq!(report["error"]["exit_code"], 2);
 }
 
+/// Regression: the JSON summary kept clap's first line only ("the following required
+/// arguments were not provided:") and lost the names it lists.
+#[test]
+fn a_usage_error_under_json_names_what_is_missing_or_wrong() {
+    let ws = workspace("clinic");
+    let missing = run_in(ws.path(), &["stats", "--json"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let summary = json(&missing)["summary"].as_str().unwrap().to_string();
+    assert!(
+        summary.contains("not provided") && summary.contains("<BRIEF>"),
+        "{summary}"
+    );
+    let bad = run_in(
+        ws.path(),
+        &["compose", "clinic", "--format", "nope", "--json"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    let summary = json(&bad)["summary"].as_str().unwrap().to_string();
+    assert!(
+        summary.contains("'nope'") && summary.contains("possible values"),
+        "{summary}"
+    );
+}
+
 #[test]
 fn without_json_an_error_leaves_stdout_empty() {
     let ws = workspace("clinic");

@@ -83,11 +83,20 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// clap's message without its `error: ` label and usage block: the first line.
+/// clap's message without its `error: ` label and usage block: its first paragraph on one
+/// line, so that what it lists (the missing arguments, the valid values) stays in it.
 fn usage_message(err: &clap::Error) -> String {
     let text = err.render().to_string();
-    let first = text.lines().next().unwrap_or_default();
-    first.strip_prefix("error: ").unwrap_or(first).to_string()
+    let paragraph: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let joined = paragraph.join(" ");
+    joined
+        .strip_prefix("error: ")
+        .unwrap_or(&joined)
+        .to_string()
 }
 
 impl From<clap::Error> for Error {
