@@ -196,12 +196,19 @@ pub fn parse(text: &str) -> Option<i64> {
 /// for seconds (`90`). A length that does not fit is refused, never wrapped; zero is the
 /// caller's to judge.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    parse_duration_suggesting(text, "90s, 1500ms, 2m or 24h")
+}
+
+/// [`parse_duration`] for a caller that accepts fewer lengths (a TTL stored in whole
+/// seconds has no use for `1500ms`): a text that is not a duration is told to try
+/// `examples`, so the suggestion only ever names values the caller takes.
+pub fn parse_duration_suggesting(text: &str, examples: &str) -> Result<Duration, String> {
     let text = text.trim();
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(at) => text.split_at(at),
         None => (text, "s"),
     };
-    let not_a_duration = || format!("`{text}` is not a duration (try 90s, 1500ms, 2m or 24h)");
+    let not_a_duration = || format!("`{text}` is not a duration (try {examples})");
     let value: u64 = number.parse().map_err(|_| not_a_duration())?;
     let seconds = |scale: u64| {
         value

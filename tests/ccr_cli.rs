@@ -396,3 +396,38 @@ fn another_sqlite_database_is_not_taken_for_a_store() {
         stderr(&out)
     );
 }
+
+#[test]
+fn ttl_suggestion_names_only_values_put_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(&dir);
+    let out = ccr_cmd(&path)
+        .args(["ccr", "put", "--ttl", "99999999999999999999"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let message = stderr(&out);
+    let suggested = message
+        .split("(try ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no suggestion in {message}"));
+    let values: Vec<&str> = suggested
+        .split([',', ' '])
+        .filter(|word| !word.is_empty() && *word != "or")
+        .collect();
+    assert!(values.len() >= 3, "{message}");
+    for value in values {
+        let out = ccr_cmd(&path)
+            .args(["ccr", "put", "--ttl", value])
+            .write_stdin(value)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "suggested `{value}` refused: {}",
+            stderr(&out)
+        );
+    }
+}

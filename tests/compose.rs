@@ -170,3 +170,17 @@ fn an_unused_var_is_a_warning_not_an_error() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("--var typo is not used"));
 }
+
+/// Under `--json` the `--stats` lines stay off stderr (the document carries the hashes),
+/// as every command's after-report lines do.
+#[test]
+fn compose_json_with_stats_keeps_stderr_for_warnings_only() {
+    let ws = workspace("clinic");
+    let out = run_in(
+        ws.path(),
+        &[&["compose", "clinic", "--json", "--stats"][..], &VARS].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert!(json(&out)["prefix"]["hash"].is_string(), "{}", stdout(&out));
+}

@@ -447,8 +447,9 @@ fn bad_yaml_and_unknown_fields_exit_2_and_write_nothing() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
-    /// Whatever the text, instruction-bearing fields come out byte for byte and the guard
-    /// finds nothing of them dropped.
+    /// Whatever the text, instruction-bearing fields come out word for word (the task byte
+    /// for byte; a list item with its continuation lines indented under its bullet) and the
+    /// guard finds nothing of them dropped.
     #[test]
     fn instruction_fields_are_verbatim_for_any_text(
         task in "\\PC{0,80}(\n\\PC{0,40}){0,2}",
@@ -459,8 +460,12 @@ proptest! {
         let file = DigestFile::parse(&serde_yaml::to_string(&value).unwrap(), Path::new("p.yaml")).unwrap();
         prop_assert_eq!(file.current_task.as_deref(), Some(task.as_str()));
         let rendered = digest::render(&file, &Options::default());
+        prop_assert!(rendered.text.contains(task.as_str()), "{:?}", task);
+        for item in rules.iter().chain(std::iter::once(&summary)) {
+            let laid_out = format!("- {}", as_list_item(item.strip_suffix('\n').unwrap_or(item)));
+            prop_assert!(rendered.text.contains(&laid_out), "{:?}", laid_out);
+        }
         for original in std::iter::once(&task).chain(rules.iter()).chain(std::iter::once(&summary)) {
-            prop_assert!(rendered.text.contains(original.as_str()), "{:?}", original);
             prop_assert!(briefkit::guard::check(original, &rendered.text).is_clean());
         }
         for section in &rendered.sections {
@@ -468,6 +473,19 @@ proptest! {
             prop_assert!(section.tokens_after <= section.tokens_before, "{:?}", section);
         }
     }
+}
+
+/// `text` as a list item's body: lines after the first indented two spaces, blank lines empty.
+fn as_list_item(text: &str) -> String {
+    text.split('\n')
+        .enumerate()
+        .map(|(i, line)| match i {
+            0 => line.to_string(),
+            _ if line.is_empty() => String::new(),
+            _ => format!("  {line}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `brief compose --format F --stats --digest FILE` in `dir`: stdout and the prefix line.
@@ -573,4 +591,76 @@ fn ccr_get_unknown_json_snapshot() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stdout(&out).replace(&store.display().to_string(), "[STORE]");
     insta::assert_snapshot!("ccr_get_unknown_json", text);
+}
+
+/// Regression: only the first line of a multi-line `detail` stayed under its bullet; the
+/// next lines began at column 0. Every multi-line field rendered as a list item is checked.
+#[test]
+fn digest_multi_line_detail_lines_after_the_first_fell_to_column_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let wake = write_yaml(
+        dir.path(),
+        &json!({
+            "hard_constraints": ["Never delete rows.\n- not even test rows"],
+            "definitions_of_done": ["Tests pass\nand the report is sent."],
+            "irreversible_decisions": [{"summary": "Keep EU\nhosting.", "detail": "Legal said so.\nTwice.\n\n# in writing"}],
+            "open_threads": [{"summary": "Which queue?", "detail": "Ask ops.\nOr the owner."}],
+            "learnings": ["Exports paginate\nat 500 rows."],
+        }),
+    );
+    let out = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for expected in [
+        "- Never delete rows.\n  - not even test rows",
+        "- Tests pass\n  and the report is sent.",
+        "- Keep EU\n  hosting.\n  Legal said so.\n  Twice.\n\n  # in writing",
+        "\n  Ask ops.\n  Or the owner.",
+        "\n  at 500 rows.",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in:\n{text}");
+    }
+    // Under the headings, every non-blank line is a bullet or indented under one.
+    for line in text.lines().skip(1) {
+        assert!(
+            line.is_empty()
+                || line.starts_with("## ")
+                || line.starts_with("- ")
+                || line.starts_with("  "),
+            "{line:?} is outside its item:\n{text}"
+        );
+    }
+}
+
+/// Regression: `digest --json` printed the human measurement table on stderr too; under
+/// `--json` the document is all there is (the human form keeps the table).
+#[test]
+fn digest_json_printed_the_human_table_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("ccr.sqlite");
+    let wake = write_yaml(dir.path(), &full_digest());
+    let out = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert!(
+        json(&out)["sections"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty())
+    );
+    let human = digest_cmd(&store)
+        .arg("digest")
+        .arg(&wake)
+        .output()
+        .unwrap();
+    assert!(stderr(&human).contains("SECTION"), "{}", stderr(&human));
 }

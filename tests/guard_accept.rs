@@ -32,7 +32,9 @@ fn a_proposal_that_only_changed_a_unit_needs_allow_flags_and_records_the_change(
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v2 = fs::read_to_string(dir.join("history/booking/0002.md")).unwrap();
     assert!(
-        v2.contains("accepted_flags:\n- 'changed unit: unit `minutes` became `hours`'"),
+        v2.contains(
+            "accepted_flags:\n- 'changed unit: unit `minutes` became `hours` (clinic/items/booking.md:6:21)'"
+        ),
         "{v2}"
     );
 }

@@ -43,7 +43,12 @@ fn every_surface_names_a_dropped_instruction_with_its_line() {
     let entry = &listed["proposals"][0];
     assert_eq!(entry["status"], "flagged", "{entry}");
     assert_eq!(entry["guard"], "flagged");
-    assert_eq!(entry["dropped_instructions"][0]["line"], 4);
+    // Every surface places it in the item file, front matter counted (line 7).
+    assert_eq!(entry["dropped_instructions"][0]["line"], 7);
+    assert_eq!(
+        entry["dropped_instructions"][0]["file"],
+        "clinic/items/persona.md"
+    );
     let table = stdout(&run_in(
         ws.path(),
         &["--color", "never", "proposals", "clinic"],
@@ -56,8 +61,11 @@ fn every_surface_names_a_dropped_instruction_with_its_line() {
     assert!(review["changed"].is_array(), "{review}");
     let dropped = &review["dropped_instructions"][0];
     assert_eq!(dropped["text"], "You book, move and cancel appointments");
-    // Within the body (line 4 of its lines); the screen shows the file's line.
-    assert_eq!(dropped["line"], 4);
+    // In the file, as the screen shows it (it was line 4 of the body: two positions).
+    assert_eq!(
+        (&dropped["line"], &dropped["column"]),
+        (&serde_json::json!(7), &serde_json::json!(1))
+    );
     let screen = stdout(&run_in(
         ws.path(),
         &["--color", "never", "review", "clinic", &id],
@@ -97,7 +105,9 @@ fn every_surface_names_a_dropped_instruction_with_its_line() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v2 = fs::read_to_string(dir.join("history/persona/0002.md")).unwrap();
     assert!(
-        v2.contains("dropped instruction (line 4): You book, move and cancel appointments"),
+        v2.contains(
+            "dropped instruction (clinic/items/persona.md:7:1): You book, move and cancel appointments"
+        ),
         "{v2}"
     );
 }
@@ -201,4 +211,89 @@ fn the_proposals_json_keeps_its_keys_in_order() {
             "size_ratio",
         ]
     );
+}
+
+/// Regression: on one proposal, `compress` said "2 instructions dropped" at the item
+/// file's lines while its `--json`, `review --json` and `accept` gave body lines with no
+/// file, and `accept` counted the coverage line as one more dropped instruction. One
+/// judgement now gives every surface the same findings, count and file positions.
+#[test]
+fn compress_and_accept_disagreed_on_count_and_line_of_dropped_instructions() {
+    use crate::loopback::Server;
+    use crate::loopback::model::say;
+    let ws = workspace("clinic");
+    let root = ws.path();
+    let cut = "Hello there.";
+    let model = Server::start(vec![say("openai", cut), say("openai", cut)]);
+    let base = format!("{}/v1", model.url());
+    let ledger = root.join("ledger.jsonl").display().to_string();
+    let env = [
+        ("OPENAI_API_KEY", "sk-test"),
+        ("OPENAI_BASE_URL", base.as_str()),
+        ("BRIEF_LEDGER", ledger.as_str()),
+    ];
+    let compress = |json: bool| {
+        let mut cmd = crate::common::brief();
+        cmd.current_dir(root)
+            .envs(env)
+            .args(["--color", "never", "compress", "clinic", "persona"])
+            .args(["--provider", "openai", "--model", "test-model"]);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().unwrap()
+    };
+    let human = compress(false);
+    let printed = compress(true);
+    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    let compressed = json(&printed);
+    let id = compressed["proposal_id"].as_str().unwrap().to_string();
+    let positions = |list: &serde_json::Value| -> Vec<(String, u64, u64)> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["file"].as_str().unwrap_or("(no file)").to_string(),
+                    d["line"].as_u64().unwrap(),
+                    d["column"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let expected = vec![
+        ("clinic/items/persona.md".to_string(), 4, 1),
+        ("clinic/items/persona.md".to_string(), 7, 1),
+    ];
+    assert_eq!(positions(&compressed["dropped_instructions"]), expected);
+    let review = json(&run_in(root, &["review", "clinic", &id, "--json"]));
+    assert_eq!(positions(&review["dropped_instructions"]), expected);
+    let listed = json(&run_in(root, &["proposals", "clinic", "--json"]));
+    let entry = listed["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id.as_str())
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(positions(&entry["dropped_instructions"]), expected);
+
+    let shown = stdout(&human) + &stderr(&human);
+    assert!(shown.contains("2 instructions dropped"), "{shown}");
+    for (file, line, column) in &expected {
+        assert!(
+            shown.contains(&format!("{file}:{line}:{column}")),
+            "{shown}"
+        );
+    }
+    let out = run_in(root, &["accept", "clinic", &id]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let refused = stderr(&out);
+    assert!(refused.contains("dropped 2 instructions"), "{refused}");
+    for (file, line, column) in &expected {
+        assert!(
+            refused.contains(&format!("({file}:{line}:{column})")),
+            "{refused}"
+        );
+    }
+    assert!(!refused.contains("(line "), "{refused}");
 }

@@ -909,3 +909,73 @@ fn tools_prints_the_framework_tools_per_provider() {
         json!(["resume_instruction"])
     );
 }
+
+/// Regression: a damaged `log.jsonl` line was named only in `details` (`"locations": []`),
+/// so `--json` and GitHub annotations could not point at it; it is a located problem now.
+#[test]
+fn damaged_log_line_was_in_details_not_locations() {
+    let ws = workspace("clinic");
+    let root = ws.path();
+    let dir = new_session(root, &[]);
+    ok(root, &["session", "append", "s", "--user", "one"]);
+    ok(root, &["session", "append", "s", "--user", "two"]);
+    let log = dir.join("log.jsonl");
+    let mut damaged = fs::read_to_string(&log).unwrap();
+    let lines = damaged.lines().count();
+    damaged.push_str("{\"event\":\"append\",\"at\":\"x\",\"entries\":[}\n");
+    fs::write(&log, &damaged).unwrap();
+    let out = run_in(root, &["session", "log", "s", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let value = json(&out);
+    let location = &value["error"]["locations"][0];
+    assert!(
+        location["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("log.jsonl")),
+        "{value}"
+    );
+    assert_eq!(location["line"], lines + 1, "{value}");
+    assert_eq!(location["column"], 39, "{value}"); // the `}` that closes nothing
+    let message = location["message"].as_str().unwrap();
+    assert!(
+        !message.is_empty() && !message.contains(" at line "),
+        "{message}"
+    );
+    let human = run_in(root, &["session", "log", "s"]);
+    let text = stderr(&human);
+    assert!(
+        text.contains(&format!("log.jsonl:{}:39: ", lines + 1)),
+        "{text}"
+    );
+}
+
+/// Regression: `envelope validate` of a file that is not JSON said its position twice
+/// (`bad.json:2: … at line 2 column 0`) and gave no hint; now once, located, with a hint.
+#[test]
+fn envelope_validate_not_json_repeated_its_position_and_had_no_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("bad.json"),
+        "{\"status\": \"completed\",\n  \"summary\" \"x\"}\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["envelope", "validate", "bad.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stderr(&out);
+    assert!(text.contains("bad.json:2:13: "), "{text}");
+    assert_eq!(text.matches(":2:").count(), 1, "{text}");
+    assert!(!text.contains(" at line "), "{text}");
+    assert!(text.contains("hint: "), "{text}");
+    let out = run_in(dir.path(), &["envelope", "validate", "bad.json", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let error = &json(&out)["error"];
+    assert_eq!(
+        (
+            &error["locations"][0]["line"],
+            &error["locations"][0]["column"]
+        ),
+        (&json!(2), &json!(13)),
+        "{error}"
+    );
+    assert!(error["hint"].is_string(), "{error}");
+}

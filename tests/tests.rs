@@ -52,6 +52,7 @@ mod load_errors;
 mod load_listing;
 mod lock_check;
 mod mcp_parity;
+mod mcp_protocol;
 mod mcp_same_as_cli;
 mod mcp_same_as_cli_session;
 mod newcomer;

@@ -129,7 +129,7 @@ fn a_flagged_proposal_needs_allow_flags_and_records_what_was_accepted() {
     let v2 = fs::read_to_string(dir.join("history/booking/0002.md")).unwrap();
     assert!(
         v2.contains(
-            "accepted_flags:\n- price €80\n- number 30\n- url https://harbour-physio.example.org/visit\n"
+            "accepted_flags:\n- price €80 (clinic/items/booking.md:6:42)\n- number 30 (clinic/items/booking.md:6:63)\n- url https://harbour-physio.example.org/visit (clinic/items/booking.md:7:38)\n"
         ),
         "{v2}"
     );

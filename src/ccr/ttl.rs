@@ -81,11 +81,15 @@ fn headroom() -> Result<(u64, Source)> {
 pub const HINT: &str =
     "give a whole number of seconds above zero, or a number with s, m, h or d (e.g. 86400 or 24h)";
 
+/// Values a TTL takes, for the message about one that is not a duration: whole seconds
+/// only, since the store keeps seconds (`1500ms` would be refused).
+const EXAMPLES: &str = "90s, 90m, 24h or 7d";
+
 /// Parses a TTL: whole seconds (`86400`) or a number with a unit `s`, `m`, `h` or `d`
 /// (`90m`, `24h`, `7d`). Zero, negative and fractional values are refused.
 pub fn parse(text: &str) -> std::result::Result<u64, String> {
     let text = text.trim();
-    let duration = crate::clock::parse_duration(text)?;
+    let duration = crate::clock::parse_duration_suggesting(text, EXAMPLES)?;
     if duration.subsec_nanos() != 0 {
         return Err(format!("`{text}` is not a whole number of seconds"));
     }
@@ -134,6 +138,27 @@ mod tests {
             "99999999999999999999d",
         ] {
             assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_suggestion_for_a_bad_ttl_lists_only_values_a_ttl_takes() {
+        let message = parse("99999999999999999999").unwrap_err();
+        let examples = message
+            .split("(try ")
+            .nth(1)
+            .expect("a suggestion")
+            .trim_end_matches(')');
+        let examples: Vec<&str> = examples
+            .split([',', ' '])
+            .filter(|w| !w.is_empty() && *w != "or")
+            .collect();
+        assert!(examples.len() >= 3, "{message}");
+        for example in examples {
+            assert!(
+                parse(example).is_ok(),
+                "suggested `{example}` is refused: {message}"
+            );
         }
     }
 

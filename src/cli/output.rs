@@ -59,7 +59,9 @@ pub trait Report: Serialize {
     }
     /// Messages printed in every form, before the report (warnings on stderr).
     fn notes(&self, _ui: &Ui) {}
-    /// Messages printed in every form, after the report (measurements on stderr).
+    /// Messages printed after the human and GitHub forms (measurements on stderr). Not
+    /// under `--json`: the document carries the figures, and stderr keeps only warnings
+    /// and errors there.
     fn after(&self, _ui: &Ui) {}
     /// GitHub workflow commands; a command without its own prints the human form.
     fn github(&self, ui: &Ui) -> Result<()> {
@@ -79,7 +81,9 @@ pub fn print<R: Report + ?Sized>(ui: &Ui, form: Form, report: &R) -> Result<Outc
         Form::Json => report.json(ui)?,
         Form::Github => report.github(ui)?,
     }
-    report.after(ui);
+    if form != Form::Json {
+        report.after(ui);
+    }
     Ok(report.outcome())
 }
 

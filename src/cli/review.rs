@@ -195,11 +195,9 @@ pub fn show_proposal(ui: &Ui, item: &Item, proposal: &Proposal, summary: &str) -
 /// The guard's report with dropped facts and changes placed at their line in the item
 /// file (changes after drops).
 pub fn render_guard(ui: &Ui, item: &Item, report: &guard::Report) -> String {
-    let mut report = report.clone();
-    // Lines within a sample message stay as they are: the finding names its message.
-    crate::cli::commands::guard::shift(&mut report, item.body_line - 1, 0);
+    // The guard placed the findings in the item file already (`check_item`).
     let original = item.path.display().to_string();
-    crate::cli::commands::guard::render(&report, &original, "proposal", ui)
+    crate::cli::commands::guard::render(report, &original, "proposal", ui)
 }
 
 /// The exact commands that act on a proposal later, ready to paste; a flagged proposal's

@@ -101,6 +101,16 @@ impl Location {
     }
 }
 
+/// What a JSON parser found wrong, without the " at line L column C" it appends: the
+/// position goes in a [`Location`], said once as `file:line:column`.
+pub fn json_problem(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    }
+}
+
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.position(), self.message)

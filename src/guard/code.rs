@@ -252,9 +252,22 @@ fn inline(code: &mut Code, text: &str, block: Range<usize>) {
 }
 
 /// CommonMark's code span content: line endings become spaces, and one space is stripped
-/// from each side when both sides have one and the content is not all spaces.
+/// from each side when both sides have one and the content is not all spaces. A line's
+/// leading spaces and tabs are the paragraph's indentation (a list item's continuation
+/// line, say), stripped before inlines are read, so they are not part of the span.
 fn normalized(content: &str) -> String {
-    let flat = content.replace("\r\n", " ").replace('\n', " ");
+    let mut flat = String::with_capacity(content.len());
+    for (i, line) in content.split('\n').enumerate() {
+        if i > 0 {
+            if flat.ends_with('\r') {
+                flat.pop();
+            }
+            flat.push(' ');
+            flat.push_str(line.trim_start_matches([' ', '\t']));
+        } else {
+            flat.push_str(line);
+        }
+    }
     let bare = flat.strip_prefix(' ').and_then(|s| s.strip_suffix(' '));
     match bare {
         Some(bare) if !flat.trim_matches(' ').is_empty() => bare.to_string(),

@@ -24,13 +24,32 @@ pub fn compare(
     let body = proposed
         .as_ref()
         .map_or(proposal, |p| &proposal[proposal.len() - p.body().len()..]);
+    // Findings in the original come located in its file; the proposal's are moved here.
     let mut report = check_item(&item, body)?;
-    shift(
-        &mut report,
-        item.body_line - 1,
-        proposed.map_or(0, |p| p.body_line - 1),
-    );
+    shift(&mut report, 0, proposed.map_or(0, |p| p.body_line - 1));
     Ok(report)
+}
+
+/// Places the findings in `item`'s body (its dropped facts, changes and dropped
+/// instructions) at their line in the item file, front matter counted, and names the
+/// file: the one position every surface (`guard`, `compress`, `review`, `accept`, MCP)
+/// shows. Findings inside a sample message keep their lines within the message, which
+/// they name. The body starts a line of the file, so columns stay as they are.
+pub fn locate_in_item(report: &mut Report, item: &crate::brief::Item) {
+    shift(report, item.body_line - 1, 0);
+    for fact in report.dropped.iter_mut().filter(|f| f.in_message.is_none()) {
+        fact.file = Some(item.path.clone());
+    }
+    for change in report.changed.iter_mut().filter(|c| c.in_message.is_none()) {
+        change.file = Some(item.path.clone());
+    }
+    for d in report
+        .dropped_instructions
+        .iter_mut()
+        .filter(|d| d.in_message.is_none())
+    {
+        d.file = Some(item.path.clone());
+    }
 }
 
 /// Moves the lines of a report on an item's body to the lines of its file: findings in

@@ -254,6 +254,7 @@ fn located(text: &str, found: &[&Found]) -> Vec<Fact> {
             column,
             offset: f.start,
             in_message: None,
+            file: None,
         });
     }
     facts

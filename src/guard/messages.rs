@@ -9,10 +9,12 @@ use super::{Change, DroppedInstruction, Fact, Report, check};
 /// pair goes through [`check`]; every finding names its message. Any other item is
 /// [`check`] of the two bodies.
 pub fn check_item(item: &crate::brief::Item, proposal: &str) -> crate::error::Result<Report> {
-    match item.messages() {
-        None => Ok(check(item.body(), proposal)),
-        Some(original) => check_messages(&item.id, original, proposal),
-    }
+    let mut report = match item.messages() {
+        None => check(item.body(), proposal),
+        Some(original) => check_messages(&item.id, original, proposal)?,
+    };
+    super::compare::locate_in_item(&mut report, item);
+    Ok(report)
 }
 
 /// [`check_item`] for a messages body `original` and a proposed body.

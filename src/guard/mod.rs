@@ -156,6 +156,11 @@ pub struct Fact {
     /// message by message; `line` and `column` are then within that message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_message: Option<String>,
+    /// The item file the line and column are in (for a dropped fact), when the original was an item's body
+    /// judged against its file (front matter counted); absent for plain texts and for
+    /// findings inside a sample message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<std::path::PathBuf>,
 }
 
 /// Compares `original` and `proposal`: which facts of the original the proposal dropped,

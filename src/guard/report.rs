@@ -31,6 +31,11 @@ pub struct DroppedInstruction {
     /// The sample message it is in, when the texts were compared message by message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_message: Option<String>,
+    /// The item file the line and column are in, when the original was an item's body
+    /// judged against its file (front matter counted); absent for plain texts and for
+    /// findings inside a sample message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<std::path::PathBuf>,
 }
 
 /// How much of the original's instructions and length the proposal kept: a signal beside
@@ -124,20 +129,32 @@ impl Report {
     }
 
     /// Every flag as one line (`price $40`, ``changed negation: negation `not` was lost``,
-    /// `dropped instruction (line 3): Never promise a delivery date`): what an accept with
-    /// `--allow-flags` records in the version.
+    /// `dropped instruction (items/tone.md:5:1): Never promise a delivery date`): what an
+    /// accept with `--allow-flags` records in the version. A finding located in an item
+    /// file says where, as `FILE:LINE:COL`, the position every other surface shows.
     pub fn flag_lines(&self) -> Vec<String> {
         let within = |m: &Option<String>| m.as_ref().map_or(String::new(), |m| format!("{m}: "));
-        let dropped = self
-            .dropped
-            .iter()
-            .map(|f| format!("{}{} {}", within(&f.in_message), f.kind.name(), f.value));
+        let at = |file: &Option<std::path::PathBuf>, line: usize, column: usize| {
+            file.as_ref().map_or(String::new(), |f| {
+                format!(" ({}:{line}:{column})", f.display())
+            })
+        };
+        let dropped = self.dropped.iter().map(|f| {
+            format!(
+                "{}{} {}{}",
+                within(&f.in_message),
+                f.kind.name(),
+                f.value,
+                at(&f.file, f.line, f.column)
+            )
+        });
         let changed = self.changed.iter().map(|c| {
             format!(
-                "{}changed {}: {}",
+                "{}changed {}: {}{}",
                 within(&c.in_message),
                 c.kind.name(),
-                c.message
+                c.message,
+                at(&c.file, c.line, c.column)
             )
         });
         let instructions = self.dropped_instructions.iter().map(|d| {
@@ -146,10 +163,13 @@ impl Report {
             } else {
                 format!(" (items gone: {})", d.items.join(", "))
             };
+            let position = match &d.file {
+                Some(file) => format!("{}:{}:{}", file.display(), d.line, d.column),
+                None => format!("line {}", d.line),
+            };
             format!(
-                "{}dropped instruction (line {}): {}{items}",
+                "{}dropped instruction ({position}): {}{items}",
                 within(&d.in_message),
-                d.line,
                 d.text
             )
         });
@@ -289,6 +309,8 @@ pub struct ChangeJson<'a> {
     proposal_column: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     in_message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a std::path::Path>,
 }
 
 impl<'a> From<&'a Change> for ChangeJson<'a> {
@@ -302,6 +324,7 @@ impl<'a> From<&'a Change> for ChangeJson<'a> {
             proposal_line: c.proposal_line,
             proposal_column: c.proposal_column,
             in_message: c.in_message.as_deref(),
+            file: c.file.as_deref(),
         }
     }
 }

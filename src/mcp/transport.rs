@@ -7,6 +7,16 @@
 //! stream past, in constant memory) and has the transport answer that id with a JSON-RPC
 //! `Invalid Request` error naming the limit. The answer goes out through the SDK's own
 //! writer, so it never interleaves with another message; the server stays up.
+//!
+//! The same filter answers what JSON-RPC 2.0 says must be answered and the SDK drops: a
+//! line that is not JSON gets a `Parse error` (-32700, `id: null`), and a JSON value that
+//! is not a request, notification or response (no `method`, `jsonrpc` not `"2.0"`, not an
+//! object) gets an `Invalid Request` (-32600, with the request's id when it has one).
+//! Responses are never answered, so two peers cannot trade errors forever.
+//!
+//! The SDK leaves out an absent `id` where JSON-RPC wants `"id": null`, so these answers
+//! are written here, not by the SDK: the SDK writes into a pipe, and one writer copies its
+//! lines and these answers to the output whole, one at a time, so nothing interleaves.
 
 use std::sync::Arc;
 
@@ -30,13 +40,27 @@ struct Oversized {
     bytes: usize,
 }
 
+/// What the filter tells the transport to answer instead of passing a line on.
+#[derive(Debug)]
+enum Notice {
+    Oversized(Oversized),
+    /// A line JSON-RPC rejects: the answer it gets, as the line to write.
+    Refused(Vec<u8>),
+}
+
+/// The output, shared by the copy of the SDK's lines and the filter's answers.
+type Output<W> = Arc<tokio::sync::Mutex<W>>;
+
 /// The server side of stdio, bounded.
 pub struct BoundedStdio<
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 > {
-    inner: AsyncRwTransport<RoleServer, tokio::io::DuplexStream, W>,
-    oversized: mpsc::UnboundedReceiver<Oversized>,
+    inner: AsyncRwTransport<RoleServer, tokio::io::DuplexStream, tokio::io::DuplexStream>,
+    oversized: mpsc::UnboundedReceiver<Notice>,
+    output: Output<W>,
+    /// Copies the SDK's lines to the output until the SDK closes its end.
+    copier: Option<tokio::task::JoinHandle<()>>,
     _input: std::marker::PhantomData<fn() -> R>,
 }
 
@@ -54,14 +78,52 @@ where
     let (to_sdk, from_filter) = tokio::io::duplex(64 * 1024);
     let (notices, oversized) = mpsc::unbounded_channel();
     tokio::spawn(filter(input, to_sdk, notices));
+    let (from_sdk, sdk_output) = tokio::io::duplex(64 * 1024);
+    let output = Arc::new(tokio::sync::Mutex::new(output));
+    let copier = tokio::spawn(copy_lines(sdk_output, output.clone()));
     // The SDK sees only lines the filter let through; its own cap never bites.
-    let inner = AsyncRwTransport::new_server(from_filter, output)
+    let inner = AsyncRwTransport::new_server(from_filter, from_sdk)
         .with_max_line_length(MAX_MESSAGE_BYTES + 2);
     BoundedStdio {
         inner,
         oversized,
+        output,
+        copier: Some(copier),
         _input: std::marker::PhantomData,
     }
+}
+
+/// Copies the SDK's output to `output` a whole line at a time.
+async fn copy_lines<W: AsyncWrite + Unpin>(from_sdk: tokio::io::DuplexStream, output: Output<W>) {
+    let mut from_sdk = BufReader::new(from_sdk);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match from_sdk.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if write_line(&output, &line).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(output: &Output<W>, line: &[u8]) -> std::io::Result<()> {
+    let mut output = output.lock().await;
+    output.write_all(line).await?;
+    output.flush().await
+}
+
+/// `reply` as one line, with `"id": null` where the SDK would leave the id out.
+fn reply_line(reply: &ServerJsonRpcMessage) -> Vec<u8> {
+    let mut value = serde_json::to_value(reply).unwrap_or_default();
+    if let Some(object) = value.as_object_mut() {
+        object.entry("id").or_insert(serde_json::Value::Null);
+    }
+    let mut line = serde_json::to_vec(&value).unwrap_or_default();
+    line.push(b'\n');
+    line
 }
 
 impl<R, W> Transport<RoleServer> for BoundedStdio<R, W>
@@ -85,13 +147,22 @@ where
                 Some(notice) = self.oversized.recv() => notice,
                 message = self.inner.receive() => return message,
             };
-            // The SDK's writer, so this answer cannot interleave with another message.
-            let _ = self.inner.send(answer(&notice)).await;
+            let line = match notice {
+                Notice::Oversized(notice) => reply_line(&answer(&notice)),
+                Notice::Refused(line) => line,
+            };
+            // Whole, under the lock the SDK's lines are copied under: nothing interleaves.
+            let _ = write_line(&self.output, &line).await;
         }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.inner.close().await
+        let closed = self.inner.close().await;
+        // Every line the SDK wrote reaches the output before the server says it is done.
+        if let Some(copier) = self.copier.take() {
+            let _ = copier.await;
+        }
+        closed
     }
 }
 
@@ -107,8 +178,55 @@ fn answer(notice: &Oversized) -> ServerJsonRpcMessage {
     ServerJsonRpcMessage::error(error, notice.id.clone())
 }
 
-/// Copies lines from `input` to the SDK; reports each line over the limit instead.
-async fn filter<R, W>(input: R, mut to_sdk: W, notices: mpsc::UnboundedSender<Oversized>)
+/// The answer JSON-RPC 2.0 requires for `line` when it is not a message the SDK can take:
+/// `None` for a message (or a blank line, or a batch, which the SDK judges itself).
+fn refusal(line: &[u8]) -> Option<ServerJsonRpcMessage> {
+    let text = line
+        .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+        .unwrap_or(line);
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let value = match serde_json::from_slice::<serde_json::Value>(text) {
+        Ok(value) => value,
+        Err(e) => {
+            let error =
+                ErrorData::parse_error(format!("Parse error: the line is not JSON ({e})"), None);
+            return Some(ServerJsonRpcMessage::error(error, None));
+        }
+    };
+    let invalid = |message: &str, id: Option<NumberOrString>| {
+        let error = ErrorData::invalid_request(format!("Invalid Request: {message}"), None);
+        Some(ServerJsonRpcMessage::error(error, id))
+    };
+    let object = match &value {
+        serde_json::Value::Object(object) => object,
+        serde_json::Value::Array(items) if items.is_empty() => {
+            return invalid("an empty batch", None);
+        }
+        serde_json::Value::Array(_) => return None,
+        _ => return invalid("a message must be a JSON object", None),
+    };
+    let id = match object.get("id") {
+        Some(serde_json::Value::String(s)) => Some(NumberOrString::String(Arc::from(s.as_str()))),
+        Some(serde_json::Value::Number(n)) => n.as_i64().map(NumberOrString::Number),
+        _ => None,
+    };
+    if object.get("jsonrpc").and_then(serde_json::Value::as_str) != Some("2.0") {
+        return invalid("`jsonrpc` must be \"2.0\"", id);
+    }
+    let is_response = object.contains_key("result") || object.contains_key("error");
+    match object.get("method") {
+        Some(serde_json::Value::String(_)) => None,
+        Some(_) => invalid("`method` must be a string", id),
+        None if is_response => None,
+        None => invalid("no `method`", id),
+    }
+}
+
+/// Copies lines from `input` to the SDK; reports each line over the limit, or that
+/// JSON-RPC refuses, instead.
+async fn filter<R, W>(input: R, mut to_sdk: W, notices: mpsc::UnboundedSender<Notice>)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -151,11 +269,21 @@ where
         match over.take() {
             Some((scanner, bytes)) => {
                 let id = scanner.id();
-                if notices.send(Oversized { id, bytes }).is_err() {
+                if notices
+                    .send(Notice::Oversized(Oversized { id, bytes }))
+                    .is_err()
+                {
                     return;
                 }
             }
             None => {
+                if let Some(reply) = refusal(&line) {
+                    line.clear();
+                    if notices.send(Notice::Refused(reply_line(&reply))).is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 if to_sdk.write_all(&line).await.is_err() || to_sdk.flush().await.is_err() {
                     return;
                 }
@@ -353,7 +481,9 @@ mod tests {
             "{{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/call\",\"params\":{{\"x\":\"{}\"}}}}\n",
             "a".repeat(MAX_MESSAGE_BYTES)
         );
-        let input = format!("{{\"a\":1}}\n{big}{{\"b\":2}}\n");
+        let input = format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"a\"}}\n{big}{{\"jsonrpc\":\"2.0\",\"method\":\"b\"}}\n"
+        );
         let (sdk_side, mut read_back) = tokio::io::duplex(1 << 20);
         let (notices, mut received) = mpsc::unbounded_channel();
         filter(input.as_bytes(), sdk_side, notices).await;
@@ -361,8 +491,13 @@ mod tests {
         tokio::io::AsyncReadExt::read_to_string(&mut read_back, &mut passed)
             .await
             .unwrap();
-        assert_eq!(passed, "{\"a\":1}\n{\"b\":2}\n");
-        let notice = received.recv().await.unwrap();
+        assert_eq!(
+            passed,
+            "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n"
+        );
+        let Some(Notice::Oversized(notice)) = received.recv().await else {
+            panic!("no oversized notice");
+        };
         assert_eq!(notice.id, Some(NumberOrString::Number(41)));
         assert_eq!(notice.bytes, big.len());
         let text = serde_json::to_string(&answer(&notice)).unwrap();
@@ -370,5 +505,51 @@ mod tests {
             text.contains("\"id\":41") && text.contains("-32600"),
             "{text}"
         );
+    }
+
+    fn code_and_id(line: &str) -> Option<(i64, serde_json::Value)> {
+        let reply = serde_json::to_value(refusal(line.as_bytes())?).unwrap();
+        Some((
+            reply["error"]["code"].as_i64().unwrap(),
+            reply["id"].clone(),
+        ))
+    }
+
+    #[test]
+    fn a_line_json_rpc_rejects_gets_the_error_it_prescribes() {
+        use serde_json::json;
+        assert_eq!(code_and_id("garbage{"), Some((-32700, json!(null))));
+        assert_eq!(
+            code_and_id("{\"jsonrpc\":\"2.0\",\"id\":1"),
+            Some((-32700, json!(null)))
+        );
+        assert_eq!(
+            code_and_id("{\"jsonrpc\":\"2.0\",\"id\":4}"),
+            Some((-32600, json!(4)))
+        );
+        assert_eq!(
+            code_and_id("{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"ping\"}"),
+            Some((-32600, json!("a")))
+        );
+        assert_eq!(
+            code_and_id("{\"id\":2,\"method\":\"ping\"}"),
+            Some((-32600, json!(2)))
+        );
+        assert_eq!(
+            code_and_id("{\"jsonrpc\":\"2.0\",\"method\":7}"),
+            Some((-32600, json!(null)))
+        );
+        assert_eq!(code_and_id("42"), Some((-32600, json!(null))));
+        assert_eq!(code_and_id("[]"), Some((-32600, json!(null))));
+        // Messages, responses included, and blank lines pass on to the SDK.
+        for line in [
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}",
+            "   \r\n",
+        ] {
+            assert_eq!(code_and_id(line), None, "{line}");
+        }
     }
 }

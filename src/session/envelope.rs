@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::schema::{self, Violation};
 use crate::document::Document;
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result, json_problem};
 use crate::files::limits::SESSION_ENTRY;
 
 pub const ENVELOPE_SCHEMA: &str = include_str!("../../schemas/subagent-envelope.schema.json");
@@ -73,7 +73,13 @@ impl Document for Validated {
 pub fn validate_file(file: &Path) -> Result<Validated> {
     let text = crate::files::input::read_text(file, SESSION_ENTRY)?;
     let value: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::input(format!("{}:{}: not JSON: {e}", file.display(), e.line())).with_source(e)
+        let location = Location::new(file, e.line(), e.column(), json_problem(&e));
+        // The position is said once, by the location (`file:line:column: problem`).
+        Error::input(format!("{}: not JSON", file.display()))
+            .with_locations([location])
+            .with_hint(
+                "an envelope is one JSON object, at least {\"status\": \"completed\", \"summary\": \"…\"} (schemas/subagent-envelope.schema.json)",
+            )
     })?;
     Ok(Validated {
         violations: validate(&value),

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{Error, Result, Topic};
+use crate::error::{Error, Location, Result, Topic, json_problem};
 use crate::files::limits::SESSION_LOG;
 use crate::files::policy;
 
@@ -211,12 +211,17 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LogContents> {
         start = end + 1;
         out.complete_len = start as u64;
         if line.iter().all(|b| b.is_ascii_whitespace()) {
-            damage.push(format!("{}:{line_no}: an empty line", path.display()));
+            damage.push(Location::new(path, line_no, 1, "an empty line"));
             continue;
         }
         match serde_json::from_slice::<Event>(line) {
             Ok(event) => out.events.push(event),
-            Err(err) => damage.push(format!("{}:{line_no}: {err}", path.display())),
+            Err(err) => damage.push(Location::new(
+                path,
+                line_no,
+                err.column().max(1),
+                json_problem(&err),
+            )),
         }
     }
     if !damage.is_empty() {
@@ -226,7 +231,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LogContents> {
             path.display(),
             if n == 1 { "" } else { "s" }
         ))
-        .with_details(damage)
+        .with_locations(damage)
         .with_hint("the log is append-only and written by brief alone; restore it from a backup"));
     }
     Ok(out)
@@ -363,10 +368,11 @@ mod tests {
         let bytes = format!("{good}\nnot json\n{good}\n");
         let err = parse(Path::new("log.jsonl"), bytes.as_bytes()).unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        assert!(
-            err.details[0].starts_with("log.jsonl:2:"),
-            "{:?}",
-            err.details
-        );
+        let location = &err.locations[0];
+        assert_eq!(location.line, 2, "{location:?}");
+        assert!(location.column >= 1, "{location:?}");
+        assert_eq!(location.file, Path::new("log.jsonl"));
+        assert!(!location.message.contains(" at line "), "{location:?}");
+        assert!(err.details.is_empty());
     }
 }

@@ -26,8 +26,14 @@ pub(super) fn flagged(
         (true, false) => "changed",
         _ => "dropped or changed",
     };
-    let instructions = dropped.len() - facts;
+    // Counted as the guard's summary counts them (compress, review): the findings, not
+    // the flag lines, one of which may be the coverage line.
+    let instructions = report.dropped_instructions.len();
     let what = match (facts, instructions) {
+        (0, 0) if report.coverage.under_half() => format!(
+            "kept only {} of {} instructions",
+            report.coverage.kept, report.coverage.instructions
+        ),
         (_, 0) => format!("{verb} {}", plural(facts, "fact")),
         (0, n) => format!("dropped {}", plural(n, "instruction")),
         (_, n) => format!(

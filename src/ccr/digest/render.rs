@@ -165,7 +165,7 @@ impl Renderer<'_> {
         }
     }
 
-    /// Each text as one bullet, its bytes untouched (continuation lines follow as written).
+    /// Each text as one bullet, its words untouched (continuation lines indented under it).
     fn verbatim_list(&mut self, field: Field, heading: &str, items: &[String]) {
         if items.is_empty() {
             return;
@@ -183,10 +183,10 @@ impl Renderer<'_> {
         self.heading(heading);
         let verbatim_summary = field.instruction_bearing();
         for (i, entry) in entries.iter().enumerate() {
-            let mut whole = format!("- {}", entry.summary);
+            let mut whole = format!("- {}", under_item(&entry.summary));
             if let Some(detail) = entry.detail.as_ref().filter(|d| !d.is_empty()) {
                 whole.push_str("\n  ");
-                whole.push_str(detail);
+                whole.push_str(&under_item(detail));
             }
             let summary = if verbatim_summary {
                 entry.summary.clone()
@@ -216,7 +216,8 @@ impl Renderer<'_> {
                         " "
                     };
                     let block = format!(
-                        "- {summary}{separator}{}",
+                        "- {}{separator}{}",
+                        under_item(&summary),
                         marker(&backing.hash, strategy, &left_out)
                     );
                     Some(Routed {
@@ -228,7 +229,7 @@ impl Renderer<'_> {
                 None if verbatim_summary => None,
                 None => Some(Routed {
                     handling: Handling::CompactSummary,
-                    block: format!("- {summary}"),
+                    block: format!("- {}", under_item(&summary)),
                     backing: None,
                 }),
             };
@@ -386,16 +387,43 @@ struct Routed {
     backing: Option<Backing>,
 }
 
-/// Each text as one `- ` bullet, as written (continuation lines follow unindented).
+/// Each text as one `- ` bullet, its continuation lines indented under it.
 fn bullets(items: &[String]) -> String {
     let mut block = String::new();
     for item in items {
         block.push_str("- ");
-        block.push_str(item);
-        if !item.ends_with('\n') {
-            block.push('\n');
-        }
+        block.push_str(&under_item(item.strip_suffix('\n').unwrap_or(item)));
+        block.push('\n');
     }
     block.pop();
     block
+}
+
+/// `text` as the body of a list item: every line after the first indented two spaces, so
+/// a multi-line field stays under its bullet (a line of its own starting `- ` or `#`
+/// would otherwise read as a new item or heading). Blank lines stay empty.
+fn under_item(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if !line.is_empty() {
+                out.push_str("  ");
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_of_a_multi_line_field_stays_under_its_item() {
+        assert_eq!(under_item("one"), "one");
+        assert_eq!(under_item("one\ntwo\n\n- three"), "one\n  two\n\n  - three");
+        assert_eq!(bullets(&["a\nb\n".into(), "c".into()]), "- a\n  b\n- c");
+    }
 }

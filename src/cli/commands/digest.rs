@@ -21,7 +21,7 @@ use crate::error::Result;
 /// open_threads and learnings become compact summaries (threads' detail in the store);
 /// tool_outputs, prose_notes and bulk_json larger than --min-bytes are compressed without a
 /// model, their originals in the store, each with one `[ccr:HASH …]` marker. The digest
-/// goes to stdout, the per-section measurements to stderr.
+/// goes to stdout, the per-section measurements to stderr (in the document under --json).
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  brief digest wake.yaml\n  brief digest wake.yaml --min-bytes 4096 --json\n  brief compose briefs/support --digest wake.yaml"
@@ -88,7 +88,7 @@ impl Report for Rendered<'_> {
         ui.outln(self.report.text)
     }
 
-    /// The measurements go to stderr in every form.
+    /// The measurements go to stderr (not under --json, whose document has them).
     fn after(&self, ui: &Ui) {
         if !ui.quiet() {
             report(self.report.digest, self.backed.store.as_deref(), ui);

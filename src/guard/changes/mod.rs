@@ -78,6 +78,11 @@ pub struct Change {
     /// message by message; lines and columns are then within that message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_message: Option<String>,
+    /// The item file `line` and `column` are in, when the original was an item's body
+    /// judged against its file (front matter counted); absent for plain texts and for
+    /// findings inside a sample message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<std::path::PathBuf>,
 }
 
 /// How the second layer compared a sentence of the original.
@@ -215,6 +220,7 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
                 proposal_column,
                 message: f.message,
                 in_message: None,
+                file: None,
             }
         })
         .collect();

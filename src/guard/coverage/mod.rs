@@ -265,6 +265,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
                 reason: std::mem::take(&mut why[i]),
                 under,
                 in_message: None,
+                file: None,
             });
         }
     }

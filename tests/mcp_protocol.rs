@@ -1,0 +1,71 @@
+//! JSON-RPC 2.0 framing of `brief mcp` over stdio with the real binary: every line that is
+//! not a message is answered with the error the spec prescribes, and the server goes on.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// Sends the handshake, then each raw line in `lines`, reading one answer per line.
+fn answers_to_raw_lines(lines: &[&str]) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
+        .arg("mcp")
+        .current_dir(dir.path())
+        .env("BRIEF_LEDGER", dir.path().join("ledger.jsonl"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+        .to_string(),
+    );
+    let _ = out.next();
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut answers = Vec::new();
+    for line in lines {
+        send(line);
+        let answer = out.next().expect("an answer").unwrap();
+        answers.push(serde_json::from_str(&answer).unwrap());
+    }
+    drop(stdin);
+    let _ = child.wait();
+    answers
+}
+
+#[test]
+fn mcp_malformed_line_got_no_reply_now_parse_error_and_invalid_request() {
+    let answers = answers_to_raw_lines(&[
+        "garbage{",
+        r#"{"jsonrpc":"2.0","id":5}"#,
+        r#"{"jsonrpc":"1.0","id":"six","method":"tools/list"}"#,
+        "[1,2",
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#,
+    ]);
+    let code_and_id = |answer: &Value| (answer["error"]["code"].clone(), answer["id"].clone());
+    assert_eq!(code_and_id(&answers[0]), (json!(-32700), json!(null)));
+    assert_eq!(answers[0]["jsonrpc"], "2.0");
+    assert!(answers[0].as_object().unwrap().contains_key("id"));
+    assert_eq!(code_and_id(&answers[1]), (json!(-32600), json!(5)));
+    assert_eq!(code_and_id(&answers[2]), (json!(-32600), json!("six")));
+    assert_eq!(code_and_id(&answers[3]), (json!(-32700), json!(null)));
+    // The server keeps serving after each of them.
+    assert_eq!(answers[4]["id"], 7);
+    assert!(
+        answers[4]["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{}",
+        answers[4]
+    );
+}
