@@ -94,19 +94,7 @@ pub fn request(system: &str, transcript: &str, retry: Option<(&str, &[Violation]
 
 /// The answer as a `CompactedState`, or every reason it is not one.
 pub fn parse_state(answer: &str) -> std::result::Result<Value, Vec<Violation>> {
-    let clean = crate::compress::sanitize(answer, "");
-    let value: Value = serde_json::from_str(clean.trim()).map_err(|e| {
-        vec![Violation {
-            pointer: String::new(),
-            message: format!("not a JSON object: {e}"),
-        }]
-    })?;
-    let violations = envelope::validate_compacted_state(&value);
-    if violations.is_empty() {
-        Ok(value)
-    } else {
-        Err(violations)
-    }
+    envelope::parse_answer(answer, envelope::validate_compacted_state)
 }
 
 /// What a compaction did.

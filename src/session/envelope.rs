@@ -87,6 +87,28 @@ pub fn validate_file(file: &Path) -> Result<Validated> {
     })
 }
 
+/// A model's answer as the JSON object `validate` accepts (an outer code fence and control
+/// characters removed), or every reason it is not one: the one reader of the envelopes and
+/// states models answer with.
+pub fn parse_answer(
+    answer: &str,
+    validate: fn(&Value) -> Vec<Violation>,
+) -> std::result::Result<Value, Vec<Violation>> {
+    let clean = crate::compress::sanitize(answer, "");
+    let value: Value = serde_json::from_str(clean.trim()).map_err(|e| {
+        vec![Violation {
+            pointer: String::new(),
+            message: format!("not a JSON object: {e}"),
+        }]
+    })?;
+    let violations = validate(&value);
+    if violations.is_empty() {
+        Ok(value)
+    } else {
+        Err(violations)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -120,17 +120,5 @@ pub fn retry_message(violations: &[Violation]) -> String {
 /// An answer as a result envelope (an outer code fence and control characters removed),
 /// or every reason it is not one.
 pub fn parse_envelope(answer: &str) -> std::result::Result<Value, Vec<Violation>> {
-    let clean = crate::compress::sanitize(answer, "");
-    let value: Value = serde_json::from_str(clean.trim()).map_err(|e| {
-        vec![Violation {
-            pointer: String::new(),
-            message: format!("not a JSON object: {e}"),
-        }]
-    })?;
-    let violations = envelope::validate(&value);
-    if violations.is_empty() {
-        Ok(value)
-    } else {
-        Err(violations)
-    }
+    envelope::parse_answer(answer, envelope::validate)
 }
