@@ -366,3 +366,29 @@ fn a_bare_brief_yaml_names_the_current_directory() {
     }
     assert!(p.dir.join("brief.lock").is_file());
 }
+
+/// Regression: the items, the lock and the history refused a link leaving the brief, but a
+/// `brief.yaml` that was such a link was read (and its brief composed) as if it were the
+/// brief's own; a link inside the brief still works.
+#[test]
+fn a_brief_yaml_linked_outside_the_brief_is_refused() {
+    let p = planted();
+    let manifest = p.dir.join("brief.yaml");
+    fs::rename(&manifest, p.outside.join("brief.yaml")).unwrap();
+    symlink(p.outside.join("brief.yaml"), &manifest).unwrap();
+    for args in [
+        &["stats", "clinic"][..],
+        &["compose", "clinic", "--var", "date=2026-12-01"],
+        &["check", "clinic"],
+        &["lock", "clinic"],
+    ] {
+        let out = run(&p.root, args);
+        refused(&out, &args.join(" "));
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    fs::remove_file(&manifest).unwrap();
+    fs::rename(p.outside.join("brief.yaml"), p.dir.join("manifest.yaml")).unwrap();
+    symlink("manifest.yaml", &manifest).unwrap();
+    let out = run(&p.root, &["stats", "clinic"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -97,6 +97,10 @@ impl Brief {
             ))
             .with_topic(Topic::NoBrief { exists: true }));
         }
+        // The manifest obeys the items' rule: a link is followed only inside the brief (a
+        // brief arrives in pull requests; its brief.yaml may be a link planted to read
+        // another file).
+        crate::files::inside::check_inside(&dir, &manifest_path)?;
         let mut problems = Vec::new();
         let manifest_text = read_text(&manifest_path, MAX_MANIFEST_BYTES, &mut problems);
         let manifest =
