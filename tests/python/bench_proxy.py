@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import shutil
 import signal
 import socket
@@ -213,8 +214,10 @@ def pct(values, p):
     return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))] * 1000
 
 
-def latency(paths, body, n):
-    """Per path: P50/P99 of the whole call and of the first body byte, in ms."""
+def latency(paths, body, n, pace=None):
+    """Per path: P50/P99 of the whole call and of the first body byte, in ms. With `pace`
+    (min, max seconds), each call follows an idle gap drawn from that range, as agents pace
+    their calls (a model's answer to read, a tool to run)."""
     conns = {name: Conn(port, path) for name, (port, path) in paths.items()}
     for conn in conns.values():  # warm up: connections, pools, caches
         for _ in range(50):
@@ -223,6 +226,8 @@ def latency(paths, body, n):
     names = list(conns)
     for i in range(n):
         for name in names[i % len(names):] + names[:i % len(names)]:
+            if pace:
+                time.sleep(random.uniform(*pace))
             total, first = conns[name].call(body)
             samples[name][0].append(total)
             samples[name][1].append(first)
@@ -291,6 +296,32 @@ def start_headroom(binary, upstream, work, optimize):
     process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
         wait_for(port, "/health")
+    except RuntimeError:
+        process.kill()
+        raise
+    return process, port
+
+
+def start_litellm(binary, upstream, work):
+    """LiteLLM's proxy in front of the same upstream, one model name routed to it."""
+    port = free_port()
+    config = os.path.join(work, "litellm.yaml")
+    with open(config, "w") as f:
+        f.write("model_list:\n  - model_name: bench-model\n    litellm_params:\n"
+                "      model: openai/bench-model\n"
+                f"      api_base: http://127.0.0.1:{upstream}/v1\n"
+                "      api_key: sk-bench-0123456789\n"
+                "litellm_settings:\n  telemetry: false\n")
+    # The client sends `Bearer sk-bench-0123456789`: LiteLLM takes it as its master key.
+    env = dict(os.environ, LITELLM_LOG="ERROR", LITELLM_TELEMETRY="False",
+               LITELLM_MASTER_KEY="sk-bench-0123456789")
+    env.pop("OPENAI_BASE_URL", None)
+    log = open(os.path.join(work, f"litellm-{port}.log"), "w")
+    process = subprocess.Popen([binary, "--config", config, "--host", "127.0.0.1",
+                                "--port", str(port), "--num_workers", "1"],
+                               stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        wait_for(port, "/health/liveliness", timeout=180)
     except RuntimeError:
         process.kill()
         raise
@@ -502,6 +533,11 @@ def main():
                         help="requests per path for throughput")
     parser.add_argument("--headroom-throughput", type=int, default=800,
                         help="requests per headroom path for throughput (it is far slower)")
+    parser.add_argument("--litellm", default="target/litellm-venv/bin/litellm",
+                        help="LiteLLM's proxy, measured beside brief's when it is installed")
+    parser.add_argument("--pace", metavar="MIN_MS,MAX_MS",
+                        help="an idle gap before each latency call, e.g. 2,10 (agents pace "
+                             "their calls); default: back to back")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--writer", action="store_true",
                         help="measure the ledger writer instead: burst and sustained load")
@@ -512,6 +548,10 @@ def main():
     if args.writer:
         return writer_main(args)
 
+    pace = None
+    if args.pace:
+        low, high = (float(v) / 1000 for v in args.pace.split(","))
+        pace = (low, high)
     work = tempfile.mkdtemp(prefix="brief-bench-")
     upstream, children = start_upstream()
     direct = (upstream, "/v1/chat/completions")
@@ -524,6 +564,10 @@ def main():
                                                                     work, o)))
     else:
         notes.append(f"headroom not found at {args.headroom}")
+    if shutil.which(args.litellm) or os.path.exists(args.litellm):
+        proxies.append(("litellm proxy", lambda: start_litellm(args.litellm, upstream, work)))
+    else:
+        notes.append(f"litellm not found at {args.litellm}")
     # One proxy at a time, its calls interleaved with direct calls: a proxy still busy after
     # its answer (logging, bookkeeping) would otherwise slow whichever call came next.
     results = {"non-streamed": {}, "streamed": {}}
@@ -541,9 +585,9 @@ def main():
                 for label, stream in (("non-streamed", False), ("streamed", True)):
                     body = request_body(stream)
                     rows = latency({"direct": direct, name: (port, "/v1/chat/completions")},
-                                   body, args.n)
-                    count = (args.headroom_throughput if name.startswith("headroom")
-                             else args.throughput)
+                                   body, args.n, pace)
+                    count = (args.headroom_throughput
+                             if name.startswith(("headroom", "litellm")) else args.throughput)
                     rows[name]["rps"] = throughput(port, "/v1/chat/completions", body, count)
                     rows[name]["direct"] = rows["direct"]
                     results[label][name] = rows[name]
@@ -565,7 +609,7 @@ def main():
         "request_bytes": len(request_body(False)),
         "n": args.n, "throughput_requests": args.throughput,
         "headroom_throughput_requests": args.headroom_throughput, "concurrency": CONCURRENCY,
-        "stream_gap_ms": STREAM_GAP * 1000, "notes": notes,
+        "stream_gap_ms": STREAM_GAP * 1000, "pace_ms": args.pace, "notes": notes,
     }
     if args.json:
         print(json.dumps({"meta": meta, "results": results}, indent=2))
@@ -575,7 +619,9 @@ def main():
     print(f"request {meta['request_bytes']} bytes; latency over {args.n} sequential calls per "
           f"path, each proxy's interleaved with as many direct calls; throughput over "
           f"{args.throughput} calls ({args.headroom_throughput} for headroom) on {CONCURRENCY} "
-          f"connections; streams: first event, then the rest {STREAM_GAP * 1000:.0f} ms later")
+          f"connections; streams: first event, then the rest {STREAM_GAP * 1000:.0f} ms later"
+          + (f"; each latency call after an idle gap of {args.pace} ms" if args.pace
+             else "; latency calls back to back"))
     for note in notes:
         print(f"note: {note}")
     print()
