@@ -468,8 +468,13 @@ fn a_full_spool_warns_loudly_and_its_overflow_is_pushed_later_with_nothing_lost(
     );
     let mut p = proxy(&up, &url, state.path(), "machine-a");
     calls(&p, "agent-1", 10);
-    let stats = wait_stats(&p, Duration::from_secs(5), |s| {
-        s["ledger_backlog"] == 0 && s["sink"]["overflow_rows"].as_u64() > Some(0)
+    // Every row made (digest, then the writer's queue, both empty, all ten counted) before
+    // the overflow is read: a snapshot taken while rows still came read it low.
+    let stats = wait_stats(&p, Duration::from_secs(10), |s| {
+        s["digest_backlog"] == 0
+            && s["ledger_backlog"] == 0
+            && s["totals"]["calls"] == 10
+            && s["sink"]["overflow_rows"].as_u64() > Some(0)
     });
     let sink = &stats["sink"];
     let overflowed = sink["overflow_rows"].as_u64().unwrap();
