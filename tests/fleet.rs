@@ -340,8 +340,9 @@ fn a_wrong_password_says_so_and_keeps_the_rows_for_the_right_one() {
     );
     let mut p = proxy(&up, &wrong, state.path(), "machine-a");
     calls(&p, "agent-1", 4);
-    let stats = wait_stats(&p, Duration::from_secs(5), |s| {
-        s["sink"]["last_error"].is_string()
+    // All four rows made and refused (a snapshot at the first refusal could count fewer).
+    let stats = wait_stats(&p, Duration::from_secs(10), |s| {
+        s["sink"]["last_error"].is_string() && s["sink"]["rows_pending"] == 4
     });
     let error = stats["sink"]["last_error"].as_str().unwrap();
     assert!(error.contains("refused user `fleet`"), "{error}");
