@@ -1,4 +1,5 @@
-//! The `--json` documents of compose, stats, compact, usage and align, snapshotted whole:
+//! The `--json` documents of compose, stats, compact, usage, align, show, diff and session
+//! tools, snapshotted whole:
 //! a renamed or dropped field fails here before it reaches a script that reads it. Every
 //! document leads with `status` and `summary`.
 
@@ -169,4 +170,24 @@ fn align_json_stable_drifted_wakes_and_bad_input() {
     );
     assert_eq!(bad["status"], "error");
     insta::assert_snapshot!("align_json_bad_payload", pretty(&bad));
+}
+
+#[test]
+fn show_diff_and_session_tools_json() {
+    let ws = workspace("clinic");
+    let shown = document(ws.path(), &["show", "clinic", "booking", "--json"], 0);
+    insta::assert_snapshot!("show_json", pretty(&shown));
+    let recorded = run_in(ws.path(), &["record", "clinic", "booking", "-m", "first"]);
+    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+    let item = ws.path().join("clinic/items/booking.md");
+    let text = std::fs::read_to_string(&item).unwrap();
+    std::fs::write(&item, text.replace("45 minutes", "50 minutes")).unwrap();
+    let diffed = document(ws.path(), &["diff", "clinic", "booking", "--json"], 0);
+    insta::assert_snapshot!("diff_json", pretty(&diffed));
+    let tools = document(
+        ws.path(),
+        &["session", "tools", "--format", "anthropic", "--json"],
+        0,
+    );
+    insta::assert_snapshot!("session_tools_json", pretty(&tools));
 }

@@ -19,7 +19,7 @@ pub(super) fn flagged(
     dropped: &[String],
 ) -> Error {
     let id = &proposal.id;
-    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let plural = |n: usize, what: &str| crate::numbers::count(n as u64, what, &format!("{what}s"));
     let facts = report.dropped.len() + report.changed.len();
     let verb = match (report.dropped.is_empty(), report.changed.is_empty()) {
         (false, true) => "dropped",

@@ -3,6 +3,7 @@
 //! file, and return the typed [`Report`] with its status word and one-sentence summary.
 //! `brief align` is this call and its rendering.
 
+use crate::numbers::noun;
 use std::path::PathBuf;
 
 use super::{Aligner, Options, Part, Report, State, bad_request};
@@ -59,7 +60,7 @@ impl Report {
     /// could be compared (the command line says `--state`).
     pub fn summary_naming(&self, state_file: &str) -> String {
         let t = &self.totals;
-        let mut text = format!("{} {}", t.wakes, plural(t.wakes, "wake", "wakes"));
+        let mut text = format!("{} {}", t.wakes, noun(t.wakes as u64, "wake", "wakes"));
         if t.compared == 0 {
             text.push_str(&format!(
                 ", none compared (pass more wakes or {state_file})"
@@ -86,20 +87,15 @@ impl Report {
         text.push_str(&format!(
             "; {} {}",
             t.warnings,
-            plural(t.warnings, "warning", "warnings")
+            noun(t.warnings as u64, "warning", "warnings")
         ));
         if t.constant_values > 0 {
             text.push_str(&format!(
                 " ({} volatile-looking {} identical in every wake, not flagged)",
                 t.constant_values,
-                plural(t.constant_values, "value", "values")
+                noun(t.constant_values as u64, "value", "values")
             ));
         }
         text
     }
-}
-
-/// `one` for 1, else `many`.
-pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }

@@ -3,13 +3,14 @@
 
 use std::path::PathBuf;
 
-use crate::cache::align::run::{Request, plural};
+use crate::cache::align::run::Request;
 use crate::cache::align::{self, Baseline, Options, Report, WakeReport};
 use crate::cli::hints::setting_words;
 use crate::cli::output::{self, Form, Outcome};
 use crate::cli::table::{Align, Table};
 use crate::cli::ui::{Tone, Ui};
 use crate::error::{Result, Setting};
+use crate::numbers::noun;
 
 /// Human output shows this many warnings per wake; `--json` shows them all.
 const SHOWN_WARNINGS: usize = 10;
@@ -167,7 +168,7 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
             out.push_str(&format!(
                 "  {name} (not compared): {} {}, {} bytes, ~{} tokens: {}\n",
                 zone.count,
-                plural(zone.count, "element", "elements"),
+                noun(zone.count as u64, "element", "elements"),
                 zone.bytes,
                 zone.tokens_est,
                 zone.pointers.join(" ")

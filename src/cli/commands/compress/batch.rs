@@ -65,8 +65,9 @@ pub(super) fn warn_pending(ui: &Ui, brief: &Path, waiting: &[&str]) {
     ));
 }
 
+/// The plural ending for a count of `n`.
 fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+    crate::numbers::noun(n as u64, "", "s")
 }
 
 /// `brief compress --all`'s report: the batch's own fields after `status` and `summary`.
