@@ -4,20 +4,24 @@
 //! - Nothing of ours goes with it: a client of its own, no API key, no cookie, no
 //!   credentials in the address (refused), no provider header.
 //! - Only `http` and `https`; at most [`MAX_REDIRECTS`] redirects, each checked as the
-//!   first address was; a timeout per request; at most [`MAX_BYTES`] read (the rest cut,
-//!   and the sub-agent told).
+//!   first address was; one deadline for the whole fetch ([`DEADLINE`], or
+//!   `BRIEF_FETCH_DEADLINE_SECONDS`): resolving, connecting, every redirect, the headers
+//!   and the body all share it, so a page that trickles a byte at a time ends there; at
+//!   most [`MAX_BYTES`] read (the rest cut, and the sub-agent told).
 //! - Where it may go: public addresses. Loopback, private (RFC 1918, unique-local),
 //!   link-local (cloud metadata services live there), CGNAT, multicast and unspecified
 //!   addresses are refused unless the operator sets `BRIEF_FETCH_ALLOW_PRIVATE=1` (a local
 //!   test server, an intranet). The host is resolved once, checked, and the connection
 //!   pinned to the checked addresses, so a second DNS answer cannot redirect it.
 //!
-//! HTML becomes readable text through `html2text`; other text types are kept as they are;
-//! anything else (images, PDFs, archives) is refused by its content type.
+//! HTML becomes readable text through [`crate::text::html`] (linear in the page, however
+//! deep its nesting); other text types are kept as they are; anything else (images, PDFs,
+//! archives) is refused by its content type.
 
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use reqwest::Url;
 
@@ -27,8 +31,12 @@ use crate::error::{Error, Result};
 pub const MAX_BYTES: u64 = 2 * 1024 * 1024;
 /// Redirects followed, at most.
 pub const MAX_REDIRECTS: usize = 5;
-/// Connect and per-read timeout.
-pub const TIMEOUT: Duration = Duration::from_secs(20);
+/// The whole fetch (resolution, connection, redirects, headers and body) ends by then.
+pub const DEADLINE: Duration = Duration::from_secs(20);
+/// The connect and per-read timeout: never more than what is left of the [`DEADLINE`].
+pub const TIMEOUT: Duration = DEADLINE;
+/// Seconds (a decimal number, more than 0 and at most 600) that replace [`DEADLINE`].
+pub const ENV_DEADLINE: &str = "BRIEF_FETCH_DEADLINE_SECONDS";
 /// Set to `1` to let a fetch reach loopback, private and link-local addresses.
 pub const ENV_ALLOW_PRIVATE: &str = "BRIEF_FETCH_ALLOW_PRIVATE";
 
@@ -60,6 +68,32 @@ impl Reach {
             .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
         Reach { private }
     }
+}
+
+/// The deadline of one fetch: `BRIEF_FETCH_DEADLINE_SECONDS` when it is a number of
+/// seconds in (0, 600], else [`DEADLINE`].
+pub fn deadline_from_env() -> Duration {
+    std::env::var(ENV_DEADLINE)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 600.0)
+        .map_or(DEADLINE, Duration::from_secs_f64)
+}
+
+/// What is left before `deadline`, or the refusal that says the fetch ran out of time.
+fn left(url: &Url, deadline: Instant, allowed: Duration) -> Result<Duration> {
+    let now = Instant::now();
+    if now >= deadline {
+        return Err(out_of_time(url, allowed));
+    }
+    Ok(deadline - now)
+}
+
+fn out_of_time(url: &Url, allowed: Duration) -> Error {
+    Error::provider(format!(
+        "{url}: the fetch did not finish within its deadline of {:.1} s (resolution, connection, redirects, headers and body together); stopped",
+        allowed.as_secs_f64()
+    ))
 }
 
 /// Whether an address is outside the public internet.
@@ -96,7 +130,43 @@ fn refused(url: &Url, why: String) -> Error {
 }
 
 /// The address checked and resolved: the host and the addresses to connect to.
+#[cfg(test)]
 fn admit(url: &Url, reach: Reach) -> Result<(String, Vec<SocketAddr>)> {
+    admit_by(url, reach, Instant::now() + DEADLINE, DEADLINE)
+}
+
+/// Resolves `host` in a thread of its own, so that a resolver that never answers cannot
+/// hold the fetch past its deadline (the thread is left to finish on its own).
+fn resolve(
+    url: &Url,
+    host: &str,
+    port: u16,
+    deadline: Instant,
+    allowed: Duration,
+) -> Result<Vec<SocketAddr>> {
+    let (tx, rx) = mpsc::channel();
+    let name = host.to_string();
+    std::thread::spawn(move || {
+        let found = (name.as_str(), port)
+            .to_socket_addrs()
+            .map(|addrs| addrs.collect::<Vec<SocketAddr>>());
+        let _ = tx.send(found);
+    });
+    match rx.recv_timeout(left(url, deadline, allowed)?) {
+        Ok(Ok(addrs)) => Ok(addrs),
+        Ok(Err(e)) => Err(Error::provider(format!(
+            "{url}: cannot resolve {host}: {e}"
+        ))),
+        Err(_) => Err(out_of_time(url, allowed)),
+    }
+}
+
+fn admit_by(
+    url: &Url,
+    reach: Reach,
+    deadline: Instant,
+    allowed: Duration,
+) -> Result<(String, Vec<SocketAddr>)> {
     if !matches!(url.scheme(), "http" | "https") {
         return Err(refused(
             url,
@@ -118,10 +188,7 @@ fn admit(url: &Url, reach: Reach) -> Result<(String, Vec<SocketAddr>)> {
     let port = url
         .port_or_known_default()
         .ok_or_else(|| refused(url, "no port".into()))?;
-    let addrs: Vec<SocketAddr> = (host.as_str(), port)
-        .to_socket_addrs()
-        .map_err(|e| Error::provider(format!("{url}: cannot resolve {host}: {e}")))?
-        .collect();
+    let addrs = resolve(url, &host, port, deadline, allowed)?;
     if addrs.is_empty() {
         return Err(Error::provider(format!("{url}: {host} has no address")));
     }
@@ -139,12 +206,12 @@ fn admit(url: &Url, reach: Reach) -> Result<(String, Vec<SocketAddr>)> {
     Ok((host, addrs))
 }
 
-fn client(host: &str, addrs: &[SocketAddr]) -> Result<reqwest::blocking::Client> {
+fn client(host: &str, addrs: &[SocketAddr], left: Duration) -> Result<reqwest::blocking::Client> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder = reqwest::blocking::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(TIMEOUT)
-        .timeout(TIMEOUT)
+        .connect_timeout(left.min(TIMEOUT))
+        .timeout(left.min(TIMEOUT))
         .user_agent(concat!(
             "briefkit/",
             env!("CARGO_PKG_VERSION"),
@@ -159,17 +226,34 @@ fn client(host: &str, addrs: &[SocketAddr]) -> Result<reqwest::blocking::Client>
         .map_err(|e| Error::provider(format!("could not set up the HTTP client: {e}")))
 }
 
-/// GETs `address` under `reach`, following redirects, and returns its text.
+/// GETs `address` under `reach`, following redirects, and returns its text; the whole
+/// fetch ends by [`deadline_from_env`].
 pub fn fetch(address: &str, reach: Reach) -> Result<Page> {
+    fetch_within(address, reach, deadline_from_env())
+}
+
+/// [`fetch`] with its deadline given: everything, redirects and body included, ends within
+/// `allowed` of the call (a little more for the last read to return).
+pub fn fetch_within(address: &str, reach: Reach, allowed: Duration) -> Result<Page> {
+    let deadline = Instant::now() + allowed;
     let mut url = Url::parse(address.trim())
         .map_err(|e| Error::input(format!("`{address}` is not an address: {e}")))?;
     for _ in 0..=MAX_REDIRECTS {
-        let (host, addrs) = admit(&url, reach)?;
-        let response = client(&host, &addrs)?
+        let (host, addrs) = admit_by(&url, reach, deadline, allowed)?;
+        let remaining = left(&url, deadline, allowed)?;
+        let response = client(&host, &addrs, remaining)?
             .get(url.clone())
             .header("accept", "text/html, text/plain;q=0.9, */*;q=0.5")
+            // The request's own timeout covers the body too (the client's is per read).
+            .timeout(remaining)
             .send()
-            .map_err(|e| Error::provider(format!("{url}: {}", without_url(e))))?;
+            .map_err(|e| {
+                if Instant::now() >= deadline {
+                    out_of_time(&url, allowed)
+                } else {
+                    Error::provider(format!("{url}: {}", without_url(e)))
+                }
+            })?;
         let status = response.status();
         if status.is_redirection() {
             let location = response
@@ -193,11 +277,7 @@ pub fn fetch(address: &str, reach: Reach) -> Result<Page> {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
-        let mut body = Vec::new();
-        response
-            .take(MAX_BYTES + 1)
-            .read_to_end(&mut body)
-            .map_err(|e| Error::provider(format!("{url}: the body could not be read: {e}")))?;
+        let mut body = read_body(&url, response, deadline, allowed)?;
         let cut = body.len() as u64 > MAX_BYTES;
         body.truncate(MAX_BYTES as usize);
         let text = to_text(&url, &content_type, &body)?;
@@ -213,6 +293,33 @@ pub fn fetch(address: &str, reach: Reach) -> Result<Page> {
     Err(Error::provider(format!(
         "{address}: more than {MAX_REDIRECTS} redirects"
     )))
+}
+
+/// Reads at most `MAX_BYTES + 1` of the body, a chunk at a time, stopping at `deadline`
+/// (each read also times out there: the request's timeout is what was left of it).
+fn read_body(
+    url: &Url,
+    response: reqwest::blocking::Response,
+    deadline: Instant,
+    allowed: Duration,
+) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    let mut reader = response.take(MAX_BYTES + 1);
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        left(url, deadline, allowed)?;
+        match reader.read(&mut chunk) {
+            Ok(0) => return Ok(body),
+            Ok(n) => body.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) if Instant::now() >= deadline => return Err(out_of_time(url, allowed)),
+            Err(e) => {
+                return Err(Error::provider(format!(
+                    "{url}: the body could not be read: {e}"
+                )));
+            }
+        }
+    }
 }
 
 /// A transport error in words, without the address (the caller names it) and with its
@@ -236,7 +343,7 @@ pub fn to_text(url: &Url, content_type: &str, body: &[u8]) -> Result<String> {
             head.contains("<html") || head.contains("<!doctype html")
         });
     if html {
-        return html2text::from_read(body, 100)
+        return crate::text::html::to_text(body)
             .map_err(|e| Error::provider(format!("{url}: the HTML could not be read: {e}")));
     }
     let textual = content_type.is_empty()

@@ -5,8 +5,13 @@
 //! instance's address; `/search?q=…&format=json` is asked of it): the operator chose it,
 //! so it may be a local or private address. The result pages are the web's choice and go
 //! through `fetch_url`'s rules.
+//!
+//! The backend is trusted with an address, not with our memory: its answer is read within
+//! [`MAX_ANSWER_BYTES`] and the fetch deadline (a longer one is refused, exit 3), and only
+//! its first [`MAX_HITS`] results, each title and snippet cut to [`MAX_HIT_TEXT`] bytes,
+//! go on to the sub-agent's model.
 
-use std::time::Duration;
+use std::io::Read;
 
 use reqwest::Url;
 use serde_json::Value;
@@ -23,6 +28,12 @@ pub const ENV_SEARCH_URL: &str = "BRIEF_SEARCH_URL";
 pub const TOP_RESULTS: usize = 3;
 /// Bytes of each page's text the synthesis reads.
 const PAGE_TEXT: usize = 48 * 1024;
+/// The most bytes of the backend's answer read (a SearxNG page of results is tens of KiB).
+pub const MAX_ANSWER_BYTES: u64 = 4 * 1024 * 1024;
+/// Results of the backend's answer kept, in its order; the rest are never read.
+pub const MAX_HITS: usize = 10;
+/// Bytes kept of each result's title and snippet.
+pub const MAX_HIT_TEXT: usize = 1024;
 
 /// One search result.
 #[derive(Debug, Clone)]
@@ -56,8 +67,9 @@ pub fn search(query: &str) -> Result<Vec<Hit>> {
     })?;
     let url = search_url(&base, query)?;
     let _ = rustls::crypto::ring::default_provider().install_default();
+    let deadline = fetch::deadline_from_env();
     let client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(20))
+        .timeout(deadline)
         .redirect(reqwest::redirect::Policy::limited(fetch::MAX_REDIRECTS))
         .user_agent(concat!(
             "briefkit/",
@@ -69,6 +81,8 @@ pub fn search(query: &str) -> Result<Vec<Hit>> {
     let response = client
         .get(url)
         .header("accept", "application/json")
+        // The whole answer, body included, within the deadline.
+        .timeout(deadline)
         .send()
         .map_err(|e| {
             Error::provider(format!(
@@ -82,28 +96,68 @@ pub fn search(query: &str) -> Result<Vec<Hit>> {
             "the search backend answered HTTP {status}"
         )));
     }
-    let body: Value = response.json().map_err(|e| {
-        Error::provider(format!(
-            "the search backend's answer is not JSON: {}",
-            e.without_url()
-        ))
-    })?;
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER_BYTES)
+    {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::new();
+    response
+        .take(MAX_ANSWER_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            Error::provider(format!(
+                "the search backend's answer could not be read within {:.1} s: {e}",
+                deadline.as_secs_f64()
+            ))
+        })?;
+    if bytes.len() as u64 > MAX_ANSWER_BYTES {
+        return Err(too_long());
+    }
+    hits_of(&bytes)
+}
+
+fn too_long() -> Error {
+    Error::provider(format!(
+        "the search backend's answer is longer than {} MiB; refused without reading the rest",
+        MAX_ANSWER_BYTES / (1024 * 1024)
+    ))
+}
+
+/// The first [`MAX_HITS`] results of a backend's answer, their texts cut.
+pub fn hits_of(bytes: &[u8]) -> Result<Vec<Hit>> {
+    let body: Value = serde_json::from_slice(bytes)
+        .map_err(|e| Error::provider(format!("the search backend's answer is not JSON: {e}")))?;
     let hits = body
         .get("results")
         .and_then(Value::as_array)
         .ok_or_else(|| Error::provider("the search backend's answer has no `results` list"))?
         .iter()
         .filter_map(|r| {
-            let url = r.get("url")?.as_str()?.to_string();
-            let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            let url = r.get("url")?.as_str()?;
+            if url.len() > MAX_HIT_TEXT * 8 {
+                return None;
+            }
+            let text = |k: &str| cut(r.get(k).and_then(Value::as_str).unwrap_or(""));
             Some(Hit {
-                url,
+                url: url.to_string(),
                 title: text("title"),
                 snippet: text("content"),
             })
         })
+        .take(MAX_HITS)
         .collect();
     Ok(hits)
+}
+
+/// `text`'s first [`MAX_HIT_TEXT`] bytes, cut at a character boundary.
+fn cut(text: &str) -> String {
+    let mut end = text.len().min(MAX_HIT_TEXT);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_string()
 }
 
 impl Session {
