@@ -175,6 +175,60 @@ pub fn open_no_follow(path: &Path) -> Result<File> {
     Ok(file)
 }
 
+/// Creates `dir` (under `root`, a directory the toolkit owns) and any missing level
+/// between them one level at a time, refusing a level that exists as anything but a real
+/// directory: a symbolic link there (planted to send what is written below it elsewhere,
+/// even somewhere inside `root`) is refused, never followed. Every level is checked, the
+/// existing ones too, so a directory reused later is held to the same rule.
+pub fn create_dir_owned(root: &Path, dir: &Path) -> Result<()> {
+    let relative = dir.strip_prefix(root).map_err(|_| {
+        Error::internal(format!("{} is not under {}", dir.display(), root.display()))
+    })?;
+    let mut current = root.to_path_buf();
+    for part in relative.components() {
+        let std::path::Component::Normal(part) = part else {
+            return Err(Error::input(format!(
+                "{}: not a plain path under {}",
+                dir.display(),
+                root.display()
+            )));
+        };
+        current.push(part);
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(link_refused(&current)),
+            Ok(meta) if meta.is_dir() => {}
+            Ok(meta) => return Err(not_regular_dir(&current, meta.file_type())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                match fs::create_dir(&current) {
+                    Ok(()) => {}
+                    // Made meanwhile: judged as if it had been there.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        let meta =
+                            fs::symlink_metadata(&current).map_err(|e| Error::io(&current, &e))?;
+                        if !meta.is_dir() {
+                            return Err(not_regular_dir(&current, meta.file_type()));
+                        }
+                    }
+                    Err(e) => return Err(Error::io(&current, &e)),
+                }
+            }
+            Err(e) => return Err(Error::io(&current, &e)),
+        }
+    }
+    Ok(())
+}
+
+fn not_regular_dir(path: &Path, kind: fs::FileType) -> Error {
+    if kind.is_symlink() {
+        return link_refused(path);
+    }
+    Error::input(format!(
+        "{}: {}, not a directory; refused",
+        path.display(),
+        kind_of(kind)
+    ))
+}
+
 /// Refuses a file named on the command line (outside any brief) that is a symbolic link:
 /// replacing the link with a file would surprise, writing through it would write
 /// somewhere the command line does not name.
@@ -251,6 +305,22 @@ pub fn remove_orphans(dirs: &[PathBuf]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_directories_are_made_level_by_level_and_never_through_a_link() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let deep = root.path().join("a/b/c");
+        create_dir_owned(root.path(), &deep).unwrap();
+        assert!(deep.is_dir());
+        create_dir_owned(root.path(), &deep).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
+        let err = create_dir_owned(root.path(), &root.path().join("link/x")).unwrap_err();
+        assert!(err.message.contains("symbolic link"), "{}", err.message);
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+        fs::write(root.path().join("file"), "").unwrap();
+        assert!(create_dir_owned(root.path(), &root.path().join("file/x")).is_err());
+    }
 
     #[test]
     fn temporary_names_are_unpredictable_and_recognised() {

@@ -176,6 +176,23 @@ impl Stats {
     }
 
     pub fn record(&mut self, entry: &Entry) {
+        // Figures no call has (an upstream that reported 2^64 - 1 tokens) are not summed,
+        // as `brief usage` skips such a row: the call counts, its usage does not.
+        let cleaned;
+        let entry = if crate::cache::ledger::implausible(entry).is_some() {
+            let mut bare = entry.clone();
+            bare.input_tokens = None;
+            bare.cached_input_tokens = None;
+            bare.cache_write_tokens = None;
+            bare.cache_write_5m_tokens = None;
+            bare.cache_write_1h_tokens = None;
+            bare.output_tokens = None;
+            bare.reasoning_tokens = None;
+            cleaned = bare;
+            &cleaned
+        } else {
+            entry
+        };
         let mut key = SeriesKey {
             provider: entry.provider.clone(),
             model: entry.model.clone(),

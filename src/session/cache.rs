@@ -91,7 +91,7 @@ impl Summary {
             if let Some(n) = id_number(&entry.id) {
                 self.counter = self.counter.max(n);
             }
-            self.tier2_tokens += entry.tokens;
+            self.tier2_tokens = self.tier2_tokens.saturating_add(entry.tokens);
             self.live_entries += 1;
             self.flow.push(entry);
             if entry.over_budget {
@@ -144,7 +144,7 @@ impl Summary {
             .iter()
             .filter(|o| o.call.as_deref() != call || call.is_none())
             .map(|o| o.estimate)
-            .sum()
+            .fold(0u64, u64::saturating_add)
     }
 }
 
@@ -207,6 +207,19 @@ impl Cache {
     /// The summary when it describes the log as it is now.
     pub fn fresh_summary(&self, log_path: &Path) -> Option<&Summary> {
         let summary = self.summary.as_ref()?;
+        // Derived, but a file on disk: counters the log could not hold mean rebuild.
+        let limit = super::log_check::ID_LIMIT;
+        if summary.counter > limit
+            || summary.op_counter > limit
+            || summary.tier2_tokens > super::log_check::MAX_TOKENS.saturating_mul(1 << 16)
+            || summary
+                .pending
+                .iter()
+                .chain(&summary.approved)
+                .any(|o| o.estimate > super::log_check::MAX_TOKENS)
+        {
+            return None;
+        }
         let len = std::fs::metadata(log_path).ok()?.len();
         (len == summary.log_len
             && super::log::tail_mark(log_path, len).as_deref() == Some(&summary.log_tail))

@@ -104,7 +104,7 @@ impl Session {
                     high_volume,
                     call,
                 } => (
-                    format!("op_{}", summary.op_counter + 1),
+                    format!("op_{}", summary.op_counter.saturating_add(1)),
                     *kind,
                     *estimate,
                     *high_volume,

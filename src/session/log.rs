@@ -8,7 +8,8 @@
 //! A crash can leave an unacknowledged, unfinished last line. Readers skip it with a
 //! warning; the next writer cuts it off before appending (it was never acknowledged, so
 //! nothing that anyone was told about is lost). Any other unreadable line is damage,
-//! reported with its line number (exit 2).
+//! reported with its line number (exit 2), as is a line whose ids or token counts break
+//! [`super::log_check`] (an id that would name a path, a counter that would wrap).
 //!
 //! Every file of a session obeys the one file policy ([`crate::files::policy`]), as a
 //! brief's files do: a link, a FIFO or a device planted as `log.jsonl`, `.lock`,
@@ -215,7 +216,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LogContents> {
             continue;
         }
         match serde_json::from_slice::<Event>(line) {
-            Ok(event) => out.events.push(event),
+            Ok(event) => match super::log_check::problem(&event) {
+                None => out.events.push(event),
+                Some(problem) => damage.push(Location::new(path, line_no, 1, problem)),
+            },
             Err(err) => damage.push(Location::new(
                 path,
                 line_no,
@@ -304,6 +308,15 @@ impl Locked {
     /// survive a crash. Returns the log's new length.
     pub fn append(&self, events: &[Event]) -> Result<u64> {
         let path = &self.log_path;
+        // What a reader would refuse is never written: an id past the limit means the
+        // session has used every id.
+        if let Some(problem) = events.iter().find_map(super::log_check::problem) {
+            return Err(
+                Error::input(format!("{}: cannot append: {problem}", path.display()))
+                    .with_hint("nothing was appended; start a new session")
+                    .with_topic(Topic::SessionFull),
+            );
+        }
         let mut bytes = Vec::new();
         for event in events {
             serde_json::to_writer(&mut bytes, event).map_err(|e| {

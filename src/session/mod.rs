@@ -37,6 +37,7 @@ mod gate;
 pub mod journal;
 mod keep;
 pub mod log;
+pub mod log_check;
 pub mod model;
 pub mod notice;
 pub mod ops;

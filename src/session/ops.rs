@@ -267,7 +267,9 @@ impl Session {
 
 /// The visible id of the entry `offset` places after the highest id so far.
 pub(super) fn next_id(counter: u64, kind: Kind, offset: u64) -> String {
-    format!("{}_{}", kind.id_prefix(), counter + 1 + offset)
+    // Saturating: an id past the limit is refused by the append (log_check).
+    let n = counter.saturating_add(1).saturating_add(offset);
+    format!("{}_{}", kind.id_prefix(), n)
 }
 
 /// What can be refused about an entry without looking at the session.

@@ -135,7 +135,7 @@ impl State {
                     };
                     let index = self.push(summary.clone());
                     self.live.insert(position, index);
-                    self.tier2_tokens += summary.tokens;
+                    self.tier2_tokens = self.tier2_tokens.saturating_add(summary.tokens);
                 }
                 self.flow = Flow::of(self.tier2());
             }
@@ -178,7 +178,7 @@ impl State {
     }
 
     fn add(&mut self, entry: Entry) {
-        self.tier2_tokens += entry.tokens;
+        self.tier2_tokens = self.tier2_tokens.saturating_add(entry.tokens);
         let index = self.push(entry);
         self.live.push(index);
     }
@@ -197,7 +197,7 @@ impl State {
         self.live.retain(|&i| {
             let gone = set.contains(entries[i].id.as_str());
             if gone {
-                removed_tokens += entries[i].tokens;
+                removed_tokens = entries[i].tokens.saturating_add(removed_tokens);
             }
             !gone
         });
@@ -286,7 +286,9 @@ impl State {
     }
 
     pub fn next_id(&self, kind: Kind, offset: u64) -> String {
-        format!("{}_{}", kind.id_prefix(), self.counter + 1 + offset)
+        // Saturating: an id past the limit is refused by the append (log_check).
+        let n = self.counter.saturating_add(1).saturating_add(offset);
+        format!("{}_{}", kind.id_prefix(), n)
     }
 
     pub fn pending(&self) -> Vec<&Operation> {

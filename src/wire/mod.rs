@@ -40,7 +40,7 @@ use std::str::FromStr;
 
 pub use base_url::BaseUrl;
 pub use prompt::{Message, Prompt, Role, ToolDef};
-pub use usage::Usage;
+pub use usage::{MAX_TOKENS, Usage};
 
 /// A provider API's wire format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -13,6 +13,11 @@ use serde_json::Value;
 
 use super::Wire;
 
+/// The biggest token figure a reader of a count from disk or the wire believes: no call
+/// takes a trillion tokens, and sums of bigger figures could overflow. The ledger's
+/// readers skip a row over it, a session's log refuses a line over it.
+pub const MAX_TOKENS: u64 = 1_000_000_000_000;
+
 #[derive(Serialize, Deserialize, Default, Clone, Debug, PartialEq, Eq)]
 pub struct Usage {
     /// All input tokens of the call, cached and cache-written ones included.

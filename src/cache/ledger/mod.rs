@@ -16,7 +16,9 @@ pub mod summary;
 
 pub use append::{Appender, append};
 pub use destination::{Destination, FORMAT_VAR, Format, default_file};
-pub use read::{LEDGER_LINE, MAX_WARNINGS, Warning, parse, read, read_each, read_numbered};
+pub use read::{
+    LEDGER_LINE, MAX_WARNINGS, Warning, implausible, parse, read, read_each, read_numbered,
+};
 
 use std::fs;
 use std::io::Read;

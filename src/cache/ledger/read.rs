@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// Why an entry that parsed cannot be a real call's record: figures no provider reports
 /// (cached or cache-written tokens above all input) or a time that is not a time. Such a
 /// line is skipped with a warning rather than summed into nonsense.
-fn implausible(entry: &Entry) -> Option<String> {
+pub fn implausible(entry: &Entry) -> Option<String> {
     if entry.time_ms().is_none() {
         return Some(format!(
             "`time` is not an RFC 3339 time (`{}`)",
@@ -21,7 +21,7 @@ fn implausible(entry: &Entry) -> Option<String> {
         ));
     }
     // No call takes a trillion tokens; bigger figures are corrupt and would overflow sums.
-    const MAX_TOKENS: u64 = 1_000_000_000_000;
+    use crate::wire::MAX_TOKENS;
     for (name, value) in [
         ("input_tokens", entry.input_tokens),
         ("cached_input_tokens", entry.cached_input_tokens),

@@ -9,6 +9,13 @@
 //! field. The child's own tool calls are handed to the caller as the parent's are: answer
 //! them in the child session, then run the sub-agent again, which goes on where it stopped.
 //! Its turns are ledger rows with `command: "subagent"`.
+//!
+//! Everything it writes stays inside the parent's directory: the call's id must be a
+//! `tool_call_N` (the log's reader refuses any other id, this checks again before it names
+//! a directory), every level of `subagents/<tool_call_N>/…` is made or reused only as a
+//! real directory, never through a link ([`crate::files::policy::create_dir_owned`]), and
+//! the child's `brief.yaml` is written by the YAML serializer, so a session path holding
+//! `": "` or a newline stays one string.
 
 use std::path::{Path, PathBuf};
 
@@ -62,10 +69,30 @@ fn write_yaml_item(dir: &Path, name: &str, text: &str) -> Result<()> {
     crate::files::write_atomic(&dir.join("items").join(name), text.as_bytes())
 }
 
+/// The child brief's manifest, as the YAML serializer writes it.
+#[derive(Serialize)]
+struct ChildManifest<'a> {
+    name: &'a str,
+    description: String,
+    tokenizer: &'a str,
+    items: &'a [String],
+}
+
+/// The directory of the delegated task answering `call_id`: a `tool_call_N` only.
+fn task_dir(session: &Path, call_id: &str) -> Result<PathBuf> {
+    if !call_id.starts_with("tool_call_") || !crate::session::state::is_tier2_id(call_id) {
+        return Err(Error::input(format!(
+            "`{}` is not a tool call id (tool_call_N); no directory is named after it",
+            crate::text::sanitize::one_line(call_id, 80)
+        )));
+    }
+    Ok(session.join("subagents").join(call_id))
+}
+
 impl Session {
     /// The child's brief: the bundled one and the parent's tools.
     fn child_brief(&self, dir: &Path) -> Result<()> {
-        std::fs::create_dir_all(dir.join("items")).map_err(|e| Error::io(dir, &e))?;
+        crate::files::policy::create_dir_owned(&self.dir, &dir.join("items"))?;
         let mut ids = vec!["role".to_string(), "answer".to_string()];
         write_yaml_item(
             dir,
@@ -84,13 +111,18 @@ impl Session {
             write_yaml_item(dir, &format!("{}.tool.yaml", item.id), &item.raw)?;
             ids.push(item.id.clone());
         }
-        let manifest = format!(
-            "name: delegate_task\ndescription: A task delegated by the session {}\ntokenizer: {}\nitems: [{}]\n",
-            self.dir.display().to_string().replace(['\n', '\r'], " "),
-            self.encoding.name(),
-            ids.join(", ")
-        );
-        crate::files::write_atomic(&dir.join("brief.yaml"), manifest.as_bytes())
+        let manifest = ChildManifest {
+            name: "delegate_task",
+            description: format!(
+                "A task delegated by the session {}",
+                self.dir.display().to_string().replace(['\n', '\r'], " ")
+            ),
+            tokenizer: self.encoding.name(),
+            items: &ids,
+        };
+        let yaml = serde_yaml::to_string(&manifest)
+            .map_err(|e| Error::internal(format!("a child brief did not serialise: {e}")))?;
+        crate::files::write_atomic(&dir.join("brief.yaml"), yaml.as_bytes())
     }
 
     pub(super) fn delegate(
@@ -112,17 +144,24 @@ impl Session {
                 DelegateReport::default(),
             ));
         }
-        let root = self.dir.join("subagents").join(&call.id);
+        let root = task_dir(&self.dir, &call.id)?;
         let session_dir = root.join("session");
         let progress_path = root.join(PROGRESS_FILE);
-        let (child, mut report, mut user) = if session_dir.join("session.yaml").exists() {
+        // Every level, made now or by an earlier run, a real directory: no link.
+        crate::files::policy::create_dir_owned(&self.dir, &session_dir)?;
+        let resumed = std::fs::symlink_metadata(session_dir.join("session.yaml")).is_ok();
+        let (child, mut report, mut user) = if resumed {
             let bytes = crate::files::policy::read_owned(
                 &progress_path,
                 crate::files::limits::SESSION_JOURNAL,
             )?
             .ok_or_else(|| Error::input(format!("{}: missing", progress_path.display())))?;
-            let report: DelegateReport = serde_json::from_slice(&bytes)
+            let mut report: DelegateReport = serde_json::from_slice(&bytes)
                 .map_err(|e| Error::input(format!("{}: {e}", progress_path.display())))?;
+            // The file is the session's to write, not to widen: the caps are ours.
+            report.turn_cap = report.turn_cap.min(TURN_CAP);
+            report.token_cap = report.token_cap.min(TOKEN_CAP);
+            report.session = session_dir.clone();
             let user = report.next_user.clone();
             (Session::open(&session_dir)?, report, user)
         } else {
@@ -185,8 +224,8 @@ impl Session {
             for notice in child.notices.borrow_mut().drain(..) {
                 progress(&notice.to_string());
             }
-            report.turns += 1;
-            report.model_calls += 1;
+            report.turns = report.turns.saturating_add(1);
+            report.model_calls = report.model_calls.saturating_add(1);
             let done = match outcome? {
                 TurnOutcome::Done(done) => done,
                 TurnOutcome::Blocked(gate) => {
@@ -199,7 +238,10 @@ impl Session {
                 TurnOutcome::Released(_) => unreachable!("a delegated turn resumes no call"),
             };
             if let Some(usage) = &done.usage {
-                report.tokens += usage.input_tokens + usage.output_tokens;
+                report.tokens = report
+                    .tokens
+                    .saturating_add(usage.input_tokens)
+                    .saturating_add(usage.output_tokens);
             }
             if !done.tool_calls.is_empty() || !done.blocked.is_empty() {
                 report.next_user = None;

@@ -24,7 +24,7 @@ pub fn escape(text: &str) -> String {
 const MS: &str = "(toUInt64(time) * 1000 + time_millis)";
 
 /// The biggest figure a ledger reader accepts in a row (see `implausible`).
-const MAX_TOKENS: u64 = 1_000_000_000_000;
+use crate::wire::MAX_TOKENS;
 
 fn key_sql(by: GroupBy) -> &'static str {
     match by {
