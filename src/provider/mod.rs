@@ -13,6 +13,7 @@
 //! (`crate::wire::stream`), so what `brief compose --format …` shows is what is sent and
 //! nothing here knows a wire by name.
 
+pub mod allowed_hosts;
 mod length_field;
 pub mod redact;
 mod settings;

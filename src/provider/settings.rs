@@ -7,11 +7,14 @@
 //! every `Debug`, `Display` and error message that could carry it shows `[redacted]`
 //! instead. A key goes only to the base URL the operator configured: a base URL named by a
 //! caller that may be a model (an MCP tool argument) is honoured only when the operator
-//! allowed it (see [`Overrides`]).
+//! allowed it (see [`Overrides`]); nor is one a brief names (`model.base_url`: briefs
+//! arrive in pull requests), unless its host is official or the operator allowed it
+//! ([`super::allowed_hosts`]).
 
 use std::fmt;
 use std::time::Duration;
 
+use super::allowed_hosts;
 use crate::brief::ModelConfig;
 use crate::clock::parse_timeout;
 use crate::error::{Error, Origin, Result, Topic};
@@ -171,18 +174,28 @@ impl Settings {
                     .with_topic(Topic::NoModel { wire }));
             }
         };
-        let configured = configured_base_url(
-            wire,
-            flags.base_url.as_deref(),
-            brief.and_then(|b| b.base_url.as_deref()),
-            &env,
-        )?;
+        let brief_base_url = brief.and_then(|b| b.base_url.as_deref());
+        let configured =
+            configured_base_url(wire, flags.base_url.as_deref(), brief_base_url, &env)?;
+        // The brief's author chose this address, not the operator (allowed_hosts).
+        let from_brief = flags.base_url.is_none()
+            && env(wire.base_url_var()).is_none()
+            && brief_base_url.is_some();
         let base_url = match &flags.caller_base_url {
-            None => configured,
-            Some(asked) => caller_base_url(asked, configured, &flags.allowed_base_urls, wire)?,
+            None => configured.clone(),
+            Some(asked) => {
+                caller_base_url(asked, configured.clone(), &flags.allowed_base_urls, wire)?
+            }
         };
         let mut settings = Settings::new(wire, model, base_url.as_str());
         settings.api_key = env(wire.key_var()).map(|key| ApiKey::new(key.trim()));
+        if from_brief
+            && base_url == configured
+            && settings.api_key.is_some()
+            && !allowed_hosts::brief_host_allowed(&base_url, &flags.allowed_base_urls, &env)?
+        {
+            return Err(allowed_hosts::refusal(&base_url, wire, &env));
+        }
         if settings.api_key.is_none() && settings.is_official_endpoint() {
             return Err(Error::input(format!(
                 "no API key for {wire}: {} is not set",
