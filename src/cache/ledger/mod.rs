@@ -173,6 +173,9 @@ pub struct SinkState {
     pub spool_limit_bytes: Option<u64>,
     /// Rows written to the overflow file because the spool was full.
     pub overflow_rows: u64,
+    /// Rows held in memory now because the spool's disk refused them (full): sent from
+    /// memory, lost if the process is killed (at most 32 MiB of rows).
+    pub rows_held: u64,
     pub overflow_file: Option<String>,
     /// Failed attempts to write to the store.
     pub errors: u64,

@@ -14,6 +14,7 @@
 //! process ends.
 
 pub mod admin;
+pub mod held;
 pub mod http;
 pub mod push;
 pub mod schema;

@@ -6,6 +6,11 @@
 //! looked up (by the batch's id, else by the rows' ids within the batch's time span, a
 //! range of the table's order) and left out: pushing twice adds nothing, even to a reader
 //! that does not say `FINAL`.
+//!
+//! ClickHouse's `DateTime` holds 1970-01-01 00:00:00 to 2106-02-07 06:28:15 UTC; a row
+//! whose time is outside it would be stored as another time, silently. So the file is
+//! read once before anything is sent, and a row with such a time refuses the whole push
+//! with its line (exit 2, nothing sent).
 
 use std::path::Path;
 
@@ -15,7 +20,7 @@ use super::http::Client;
 use super::schema;
 use super::usage::escape;
 use crate::cache::ledger::{self, Entry, Warning};
-use crate::error::Result;
+use crate::error::{Error, Location, Result};
 
 /// Event ids looked up per query (a query's text is limited to 256 KiB by default).
 const IDS_PER_QUERY: usize = 2_000;
@@ -41,6 +46,53 @@ pub struct Pushed {
     pub warnings: Vec<Warning>,
 }
 
+/// The latest time (seconds since the epoch) a `DateTime` column holds.
+pub const DATETIME_MAX_SECONDS: i64 = u32::MAX as i64;
+/// Rows named in a refusal; the count says how many more there were.
+const SHOWN_OUT_OF_RANGE: usize = 20;
+
+/// Whether ClickHouse's `DateTime` holds the time `ms` (milliseconds since the epoch).
+pub fn in_datetime_range(ms: i64) -> bool {
+    (0..=DATETIME_MAX_SECONDS).contains(&ms.div_euclid(1000))
+}
+
+/// Refuses the file when a row's time is outside ClickHouse's `DateTime` range, naming
+/// each such row's line.
+pub fn check_times(path: &Path) -> Result<()> {
+    let mut out_of_range = Vec::new();
+    let mut total = 0u64;
+    ledger::read_numbered(
+        path,
+        |line, entry| {
+            if entry.time_ms().is_some_and(|ms| !in_datetime_range(ms)) {
+                total += 1;
+                if out_of_range.len() < SHOWN_OUT_OF_RANGE {
+                    out_of_range.push(Location::new(
+                        path,
+                        line,
+                        1,
+                        format!(
+                            "`time` {} is outside what ClickHouse's DateTime holds (1970-01-01T00:00:00Z to 2106-02-07T06:28:15Z)",
+                            crate::text::sanitize::one_line(&entry.time, 40)
+                        ),
+                    ));
+                }
+            }
+        },
+        |_| {},
+    )?;
+    if total == 0 {
+        return Ok(());
+    }
+    Err(Error::input(format!(
+        "{}: {} with a time ClickHouse cannot store; nothing was sent",
+        path.display(),
+        crate::numbers::count(total, "row", "rows")
+    ))
+    .with_locations(out_of_range)
+    .with_hint("correct or remove those lines, then push again"))
+}
+
 /// Pushes every row of the ledger file at `path` through `client`, `batch_rows` per insert.
 pub fn push(
     path: &Path,
@@ -48,6 +100,7 @@ pub fn push(
     batch_rows: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Pushed> {
+    check_times(path)?;
     let bytes_total = std::fs::metadata(path).map_or(0, |m| m.len());
     let dedup_token = client
         .server_info()

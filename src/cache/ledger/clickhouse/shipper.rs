@@ -12,6 +12,11 @@
 //! thread backs off (0.25 s doubling to 5 s) and the rows wait in the spool; every failure
 //! is kept, credentials removed, for `/stats` and for the command's closing warning.
 //!
+//! When the spool's disk refuses rows (full, failing), they are held in memory
+//! ([`super::held`], up to its cap) and sent from there; once such a refusal happened, this
+//! process's file is removed as soon as it is drained, whatever its size, so the space
+//! ClickHouse's acknowledgements free is given back at once.
+//!
 //! [`Options::batch_rows`]: super::target::Options::batch_rows
 //! [`Options::batch_interval`]: super::target::Options::batch_interval
 
@@ -20,6 +25,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::held::Held;
 use super::http::{Client, Failure, FailureKind, ServerInfo};
 use super::schema;
 use super::spool::{Cursor, Owned, Spool};
@@ -66,6 +72,10 @@ struct State {
     /// up to date between measurements.
     spool_bytes: u64,
     overflow_warned: bool,
+    /// Rows the spool's disk refused, kept in memory until ClickHouse takes them.
+    held: Held,
+    /// The spool's disk refused a write: drained files are removed at once.
+    disk_refused: bool,
     /// The thread has looked for files dead processes left (at least once).
     adopted_once: bool,
     figures: Figures,
@@ -75,7 +85,13 @@ impl State {
     /// Rows this process holds that ClickHouse has not taken: its own and adopted ones.
     fn pending(&self) -> u64 {
         let f = &self.figures;
-        (f.rows_spooled + f.rows_adopted).saturating_sub(f.rows_sent + f.rows_skipped)
+        (f.rows_spooled + f.rows_adopted + f.rows_held).saturating_sub(f.rows_sent + f.rows_skipped)
+    }
+}
+
+impl Default for Held {
+    fn default() -> Held {
+        Held::new()
     }
 }
 
@@ -85,6 +101,8 @@ struct Figures {
     rows_adopted: u64,
     rows_sent: u64,
     rows_skipped: u64,
+    /// Rows held in memory because the spool's disk refused them (ever).
+    rows_held: u64,
     overflow_rows: u64,
     errors: u64,
     last_success_ms: Option<i64>,
@@ -157,17 +175,31 @@ impl Shipper {
         let shared = &self.shared;
         let mut state = lock(&shared.state);
         let limit = shared.target.options.spool_limit;
-        if state.spool_bytes.saturating_add(lines.len() as u64) > limit {
-            return self.overflow(state, rows, limit);
+        let written = if state.spool_bytes.saturating_add(lines.len() as u64) > limit {
+            self.overflow(&mut state, rows, limit)
+        } else {
+            Self::spool(&shared.spool, &mut state, &lines, rows.len(), sync)
+        };
+        if let Err(err) = written {
+            // The disk refused them: held in memory and sent from there, or (past the cap)
+            // refused to the caller, who counts them; never taken and then lost.
+            if !state.held.hold(rows, lines.len() as u64) {
+                return Err(err.with_hint(format!(
+                    "the spool's disk refused the rows and {} MiB of rows are already held in memory; they were not recorded",
+                    super::held::HOLD_BYTES >> 20
+                )));
+            }
+            state.figures.rows_held += rows.len() as u64;
+            if !state.disk_refused {
+                state.disk_refused = true;
+                eprintln!(
+                    "brief: WARNING: the ClickHouse spool in {} refused rows ({}): they are held in memory (at most {} MiB) and sent from there; free space there.",
+                    shared.spool.dir().display(),
+                    err.message,
+                    super::held::HOLD_BYTES >> 20
+                );
+            }
         }
-        if state.own.as_ref().is_none_or(|own| own.broken) {
-            state.own = Some(shared.spool.create()?);
-        }
-        let own = state.own.as_mut().expect("just made");
-        own.append(&lines, sync)?;
-        state.spool_bytes += lines.len() as u64;
-        state.own_pending += rows.len() as u64;
-        state.figures.rows_spooled += rows.len() as u64;
         state.unsent_rows += rows.len();
         // The first row of a batch sets the thread's deadline; a full batch goes at once.
         let first = state.unsent_since.is_none();
@@ -178,7 +210,26 @@ impl Shipper {
         Ok(())
     }
 
-    fn overflow(&self, mut state: MutexGuard<'_, State>, rows: &[Entry], limit: u64) -> Result<()> {
+    /// Appends `lines` to this process's spool file (a new one when there is none).
+    fn spool(
+        spool: &super::spool::Spool,
+        state: &mut State,
+        lines: &[u8],
+        rows: usize,
+        sync: bool,
+    ) -> Result<()> {
+        if state.own.as_ref().is_none_or(|own| own.broken) {
+            state.own = Some(spool.create()?);
+        }
+        let own = state.own.as_mut().expect("just made");
+        own.append(lines, sync)?;
+        state.spool_bytes += lines.len() as u64;
+        state.own_pending += rows as u64;
+        state.figures.rows_spooled += rows as u64;
+        Ok(())
+    }
+
+    fn overflow(&self, state: &mut State, rows: &[Entry], limit: u64) -> Result<()> {
         let path = self.shared.spool.overflow_path();
         Appender::new(path.clone()).append(rows, true)?;
         state.figures.overflow_rows += rows.len() as u64;
@@ -209,9 +260,9 @@ impl Shipper {
     pub fn state(&self) -> SinkState {
         let state = lock(&self.shared.state);
         let f = &state.figures;
-        let pending =
-            (f.rows_spooled + f.rows_adopted).saturating_sub(f.rows_sent + f.rows_skipped);
+        let pending = state.pending();
         SinkState {
+            rows_held: state.held.len(),
             kind: "clickhouse",
             target: self.shared.target.display(),
             rows_pending: pending,
@@ -270,7 +321,7 @@ impl Shipper {
         state.failures_since_flush = 0;
         shared.signal.notify_all();
         loop {
-            let done = state.own.is_none() && state.own_pending == 0;
+            let done = state.own.is_none() && state.own_pending == 0 && state.held.is_empty();
             let now = Instant::now();
             if done || state.failures_since_flush > 0 || now >= deadline {
                 break;
@@ -283,6 +334,7 @@ impl Shipper {
         }
         state.stop = true;
         shared.signal.notify_all();
+        self.spool_held(&mut state);
         let left = (state.own_pending > 0).then(|| Left {
             target: shared.target.display(),
             rows: state.own_pending,
@@ -299,6 +351,38 @@ impl Shipper {
     }
 }
 
+impl Shipper {
+    /// At the end: rows still held in memory go to the spool if the disk takes them now
+    /// (the next process sends them); else they are lost with the process, said loudly.
+    fn spool_held(&self, state: &mut State) {
+        if state.held.is_empty() {
+            return;
+        }
+        let rows: Vec<Entry> = state
+            .held
+            .batch(usize::MAX)
+            .into_iter()
+            .map(|(_, row)| row)
+            .collect();
+        let mut lines = Vec::new();
+        for row in &rows {
+            if serde_json::to_writer(&mut lines, row).is_ok() {
+                lines.push(b'\n');
+            }
+        }
+        state.own = None;
+        match Self::spool(&self.shared.spool, state, &lines, rows.len(), true) {
+            Ok(()) => state.held.taken(rows.len()),
+            Err(err) => eprintln!(
+                "brief: WARNING: {} held in memory for {} could not be written to the spool ({}) nor sent: they are lost with this process",
+                crate::numbers::count(rows.len() as u64, "row", "rows"),
+                self.shared.target.display(),
+                err.message
+            ),
+        }
+    }
+}
+
 /// The thread's own side: the cursors of the files it drains and its connection.
 struct Worker {
     shared: Arc<Shared>,
@@ -312,6 +396,9 @@ struct Worker {
     backoff: Duration,
     retry_at: Option<Instant>,
     next_adopt: Instant,
+    /// The batch of held rows last sent without an answer: looked for before it is sent
+    /// again.
+    held_tried: Option<String>,
 }
 
 impl Worker {
@@ -325,6 +412,7 @@ impl Worker {
             backoff: Duration::ZERO,
             retry_at: None,
             next_adopt: Instant::now(),
+            held_tried: None,
         }
     }
 
@@ -381,7 +469,7 @@ impl Worker {
                 || state.unsent_rows >= options.batch_rows
                 || due_at.is_some_and(|t| now >= t)
                 || !self.adopted.is_empty()
-                || (self.retry_at.is_some() && self.own_behind(&state))
+                || (self.retry_at.is_some() && (self.own_behind(&state) || !state.held.is_empty()))
                 || now >= self.next_adopt;
             if due && !backing_off {
                 state.unsent_rows = 0;
@@ -463,7 +551,56 @@ impl Worker {
             }
             cursor.remove();
         }
-        self.send_own()
+        self.send_own()?;
+        self.send_held()
+    }
+
+    /// Sends the rows held in memory, a batch at a time, each under an id made of the
+    /// held rows' name and their sequence numbers.
+    fn send_held(&mut self) -> Result<(), Failure> {
+        let shared = Arc::clone(&self.shared);
+        let batch_rows = shared.target.options.batch_rows;
+        loop {
+            let (name, batch) = {
+                let state = lock(&shared.state);
+                (state.held.name.clone(), state.held.batch(batch_rows))
+            };
+            let (Some((first, _)), Some((last, _))) = (batch.first(), batch.last()) else {
+                return Ok(());
+            };
+            let batch_id = format!("{name}:{first}-{}", last + 1);
+            self.connect()?;
+            let client = self.client.as_ref().expect("connected");
+            let retry = self.held_tried.as_deref() == Some(batch_id.as_str());
+            if retry && client.still_running(&batch_id)? {
+                return Err(Failure {
+                    kind: FailureKind::Server,
+                    code: None,
+                    message: format!(
+                        "ClickHouse is still running the earlier insert of batch {batch_id}"
+                    ),
+                    hint: None,
+                });
+            }
+            let landed = retry && already_there(client, &batch_id, &batch)?;
+            if !landed {
+                self.held_tried = Some(batch_id.clone());
+                let mut body = Vec::with_capacity(batch.len() * 600);
+                for (seq, entry) in &batch {
+                    let id = schema::spool_event_id(&name, *seq);
+                    schema::encode(entry, &id, &batch_id, &mut body);
+                }
+                let token = self.info.as_ref().is_some_and(|i| i.dedup_token);
+                client.insert(body, &batch_id, token)?;
+            }
+            self.held_tried = None;
+            let mut state = lock(&shared.state);
+            state.held.taken(batch.len());
+            state.figures.rows_sent += batch.len() as u64;
+            state.figures.last_success_ms = Some(clock::now_ms());
+            drop(state);
+            shared.signal.notify_all();
+        }
     }
 
     fn send_own(&mut self) -> Result<(), Failure> {
@@ -516,8 +653,10 @@ impl Worker {
                     Some(inflight) => inflight.batch_id.clone(),
                     None => format!("{}:{}-{}", cursor.name, cursor.acked, batch.end),
                 };
-                if !retry {
-                    cursor.begin(batch.end, &batch_id).map_err(local)?;
+                if !retry && cursor.begin(batch.end, &batch_id).is_err() {
+                    // No room even to rewrite the ack: sent anyway. Rows keep their
+                    // identity (file and offset), so a resend after a crash is stored once.
+                    lock(&self.shared.state).disk_refused = true;
                 }
                 let client = self.client.as_ref().expect("connected");
                 if retry && client.still_running(&batch_id)? {
@@ -544,7 +683,8 @@ impl Worker {
                 }
             }
             let bytes = batch.end - cursor.acked;
-            cursor.acknowledge(batch.end).map_err(local)?;
+            // Not saved (a full disk): the batch in flight is looked for again and found.
+            let _ = cursor.acknowledge(batch.end);
             let mut state = lock(&self.shared.state);
             state.figures.rows_sent += sent_rows;
             state.figures.rows_skipped += batch.skipped;
@@ -568,7 +708,8 @@ impl Worker {
                 .own
                 .as_ref()
                 .is_some_and(|c| c.name == own.name && c.acked >= own.len);
-        if drained && (state.closing || own.len >= super::spool::ROTATE_BYTES) {
+        if drained && (state.closing || state.disk_refused || own.len >= super::spool::ROTATE_BYTES)
+        {
             let own = state.own.take().expect("checked");
             self.own = None;
             own.remove(self.shared.spool.dir());

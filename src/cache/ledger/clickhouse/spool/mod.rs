@@ -17,6 +17,13 @@
 //! Rows past the spool's size limit go to `overflow.jsonl` (a plain ledger file) instead,
 //! with a loud warning: they are kept, and `brief ledger push` sends them once ClickHouse
 //! is back.
+//!
+//! A full disk neither tears nor strands rows. An append that fails is cut back to the
+//! file's last whole line (so no row is both on disk and elsewhere), and the caller keeps
+//! the rows in memory ([`super::shipper`]). Each `.ack` is made with the spool file, padded
+//! to [`ACK_BYTES`], so that when a replacement cannot be written (no space for the
+//! temporary file) it is rewritten in place, within the blocks it already has: sending,
+//! and so freeing drained files, goes on on a full disk.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -37,6 +44,10 @@ pub const OVERFLOW: &str = "overflow.jsonl";
 
 /// A drained spool file of its owner is replaced by a new one once it is this big.
 pub const ROTATE_BYTES: u64 = 4 << 20;
+
+/// The size every `.ack` is made with: its text, padded with a line of spaces, is always
+/// rewritten within it.
+pub const ACK_BYTES: usize = 256;
 
 /// The most bytes of rows one insert carries: under the 10 MiB chunks a current server
 /// parses in parallel, so one insert stays one block (all of it lands, or none).
@@ -115,6 +126,13 @@ impl Spool {
             .map_err(|e| io(&path, &e))?;
         if !lock(&file, true) {
             return Err(Error::input(format!("{}: cannot lock", path.display())));
+        }
+        // The ack, made now at its full size, so it can always be rewritten in place.
+        let ack_path = self.dir.join(format!("{name}.ack"));
+        let made = crate::files::write_atomic(&ack_path, &padded(b"acked 0\n".to_vec()));
+        if let Err(err) = made {
+            let _ = fs::remove_file(&path);
+            return Err(err);
         }
         Ok(Owned {
             name,
@@ -232,7 +250,9 @@ pub struct Owned {
 }
 
 impl Owned {
-    /// Appends whole lines with one write; with `sync`, makes them durable first.
+    /// Appends whole lines with one write; with `sync`, makes them durable first. A write
+    /// that fails (a full disk) is cut back to the last whole line, so none of `lines` is
+    /// in the file; only when even that fails is the file `broken` (its tail may be torn).
     pub fn append(&mut self, lines: &[u8], sync: bool) -> Result<()> {
         let written = self
             .file
@@ -244,7 +264,10 @@ impl Owned {
                 Ok(())
             }
             Err(err) => {
-                self.broken = true;
+                // Cutting a file needs no space.
+                if self.file.set_len(self.len).is_err() {
+                    self.broken = true;
+                }
                 Err(io(&self.path, &err))
             }
         }
@@ -278,6 +301,36 @@ pub struct Inflight {
 struct Ack {
     acked: u64,
     inflight: Option<Inflight>,
+}
+
+/// `text` padded to [`ACK_BYTES`] with a last line of spaces (which a reader ignores).
+fn padded(mut text: Vec<u8>) -> Vec<u8> {
+    if text.len() < ACK_BYTES {
+        text.resize(ACK_BYTES - 1, b' ');
+        text.push(b'\n');
+    }
+    text
+}
+
+/// Rewrites an existing ack in place, within its size: no new block is needed, so it
+/// works on a full disk. One `pwrite` of a few hundred bytes.
+fn rewrite_in_place(path: &Path, text: &[u8], durable: bool) -> std::io::Result<()> {
+    let file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    let old = file.metadata()?.len() as usize;
+    let mut bytes = padded(text.to_vec());
+    if bytes.len() < old {
+        bytes.truncate(bytes.len() - 1);
+        bytes.resize(old - 1, b' ');
+        bytes.push(b'\n');
+    }
+    file.write_all_at(&bytes, 0)?;
+    if durable {
+        file.sync_data()?;
+    }
+    Ok(())
 }
 
 fn read_ack(path: &Path) -> Option<Ack> {
@@ -435,9 +488,20 @@ impl Cursor {
                 inflight.end, inflight.batch_id
             ));
         }
-        if durable {
-            return crate::files::write_atomic(&path, text.as_bytes());
+        let atomic = if durable {
+            crate::files::write_atomic(&path, &padded(text.clone().into_bytes()))
+        } else {
+            self.replace(&path, &text)
+        };
+        match atomic {
+            Ok(()) => Ok(()),
+            // No room for a new file (a full disk): the old one, rewritten where it is.
+            Err(err) => rewrite_in_place(&path, text.as_bytes(), durable).map_err(|_| err),
         }
+    }
+
+    /// Replaces the ack through a temporary file, without a sync.
+    fn replace(&self, path: &Path, text: &str) -> Result<()> {
         let tmp = self.dir.join(crate::files::policy::temporary_name(&format!(
             "{}.ack",
             self.name
@@ -448,11 +512,11 @@ impl Cursor {
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
-            .and_then(|()| fs::rename(&tmp, &path));
+            .and_then(|mut f| f.write_all(&padded(text.as_bytes().to_vec())))
+            .and_then(|()| fs::rename(&tmp, path));
         written.map_err(|e| {
             let _ = fs::remove_file(&tmp);
-            io(&path, &e)
+            io(path, &e)
         })
     }
 
