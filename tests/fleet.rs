@@ -14,10 +14,10 @@ use crate::common::clickhouse::{ClickHouse, PASSWORD};
 use crate::common::proxy::{Proxy, Script, Upstream, send};
 use crate::common::{brief, json, stderr, stdout, workspace};
 
-const TABLE: &str = "fleet.usage";
+pub(crate) const TABLE: &str = "fleet.usage";
 
 /// An OpenAI-compatible upstream that reports 1,200 input tokens, 1,024 of them cached.
-fn upstream() -> Upstream {
+pub(crate) fn upstream() -> Upstream {
     Upstream::start(|_| {
         Script::json(
             200,
@@ -26,7 +26,7 @@ fn upstream() -> Upstream {
     })
 }
 
-fn init(ch: &ClickHouse, table: &str) {
+pub(crate) fn init(ch: &ClickHouse, table: &str) {
     let out = brief()
         .args(["ledger", "init", &ch.url(table)])
         .output()
@@ -35,7 +35,7 @@ fn init(ch: &ClickHouse, table: &str) {
 }
 
 /// A proxy writing to `url`, its spool under `state`, naming its machine `host`.
-fn proxy(upstream: &Upstream, url: &str, state: &Path, host: &str) -> Proxy {
+pub(crate) fn proxy(upstream: &Upstream, url: &str, state: &Path, host: &str) -> Proxy {
     Proxy::start_env(
         &upstream.url,
         OsStr::new(url),
@@ -48,7 +48,7 @@ fn proxy(upstream: &Upstream, url: &str, state: &Path, host: &str) -> Proxy {
 }
 
 /// One chat call through `proxy`; returns how long the answer took.
-fn call(proxy: &Proxy, session: &str) -> Duration {
+pub(crate) fn call(proxy: &Proxy, session: &str) -> Duration {
     let body = json!({"model": "m", "messages": [
         {"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]})
     .to_string();
@@ -64,19 +64,19 @@ fn call(proxy: &Proxy, session: &str) -> Duration {
     started.elapsed()
 }
 
-fn calls(proxy: &Proxy, session: &str, n: usize) -> Duration {
+pub(crate) fn calls(proxy: &Proxy, session: &str, n: usize) -> Duration {
     (0..n)
         .map(|_| call(proxy, session))
         .max()
         .unwrap_or_default()
 }
 
-fn stats(proxy: &Proxy) -> Value {
+pub(crate) fn stats(proxy: &Proxy) -> Value {
     serde_json::from_str(&proxy.get("/stats")).unwrap()
 }
 
 /// Waits (bounded) until `check` holds on the proxy's `/stats`.
-fn wait_stats(proxy: &Proxy, limit: Duration, check: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn wait_stats(proxy: &Proxy, limit: Duration, check: impl Fn(&Value) -> bool) -> Value {
     let started = Instant::now();
     loop {
         let stats = stats(proxy);
@@ -88,7 +88,7 @@ fn wait_stats(proxy: &Proxy, limit: Duration, check: impl Fn(&Value) -> bool) ->
 }
 
 /// (rows as stored, rows counted once, distinct event ids) of `table`.
-fn counts(ch: &ClickHouse, table: &str) -> (u64, u64, u64) {
+pub(crate) fn counts(ch: &ClickHouse, table: &str) -> (u64, u64, u64) {
     let raw = ch.count(&format!("SELECT count() FROM {table}"));
     let once = ch.count(&format!("SELECT count() FROM {table} FINAL"));
     let ids = ch.count(&format!("SELECT uniqExact(event_id) FROM {table}"));
@@ -96,7 +96,7 @@ fn counts(ch: &ClickHouse, table: &str) -> (u64, u64, u64) {
 }
 
 /// Waits (bounded) until `table` holds `n` rows counted once.
-fn wait_rows(ch: &ClickHouse, table: &str, n: u64, limit: Duration) -> (u64, u64, u64) {
+pub(crate) fn wait_rows(ch: &ClickHouse, table: &str, n: u64, limit: Duration) -> (u64, u64, u64) {
     let started = Instant::now();
     loop {
         let found = counts(ch, table);
@@ -440,7 +440,7 @@ fn a_missing_table_is_named_with_the_fix_and_the_commands_rows_wait_for_it() {
     );
 }
 
-fn spool_files(state: &Path) -> Vec<PathBuf> {
+pub(crate) fn spool_files(state: &Path) -> Vec<PathBuf> {
     let root = state.join("briefkit/clickhouse");
     let mut found = Vec::new();
     for dir in std::fs::read_dir(root).into_iter().flatten().flatten() {
