@@ -9,8 +9,10 @@ use crate::wire::Wire;
 /// to say what to do in its own words: the CLI names its flags, MCP its tool arguments and
 /// the server's operator. Domain code sets the topic and leaves edge-specific advice out;
 /// a hint it gives itself is in words true at every edge (a variable, a file, a wait).
+///
+/// Not `#[non_exhaustive]`: the edges live in other crates and match every topic, so a new
+/// topic must be worded at each of them (the compiler says where).
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Topic {
     /// No model was named for this wire.
     NoModel { wire: Wire },

@@ -67,6 +67,11 @@ pub const IMPORT_SOURCE: Limit = Limit::mib(256, "a prompt file to import");
 /// A proposal body edited in `$EDITOR` during review (the proposal file limit).
 pub const EDITED_PROPOSAL: Limit = Limit::mib(64, "an edited proposal");
 
+/// The largest answer text accepted from a model, in bytes. An answer becomes a proposal and
+/// perhaps an item, so it stays far below the loader's 1 MiB item limit; a longer one is
+/// refused (exit 3) and nothing is written. `provider::MAX_ANSWER_BYTES` is this one.
+pub const MAX_ANSWER_BYTES: usize = 256 * 1024;
+
 #[cfg(test)]
 mod tests {
     use super::*;

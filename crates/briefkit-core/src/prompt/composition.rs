@@ -16,6 +16,7 @@ use super::render::{Format, RenderOptions, render};
 use crate::brief::Brief;
 use crate::document::Document;
 use crate::error::Result;
+use crate::wire::Prompt;
 use crate::wire::prefix::PrefixHashes;
 
 /// What to compose.
@@ -31,9 +32,22 @@ pub struct Request<'a> {
     pub cache_key: bool,
     /// A wake digest file placed after the stable prefix and before the run-specific
     /// context; its backed originals go to `store` (else the configured CCR store).
-    pub digest: Option<&'a Path>,
+    pub digest: Option<WakeDigest<'a>>,
     pub store: Option<&'a Path>,
 }
+
+/// A wake digest file, and the step that renders it, backs its originals up and places it in
+/// the prompt: the runtime's `ccr::digest::place_backed` (the CCR store is SQLite, which the
+/// core does not link).
+#[derive(Debug, Clone, Copy)]
+pub struct WakeDigest<'a> {
+    pub path: &'a Path,
+    pub place: PlaceDigest,
+}
+
+/// Renders the digest file at `path`, backs its originals up in `store` and places the digest
+/// in `prompt`'s volatile zone.
+pub type PlaceDigest = fn(prompt: &mut Prompt, path: &Path, store: Option<&Path>) -> Result<()>;
 
 /// Composes and renders `request`'s brief.
 pub fn composition<'a>(request: &Request<'a>) -> Result<Composition<'a>> {
@@ -42,15 +56,10 @@ pub fn composition<'a>(request: &Request<'a>) -> Result<Composition<'a>> {
         compact: request.compact,
     };
     let mut composed = compose(brief, request.vars, options)?;
-    if let Some(path) = request.digest {
+    if let Some(digest) = request.digest {
         // The digest lives in the volatile zone: the stable prefix, and so its hash and the
         // provider's cache, do not change when only the digest does.
-        let backed = crate::ccr::digest::render_and_back(
-            path,
-            request.store,
-            crate::ccr::digest::DEFAULT_MIN_BYTES,
-        )?;
-        crate::ccr::digest::place(&mut composed.prompt, &backed.digest.text);
+        (digest.place)(&mut composed.prompt, digest.path, request.store)?;
     }
     let rendered = render(
         brief,

@@ -68,13 +68,13 @@ pub struct Change {
 
 /// The crash tests' one switch (the store's and the session log's): whether
 /// `BRIEF_FAULT_INJECT` names this point. Always false in release builds.
-pub(crate) fn fault_active(point: &str) -> bool {
+pub fn fault_active(point: &str) -> bool {
     cfg!(debug_assertions) && std::env::var("BRIEF_FAULT_INJECT").is_ok_and(|v| v == point)
 }
 
 /// Aborts the process at `point` when the switch names it (or pauses, for `pause-…`
 /// points).
-pub(crate) fn fault_point(point: &str) {
+pub fn fault_point(point: &str) {
     if fault_active(point) {
         if point.starts_with("pause") {
             std::thread::sleep(std::time::Duration::from_millis(1500));
@@ -233,11 +233,11 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     // conversation sample's body holds one answer per message (as YAML), so only the
     // loader's item limit applies to it: an item file over it every command would refuse.
     let one_answer = locked.item.messages().is_none();
-    if one_answer && proposal.body.len() > crate::provider::MAX_ANSWER_BYTES {
+    if one_answer && proposal.body.len() > crate::files::limits::MAX_ANSWER_BYTES {
         return Err(Error::input(format!(
             "proposal {id}: its body is {} bytes, over the {} KiB an answer may have; refused",
             proposal.body.len(),
-            crate::provider::MAX_ANSWER_BYTES / 1024
+            crate::files::limits::MAX_ANSWER_BYTES / 1024
         ))
         .with_topic(refusal::only_discard(brief_dir, id)));
     }

@@ -1,6 +1,6 @@
 //! The cache instruments: what providers promise about caching (`facts`), what re-sending a
 //! brief costs (`cost`), measuring it
-//! (`probe`), detecting what breaks it (`align`, `volatile`), recording every call (`ledger`),
+//! (`probe`, in briefkit-runtime: it calls models), detecting what breaks it (`align`, `volatile`), recording every call (`ledger`),
 //! summing it (`usage`) and showing it all on one page (`dashboard`).
 
 pub mod align;
@@ -9,6 +9,5 @@ pub mod dashboard;
 pub mod facts;
 pub mod ledger;
 pub mod list_prices;
-pub mod probe;
 pub mod stats_report;
 pub mod usage;

@@ -9,23 +9,23 @@ use crate::error::{Error, Result};
 use crate::prompt::compose::{self, ComposeOptions};
 use crate::wire::{Message, Prompt, Role};
 
-const MANIFEST: &str = include_str!("../../briefs/compressor/brief.yaml");
+const MANIFEST: &str = include_str!("../../../../briefs/compressor/brief.yaml");
 const ITEMS: [(&str, &str); 4] = [
     (
         "role",
-        include_str!("../../briefs/compressor/items/role.md"),
+        include_str!("../../../../briefs/compressor/items/role.md"),
     ),
     (
         "keep",
-        include_str!("../../briefs/compressor/items/keep.md"),
+        include_str!("../../../../briefs/compressor/items/keep.md"),
     ),
     (
         "remove",
-        include_str!("../../briefs/compressor/items/remove.md"),
+        include_str!("../../../../briefs/compressor/items/remove.md"),
     ),
     (
         "answer",
-        include_str!("../../briefs/compressor/items/answer.md"),
+        include_str!("../../../../briefs/compressor/items/answer.md"),
     ),
 ];
 
@@ -159,7 +159,10 @@ mod tests {
 
     #[test]
     fn the_embedded_compressor_is_the_compressor_brief_on_disk() {
-        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/briefs/compressor"));
+        let dir = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../briefs/compressor"
+        ));
         let embedded = bundled().unwrap();
         let on_disk = from_dir(dir).unwrap();
         assert_eq!(embedded.system, on_disk.system);

@@ -14,7 +14,7 @@
 //! nothing here knows a wire by name.
 
 mod length_field;
-pub mod redact;
+pub use crate::redact;
 mod settings;
 pub mod sse;
 mod stream;
@@ -38,10 +38,9 @@ use crate::error::{CallStatus, Error, Result, Topic};
 use crate::wire::Prompt;
 use stream::{Collected, Failure};
 
-/// The largest answer text accepted, in bytes. An answer becomes a proposal and perhaps an
-/// item, so it stays far below the loader's 1 MiB item limit; a longer one is refused
-/// (exit 3) and nothing is written.
-pub const MAX_ANSWER_BYTES: usize = 256 * 1024;
+/// The largest answer text accepted (the limit lives with every other in the core, where
+/// the store checks it too).
+pub use crate::files::limits::MAX_ANSWER_BYTES;
 
 /// Per-call choices.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,6 +106,15 @@ pub struct Answer {
     pub latency: Duration,
     /// HTTP requests made, the successful one included.
     pub attempts: u32,
+}
+
+impl crate::cache::ledger::Answered for Answer {
+    fn attempts(&self) -> u32 {
+        self.attempts
+    }
+    fn usage(&self) -> Option<&Usage> {
+        self.usage.as_ref()
+    }
 }
 
 /// A provider with its HTTP client, for several calls in a row (a probe's N calls reuse

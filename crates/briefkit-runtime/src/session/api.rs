@@ -193,7 +193,7 @@ mod tests {
     use super::*;
 
     fn clinic_session(root: &Path) -> std::path::PathBuf {
-        let brief = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/briefs/clinic");
+        let brief = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/briefs/clinic");
         let dir = root.join("s");
         let mut settings = NewSession::new(brief);
         settings.vars.insert("patient".into(), "Ada".into());

@@ -25,19 +25,19 @@ use crate::provider::{CallOptions, Provider};
 use crate::tokens;
 use crate::wire::{Message, Prompt, Role};
 
-const MANIFEST: &str = include_str!("../../briefs/compaction/brief.yaml");
+const MANIFEST: &str = include_str!("../../../../briefs/compaction/brief.yaml");
 const ITEMS: [(&str, &str); 3] = [
     (
         "role",
-        include_str!("../../briefs/compaction/items/role.md"),
+        include_str!("../../../../briefs/compaction/items/role.md"),
     ),
     (
         "keep",
-        include_str!("../../briefs/compaction/items/keep.md"),
+        include_str!("../../../../briefs/compaction/items/keep.md"),
     ),
     (
         "answer",
-        include_str!("../../briefs/compaction/items/answer.md"),
+        include_str!("../../../../briefs/compaction/items/answer.md"),
     ),
 ];
 

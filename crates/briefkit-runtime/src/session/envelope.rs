@@ -12,8 +12,9 @@ use crate::document::Document;
 use crate::error::{Error, Location, Result, json_problem};
 use crate::files::limits::SESSION_ENTRY;
 
-pub const ENVELOPE_SCHEMA: &str = include_str!("../../schemas/subagent-envelope.schema.json");
-pub const COMPACTED_STATE_SCHEMA: &str = include_str!("../../schemas/compacted-state.schema.json");
+pub const ENVELOPE_SCHEMA: &str = include_str!("../../../../schemas/subagent-envelope.schema.json");
+pub const COMPACTED_STATE_SCHEMA: &str =
+    include_str!("../../../../schemas/compacted-state.schema.json");
 
 fn parsed(text: &'static str, cell: &'static OnceLock<Value>) -> &'static Value {
     cell.get_or_init(|| serde_json::from_str(text).expect("the bundled schema is JSON"))

@@ -15,8 +15,8 @@
 //! Every operation can be checked first by the budget gate ([`Session::gate`]).
 //!
 //! ```no_run
-//! use briefkit::session::{NewEntry, NewSession, Session, render::Format};
-//! # fn main() -> briefkit::error::Result<()> {
+//! use briefkit_runtime::session::{NewEntry, NewSession, Session, render::Format};
+//! # fn main() -> briefkit_runtime::error::Result<()> {
 //! let session = Session::create("run/s1".as_ref(), NewSession::new("briefs/support".into()))?;
 //! let ids = session.append(vec![NewEntry::User("Where is order 1234?".into())])?;
 //! let body = session.render(Format::Openai, &Default::default())?;

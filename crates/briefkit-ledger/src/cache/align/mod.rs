@@ -43,7 +43,7 @@ pub use report::{
     Baseline, CacheMetrics, Difference, Part, PartStats, Parts, Totals, WakeReport, Zone,
 };
 pub use state::State;
-pub(crate) use wake::comparison_text;
+pub use wake::comparison_text;
 pub use warnings::Warning;
 
 use wake::{Digested, Texts};

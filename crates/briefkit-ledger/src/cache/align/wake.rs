@@ -129,7 +129,7 @@ fn element_hashes(wire: Wire, elements: &[Element]) -> Vec<String> {
 /// A message as sent, without `cache_control` markers: the documented way to cache a
 /// growing conversation slides one marker to the newest message on every call, and the
 /// provider leaves markers out of the cache key.
-pub(crate) fn comparison_text(message: &Value) -> String {
+pub fn comparison_text(message: &Value) -> String {
     let text = as_sent(message);
     if text.contains("\"cache_control\"") {
         as_sent(&without_cache_control(message))

@@ -243,7 +243,7 @@ impl Entry {
     /// Marks the call failed with how it ended and a message; key-like text is redacted.
     pub fn failed(mut self, status: CallStatus, message: &str) -> Entry {
         self.status = status;
-        self.error = Some(crate::provider::redact::redact(message));
+        self.error = Some(crate::redact::redact(message));
         self
     }
 
@@ -256,16 +256,12 @@ impl Entry {
     }
 
     /// Fills in what a provider call's outcome says: usage and attempts, or the failure.
-    pub fn record(
-        mut self,
-        latency: std::time::Duration,
-        result: &Result<crate::provider::Answer>,
-    ) -> Entry {
+    pub fn record(mut self, latency: std::time::Duration, result: &Result<impl Answered>) -> Entry {
         self.latency_ms = latency.as_millis() as u64;
         match result {
             Ok(answer) => {
-                self.attempts = answer.attempts;
-                if let Some(usage) = &answer.usage {
+                self.attempts = answer.attempts();
+                if let Some(usage) = answer.usage() {
                     self.input_tokens = Some(usage.input_tokens);
                     self.cached_input_tokens = usage.cached_input_tokens;
                     self.cache_write_tokens = usage.cache_write_tokens;
@@ -292,6 +288,15 @@ impl Entry {
     pub fn time_ms(&self) -> Option<i64> {
         clock::parse(&self.time)
     }
+}
+
+/// What a model call's answer tells its ledger row. The runtime's `provider::Answer` is one:
+/// the ledger makes no calls itself.
+pub trait Answered {
+    /// HTTP requests made, the successful one included.
+    fn attempts(&self) -> u32;
+    /// Normalised usage; `None` when the server reported none.
+    fn usage(&self) -> Option<&crate::wire::Usage>;
 }
 
 /// The ledger path: the flag, else a non-empty `BRIEF_LEDGER`, else `usage.jsonl` in the

@@ -134,7 +134,7 @@ fn concurrent_appends_never_interleave() {
 #[test]
 fn redact_removes_key_shaped_tokens_only() {
     let message = "401 from server: invalid key sk-proj-abcdefghijklmnop1234 (see sk-short)";
-    let clean = crate::provider::redact::redact(message);
+    let clean = crate::redact::redact(message);
     assert!(!clean.contains("abcdefghijklmnop1234"));
     assert!(clean.contains("[redacted]"));
     assert!(clean.contains("sk-short"));
@@ -155,16 +155,31 @@ fn read_of_a_missing_ledger_names_the_path() {
     assert!(err.message.contains("none.jsonl"));
 }
 
+/// A failed call's row reads only the error; the answer type (the runtime's
+/// `provider::Answer`) is never looked at.
+struct NoAnswer;
+
+impl Answered for NoAnswer {
+    fn attempts(&self) -> u32 {
+        0
+    }
+    fn usage(&self) -> Option<&crate::wire::Usage> {
+        None
+    }
+}
+
 #[test]
 fn a_failed_call_records_the_class_the_provider_layer_decided() {
     use crate::error::{CallStatus, Error};
     let err = Error::provider("openai call to m failed: HTTP 429 Too Many Requests")
         .with_call_status(CallStatus::Http(429));
-    let entry = Entry::new("probe", "openai", "m").record(std::time::Duration::ZERO, &Err(err));
+    let entry = Entry::new("probe", "openai", "m")
+        .record(std::time::Duration::ZERO, &Err::<NoAnswer, _>(err));
     assert_eq!(entry.status, "http_429");
     // The message alone decides nothing: a timeout whose text mentions HTTP is a timeout.
     let err = Error::provider("no answer within 5 s from HTTP 200 server")
         .with_call_status(CallStatus::Timeout);
-    let entry = Entry::new("probe", "openai", "m").record(std::time::Duration::ZERO, &Err(err));
+    let entry = Entry::new("probe", "openai", "m")
+        .record(std::time::Duration::ZERO, &Err::<NoAnswer, _>(err));
     assert_eq!(entry.status, "timeout");
 }

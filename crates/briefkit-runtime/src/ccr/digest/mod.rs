@@ -330,3 +330,11 @@ pub fn render_and_back(path: &Path, store: Option<&Path>, min_bytes: usize) -> R
         ttl_note,
     })
 }
+
+/// `prompt::composition`'s wake digest step (`prompt::composition::PlaceDigest`): renders the
+/// digest file, backs its originals up and places the digest in the prompt.
+pub fn place_backed(prompt: &mut Prompt, path: &Path, store: Option<&Path>) -> Result<()> {
+    let backed = render_and_back(path, store, DEFAULT_MIN_BYTES)?;
+    place(prompt, &backed.digest.text);
+    Ok(())
+}

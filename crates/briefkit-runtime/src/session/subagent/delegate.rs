@@ -70,12 +70,12 @@ impl Session {
         write_yaml_item(
             dir,
             "role.md",
-            include_str!("../../../briefs/delegate_task/items/role.md"),
+            include_str!("../../../../../briefs/delegate_task/items/role.md"),
         )?;
         write_yaml_item(
             dir,
             "answer.md",
-            include_str!("../../../briefs/delegate_task/items/answer.md"),
+            include_str!("../../../../../briefs/delegate_task/items/answer.md"),
         )?;
         for item in self.brief.items.iter().filter(|i| i.is_tool()) {
             if ids.contains(&item.id) {

@@ -46,15 +46,15 @@ macro_rules! bundled {
     ($name:literal) => {
         (
             concat!("briefs/", $name),
-            include_str!(concat!("../../../briefs/", $name, "/brief.yaml")),
+            include_str!(concat!("../../../../../briefs/", $name, "/brief.yaml")),
             [
                 (
                     "role",
-                    include_str!(concat!("../../../briefs/", $name, "/items/role.md")),
+                    include_str!(concat!("../../../../../briefs/", $name, "/items/role.md")),
                 ),
                 (
                     "answer",
-                    include_str!(concat!("../../../briefs/", $name, "/items/answer.md")),
+                    include_str!(concat!("../../../../../briefs/", $name, "/items/answer.md")),
                 ),
             ],
         )

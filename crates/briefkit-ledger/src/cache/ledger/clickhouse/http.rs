@@ -13,7 +13,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 
 use super::target::Target;
 use crate::error::{CallStatus, Error};
-use crate::provider::redact::Redactor;
+use crate::redact::Redactor;
 
 /// What went wrong talking to ClickHouse, as data for the writer's retry decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
