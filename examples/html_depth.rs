@@ -1,5 +1,5 @@
 //! BENCHMARKS.md, "HTML to text": deeply nested pages through `html2text` alone and through
-//! `briefkit::text::html::to_text` (the balancing pass first), in one run.
+//! `briefkit::session::subagent::html::to_text` (the balancing pass first), in one run.
 //! `cargo run --release --example html_depth`
 
 use std::time::Instant;
@@ -30,7 +30,7 @@ fn main() {
                 started.elapsed().as_secs_f64()
             });
             let started = Instant::now();
-            let text = briefkit::text::html::to_text(page.as_bytes()).unwrap();
+            let text = briefkit::session::subagent::html::to_text(page.as_bytes()).unwrap();
             let ours = started.elapsed().as_secs_f64();
             assert!(text.contains("deep"));
             println!(

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use briefkit::session::subagent::fetch::{Reach, fetch_within};
-use briefkit::text::html;
+use briefkit::session::subagent::html;
 
 use crate::common::{brief, run_in, stderr};
 use crate::loopback::model::say;
