@@ -323,3 +323,45 @@ fn a_session_follows_a_later_change_of_its_briefs_model() {
     let nothing = run_in(root, &["session", "model", "s"]);
     assert_eq!(nothing.status.code(), Some(2));
 }
+
+#[test]
+fn the_run_report_lists_every_operation_status_and_summary_first() {
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let model = Server::start(vec![
+        answer(
+            "openai",
+            Some("Checking."),
+            &[("find_slot", json!({"day": "2026-12-09"}))],
+        ),
+        say("openai", "Wednesday at 11:00."),
+    ]);
+    let out = with_model(
+        root,
+        &model,
+        &[
+            "session",
+            "run",
+            "s",
+            "--user",
+            "Wednesday 9 December?",
+            "--tool-exec",
+            "cat >/dev/null; echo '{\"free\":[\"11:00\"]}'",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = regex::Regex::new(r#""millis": \d+"#)
+        .unwrap()
+        .replace_all(&stdout(&out), r#""millis": "[ms]""#)
+        .into_owned();
+    insta::assert_snapshot!("session_run_json", report);
+    // Progress on stderr: each operation with its tool, tokens and time.
+    let progress = stderr(&out);
+    assert!(
+        progress.contains("tool_call_3 find_slot (ok)"),
+        "{progress}"
+    );
+    assert!(progress.contains(" ms"), "{progress}");
+}

@@ -346,7 +346,7 @@ impl Session {
                 forgotten: guard
                     .dropped
                     .into_iter()
-                    .filter(|fact| !is_framework_name(&fact.value))
+                    .filter(|fact| !super::tools::is_framework_name(&fact.value))
                     .collect(),
                 tokens_rewritten: after,
                 ccr: self.keep_originals(
@@ -368,29 +368,6 @@ impl Session {
     }
 }
 
-/// A name of the framework's own, not a fact of the conversation: a visible id (`msg_3`,
-/// `tool_call_4`, `op_2`), a framework tool's name or one of their argument names. The
-/// state need not keep them (it replaces the entries they name).
-fn is_framework_name(value: &str) -> bool {
-    let value = value.trim_matches(|c: char| c == '`' || c == '"' || c == '\'');
-    const ARGUMENTS: [&str; 9] = [
-        "ids",
-        "summary",
-        "resume_instruction",
-        "url",
-        "focus",
-        "query",
-        "goal",
-        "constraints",
-        "pending_operation_id",
-    ];
-    super::state::is_tier2_id(value)
-        || (value.starts_with("op_") && super::state::id_number(value).is_some())
-        || super::tools::SUBAGENTS.contains(&value)
-        || [super::tools::PURGE, super::tools::COMPACT].contains(&value)
-        || ARGUMENTS.contains(&value)
-}
-
 /// A tool result the framework wrote itself (a model's `purge` or `compact_context`
 /// answered with its report, or a refusal): not part of what the conversation knows.
 fn is_framework_report(entry: &Entry) -> bool {
@@ -401,25 +378,4 @@ fn is_framework_report(entry: &Entry) -> bool {
 pub fn invalid_twice(violations: &[Violation]) -> Error {
     Error::provider("the model answered with an invalid CompactedState twice: nothing changed")
         .with_details(violations.iter().map(ToString::to_string).collect())
-}
-
-#[cfg(test)]
-mod framework_names {
-    #[test]
-    fn the_frameworks_own_names_are_not_facts_of_the_conversation() {
-        for name in [
-            "tool_call_3",
-            "`msg_12`",
-            "op_4",
-            "purge",
-            "compact_context",
-            "fetch_url",
-            "resume_instruction",
-        ] {
-            assert!(super::is_framework_name(name), "{name}");
-        }
-        for fact in ["NW-20417", "2026-11-17", "find_slot", "$148.00"] {
-            assert!(!super::is_framework_name(fact), "{fact}");
-        }
-    }
 }
