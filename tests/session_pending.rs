@@ -365,3 +365,58 @@ fn the_run_report_lists_every_operation_status_and_summary_first() {
     );
     assert!(progress.contains(" ms"), "{progress}");
 }
+
+#[test]
+fn mcp_runs_the_loop_and_cancels_a_pending_operation_as_the_cli_does() {
+    use crate::session_mcp::{call, mcp_with};
+    let ws = crate::common::workspace("clinic");
+    let root = ws.path();
+    let model = Server::start(vec![say("openai", "Hello Ada.")]);
+    new_session(
+        root,
+        &[
+            "--context-limit",
+            "100000",
+            "--provider",
+            "openai",
+            "--model",
+            "test-model",
+            "--base-url",
+            &format!("{}/v1", model.url()),
+        ],
+    );
+    let blocked = run_in(
+        root,
+        &[
+            "session",
+            "gate",
+            "s",
+            "--estimate",
+            "900000",
+            "--kind",
+            "tool",
+        ],
+    );
+    let op = json(&blocked)["pending_operation_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answers = mcp_with(
+        root,
+        &[],
+        &[("OPENAI_API_KEY", "sk-test-mcp-run-0123456789")],
+        &[
+            call(1, "session_run", json!({"session": "s", "user": "Hi"})),
+            call(2, "cancel", json!({"session": "s", "operation_id": op})),
+            call(3, "resume", json!({"session": "s", "operation_id": op})),
+        ],
+    );
+    let run = &answers[0]["result"]["structuredContent"];
+    assert_eq!(run["status"], "ok", "{}", answers[0]);
+    assert_eq!(run["answer"], "Hello Ada.");
+    let cancelled = &answers[1]["result"]["structuredContent"];
+    assert_eq!(cancelled["status"], "ok", "{}", answers[1]);
+    assert_eq!(cancelled["operation_id"], op.as_str());
+    assert_eq!(answers[2]["result"]["isError"], true, "{}", answers[2]);
+    assert_eq!(status(root)["pending_operations"], json!([]));
+}

@@ -279,3 +279,58 @@ fn pending(call: &Entry, operation_id: String) -> PendingCall {
         operation_id,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::log::{Event, Kind};
+
+    fn entry(id: &str, kind: Kind, name: Option<&str>, call: Option<&str>, tokens: u64) -> Entry {
+        Entry {
+            id: id.into(),
+            kind,
+            text: "x".into(),
+            tokens,
+            name: name.map(str::to_string),
+            call: call.map(str::to_string),
+            group: None,
+            source: (kind == Kind::ToolResult).then(|| "subagent".to_string()),
+            op: None,
+            over_budget: false,
+        }
+    }
+
+    #[test]
+    fn a_sub_agents_estimate_is_learned_from_its_own_kind_and_bounded() {
+        let mut state = State::default();
+        assert_eq!(
+            learned_estimate(&state, "fetch_url"),
+            DEFAULT_SUBAGENT_ESTIMATE
+        );
+        let add = |state: &mut State, n: u64, name: &str, tokens: u64| {
+            let call = format!("tool_call_{n}");
+            let result = format!("tool_res_{}", n + 1);
+            state.apply(&Event::Append {
+                at: String::new(),
+                entries: vec![entry(&call, Kind::ToolCall, Some(name), None, 5)],
+            });
+            state.apply(&Event::Append {
+                at: String::new(),
+                entries: vec![entry(&result, Kind::ToolResult, None, Some(&call), tokens)],
+            });
+        };
+        add(&mut state, 1, "fetch_url", 800);
+        add(&mut state, 3, "fetch_url", 1_200);
+        add(&mut state, 5, "web_search_agent", 100_000);
+        assert_eq!(learned_estimate(&state, "fetch_url"), 1_500);
+        assert_eq!(
+            learned_estimate(&state, "web_search_agent"),
+            MAX_LEARNED_ESTIMATE
+        );
+        add(&mut state, 7, "delegate_task", 10);
+        assert_eq!(
+            learned_estimate(&state, "delegate_task"),
+            MIN_LEARNED_ESTIMATE
+        );
+    }
+}
