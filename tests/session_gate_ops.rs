@@ -281,11 +281,15 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
             "none",
         ],
     );
+    // The blocked call was answered with the gate's object (the model reads it); resumed,
+    // a new call of the same tool and arguments is handed out.
+    assert_eq!(blocked[0]["result_id"], "tool_res_5");
     let out = turn(root, &server, &["--resume", &op]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    assert_eq!(line["id"], "tool_call_4");
+    assert_eq!(line["id"], "tool_call_7");
     assert_eq!(line["name"], "find_slot");
+    assert_eq!(line["arguments"], json!({"day": "2026-12-02"}));
     assert_eq!(line["operation_id"], op.as_str());
     assert_eq!(server.requests().len(), 1, "resuming a call calls no model");
 }

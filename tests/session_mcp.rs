@@ -124,7 +124,10 @@ fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library
             "subagent",
             "compress",
             "digest",
-            "ccr_put"
+            "ccr_put",
+            "session_run",
+            "resume",
+            "cancel"
         ]
     );
     let missing = &answers[1];

@@ -446,7 +446,7 @@ fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
             "--user",
             "Price of Pro?",
             "--run-subagents",
-            "--tool-estimate",
+            "--subagent-estimate",
             "500000",
             "--json",
         ],

@@ -82,7 +82,9 @@ mod session_compact;
 #[cfg(debug_assertions)]
 mod session_crash;
 mod session_gate_ops;
+mod session_loop;
 mod session_mcp;
+mod session_pending;
 mod session_props;
 mod session_render_order;
 mod session_responses;

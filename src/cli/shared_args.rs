@@ -49,7 +49,7 @@ pub fn check_prices(prices: &[(&str, Option<f64>)]) -> Result<()> {
     Ok(())
 }
 
-fn parse_kind(text: &str) -> Result<Wire, String> {
+pub fn parse_kind(text: &str) -> Result<Wire, String> {
     text.parse()
 }
 

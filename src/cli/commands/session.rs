@@ -5,6 +5,9 @@
 mod append;
 mod budget;
 mod compact;
+mod pending;
+mod run;
+mod settings;
 mod subagent;
 mod turn;
 mod view;
@@ -46,6 +49,11 @@ pub enum SessionCommand {
     Compact(compact::CompactArgs),
     Turn(turn::TurnArgs),
     Subagent(subagent::SubagentArgs),
+    Run(run::RunArgs),
+    Resume(pending::ResumeArgs),
+    Cancel(pending::CancelArgs),
+    Digest(settings::DigestArgs),
+    Model(settings::ModelArgs),
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
@@ -62,6 +70,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         SessionCommand::Compact(args) => compact::run(args, ui),
         SessionCommand::Turn(args) => turn::run(args, ui),
         SessionCommand::Subagent(args) => subagent::run(args, ui),
+        SessionCommand::Run(args) => run::run(args, ui),
+        SessionCommand::Resume(args) => pending::resume(args, ui),
+        SessionCommand::Cancel(args) => pending::cancel(args, ui),
+        SessionCommand::Digest(args) => settings::digest(args, ui),
+        SessionCommand::Model(args) => settings::model(args, ui),
     }
 }
 

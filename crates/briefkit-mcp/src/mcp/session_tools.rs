@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::session::api::{self, Note};
 use crate::session::model::ModelChoice;
 use crate::session::ops::GateRequest;
+use crate::session::pending::ResumeRequest;
+use crate::session::run::{DEFAULT_MAX_TURNS, DEFAULT_PARALLEL, RunRequest};
 use crate::session::subagent::{SubagentOutcome, SubagentRequest};
 use crate::session::{GateReport, OpKind};
 
@@ -68,6 +70,37 @@ pub fn specs() -> Vec<Spec> {
     ]
 }
 
+/// The session tools added after the work tools (new tools go at the end of the list, so a
+/// client's cached prompt keeps its prefix).
+pub fn loop_specs() -> Vec<Spec> {
+    vec![
+        Spec {
+            name: "session_run",
+            description: "Run the agent loop on the session until the model answers without \
+                tool calls: model call, the framework's purge and compact_context, its \
+                sub-agents (in parallel, each gated), the next model call. The brief's own \
+                tools are handed back (`waiting`, with the calls): append their results \
+                and run again without `user`. A run interrupted anywhere goes on when run \
+                again. Answers a report of every operation.",
+            schema: super::schema::load("session_run", include_str!("schemas/session_run.json")),
+        },
+        Spec {
+            name: "resume",
+            description: "Run an operation the gate blocked (op_N) once a purge or \
+                compaction made room: a blocked sub-agent runs, a blocked tool call is \
+                handed back as a new call to run, a blocked model call runs its turn. \
+                Answers the context_budget_exceeded object again when it still does not fit.",
+            schema: super::schema::load("resume", include_str!("schemas/resume.json")),
+        },
+        Spec {
+            name: "cancel",
+            description: "Close an operation the gate blocked (op_N): it is no longer \
+                pending and will not run.",
+            schema: super::schema::load("cancel", include_str!("schemas/cancel.json")),
+        },
+    ]
+}
+
 pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Reply, ToolError> {
     match name {
         "session_status" => status(ctx, args(arguments)?),
@@ -75,6 +108,9 @@ pub fn call(ctx: &Context, name: &str, arguments: Value) -> Result<Reply, ToolEr
         "purge" => purge(ctx, args(arguments)?),
         "compact_context" => compact_context(ctx, args(arguments)?),
         "subagent" => subagent(ctx, args(arguments)?),
+        "session_run" => session_run(ctx, args(arguments)?),
+        "resume" => resume(ctx, args(arguments)?),
+        "cancel" => cancel(ctx, args(arguments)?),
         other => Err(ToolError(format!("unknown tool `{other}`"))),
     }
 }
@@ -133,13 +169,8 @@ fn gate(ctx: &Context, a: GateArgs) -> Result<Reply, ToolError> {
         })?,
     };
     let request = match (a.resume, a.estimate) {
-        (Some(op), None) => GateRequest::Resume(op),
+        (Some(op), estimate) => GateRequest::resume(op, estimate),
         (None, Some(estimate)) => GateRequest::new(estimate, kind, a.high_volume),
-        (Some(_), Some(_)) => {
-            return Err(ToolError(
-                "bad arguments: give either `estimate` (a new operation) or `resume` (a pending one), not both".into(),
-            ));
-        }
         (None, None) => {
             return Err(ToolError(
                 "bad arguments: give `estimate` (a new operation) or `resume` (a pending operation's id)".into(),
@@ -228,4 +259,73 @@ fn subagent(ctx: &Context, a: SubagentArgs) -> Result<Reply, ToolError> {
         SubagentOutcome::Waiting(waiting) => Reply::of(&waiting),
         SubagentOutcome::Done(report) => Reply::of(&*report),
     }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunArgs {
+    session: PathBuf,
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    max_turns: Option<u32>,
+    #[serde(default)]
+    parallel: Option<usize>,
+    #[serde(default)]
+    tool_estimate: Option<u64>,
+    #[serde(default)]
+    subagent_estimate: Option<u64>,
+}
+
+/// The same loop as `brief session run`, answering what its `--json` prints. No
+/// `--tool-exec`: which command runs is the operator's choice, never a client's; the
+/// brief's tools are handed back.
+fn session_run(ctx: &Context, a: RunArgs) -> Result<Reply, ToolError> {
+    let request = RunRequest {
+        user: a.user,
+        max_turns: a.max_turns.unwrap_or(DEFAULT_MAX_TURNS),
+        parallel: a.parallel.unwrap_or(DEFAULT_PARALLEL).clamp(1, 64),
+        tool_estimate: a.tool_estimate,
+        subagent_estimate: a.subagent_estimate,
+        ..RunRequest::default()
+    };
+    Reply::of(&api::run(&ctx.path(&a.session), &request, &mut quiet)?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PendingArgs {
+    session: PathBuf,
+    operation_id: String,
+    #[serde(default)]
+    estimate: Option<u64>,
+}
+
+/// The same as `brief session resume --json` (without `--tool-exec`).
+fn resume(ctx: &Context, a: PendingArgs) -> Result<Reply, ToolError> {
+    let request = ResumeRequest {
+        estimate: a.estimate,
+        ..ResumeRequest::default()
+    };
+    Reply::of(&api::resume(
+        &ctx.path(&a.session),
+        &a.operation_id,
+        &request,
+        &mut quiet,
+    )?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CancelArgs {
+    session: PathBuf,
+    operation_id: String,
+}
+
+fn cancel(ctx: &Context, a: CancelArgs) -> Result<Reply, ToolError> {
+    Reply::of(&api::cancel(
+        &ctx.path(&a.session),
+        &a.operation_id,
+        &mut quiet,
+    )?)
 }

@@ -221,6 +221,7 @@ pub fn specs() -> Vec<Spec> {
     ];
     specs.extend(super::session_tools::specs());
     specs.extend(super::work_tools::specs());
+    specs.extend(super::session_tools::loop_specs());
     specs
 }
 

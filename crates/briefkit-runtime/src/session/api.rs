@@ -11,8 +11,10 @@ use std::path::Path;
 use super::compact::Compacted;
 use super::model::ModelChoice;
 use super::ops::{GateReport, GateRequest, NewEntry, PurgeReport};
+use super::pending::{CancelReport, ResumeReport, ResumeRequest};
 use super::render::Format;
 use super::reports::{Appended, EntryReport, LogReport, Made};
+use super::run::{RunReport, RunRequest};
 use super::status_report::StatusReport;
 use super::subagent::{SubagentOutcome, SubagentRequest};
 use super::turn::{TurnOutcome, TurnRequest};
@@ -186,6 +188,47 @@ pub fn subagent(
     with_session(dir, notes, |session, notes| {
         session.run_subagent(call, request, &mut |m| notes(Note::Progress(m)))
     })
+}
+
+/// Runs pending operation `op` once it fits (`brief session resume`).
+pub fn resume(dir: &Path, op: &str, request: &ResumeRequest, notes: Notes) -> Result<ResumeReport> {
+    with_session(dir, notes, |session, notes| {
+        session.resume(op, request, &mut |m| notes(Note::Progress(m)))
+    })
+}
+
+/// Closes pending operation `op` (`brief session cancel`).
+pub fn cancel(dir: &Path, op: &str, notes: Notes) -> Result<CancelReport> {
+    with_session(dir, notes, |session, _| session.cancel(op))
+}
+
+/// The orchestrator's loop until the model's final answer (`brief session run`).
+pub fn run(dir: &Path, request: &RunRequest, notes: Notes) -> Result<RunReport> {
+    with_session(dir, notes, |session, notes| {
+        session.run(request, &mut |m| notes(Note::Progress(m)))
+    })
+}
+
+/// Keeps a rendered wake digest at the start of Tier 3 (`brief session digest`).
+pub fn digest(
+    dir: &Path,
+    file: Option<&Path>,
+    store: Option<&Path>,
+    min_bytes: usize,
+    notes: Notes,
+) -> Result<super::wake_digest::DigestSet> {
+    with_session(dir, notes, |session, _| {
+        session.set_digest(file, store, min_bytes)
+    })
+}
+
+/// Changes the provider, model or server a session's turns call (`brief session model`).
+pub fn model(
+    dir: &Path,
+    change: &super::follow::ModelChange,
+    notes: Notes,
+) -> Result<super::follow::ModelChanged> {
+    with_session(dir, notes, |session, _| session.change_model(change))
 }
 
 #[cfg(test)]

@@ -94,6 +94,13 @@ impl Summary {
             self.tier2_tokens = self.tier2_tokens.saturating_add(entry.tokens);
             self.live_entries += 1;
             self.flow.push(entry);
+            if entry.kind == super::log::Kind::ToolResult
+                && entry.source.as_deref() != Some(super::ops::GATE_SOURCE)
+            {
+                // Answered by hand: the operation that waited for the call is done.
+                self.pending
+                    .retain(|p| p.call.is_none() || p.call != entry.call);
+            }
             if entry.over_budget {
                 self.over_budget.push(entry.id.clone());
             }
@@ -120,9 +127,11 @@ impl Summary {
                     };
                     self.pending.retain(|p| p.id != record.op);
                     self.approved.retain(|p| p.id != record.op);
-                    if record.outcome != "ok" {
+                    if record.outcome == "blocked" {
                         self.pending.push(op);
-                    } else if op.call.as_ref().is_some_and(|c| self.flow.is_open(c)) {
+                    } else if record.outcome == "ok"
+                        && op.call.as_ref().is_some_and(|c| self.flow.is_open(c))
+                    {
                         self.approved.push(op);
                     }
                 }

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::log::Entry;
-use super::ops::{GateReport, GateRequest};
+use super::ops::{GATE_SOURCE, GateReport, GateRequest, NewEntry};
 use super::state::State;
 use super::turn::PendingCall;
 use super::{OpKind, Session, tools};
@@ -35,6 +35,55 @@ pub struct BlockedCall {
     /// The gate's decision; serialised as the seed's `context_budget_exceeded` object.
     #[serde(serialize_with = "super::gate::serialize_answer")]
     pub gate: GateReport,
+    /// The call's result in the conversation: the same object, so the model reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_id: Option<String>,
+}
+
+/// A blocked call's result as the model reads it: the seed's object on one line.
+pub fn notification(gate: &GateReport) -> String {
+    serde_json::to_string(&gate.answer()).unwrap_or_default()
+}
+
+/// The estimates a turn was given: `--tool-estimate` for the brief's tools without a
+/// `result_estimate`, `--subagent-estimate` for the framework's sub-agents.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Estimates {
+    pub tool: Option<u64>,
+    pub subagent: Option<u64>,
+}
+
+/// The fewest tokens a learned sub-agent estimate assumes.
+pub const MIN_LEARNED_ESTIMATE: u64 = 500;
+/// The most tokens a learned sub-agent estimate assumes.
+pub const MAX_LEARNED_ESTIMATE: u64 = 8_000;
+/// How many of a kind's latest envelopes the learned estimate looks at.
+pub const LEARNED_WINDOW: usize = 8;
+
+/// The estimate of sub-agent `name`'s next envelope, learned from this session's results:
+/// the largest of its last [`LEARNED_WINDOW`] envelopes plus a quarter, within
+/// [`MIN_LEARNED_ESTIMATE`]..=[`MAX_LEARNED_ESTIMATE`]; [`DEFAULT_SUBAGENT_ESTIMATE`]
+/// before the first one. The largest, since the gate is there to prevent an overshoot.
+pub fn learned_estimate(state: &State, name: &str) -> u64 {
+    let seen: Vec<u64> = state
+        .entries
+        .iter()
+        .rev()
+        .filter(|e| e.source.as_deref() == Some("subagent"))
+        .filter(|e| {
+            e.call
+                .as_deref()
+                .and_then(|c| state.entry(c))
+                .and_then(|c| c.name.as_deref())
+                == Some(name)
+        })
+        .take(LEARNED_WINDOW)
+        .map(|e| e.tokens)
+        .collect();
+    match seen.iter().max() {
+        None => DEFAULT_SUBAGENT_ESTIMATE,
+        Some(&largest) => (largest + largest / 4).clamp(MIN_LEARNED_ESTIMATE, MAX_LEARNED_ESTIMATE),
+    }
 }
 
 /// What a call is at the gate: its kind, estimate and volume.
@@ -53,10 +102,12 @@ impl Session {
 
     /// How the gate sees a call of tool `name`.
     pub fn call_budget(&self, name: &str, tool_estimate: Option<u64>) -> CallBudget {
+        // `--tool-estimate` is for the brief's tools: a sub-agent's envelope has its own
+        // estimate (learned per kind, [`learned_estimate`]).
         if self.is_subagent(name) {
             return CallBudget {
                 kind: OpKind::Subagent,
-                estimate: tool_estimate.unwrap_or(DEFAULT_SUBAGENT_ESTIMATE),
+                estimate: DEFAULT_SUBAGENT_ESTIMATE,
                 high_volume: true,
             };
         }
@@ -84,6 +135,7 @@ impl Session {
         state: &State,
         call: &Entry,
         budget: CallBudget,
+        estimate: Option<u64>,
         vars: &BTreeMap<String, String>,
     ) -> Result<GateReport> {
         let earlier = state
@@ -104,7 +156,7 @@ impl Session {
                     call: Some(call.id.clone()),
                 });
             }
-            Some(op) => GateRequest::Resume(op.id.clone()),
+            Some(op) => GateRequest::resume(op.id.clone(), estimate),
             None => GateRequest::New {
                 estimate: budget.estimate,
                 kind: budget.kind,
@@ -119,15 +171,20 @@ impl Session {
     pub(super) fn gate_calls(
         &self,
         calls: &[&Entry],
-        tool_estimate: Option<u64>,
+        estimates: Estimates,
         vars: &BTreeMap<String, String>,
     ) -> Result<(Vec<PendingCall>, Vec<BlockedCall>)> {
         let state = self.state()?;
         let (mut out, mut blocked) = (Vec::new(), Vec::new());
         for call in calls {
             let name = call.name.clone().unwrap_or_default();
-            let gate =
-                self.gate_call(&state, call, self.call_budget(&name, tool_estimate), vars)?;
+            let mut budget = self.call_budget(&name, estimates.tool);
+            if budget.kind == OpKind::Subagent {
+                budget.estimate = estimates
+                    .subagent
+                    .unwrap_or_else(|| learned_estimate(&state, &name));
+            }
+            let gate = self.gate_call(&state, call, budget, None, vars)?;
             if gate.allowed {
                 out.push(pending(call, gate.operation_id));
             } else {
@@ -136,10 +193,40 @@ impl Session {
                     name,
                     operation_id: gate.operation_id.clone(),
                     gate,
+                    result_id: None,
                 });
             }
         }
+        self.answer_blocked(&mut blocked)?;
         Ok((out, blocked))
+    }
+
+    /// Answers each blocked call, in the conversation, with the gate's object as its
+    /// result: the next model call reads why and can purge or compact, and nothing is left
+    /// open that would stop the next turn or render. The operation stays pending until
+    /// `session resume` runs it or `session cancel` closes it.
+    pub(super) fn answer_blocked(&self, blocked: &mut [BlockedCall]) -> Result<()> {
+        let state = self.state()?;
+        let open: Vec<&mut BlockedCall> = blocked
+            .iter_mut()
+            .filter(|b| b.result_id.is_none() && state.flow.is_open(&b.id))
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        let entries = open
+            .iter()
+            .map(|b| NewEntry::ToolResult {
+                call: b.id.clone(),
+                text: notification(&b.gate),
+                source: GATE_SOURCE.into(),
+            })
+            .collect();
+        let appended = self.append(entries)?;
+        for (b, entry) in open.into_iter().zip(appended) {
+            b.result_id = Some(entry.id);
+        }
+        Ok(())
     }
 
     /// `session turn --resume op_N` for an operation that holds back a tool call: the
@@ -147,6 +234,7 @@ impl Session {
     pub(super) fn resume_call(
         &self,
         op: &str,
+        estimate: Option<u64>,
         vars: &BTreeMap<String, String>,
     ) -> Result<std::result::Result<PendingCall, GateReport>> {
         let state = self.state()?;
@@ -156,17 +244,26 @@ impl Session {
             .expect("checked by the caller");
         let call = state
             .entry(&call_id)
-            .filter(|_| state.is_live(&call_id) && !state.is_answered(&call_id))
             .ok_or_else(|| {
-                Error::input(format!(
-                    "{op} held back {call_id}, which is no longer waiting for a result ({})",
-                    state.entry_state(&call_id)
-                ))
+                Error::input(format!("{op} held back {call_id}, which is not in the log"))
             })?
             .clone();
-        let gate = self.gate(GateRequest::Resume(op.to_string()), vars)?;
+        // Still open (a session of an older version left it so): hand out the call itself.
+        // Answered with the gate's object: a new call of the same tool and arguments is
+        // appended once it fits, and that one runs.
+        let open = state.flow.is_open(&call_id);
+        let replay = (!open).then_some(&call);
+        let (gate, replayed) = self.gate_replaying(
+            GateRequest::resume(op.to_string(), estimate),
+            vars,
+            0,
+            replay,
+        )?;
         Ok(if gate.allowed {
-            Ok(pending(&call, gate.operation_id))
+            Ok(pending(
+                replayed.as_ref().unwrap_or(&call),
+                gate.operation_id,
+            ))
         } else {
             Err(gate)
         })
@@ -180,5 +277,60 @@ fn pending(call: &Entry, operation_id: String) -> PendingCall {
         name: call.name.clone().unwrap_or_default(),
         arguments: call.arguments(),
         operation_id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::log::{Event, Kind};
+
+    fn entry(id: &str, kind: Kind, name: Option<&str>, call: Option<&str>, tokens: u64) -> Entry {
+        Entry {
+            id: id.into(),
+            kind,
+            text: "x".into(),
+            tokens,
+            name: name.map(str::to_string),
+            call: call.map(str::to_string),
+            group: None,
+            source: (kind == Kind::ToolResult).then(|| "subagent".to_string()),
+            op: None,
+            over_budget: false,
+        }
+    }
+
+    #[test]
+    fn a_sub_agents_estimate_is_learned_from_its_own_kind_and_bounded() {
+        let mut state = State::default();
+        assert_eq!(
+            learned_estimate(&state, "fetch_url"),
+            DEFAULT_SUBAGENT_ESTIMATE
+        );
+        let add = |state: &mut State, n: u64, name: &str, tokens: u64| {
+            let call = format!("tool_call_{n}");
+            let result = format!("tool_res_{}", n + 1);
+            state.apply(&Event::Append {
+                at: String::new(),
+                entries: vec![entry(&call, Kind::ToolCall, Some(name), None, 5)],
+            });
+            state.apply(&Event::Append {
+                at: String::new(),
+                entries: vec![entry(&result, Kind::ToolResult, None, Some(&call), tokens)],
+            });
+        };
+        add(&mut state, 1, "fetch_url", 800);
+        add(&mut state, 3, "fetch_url", 1_200);
+        add(&mut state, 5, "web_search_agent", 100_000);
+        assert_eq!(learned_estimate(&state, "fetch_url"), 1_500);
+        assert_eq!(
+            learned_estimate(&state, "web_search_agent"),
+            MAX_LEARNED_ESTIMATE
+        );
+        add(&mut state, 7, "delegate_task", 10);
+        assert_eq!(
+            learned_estimate(&state, "delegate_task"),
+            MIN_LEARNED_ESTIMATE
+        );
     }
 }

@@ -343,7 +343,11 @@ impl Session {
                 state_id: state_entry.id.clone(),
                 resume_id: resume_entry.id.clone(),
                 removed_ids: live.clone(),
-                forgotten: guard.dropped,
+                forgotten: guard
+                    .dropped
+                    .into_iter()
+                    .filter(|fact| !super::tools::is_framework_name(&fact.value))
+                    .collect(),
                 tokens_rewritten: after,
                 ccr: self.keep_originals(
                     crate::ccr::Strategy::SessionCompact,

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::Session;
 use super::budget::{self, Level};
 use super::cache::{self, Cache, Memo};
+use super::calibration::{Calibration, ModelRatio};
 use crate::error::Result;
 use crate::prompt::compose;
 
@@ -18,7 +19,13 @@ pub struct Figures {
     pub tier1_tokens: u64,
     pub tier2_tokens: u64,
     pub tier3_tokens: u64,
+    /// The context as the provider counts it: the local count times the session's
+    /// calibration ([`super::calibration`]), never below the local count.
     pub current_context_tokens: u64,
+    /// The context as the local tokenizer counts it.
+    pub local_context_tokens: u64,
+    /// The provider's ratio the figures use; `None` until a model call reported usage.
+    pub calibration: Option<ModelRatio>,
     pub context_limit: u64,
     pub reserved_completion_tokens: u64,
     pub protocol_overhead_tokens: u64,
@@ -52,13 +59,26 @@ pub struct Status {
 }
 
 impl Session {
-    fn tier3_text(volatile: &str, current: u64, limit: u64) -> String {
+    fn tier3_text(
+        volatile: &str,
+        local: u64,
+        limit: u64,
+        calibration: Option<&ModelRatio>,
+    ) -> String {
+        let current = calibration.map_or(local, |c| c.apply(local));
         let level = Level::of(current, limit);
         let mut parts = vec![];
         if !volatile.is_empty() {
             parts.push(volatile.to_string());
         }
         let mut status = budget::telemetry_line(current, limit);
+        if let Some(c) = calibration.filter(|_| current != local) {
+            status.push_str(&format!(
+                "\n(As {} counts: the local tokenizer counts {}.)",
+                c.model,
+                budget::thousands(local)
+            ));
+        }
         if let Some(advice) = level.advice() {
             status.push('\n');
             status.push_str(advice);
@@ -88,30 +108,37 @@ impl Session {
         memo: &mut Memo,
     ) -> Result<Figures> {
         let volatile = self.volatile_text(&self.vars(vars))?;
+        let calibration = Calibration::read(&self.dir)?
+            .for_session(&self.config)
+            .cloned();
+        let ratio = calibration.as_ref();
         let limit = self.config.context_limit;
         let tier1 = self.tier1_tokens(memo);
         let mut tier3 = memo.count(self.encoding, &volatile);
         let mut text = String::new();
         for _ in 0..4 {
-            text = Self::tier3_text(&volatile, tier1 + tier2_tokens + tier3, limit);
+            text = Self::tier3_text(&volatile, tier1 + tier2_tokens + tier3, limit, ratio);
             let counted = memo.count(self.encoding, &text);
             if counted == tier3 {
                 break;
             }
             tier3 = counted;
         }
-        let current = tier1 + tier2_tokens + tier3;
+        let local = tier1 + tier2_tokens + tier3;
         let text = if memo.count(self.encoding, &text) == tier3 {
             text
         } else {
-            Self::tier3_text(&volatile, current, limit)
+            Self::tier3_text(&volatile, local, limit, ratio)
         };
+        let current = ratio.map_or(local, |c| c.apply(local));
         let limits = self.limits();
         Ok(Figures {
             tier1_tokens: tier1,
             tier2_tokens,
             tier3_tokens: tier3,
             current_context_tokens: current,
+            local_context_tokens: local,
+            calibration,
             context_limit: limit,
             reserved_completion_tokens: limits.reserved_completion_tokens,
             protocol_overhead_tokens: limits.protocol_overhead_tokens,

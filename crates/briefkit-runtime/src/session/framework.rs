@@ -88,6 +88,10 @@ impl Session {
         match obtained {
             Obtained::State(value) => {
                 let report = self.apply_compaction(&expected, &value, &resume, Some(op))?;
+                // The operator hears it as after `session compact` (the documented warning).
+                for warning in &report.warnings {
+                    self.notice(warning.clone());
+                }
                 Ok(FrameworkRun {
                     id: call.id.clone(),
                     name: "compact_context".into(),

@@ -7,9 +7,11 @@ use serde::Serialize;
 
 use super::Session;
 use super::budget::{self, OpKind};
-use super::log::{Event, GateRecord};
+use super::log::{Entry, Event, GateRecord, Kind};
 use super::ops::now;
+use super::render::entry_text;
 use crate::error::{Error, Result, Topic};
+use crate::tokens;
 
 /// What the gate decided.
 #[derive(Debug, Clone, Serialize)]
@@ -93,10 +95,35 @@ impl Session {
         vars: &BTreeMap<String, String>,
         incoming: u64,
     ) -> Result<GateReport> {
+        Ok(self.gate_replaying(request, vars, incoming, None)?.0)
+    }
+
+    /// [`Session::gate_with`]; when the operation is let through and `replay` is given (a
+    /// resumed tool call whose original was answered with the gate's notification), a new
+    /// call of the same tool and arguments is appended in the same write, and the
+    /// operation runs that call.
+    pub(super) fn gate_replaying(
+        &self,
+        request: GateRequest,
+        vars: &BTreeMap<String, String>,
+        incoming: u64,
+        replay: Option<&Entry>,
+    ) -> Result<(GateReport, Option<Entry>)> {
         self.warn_unknown_vars(vars);
         let vars = self.vars(vars);
         let limits = self.limits();
+        let encoding = self.encoding;
         self.write_head(&vars, |summary, budget| {
+            let resumed = |op: &String| {
+                summary
+                    .pending
+                    .iter()
+                    .find(|p| &p.id == op)
+                    .ok_or_else(|| {
+                        Error::input(format!("{op} is not a pending operation of this session"))
+                            .with_topic(Topic::NotPending)
+                    })
+            };
             let (op, kind, estimate, high_volume, call) = match &request {
                 GateRequest::New {
                     estimate,
@@ -110,22 +137,20 @@ impl Session {
                     *high_volume,
                     call.clone(),
                 ),
-                GateRequest::Resume(op) => {
-                    let found = summary
-                        .pending
-                        .iter()
-                        .find(|p| &p.id == op)
-                        .ok_or_else(|| {
-                            Error::input(format!("{op} is not a pending operation of this session"))
-                                .with_topic(Topic::NotPending)
-                        })?;
+                GateRequest::Resume(op) | GateRequest::Reestimate { op, .. } => {
+                    let found = resumed(op)?;
                     let kind = OpKind::parse(&found.kind).ok_or_else(|| {
                         Error::input(format!("{op}: unknown kind `{}`", found.kind))
                     })?;
+                    // A new estimate replaces the pending operation's.
+                    let estimate = match &request {
+                        GateRequest::Reestimate { estimate, .. } => *estimate,
+                        _ => found.estimate,
+                    };
                     (
                         op.clone(),
                         kind,
-                        found.estimate,
+                        estimate,
                         found.high_volume,
                         found.call.clone(),
                     )
@@ -143,6 +168,38 @@ impl Session {
             if kind == OpKind::Model && limits.over(current) {
                 decision.allowed = false;
                 decision.reason = Some("over_budget");
+            }
+            let mut events = Vec::new();
+            let mut replayed = None;
+            let mut call = call;
+            if let Some(original) = replay.filter(|_| decision.allowed) {
+                let mut entry = original.clone();
+                entry.id = super::ops::next_id(summary.counter, Kind::ToolCall, 0);
+                entry.call = Some(format!("{}_{op}", original.id));
+                entry.group = None;
+                entry.op = None;
+                entry.over_budget = false;
+                entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
+                // Nothing is written: the operation stays pending until it can run.
+                summary.flow.check(Kind::ToolCall).map_err(|_| {
+                    Error::input(format!(
+                        "{op} fits, but its new call can only follow once the open tool calls are answered ({})",
+                        summary
+                            .flow
+                            .open
+                            .iter()
+                            .map(|c| c.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .with_hint("answer them, then resume it again")
+                })?;
+                call = Some(entry.id.clone());
+                events.push(Event::Append {
+                    at: now(),
+                    entries: vec![entry.clone()],
+                });
+                replayed = Some(entry);
             }
             let report = GateReport {
                 allowed: decision.allowed,
@@ -169,7 +226,8 @@ impl Session {
                     reason: decision.reason.map(str::to_string),
                 },
             };
-            Ok((vec![event], report))
+            events.push(event);
+            Ok((events, (report, replayed)))
         })
     }
 }
@@ -185,16 +243,56 @@ pub enum GateRequest {
         call: Option<String>,
     },
     Resume(String),
+    /// A pending operation checked again with a new estimate, which replaces its own.
+    Reestimate {
+        op: String,
+        estimate: u64,
+    },
 }
 
 impl GateRequest {
-    /// A new operation that runs no tool call.
+    /// A new operation that runs no tool call. A sub-agent is high-volume whoever asks
+    /// (`gate --kind subagent`, a turn, `session subagent`): its envelope is the bulky
+    /// kind of result the 95% rule is for.
     pub fn new(estimate: u64, kind: OpKind, high_volume: bool) -> GateRequest {
         GateRequest::New {
             estimate,
             kind,
-            high_volume,
+            high_volume: high_volume || kind == OpKind::Subagent,
             call: None,
         }
+    }
+
+    /// Checks `op` again, with `estimate` in place of its own when one is given.
+    pub fn resume(op: String, estimate: Option<u64>) -> GateRequest {
+        match estimate {
+            Some(estimate) => GateRequest::Reestimate { op, estimate },
+            None => GateRequest::Resume(op),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sub_agent_is_high_volume_whoever_asks() {
+        let request = GateRequest::new(10, OpKind::Subagent, false);
+        assert!(matches!(
+            request,
+            GateRequest::New {
+                high_volume: true,
+                ..
+            }
+        ));
+        let tool = GateRequest::new(10, OpKind::Tool, false);
+        assert!(matches!(
+            tool,
+            GateRequest::New {
+                high_volume: false,
+                ..
+            }
+        ));
     }
 }

@@ -121,7 +121,7 @@ pub struct GateRecord {
     pub kind: String,
     pub estimate: u64,
     pub high_volume: bool,
-    /// `ok` or `blocked`.
+    /// `ok`, `blocked` or `cancelled` (`session cancel`).
     pub outcome: String,
     /// The estimate as the gate took it (conservative from 90% for tools and sub-agents).
     pub effective_estimate: u64,

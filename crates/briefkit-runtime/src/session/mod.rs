@@ -26,12 +26,14 @@
 pub mod api;
 pub mod budget;
 mod cache;
+pub mod calibration;
 pub mod calls;
 pub mod compact;
 pub mod config;
 pub mod envelope;
 mod figures;
 pub mod flow;
+pub mod follow;
 mod framework;
 mod gate;
 pub mod journal;
@@ -41,15 +43,19 @@ pub mod log_check;
 pub mod model;
 pub mod notice;
 pub mod ops;
+pub mod pending;
 mod purge;
 pub mod render;
 pub mod reports;
+pub mod run;
 pub mod schema;
 pub mod state;
 pub mod status_report;
 pub mod subagent;
+pub mod tool_exec;
 pub mod tools;
 pub mod turn;
+pub mod wake_digest;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -269,6 +275,10 @@ impl Session {
     /// `new` nor with this call) stays as written: figures are counted with it, and only a
     /// render, which sends Tier 3, needs every value ([`Session::check_vars`]).
     fn volatile_text(&self, vars: &BTreeMap<String, String>) -> Result<String> {
+        wake_digest::with_items(&self.dir, self.volatile_items(vars)?)
+    }
+
+    fn volatile_items(&self, vars: &BTreeMap<String, String>) -> Result<String> {
         if !self.brief.items.iter().any(|i| i.tier == Tier::Volatile) {
             return Ok(String::new());
         }

@@ -33,7 +33,7 @@ pub enum NewEntry {
     ToolResult {
         call: String,
         text: String,
-        /// `text`, `file` or `subagent`.
+        /// `text`, `file`, `subagent`, `tool_exec` or `gate` ([`GATE_SOURCE`]).
         source: String,
     },
 }
@@ -59,6 +59,10 @@ impl NewEntry {
         })
     }
 }
+
+/// The `source` of the tool result the gate answers a blocked call with: the seed's
+/// `context_budget_exceeded` object, so the model reads why and can purge or compact.
+pub const GATE_SOURCE: &str = "gate";
 
 fn valid_tool_name(name: &str) -> bool {
     !name.is_empty()

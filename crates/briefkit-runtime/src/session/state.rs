@@ -33,7 +33,8 @@ pub struct Operation {
     pub kind: String,
     pub estimate: u64,
     pub high_volume: bool,
-    /// `ok` or `pending` (blocked, waiting for a purge or compaction).
+    /// `ok`, `pending` (blocked, waiting for a purge or compaction), `cancelled`
+    /// (`session cancel`) or `answered` (its call was answered by hand while it waited).
     pub state: &'static str,
     /// The tool call the operation runs, if any.
     pub call: Option<String>,
@@ -53,6 +54,8 @@ pub struct State {
     pub operations: BTreeMap<u64, Operation>,
     /// Tool calls that have a result (live or not).
     answered: HashSet<String>,
+    /// The operation (its N) last decided for each tool call.
+    op_of_call: HashMap<String, u64>,
     pub tier2_tokens: u64,
     /// What may be appended next ([`flow`]).
     pub flow: Flow,
@@ -171,6 +174,17 @@ impl State {
             && let Some(call) = &entry.call
         {
             self.answered.insert(call.clone());
+            // A result other than the gate's own notification answers the operation that
+            // waited for the call: it is no longer pending.
+            if entry.source.as_deref() != Some(super::ops::GATE_SOURCE)
+                && let Some(op) = self
+                    .op_of_call
+                    .get(call)
+                    .and_then(|n| self.operations.get_mut(n))
+                && op.state == "pending"
+            {
+                op.state = "answered";
+            }
         }
         self.index.insert(entry.id.clone(), self.entries.len());
         self.entries.push(entry);
@@ -221,6 +235,9 @@ impl State {
             return;
         };
         self.op_counter = self.op_counter.max(n);
+        if let Some(call) = &record.call {
+            self.op_of_call.insert(call.clone(), n);
+        }
         self.operations.insert(
             n,
             Operation {
@@ -228,10 +245,10 @@ impl State {
                 kind: record.kind.clone(),
                 estimate: record.estimate,
                 high_volume: record.high_volume,
-                state: if record.outcome == "ok" {
-                    "ok"
-                } else {
-                    "pending"
+                state: match record.outcome.as_str() {
+                    "ok" => "ok",
+                    "cancelled" => "cancelled",
+                    _ => "pending",
                 },
                 call: record.call.clone(),
             },
@@ -301,5 +318,81 @@ impl State {
     pub fn operation(&self, id: &str) -> Option<&Operation> {
         let n = id.strip_prefix("op_").and_then(|_| id_number(id))?;
         self.operations.get(&n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, kind: Kind, call: Option<&str>, source: Option<&str>) -> Entry {
+        Entry {
+            id: id.into(),
+            kind,
+            text: "x".into(),
+            tokens: 1,
+            name: Some("find_slot".into()),
+            call: call.map(str::to_string),
+            group: None,
+            source: source.map(str::to_string),
+            op: None,
+            over_budget: false,
+        }
+    }
+
+    fn blocked(op: &str, call: &str) -> Event {
+        Event::Gate {
+            at: String::new(),
+            record: GateRecord {
+                op: op.into(),
+                kind: "tool".into(),
+                estimate: 10,
+                high_volume: false,
+                outcome: "blocked".into(),
+                effective_estimate: 10,
+                current_context_tokens: 0,
+                available_operation_tokens: 0,
+                call: Some(call.into()),
+                reason: None,
+            },
+        }
+    }
+
+    fn append(entries: Vec<Entry>) -> Event {
+        Event::Append {
+            at: String::new(),
+            entries,
+        }
+    }
+
+    #[test]
+    fn a_pending_operation_answered_by_hand_is_no_longer_pending_but_the_gates_own_answer_keeps_it()
+    {
+        let call = entry("tool_call_1", Kind::ToolCall, None, None);
+        let by_gate = entry(
+            "tool_res_2",
+            Kind::ToolResult,
+            Some("tool_call_1"),
+            Some("gate"),
+        );
+        let state = State::replay(&[
+            append(vec![call.clone()]),
+            blocked("op_1", "tool_call_1"),
+            append(vec![by_gate]),
+        ]);
+        assert_eq!(state.pending().len(), 1);
+        let by_hand = entry(
+            "tool_res_2",
+            Kind::ToolResult,
+            Some("tool_call_1"),
+            Some("text"),
+        );
+        let state = State::replay(&[
+            append(vec![call]),
+            blocked("op_1", "tool_call_1"),
+            append(vec![by_hand]),
+        ]);
+        assert!(state.pending().is_empty());
+        assert_eq!(state.operation("op_1").unwrap().state, "answered");
     }
 }

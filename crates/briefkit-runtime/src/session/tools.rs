@@ -98,3 +98,47 @@ pub fn framework_tools_array(wire: Wire) -> Value {
     };
     crate::wire::body(&prompt, wire, None, None)["tools"].clone()
 }
+
+/// A name of the framework's own, not a fact of the conversation: a visible id (`msg_3`,
+/// `tool_call_4`, `op_2`), a framework tool's name or one of their argument names. The
+/// state need not keep them (it replaces the entries they name).
+pub fn is_framework_name(value: &str) -> bool {
+    let value = value.trim_matches(|c: char| c == '`' || c == '"' || c == '\'');
+    const ARGUMENTS: [&str; 9] = [
+        "ids",
+        "summary",
+        "resume_instruction",
+        "url",
+        "focus",
+        "query",
+        "goal",
+        "constraints",
+        "pending_operation_id",
+    ];
+    super::state::is_tier2_id(value)
+        || (value.starts_with("op_") && super::state::id_number(value).is_some())
+        || SUBAGENTS.contains(&value)
+        || [PURGE, COMPACT].contains(&value)
+        || ARGUMENTS.contains(&value)
+}
+
+#[cfg(test)]
+mod framework_names {
+    #[test]
+    fn the_frameworks_own_names_are_not_facts_of_the_conversation() {
+        for name in [
+            "tool_call_3",
+            "`msg_12`",
+            "op_4",
+            "purge",
+            "compact_context",
+            "fetch_url",
+            "resume_instruction",
+        ] {
+            assert!(super::is_framework_name(name), "{name}");
+        }
+        for fact in ["NW-20417", "2026-11-17", "find_slot", "$148.00"] {
+            assert!(!super::is_framework_name(fact), "{fact}");
+        }
+    }
+}

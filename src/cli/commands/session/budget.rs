@@ -30,17 +30,18 @@ pub enum Kind {
 /// doubled safety margin; from 95% --high-volume operations are blocked until a purge or
 /// compaction. `--resume op_N` checks a pending operation again with its estimate.
 #[derive(Debug, clap::Args)]
-#[command(group = clap::ArgGroup::new("what").required(true).args(["estimate", "resume"]))]
+#[command(group = clap::ArgGroup::new("what").required(true).multiple(true).args(["estimate", "resume"]))]
 pub struct GateArgs {
     /// The session directory
     pub dir: PathBuf,
-    /// The operation's estimated result size in tokens
+    /// The operation's estimated result size in tokens (with --resume: a new estimate,
+    /// replacing the pending operation's)
     #[arg(long, value_name = "N")]
     pub estimate: Option<u64>,
     /// What the operation is
     #[arg(long, value_enum, default_value_t = Kind::Model, conflicts_with = "resume")]
     pub kind: Kind,
-    /// The operation may produce a lot of output (blocked from 95%)
+    /// The operation may produce a lot of output (blocked from 95%; a sub-agent always is)
     #[arg(long, conflicts_with = "resume")]
     pub high_volume: bool,
     /// Check a pending operation again, with its stored estimate
@@ -56,7 +57,7 @@ pub struct GateArgs {
 
 pub fn gate(args: GateArgs, ui: &Ui) -> Result<Outcome> {
     let request = match (args.resume, args.estimate) {
-        (Some(op), _) => GateRequest::Resume(op),
+        (Some(op), estimate) => GateRequest::resume(op, estimate),
         (None, Some(estimate)) => GateRequest::new(
             estimate,
             match args.kind {

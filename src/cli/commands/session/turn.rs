@@ -50,9 +50,13 @@ pub struct TurnArgs {
     #[arg(long, value_name = "OP_ID")]
     pub resume: Option<String>,
     /// The gate's estimate for a tool call whose tool item declares no `result_estimate`
-    /// [default: 1000; a sub-agent's: 2000]
+    /// [default: 1000]
     #[arg(long, value_name = "N")]
     pub tool_estimate: Option<u64>,
+    /// The gate's estimate for a sub-agent's envelope [default: learned from this
+    /// session's envelopes of that kind, else 2000]
+    #[arg(long, value_name = "N")]
+    pub subagent_estimate: Option<u64>,
     /// Run the framework's sub-agents (fetch_url, web_search_agent, delegate_task) in the
     /// turn and append their result envelopes, instead of handing their calls back
     #[arg(long)]
@@ -75,6 +79,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
         max_tokens: args.max_tokens,
         model: args.model.choice()?,
         tool_estimate: args.tool_estimate,
+        subagent_estimate: args.subagent_estimate,
         run_subagents: args.run_subagents,
         ledger_command: None,
     };
@@ -178,7 +183,7 @@ impl Report for TurnShown<'_> {
         for held in &report.blocked {
             ui.outln(&super::one_line_json(&held.gate.answer())?)?;
             ui.info(&format!(
-                "{} blocked: {} (`{}`) ~{} tokens do not fit in {}; purge or compact, then `brief session turn {dir} --resume {}`",
+                "{} blocked: {} (`{}`) ~{} tokens do not fit in {}; the model reads why in its result; purge or compact, then `brief session resume {dir} {}`",
                 held.operation_id,
                 held.id,
                 shown(&held.name),

@@ -116,6 +116,25 @@ impl Report for StatusReport {
         ];
         for (label, n) in figures {
             table.row([label.to_string(), thousands(n)]);
+            if label == "current context" {
+                // Both figures: the provider's (calibrated) one counts, the local one shows
+                // how far the local tokenizer is from it.
+                let counted = match &f.calibration {
+                    Some(c) => format!(
+                        "{} (ratio {:.2} from {} call{} of {})",
+                        thousands(f.local_context_tokens),
+                        c.ratio,
+                        c.calls,
+                        if c.calls == 1 { "" } else { "s" },
+                        terminal_line(&c.model)
+                    ),
+                    None => format!(
+                        "{} (no provider count yet)",
+                        thousands(f.local_context_tokens)
+                    ),
+                };
+                table.row(["local count".to_string(), counted]);
+            }
         }
         let over = status.over_budget || !status.over_budget_entries.is_empty();
         if over {

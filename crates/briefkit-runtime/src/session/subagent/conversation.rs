@@ -25,17 +25,26 @@ pub(super) struct Conversation<'a> {
     choice: &'a ModelChoice,
     provider: Provider,
     settings: Settings,
+    /// The envelope's length cap: at most what the gate reserved for the sub-agent.
+    max_tokens: u32,
     pub calls: u32,
 }
 
 impl<'a> Conversation<'a> {
-    pub fn new(session: &'a Session, choice: &'a ModelChoice) -> Result<Conversation<'a>> {
+    /// `reserved`: the tokens the gate let the sub-agent's result take; its model is asked
+    /// for no more (and never more than [`MAX_ENVELOPE_TOKENS`]).
+    pub fn new(
+        session: &'a Session,
+        choice: &'a ModelChoice,
+        reserved: u64,
+    ) -> Result<Conversation<'a>> {
         let settings = session.settings(choice)?;
         Ok(Conversation {
             session,
             choice,
             provider: Provider::new(settings.clone())?,
             settings,
+            max_tokens: envelope_cap(reserved),
             calls: 0,
         })
     }
@@ -69,7 +78,7 @@ impl<'a> Conversation<'a> {
             let started = Instant::now();
             let result = self
                 .provider
-                .call(&prompt, &CallOptions::text(MAX_ENVELOPE_TOKENS));
+                .call(&prompt, &CallOptions::text(self.max_tokens));
             self.calls += 1;
             self.session.record_call(
                 self.choice,
@@ -106,6 +115,12 @@ impl<'a> Conversation<'a> {
         }
         Ok(Err(last))
     }
+}
+
+/// A sub-agent's envelope cap for `reserved` gated tokens: within 1 and
+/// [`MAX_ENVELOPE_TOKENS`].
+pub fn envelope_cap(reserved: u64) -> u32 {
+    u32::try_from(reserved.clamp(1, u64::from(MAX_ENVELOPE_TOKENS))).unwrap_or(MAX_ENVELOPE_TOKENS)
 }
 
 /// What a model is told about its invalid envelope.

@@ -146,14 +146,24 @@ impl Session {
         let budget = CallBudget {
             estimate: request
                 .estimate
-                .unwrap_or(super::calls::DEFAULT_SUBAGENT_ESTIMATE),
-            ..self.call_budget(&name, request.estimate)
+                .unwrap_or_else(|| super::calls::learned_estimate(&state, &name)),
+            ..self.call_budget(&name, None)
         };
-        let gate = self.gate_call(&state, &call, budget, &request.vars)?;
+        let gate = self.gate_call(&state, &call, budget, request.estimate, &request.vars)?;
         if !gate.allowed {
+            // Answered in the conversation with the gate's object, as a turn answers it.
+            let mut held = [super::calls::BlockedCall {
+                id: call.id.clone(),
+                name,
+                operation_id: gate.operation_id.clone(),
+                gate: gate.clone(),
+                result_id: None,
+            }];
+            self.answer_blocked(&mut held)?;
             return Ok(SubagentOutcome::Blocked(gate));
         }
-        let mut conversation = Conversation::new(self, &request.model)?;
+        let mut conversation =
+            Conversation::new(self, &request.model, gate.estimated_result_tokens)?;
         let mut delegate = None;
         let envelope = match name.as_str() {
             tools::FETCH_URL => self.fetch_url(&call, &mut conversation, progress)?,
@@ -304,7 +314,7 @@ impl Session {
         let sub = SubagentRequest {
             model: request.model.clone(),
             vars: request.vars.clone(),
-            estimate: request.tool_estimate,
+            estimate: request.subagent_estimate,
         };
         let name = call.name.clone().unwrap_or_default();
         let outcome = match self.run_subagent(&call.id, &sub, progress) {
@@ -336,6 +346,7 @@ impl Session {
                 name,
                 operation_id: gate.operation_id.clone(),
                 gate,
+                result_id: None,
             }),
             SubagentOutcome::Done(report) => Ran::Run(SubagentRun {
                 id: call.id.clone(),

@@ -97,7 +97,7 @@ impl Session {
             waiting
         };
         let (tool_calls, mut held) =
-            self.gate_calls(&waiting, request.tool_estimate, &request.vars)?;
+            self.gate_calls(&waiting, request.estimates(), &request.vars)?;
         blocked.append(&mut held);
         Journal::remove(&self.dir, &op)?;
         Ok(TurnReport {

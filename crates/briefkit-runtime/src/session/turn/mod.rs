@@ -44,6 +44,9 @@ pub struct TurnRequest {
     pub model: ModelChoice,
     /// The estimate for a tool call whose tool item declares no `result_estimate`.
     pub tool_estimate: Option<u64>,
+    /// The estimate for a framework sub-agent's envelope [default: learned per kind,
+    /// [`super::calls::learned_estimate`]].
+    pub subagent_estimate: Option<u64>,
     /// Run the framework's sub-agents in the turn instead of handing their calls back.
     pub run_subagents: bool,
     /// The ledger's `command` for the model call [default: `session`; a delegated task's
@@ -114,6 +117,15 @@ pub struct TurnReport {
     pub usage: Option<Usage>,
 }
 
+impl TurnRequest {
+    pub fn estimates(&self) -> super::calls::Estimates {
+        super::calls::Estimates {
+            tool: self.tool_estimate,
+            subagent: self.subagent_estimate,
+        }
+    }
+}
+
 impl Session {
     /// Runs one turn; see the module documentation. `progress` hears each step.
     pub fn turn(
@@ -144,7 +156,7 @@ impl Session {
         if let Some(op) = &request.resume
             && state.operation(op).is_some_and(|o| o.call.is_some())
         {
-            return Ok(match self.resume_call(op, &request.vars)? {
+            return Ok(match self.resume_call(op, None, &request.vars)? {
                 Ok(call) => TurnOutcome::Released(call),
                 Err(gate) => TurnOutcome::Blocked(gate),
             });
@@ -239,7 +251,9 @@ impl Session {
             Wire::Anthropic => render::Format::Anthropic,
             Wire::Gemini => render::Format::Gemini,
         };
-        let body = match self.render_state(&state, format, &request.vars)?.body {
+        let rendered = self.render_state(&state, format, &request.vars)?;
+        let local_tokens = rendered.figures.local_context_tokens;
+        let body = match rendered.body {
             super::RenderedBody::Json(body) => body,
             super::RenderedBody::Text(_) => unreachable!("a provider format renders JSON"),
         };
@@ -280,11 +294,37 @@ impl Session {
             ))
             .with_hint("the server echoed your key into the answer; revoke the key if it was not a local test server"));
         }
+        self.calibrate(&settings, local_tokens, answer.usage.as_ref());
         journal.answer = Some(Received::from(&answer));
         journal.write(&self.dir)?;
         crate::store::transaction::fault_point("session-turn-after-journal");
         self.finish(journal, false, request, progress)
             .map(TurnOutcome::Done)
+    }
+
+    /// Records the provider's input tokens beside the local count of the same render
+    /// ([`super::calibration`]).
+    fn calibrate(&self, settings: &crate::provider::Settings, local: u64, usage: Option<&Usage>) {
+        match usage.map(|u| u.input_tokens).filter(|&n| n > 0) {
+            Some(counted) => {
+                if let Err(err) = super::calibration::Calibration::record(
+                    &self.dir,
+                    settings.wire.as_str(),
+                    &settings.model,
+                    local,
+                    counted,
+                ) {
+                    self.notice(format!(
+                        "the provider's token count was not recorded: {}",
+                        err.message
+                    ));
+                }
+            }
+            None => self.notice(format!(
+                "{} reported no input tokens: the budget keeps the local tokenizer's count",
+                settings.model
+            )),
+        }
     }
 
     fn default_max_tokens(&self) -> u32 {
