@@ -112,15 +112,25 @@ fn compressed(encoding: &str, stream: &str) -> Vec<Vec<u8>> {
             |e| std::mem::take(e.get_mut()),
             |e| e.finish().unwrap(),
         ),
-        // An encoding nobody decodes: the stream as it is, labelled.
-        _ => events.iter().map(|e| e.as_bytes().to_vec()).collect(),
+        // An encoding nobody decodes: the stream as it is, labelled (no trailer).
+        _ => events
+            .iter()
+            .map(|e| e.as_bytes().to_vec())
+            .chain([Vec::new()])
+            .collect(),
     }
 }
 
 /// Chunked pieces; with `hang`, the trailer and the body's end never come (the client is
 /// expected to hang up first).
 fn script(encoding: &str, pieces: &[Vec<u8>], hang: bool) -> Script {
-    let mut chunks: Vec<Vec<u8>> = pieces
+    // With `hang`, the last piece (the encoder's trailer) is kept back.
+    let sent = if hang {
+        &pieces[..pieces.len() - 1]
+    } else {
+        pieces
+    };
+    let mut chunks: Vec<Vec<u8>> = sent
         .iter()
         .filter(|p| !p.is_empty())
         .map(|p| {
@@ -130,9 +140,7 @@ fn script(encoding: &str, pieces: &[Vec<u8>], hang: bool) -> Script {
             chunk
         })
         .collect();
-    if hang {
-        chunks.pop();
-    } else {
+    if !hang {
         chunks.push(b"0\r\n\r\n".to_vec());
     }
     Script {

@@ -290,7 +290,10 @@ impl Meter {
     /// The answer ended as its wire ends a finished answer (its end marker came; a JSON
     /// answer ended and parsed).
     pub fn complete(&self) -> bool {
-        self.reading().complete
+        let reading = self.reading();
+        // A Gemini stream has no end marker: a candidate that said why it finished ends
+        // it, as soon as it is read (the client may hang up right after).
+        reading.complete || (self.stream && reading.reader.streamed().ended)
     }
 
     pub fn error(&self) -> Option<&str> {
