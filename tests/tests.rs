@@ -97,6 +97,7 @@ mod strict_prefix;
 mod table_alignment;
 mod timeouts;
 mod tool_schema;
+mod traffic_sessions;
 mod usage;
 mod usage_html;
 mod usage_library;
