@@ -243,3 +243,55 @@ fn two_thousand_half_open_connections_leave_the_proxy_answering_and_sigterm_stop
     assert_eq!(cut["status"], "cancelled", "{cut}");
     assert!(cut["error"].as_str().unwrap().contains("shutdown deadline"));
 }
+
+#[test]
+fn cross_site_posts_are_refused_403_and_never_relayed_or_recorded() {
+    // Issue 37, defect 12: a page's `text/plain` POST with a foreign Origin wrote a row
+    // with any model and 999,999,999 tokens.
+    let upstream = json_upstream();
+    let proxy = Proxy::start(&upstream.url, &[]);
+    let forged = r#"{"model":"forged","messages":[{"role":"user","content":"x"}]}"#;
+    let own = proxy.url.trim_start_matches("http://").to_string();
+    for headers in [
+        vec![
+            ("content-type", "text/plain;charset=UTF-8"),
+            ("origin", "https://evil.example"),
+        ],
+        vec![("content-type", "application/json"), ("origin", "null")],
+        vec![("content-type", "application/x-www-form-urlencoded")],
+        vec![("content-type", "multipart/form-data; boundary=b")],
+    ] {
+        for path in ["/v1/chat/completions", "/v1/embeddings"] {
+            let (status, head, answer) =
+                send(&proxy.url, "POST", path, &headers, forged.as_bytes());
+            assert_eq!(status, 403, "{headers:?} {path}");
+            assert!(head.to_ascii_lowercase().contains("nosniff"), "{head}");
+            assert!(
+                String::from_utf8_lossy(&answer).contains("cross-site")
+                    || String::from_utf8_lossy(&answer).contains("form content type"),
+            );
+        }
+    }
+    assert!(upstream.requests().is_empty(), "nothing went upstream");
+    // The proxy's own origin and plain API clients still pass.
+    let origin = format!("http://{own}");
+    for headers in [
+        vec![
+            ("content-type", "application/json"),
+            ("origin", origin.as_str()),
+        ],
+        vec![("content-type", "application/json")],
+    ] {
+        let (status, _, _) = send(
+            &proxy.url,
+            "POST",
+            "/v1/chat/completions",
+            &headers,
+            body(false).as_bytes(),
+        );
+        assert_eq!(status, 200);
+    }
+    let rows = proxy.wait_rows(2);
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["model"] != "forged"));
+}

@@ -170,7 +170,10 @@ fn client_supplied_keys_are_stored_raw_by_the_proxy_now_redacted_in_ledger_and_m
         );
     }
     let labels = parse_metrics(&metrics);
-    assert!(labels.iter().any(|l| l == odd), "{labels:?}");
+    // The label is the name through the one sanitiser (issue 37, defect 8: no ESC reaches
+    // a terminal), then escaped as the text format says.
+    assert!(labels.iter().any(|l| l == "m\"x\\y z"), "{labels:?}");
+    assert!(!metrics.contains('\u{1b}'), "{metrics}");
     assert!(
         labels.iter().any(|l| l == "claude-[redacted]"),
         "{labels:?}"

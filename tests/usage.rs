@@ -41,12 +41,13 @@ fn usage_json_has_totals_and_groups_field_by_field() {
     // The local model's call reported no cached field, so it is not in the share.
     assert_eq!(t["calls_without_cache_field"], 1);
     assert_eq!(t["cached_share"].as_f64(), Some(0.561));
-    // No flag and no brief pricing: only the Claude calls are priced, at the built-in
-    // list price (input 3, output 15; reads 0.1x, writes 1.25x); the other models are not
-    // in the table and stay unpriced.
-    assert_eq!(t["priced_calls"], 5);
+    // No flag and no brief pricing: the Claude calls and the bundled example's model
+    // (gpt-4.1-mini, issue 33) are priced at the built-in list prices (Claude: input 3,
+    // output 15, reads 0.1x, writes 1.25x; gpt-4.1-mini: input 0.40, output 1.60, reads
+    // 0.25x); the local model is not in the table and stays unpriced.
+    assert_eq!(t["priced_calls"], 7);
     let cost = t["cost"].as_f64().unwrap();
-    assert!((cost - 0.0238434).abs() < 1e-6, "{cost}");
+    assert!((cost - (0.0238434 + 0.0007776)).abs() < 1e-6, "{cost}");
     let groups = v["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 3);
     assert_eq!(groups[0]["key"].as_str().unwrap().len(), 64);
@@ -177,7 +178,15 @@ fn usage_prices_calls_from_the_briefs_own_pricing() {
         .arg(&path)
         .output()
         .unwrap();
-    assert_eq!(json(&out)["total"]["priced_calls"], 0);
+    // The call is then priced at its own model's list price (gpt-4.1-mini: input 0.40,
+    // cached 0.10, output 1.60), the brief's prices left out.
+    let total = &json(&out)["total"];
+    assert_eq!(total["priced_calls"], 1);
+    let listed = (1000.0 * 0.4 + 1000.0 * 0.1 + 10.0 * 1.6) / 1e6;
+    assert!(
+        (total["cost"].as_f64().unwrap() - listed).abs() < 1e-9,
+        "{total}"
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
-"""The real agent CLIs through `brief proxy`: Claude Code (Anthropic Messages) and Codex CLI
-(OpenAI Responses), run non-interactively against a loopback upstream that streams answers
+"""The real agent CLIs through `brief proxy`: Claude Code (Anthropic Messages), Codex CLI
+(OpenAI Responses) and Gemini CLI (Gemini `streamGenerateContent`), run non-interactively against a loopback upstream that streams answers
 with cached tokens. A recording relay between the CLI and the proxy keeps what the CLI sent,
 so the test can say the upstream got those bytes unchanged.
 
@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import threading
+import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,12 +23,15 @@ from conftest import ROOT, Proxy, brief_bin
 
 KEY = "sk-ant-agentcli-SECRET-0123456789abcdef"
 CODEX_KEY = "sk-proj-agentcli-SECRET-abcdef0123456789"
+GEMINI_KEY = "AIzaSyAgentCliSECRET0123456789abcdefgh"
 INSTALL = ROOT / "tests" / "agents" / "install.sh"
 MESSAGES_USAGE = {
     "input_tokens": 12, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 2000,
     "cache_creation": {"ephemeral_5m_input_tokens": 60, "ephemeral_1h_input_tokens": 40},
     "output_tokens": 1,
 }
+GEMINI_USAGE = {"promptTokenCount": 2100, "cachedContentTokenCount": 2048,
+                "candidatesTokenCount": 2, "totalTokenCount": 2102}
 RESPONSES_USAGE = {"input_tokens": 1500, "input_tokens_details": {"cached_tokens": 1024},
                    "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 8},
                    "total_tokens": 1520}
@@ -35,7 +39,7 @@ RESPONSES_USAGE = {"input_tokens": 1500, "input_tokens_details": {"cached_tokens
 
 def agent_bin(name):
     """The pinned CLI `name`, installed by tests/agents/install.sh; fails saying how."""
-    pins = " ".join(re.findall(r'^(?:CLAUDE_CODE|CODEX)="([^"]+)"', INSTALL.read_text(), re.M))
+    pins = " ".join(re.findall(r'^(?:CLAUDE_CODE|CODEX|GEMINI_CLI)="([^"]+)"', INSTALL.read_text(), re.M))
     home = Path(os.environ.get("BRIEF_AGENT_CLIS",
                                Path.home() / ".cache" / "briefkit" / "agent-clis"))
     marker = home / ".installed"
@@ -79,6 +83,12 @@ class AgentUpstream(BaseHTTPRequestHandler):
             frames = self.messages_api(body)
         elif self.path.split("?")[0] == "/v1/responses":
             frames = self.responses_api(body)
+        elif ":streamGenerateContent" in self.path:
+            frames = self.gemini_stream()
+        elif ":generateContent" in self.path:
+            return self.gemini_json()
+        elif ":countTokens" in self.path:
+            return self.json_answer({"totalTokens": 2100})
         else:
             return self.send_error(404)
         data = "".join(frames).encode()
@@ -120,6 +130,32 @@ class AgentUpstream(BaseHTTPRequestHandler):
             sse("message_stop", {"type": "message_stop"}),
         ]
         return frames
+
+    def json_answer(self, value):
+        data = json.dumps(value).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def gemini_stream(self):
+        chunk = {"candidates": [{"content": {"role": "model", "parts": [{"text": "pong"}]},
+                                 "finishReason": "STOP", "index": 0}],
+                 "usageMetadata": GEMINI_USAGE, "modelVersion": "gemini-2.5-pro"}
+        return [f"data: {json.dumps(chunk)}\r\n\r\n"]
+
+    def gemini_json(self):
+        """Gemini CLI's side calls (its model router, its next-speaker check) ask for JSON;
+        one answer satisfies both."""
+        text = json.dumps({"reasoning": "simple", "model_choice": "flash",
+                           "next_speaker": "user"})
+        return self.json_answer({
+            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 300, "candidatesTokenCount": 20,
+                              "totalTokenCount": 320},
+            "modelVersion": "gemini-2.5-flash-lite"})
 
     def responses_api(self, body):
         item = {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
@@ -361,3 +397,67 @@ def test_claude_code_calls_a_brief_mcp_tool_end_to_end(chain, tmp_path):
     assert len(rows) == 2
     assert rows[0]["session"] == rows[1]["session"] == answer["session_id"]
     assert rows[1]["drifted_parts"] == [], "the conversation only grew"
+
+
+def gemini(tmp_path, base_url, project, prompt, env=None):
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({
+        "security": {"auth": {"selectedType": "gemini-api-key"},
+                     "folderTrust": {"enabled": False}},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+    }))
+    environment = {
+        "PATH": os.environ["PATH"], "HOME": str(home), "GEMINI_API_KEY": GEMINI_KEY,
+        "GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_CLI_NO_RELAUNCH": "true",
+        "NO_BROWSER": "true", "CI": "1", **(env or {}),
+    }
+    done = subprocess.run(
+        [agent_bin("gemini"), "-p", prompt, "--output-format", "json"],
+        cwd=project, env=environment, capture_output=True, text=True, timeout=180,
+        stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def test_two_gemini_cli_conversations_are_two_sessions_without_drift(chain, tmp_path):
+    # Issue 33: Gemini CLI sends no session id; every conversation with one key and model
+    # fell into one session, and each new one was logged as drift.
+    base_url, proxy = chain
+    project = git_project(tmp_path / "project")
+    gemini(tmp_path, base_url, project, "say pong")
+    first = len(proxy.rows(1))
+    assert first >= 1
+    gemini(tmp_path, base_url, project, "now say ping")
+    sent = [b for b in Recorder.bodies if "generateContent" in b["path"]
+            or "GenerateContent" in b["path"]]
+    received = [b for b in AgentUpstream.bodies if "enerateContent" in b["path"]]
+    assert [b["body"] for b in received] == [b["body"] for b in sent], "byte for byte"
+
+    rows = proxy.rows(len(sent))
+    assert len(rows) == len(sent) > first
+    for row in rows:
+        assert row["provider"] == "gemini" and row["status"] == "ok", row
+        assert row["drifted_parts"] in (None, []), row
+    streamed = [r for r in rows if r["input_tokens"] == 2100]
+    assert streamed and all(r["cached_input_tokens"] == 2048 for r in streamed)
+    one = {r["session"] for r in rows[:first]}
+    two = {r["session"] for r in rows[first:]}
+    assert one and two and not one & two, (one, two)
+    with urllib.request.urlopen(f"{proxy.url}/stats", timeout=10) as answer:
+        stats = json.loads(answer.read())
+    assert stats["totals"]["drifted"] == 0, stats["totals"]
+    code, stderr = proxy.stop()
+    assert code == 0
+    assert_no_key(proxy, stderr, key=GEMINI_KEY)
+
+
+def test_a_gemini_cli_session_header_names_the_session(chain, tmp_path):
+    base_url, proxy = chain
+    project = git_project(tmp_path / "project")
+    gemini(tmp_path, base_url, project, "say pong",
+           env={"GEMINI_CLI_CUSTOM_HEADERS": "X-Brief-Session: triage-bot"})
+    rows = proxy.rows(1)
+    assert rows and all(r["session"] == "triage-bot" for r in rows), rows

@@ -14,6 +14,21 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A sum of figures that may be unknown: unknown until one is known, then the known ones
+/// added (saturating). A provider that never reports a figure (cache writes on OpenAI) keeps
+/// it unknown in every view, never a made-up 0.
+pub fn add_known(total: Option<u64>, by: Option<u64>) -> Option<u64> {
+    match (total, by) {
+        (Some(a), Some(b)) => Some(a.saturating_add(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A count that may be unknown, for people: `1,234`, or `—` when no call reported it.
+pub fn thousands_known(n: Option<u64>) -> String {
+    n.map_or_else(|| "—".to_string(), thousands)
+}
+
 /// `1 token`, `2 tokens`, `1204 tokens`: a count with its noun in the right number.
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", noun(n, one, many))

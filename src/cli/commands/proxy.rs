@@ -22,8 +22,8 @@ use crate::wire::Wire;
 /// hash, session and the parts that drifted since the session's previous call; every other
 /// request goes to its provider's upstream and is counted as unmetered. GET /stats and GET
 /// /metrics show the running figures. A session is the X-Brief-Session header, else the
-/// client's own session id (Claude Code's, an OpenAI prompt_cache_key), else a hash of the
-/// credential and the model. The bound address
+/// client's own session header (Claude Code's), else the conversation the call continues
+/// (by its messages; a new one is named by its fingerprint). The bound address
 /// is printed on stdout. Stop with Ctrl-C or SIGTERM: calls in flight get
 /// --shutdown-timeout to finish, and every row is written.
 #[derive(Debug, clap::Args)]

@@ -190,7 +190,7 @@ fn human(report: &UsageReport, ui: &Ui) -> String {
         thousands(t.input_tokens),
         thousands(t.cached_input_tokens),
         share(t),
-        thousands(t.cache_write_tokens),
+        crate::numbers::thousands_known(t.cache_write_tokens),
         thousands(t.output_tokens),
         t.failed
     ));
@@ -297,7 +297,7 @@ fn table(report: &UsageReport) -> Table {
             thousands(gt.input_tokens),
             thousands(gt.cached_input_tokens),
             share(gt),
-            thousands(gt.cache_write_tokens),
+            crate::numbers::thousands_known(gt.cache_write_tokens),
         ]);
         if drift {
             row.push(gt.drifted.to_string());

@@ -178,8 +178,10 @@ pub(crate) fn layout(map: &Map<String, Value>) -> Result<Layout<'_>, NotARequest
 
 /// Normalises a Gemini `usageMetadata`. `promptTokenCount` already includes the cached
 /// tokens (`cachedContentTokenCount`); tool-use prompt tokens are input too. Output is
-/// `candidatesTokenCount` plus `thoughtsTokenCount` (both billed as output). The API
-/// leaves out fields whose value is zero, so a missing cached count is a reported zero.
+/// `candidatesTokenCount` plus `thoughtsTokenCount` (both billed as output). A missing
+/// `cachedContentTokenCount` stays unknown (`None`), as the ledger says of every absent
+/// field: the API leaves it out both when nothing was cached and when caching does not
+/// apply, and the toolkit does not guess which.
 pub fn usage(usage: &Value) -> Option<Usage> {
     let get = |camel: &str, snake: &str| count(usage, &[camel]).or_else(|| count(usage, &[snake]));
     let prompt = get("promptTokenCount", "prompt_token_count")?;
@@ -188,9 +190,7 @@ pub fn usage(usage: &Value) -> Option<Usage> {
     let candidates = get("candidatesTokenCount", "candidates_token_count").unwrap_or(0);
     Some(Usage {
         input_tokens: prompt.saturating_add(tool_prompt),
-        cached_input_tokens: Some(
-            get("cachedContentTokenCount", "cached_content_token_count").unwrap_or(0),
-        ),
+        cached_input_tokens: get("cachedContentTokenCount", "cached_content_token_count"),
         cache_write_tokens: None,
         output_tokens: candidates.saturating_add(thoughts.unwrap_or(0)),
         reasoning_tokens: thoughts,

@@ -85,9 +85,10 @@ fn usage_metadata_is_normalised_with_thoughts_as_output() {
     assert_eq!(usage.cached_input_tokens, Some(2048));
     assert_eq!(usage.output_tokens, 35);
     assert_eq!(usage.reasoning_tokens, Some(30));
-    // The API leaves zero counts out: a missing cached count is zero.
+    // Issue 33: a missing cached count is unknown (null in the ledger), as the ledger says
+    // of every absent field, not a made-up 0.
     let cold = crate::wire::gemini::usage(&json!({"promptTokenCount": 9})).unwrap();
-    assert_eq!(cold.cached_input_tokens, Some(0));
+    assert_eq!(cold.cached_input_tokens, None);
     assert_eq!(cold.output_tokens, 0);
     let array = json!([{"candidates": []}, {"usageMetadata": {"promptTokenCount": 7}}]);
     assert_eq!(answer_usage(&array).unwrap().input_tokens, 7);

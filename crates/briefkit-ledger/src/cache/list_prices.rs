@@ -23,6 +23,14 @@ const ANTHROPIC: &str = "docs.electronhub.ai prompt-caching pricing table (Anthr
                          prices), read 2026-12-01";
 const OPENAI: &str = "chatgptpricing-akr.pages.dev/api-pricing, quoting \
                       developers.openai.com/api/docs/pricing, read 2026-12-01";
+const OPENAI_41: &str = "OpenAI API pricing as quoted by deploybase.ai/articles/gpt-4.1-pricing \
+                         (March 2026) and losclouds.com (verified 2026-04-02), read 2026-12-02";
+const OPENAI_REASONING: &str = "OpenAI API pricing page (platform.openai.com/docs/pricing) \
+                                list prices of the o-series, as of 2025-08; read 2026-12-02";
+const GEMINI: &str = "ai.google.dev/gemini-api/docs/pricing (paid tier, prompts up to 200k \
+                      tokens), as quoted by the gemini-cost crate 0.1.0, read 2026-12-02";
+const ANTHROPIC_LEGACY: &str = "Anthropic list prices (docs.anthropic.com/en/docs/about-claude/pricing) \
+                                for Claude 3 Haiku, read 2026-12-02";
 
 /// The table; the longest matching family wins.
 pub static LIST_PRICES: &[ListPrice] = &[
@@ -33,10 +41,21 @@ pub static LIST_PRICES: &[ListPrice] = &[
     row("claude-3-7-sonnet", 3.0, 15.0, ANTHROPIC),
     row("claude-haiku-4-5", 1.0, 5.0, ANTHROPIC),
     row("claude-3-5-haiku", 0.8, 4.0, ANTHROPIC),
+    row("claude-3-haiku", 0.25, 1.25, ANTHROPIC_LEGACY),
     row("gpt-5-mini", 0.25, 2.0, OPENAI),
     row("gpt-5", 1.25, 10.0, OPENAI),
     row("gpt-4o-mini", 0.15, 0.6, OPENAI),
     row("gpt-4o", 2.5, 10.0, OPENAI),
+    row("gpt-4.1", 2.0, 8.0, OPENAI_41),
+    row("gpt-4.1-mini", 0.4, 1.6, OPENAI_41),
+    row("gpt-4.1-nano", 0.1, 0.4, OPENAI_41),
+    row("o1", 15.0, 60.0, OPENAI_REASONING),
+    row("o3", 2.0, 8.0, OPENAI_REASONING),
+    row("o3-mini", 1.1, 4.4, OPENAI_REASONING),
+    row("o4-mini", 1.1, 4.4, OPENAI_REASONING),
+    row("gemini-2.5-pro", 1.25, 10.0, GEMINI),
+    row("gemini-2.5-flash", 0.3, 2.5, GEMINI),
+    row("gemini-2.5-flash-lite", 0.1, 0.4, GEMINI),
 ];
 
 const fn row(family: &'static str, input: f64, output: f64, source: &'static str) -> ListPrice {
@@ -81,5 +100,10 @@ mod tests {
         assert_eq!(price("gpt-5-codex"), Some((1.25, 10.0)));
         assert_eq!(price("gpt-50"), None);
         assert_eq!(price("gpt-test"), None);
+        // Issue 33: the bundled example's own model was unpriced.
+        assert_eq!(price("gpt-4.1-mini-2025-04-14"), Some((0.4, 1.6)));
+        assert_eq!(price("gpt-4.1"), Some((2.0, 8.0)));
+        assert_eq!(price("gemini-2.5-flash-lite"), Some((0.1, 0.4)));
+        assert_eq!(price("models/gemini-2.5-pro"), Some((1.25, 10.0)));
     }
 }

@@ -140,7 +140,8 @@ struct Digested {
     /// The model as sent, for the drift key.
     sent_model: String,
     model: String,
-    session: String,
+    /// Where its session comes from; placed in arrival order.
+    named: session::Named,
     redactor: Arc<Redactor>,
     _permit: OwnedSemaphorePermit,
 }
@@ -322,19 +323,14 @@ impl Shared {
             .clone()
             .or(path_model)
             .unwrap_or_else(|| "unknown".into());
-        let session = session::key(
-            who,
-            digest.client_session.as_deref(),
-            &sent_model,
-            &redactor,
-        );
+        let named = session::key(who, digest.client_session.as_deref(), &redactor);
         let model = cut(&redactor.redact(&sent_model), MAX_MODEL_CHARS);
         Digested {
             pending,
             digest,
             sent_model,
             model,
-            session,
+            named,
             redactor,
             _permit: permit,
         }
@@ -351,26 +347,30 @@ impl Shared {
                     break;
                 };
                 order.next += 1;
+                let session =
+                    order
+                        .sessions
+                        .place(&d.named, d.digest.prefix.as_ref(), &d.sent_model);
                 // A conversation's calls to one model are compared with each other: a
                 // side call to another model in the same session is not drift.
                 let (analysis, previous) = match &d.digest.prefix {
                     Some(prefix) => {
-                        let conversation = format!("{}\0{}", d.session, d.sent_model);
+                        let conversation = format!("{session}\0{}", d.sent_model);
                         order.sessions.observe(&conversation, prefix)
                     }
                     None => (Analysis::default(), None),
                 };
-                ready.push((next, d, analysis, previous));
+                ready.push((next, d, session, analysis, previous));
             }
         }
-        for (seq, d, mut analysis, previous) in ready {
+        for (seq, d, session, mut analysis, previous) in ready {
             // Where the drift is, outside the lock: it reads and redacts the texts.
             analysis.drift = previous.map(|p| detail::describe(&p, &d.redactor));
             self.in_stage.fetch_sub(1, Ordering::Relaxed);
             let meta = Meta {
                 seq,
                 model: d.model,
-                session: d.session,
+                session,
                 analysis,
                 redactor: d.redactor,
             };

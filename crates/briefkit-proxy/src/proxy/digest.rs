@@ -207,6 +207,12 @@ fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDi
         }
         None => parts.digest()?,
     };
+    // The wire as far as comparing messages goes (`align::comparison_text`).
+    let wire = match list_name {
+        "input" => crate::wire::Wire::Responses,
+        "contents" => crate::wire::Wire::Gemini,
+        _ => crate::wire::Wire::OpenAi,
+    };
     let mut chain = Vec::with_capacity(messages.len() - head.after);
     let mut last: Hash = [0; 16];
     // The conversation as `align` compares it, while it fits beside the stable texts.
@@ -221,7 +227,7 @@ fn prefix_digest(top: &Top, cache: Option<&Mutex<HeadCache>>) -> Option<PrefixDi
         if !message.is_object() && !message.is_string() {
             return None;
         }
-        let compared = comparison_text(&message);
+        let compared = comparison_text(wire, &message);
         last = link(&last, &compared);
         chain.push(last);
         if let Some(kept) = &mut text {

@@ -10,7 +10,7 @@ fn full(body: &Value) -> Option<(String, usize, Vec<String>)> {
     let texts = layout
         .conversation
         .iter()
-        .map(|e| comparison_text(e.value))
+        .map(|e| comparison_text(layout.wire, e.value))
         .collect();
     Some((stable.hash, layout.conversation.len(), texts))
 }

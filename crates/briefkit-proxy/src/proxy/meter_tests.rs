@@ -121,12 +121,120 @@ fn an_encoding_the_proxy_cannot_read_is_said_not_guessed() {
     let meter = metered(
         Wire::OpenAi,
         "application/json",
-        Some("br"),
-        b"\x0b\x02\x80",
+        Some("compress"),
+        b"\x1f\x9d\x90",
         1,
     );
     assert!(meter.usage().is_none());
-    assert!(meter.blind().unwrap().contains("br-encoded"));
+    assert!(meter.blind().unwrap().contains("compress-encoded"));
+}
+
+/// `events` compressed in `encoding` the way a streaming server sends them: each event
+/// flushed to the wire as it is made; the encoder's trailer (if any) last.
+fn compressed_pieces(encoding: &str, events: &[&str]) -> Vec<Vec<u8>> {
+    fn pieces<W: Write>(
+        mut encoder: W,
+        events: &[&str],
+        take: impl Fn(&mut W) -> Vec<u8>,
+        finish: impl FnOnce(W) -> Vec<u8>,
+    ) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for event in events {
+            encoder.write_all(event.as_bytes()).unwrap();
+            encoder.flush().unwrap();
+            out.push(take(&mut encoder));
+        }
+        out.push(finish(encoder));
+        out
+    }
+    match encoding {
+        "gzip" => pieces(
+            GzEncoder::new(Vec::new(), Compression::default()),
+            events,
+            |e| std::mem::take(e.get_mut()),
+            |e| e.finish().unwrap(),
+        ),
+        "deflate" => pieces(
+            flate2::write::ZlibEncoder::new(Vec::new(), Compression::default()),
+            events,
+            |e| std::mem::take(e.get_mut()),
+            |e| e.finish().unwrap(),
+        ),
+        "br" => pieces(
+            brotli::CompressorWriter::new(Vec::new(), 4096, 5, 22),
+            events,
+            |e| std::mem::take(e.get_mut()),
+            |e| e.into_inner(),
+        ),
+        "zstd" => pieces(
+            zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap(),
+            events,
+            |e| std::mem::take(e.get_mut()),
+            |e| e.finish().unwrap(),
+        ),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn compressed_streams_are_read_event_by_event_in_every_encoding() {
+    // Issue 33: the gzip decoder ran one chunk behind, so the end marker stayed in it
+    // when a client hung up right after the last event; br and zstd were not read at all.
+    let events: Vec<String> = OPENAI_STREAM
+        .split_inclusive("\n\n")
+        .map(str::to_string)
+        .collect();
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    for encoding in ["gzip", "deflate", "br", "zstd"] {
+        let pieces = compressed_pieces(encoding, &events);
+        let mut meter = Meter::new(Wire::OpenAi, Some("text/event-stream"), Some(encoding));
+        // Every event's piece, not the trailer: the answer is read without `end()`.
+        for piece in &pieces[..events.len()] {
+            meter.feed(piece);
+        }
+        assert!(meter.complete(), "{encoding}: the end marker was read");
+        assert_eq!(meter.blind(), None, "{encoding}");
+        assert_eq!(meter.usage().unwrap().input_tokens, 2006, "{encoding}");
+        meter.feed(pieces.last().unwrap());
+        meter.end();
+        assert!(meter.complete());
+    }
+}
+
+#[test]
+fn a_compression_bomb_is_read_as_it_inflates_never_held() {
+    // 8 MiB of one event's text in a few KiB of zstd: the meter must not hold it.
+    let head = "data: {\"choices\":[{\"delta\":{\"content\":\"";
+    let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    encoder.write_all(head.as_bytes()).unwrap();
+    let filler = vec![b'a'; 1024 * 1024];
+    for _ in 0..8 {
+        encoder.write_all(&filler).unwrap();
+    }
+    let bomb = encoder.finish().unwrap();
+    let mut meter = Meter::new(Wire::OpenAi, Some("text/event-stream"), Some("zstd"));
+    meter.feed(&bomb);
+    meter.end();
+    // One event past the event-stream bound: not read, not a failure, said why.
+    assert!(meter.blind().unwrap().contains("usage not read"));
+}
+
+#[test]
+fn a_long_streamed_answer_is_not_kept_by_the_meter() {
+    // Issue 37, defect 1: the reader's text grew with the answer.
+    let delta = format!(
+        "data: {{\"choices\":[{{\"delta\":{{\"content\":\"{}\"}}}}]}}\n\n",
+        "x".repeat(1000)
+    );
+    let mut meter = Meter::new(Wire::OpenAi, Some("text/event-stream"), None);
+    for _ in 0..100 {
+        meter.feed(delta.as_bytes());
+    }
+    assert!(meter.reading().reader.streamed().text.is_empty());
+    meter.feed(OPENAI_STREAM.as_bytes());
+    meter.end();
+    assert!(meter.complete());
+    assert_eq!(meter.usage().unwrap().output_tokens, 3);
 }
 
 #[test]

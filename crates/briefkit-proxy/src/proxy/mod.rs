@@ -14,6 +14,7 @@
 mod body;
 mod book;
 mod conn;
+mod conversation;
 mod dashboard;
 mod detail;
 mod digest;
@@ -389,7 +390,23 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
         return page;
     }
     let uri = request.uri();
-    match routes::route(request.method(), uri.path(), uri.query(), request.headers()) {
+    let route = routes::route(request.method(), uri.path(), uri.query(), request.headers());
+    if let Some(why) = routes::cross_site(request.headers()) {
+        let (routes::Route::Call { wire, .. } | routes::Route::Relay { wire, .. }) = route;
+        let mut refused = reply::error(
+            wire,
+            http::StatusCode::FORBIDDEN,
+            "permission_error",
+            "cross_site_request",
+            &why,
+        );
+        refused.headers_mut().insert(
+            http::header::X_CONTENT_TYPE_OPTIONS,
+            http::HeaderValue::from_static("nosniff"),
+        );
+        return refused;
+    }
+    match route {
         routes::Route::Call { wire, model } => model_call(app, wire, model, request).await,
         routes::Route::Relay { wire, quiet } => {
             if !quiet {

@@ -69,9 +69,14 @@ impl Call {
         // An error the answer itself carried explains how it ended (an SDK that reads an
         // error event closes the connection, so a dropped or broken stream often follows).
         let carried_error = meter.and_then(Meter::error).is_some();
+        // An answer the meter could not read (an encoding it does not decode, an event
+        // past its bound) cannot be judged: it is recorded `ok` with why usage is missing,
+        // never a failure, unless the upstream itself broke or went silent.
+        let unread = meter.and_then(Meter::blind).is_some();
         let failure: Option<(CallStatus, String)> = match ending {
             Ending::Failed { status, message } => Some((status, message)),
             _ if complete || carried_error => None,
+            Ending::Ended | Ending::Dropped if unread && !self.app.cut_off() => None,
             Ending::Ended => Some((
                 CallStatus::TruncatedStream,
                 "the stream ended before its end marker".into(),

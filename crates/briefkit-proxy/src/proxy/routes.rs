@@ -86,6 +86,54 @@ pub fn route(method: &Method, path: &str, query: Option<&str>, headers: &HeaderM
     }
 }
 
+/// Why a request is a browser's cross-site request, which no route relays: a page on
+/// another site could otherwise make the visitor's browser post to the proxy (a "simple"
+/// request, sent without a preflight) and write ledger rows with any model and any token
+/// count, or spend the operator's upstream. Such a request carries an `Origin` that is not
+/// the proxy's own, or a form content type (`text/plain`, `application/x-www-form-urlencoded`,
+/// `multipart/form-data`: the only ones a page may post cross-site without asking). API
+/// clients send JSON and no `Origin`; a page served by the proxy itself has its origin.
+pub fn cross_site(headers: &HeaderMap) -> Option<String> {
+    let text = |name: http::header::HeaderName| {
+        headers
+            .get(name)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
+    };
+    if let Some(origin) = text(http::header::ORIGIN) {
+        let own = text(http::header::HOST).is_some_and(|host| {
+            ["http://", "https://"].iter().any(|scheme| {
+                origin
+                    .strip_prefix(scheme)
+                    .is_some_and(|rest| rest.eq_ignore_ascii_case(&host))
+            })
+        });
+        if !own {
+            let shown = crate::text::sanitize::one_line(&origin, 100);
+            return Some(format!(
+                "brief proxy: refused a cross-site request (Origin {shown} is not the proxy's own); \
+                 API clients send no Origin"
+            ));
+        }
+    }
+    let media = text(http::header::CONTENT_TYPE)?;
+    let media = media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        media.as_str(),
+        "text/plain" | "application/x-www-form-urlencoded" | "multipart/form-data"
+    )
+    .then(|| {
+        format!(
+            "brief proxy: refused a request with the form content type {media} (a browser may \
+             send it cross-site without asking); model calls are JSON"
+        )
+    })
+}
+
 /// The most distinct paths warned about as unmetered; past it no more warnings.
 const MAX_WARNED_PATHS: usize = 64;
 
@@ -285,6 +333,39 @@ mod tests {
                 quiet: false
             }
         );
+    }
+
+    #[test]
+    fn cross_site_requests_are_told_apart_from_api_clients() {
+        let with = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, HeaderValue::from_static(value));
+            }
+            cross_site(&map)
+        };
+        assert_eq!(with(&[("content-type", "application/json")]), None);
+        assert_eq!(with(&[]), None);
+        assert_eq!(
+            with(&[
+                ("host", "127.0.0.1:8787"),
+                ("origin", "http://127.0.0.1:8787")
+            ]),
+            None
+        );
+        for refused in [
+            with(&[
+                ("host", "127.0.0.1:8787"),
+                ("origin", "https://evil.example"),
+            ]),
+            with(&[("host", "127.0.0.1:8787"), ("origin", "null")]),
+            with(&[("origin", "http://127.0.0.1:8787")]),
+            with(&[("content-type", "text/plain;charset=UTF-8")]),
+            with(&[("content-type", "application/x-www-form-urlencoded")]),
+            with(&[("content-type", "Multipart/Form-Data; boundary=x")]),
+        ] {
+            assert!(refused.is_some());
+        }
     }
 
     #[test]

@@ -5,9 +5,10 @@
 //! previous call in the same conversation: two agents behind one proxy, or two
 //! conversations of one agent, are not drift. So calls are grouped into sessions — the
 //! `X-Brief-Session` header when the agent sends one, else the session id the client sends
-//! itself (Claude Code's `x-claude-code-session-id` header; in the body, OpenAI's
-//! `prompt_cache_key` or the session in Anthropic's `metadata.user_id`), else a hash of
-//! its credential and model — and each call's [`PrefixDigest`] is compared with the
+//! itself (Claude Code's `x-claude-code-session-id` header), else the conversation the call
+//! continues among those of the key its body names (OpenAI's `prompt_cache_key`, the
+//! session in Anthropic's `metadata.user_id`) or of its credential (`super::conversation`)
+//! — and each call's [`PrefixDigest`] is compared with the
 //! previous call of its session to the same model, as the align detector compares wakes:
 //! the first call of a conversation has nothing to be compared with. The credential
 //! (a header's, or Gemini's `?key=`) enters a hash and the redactor and nothing else: it is
@@ -30,6 +31,8 @@ use crate::cache::align::Part;
 use crate::provider::redact::Redactor;
 use crate::wire::canonical::sha256_hex;
 
+pub use super::conversation::Named;
+use super::conversation::{Conversations, Placed};
 use super::detail::{Detail, Kept, KeptUsage, Previous};
 use super::digest::{Hash, PrefixDigest};
 
@@ -89,19 +92,16 @@ impl Who {
     }
 }
 
-/// The session key of a call: `X-Brief-Session`, else the client's own session id (a
-/// header's, else `body_session` from the body), else a hash of the credential and the
-/// model. A name that is not printable ASCII, is too long, or holds a key (the call's own,
-/// an environment key, or anything shaped like one) is named by its hash: nothing unfit
-/// for a file or a metric label, and no key, becomes a name.
-pub fn key(who: &Who, body_session: Option<&str>, model: &str, redactor: &Redactor) -> String {
-    let named = who
-        .session
-        .as_deref()
-        .or(who.client_session.as_deref())
-        .or(body_session.map(str::as_bytes))
-        .filter(|b| !b.is_empty());
-    if let Some(bytes) = named {
+/// Where the session of a call comes from: `X-Brief-Session`, else the client's own
+/// session header, each one session as named ([`Named::Fixed`]); else the conversations of
+/// the key the body names (OpenAI's `prompt_cache_key`, the session in Anthropic's
+/// `metadata.user_id`), else of the call's credential, told apart by what each
+/// conversation carries (`super::conversation`). A name that is not printable ASCII, is
+/// too long, or holds a key (the call's own, an environment key, or anything shaped like
+/// one) is named by its hash: nothing unfit for a file or a metric label, and no key,
+/// becomes a name.
+pub fn key(who: &Who, body_session: Option<&str>, redactor: &Redactor) -> Named {
+    let fit = |bytes: &[u8]| {
         let printable =
             bytes.len() <= MAX_SESSION_NAME && bytes.iter().all(|b| (0x21..=0x7e).contains(b));
         if printable {
@@ -110,13 +110,29 @@ pub fn key(who: &Who, body_session: Option<&str>, model: &str, redactor: &Redact
                 return name.into_owned();
             }
         }
-        return format!("h-{}", &sha256_hex(bytes)[..16]);
+        format!("h-{}", &sha256_hex(bytes)[..16])
+    };
+    let header = who
+        .session
+        .as_deref()
+        .or(who.client_session.as_deref())
+        .filter(|b| !b.is_empty());
+    if let Some(bytes) = header {
+        return Named::Fixed(fit(bytes));
+    }
+    if let Some(bytes) = body_session.map(str::as_bytes).filter(|b| !b.is_empty()) {
+        let base = fit(bytes);
+        return Named::Family {
+            family: format!("body\0{base}"),
+            base: Some(base),
+        };
     }
     let mut material = b"brief-proxy-session\0".to_vec();
     material.extend_from_slice(who.credential.as_deref().unwrap_or_default());
-    material.push(0);
-    material.extend_from_slice(model.as_bytes());
-    format!("auto-{}", &sha256_hex(&material)[..16])
+    Named::Family {
+        family: format!("credential\0{}", sha256_hex(&material)),
+        base: None,
+    }
 }
 
 /// One redactor per credential, built once: a call's model, session and error text are
@@ -178,9 +194,25 @@ pub struct Sessions {
     clock: u64,
     /// Their texts, for where a drift is (`detail`), within a budget of their own.
     kept: Kept,
+    /// The conversations of the calls that name no session.
+    conversations: Conversations,
 }
 
 impl Sessions {
+    /// The session of a call (see [`key`]); a conversation just started has no previous
+    /// call to be compared with, whatever its name was used for before.
+    pub fn place(&mut self, named: &Named, prefix: Option<&PrefixDigest>, model: &str) -> String {
+        let Placed { session, fresh } = self.conversations.place(named, prefix, model);
+        if fresh {
+            let conversation = format!("{session}\0{model}");
+            if let Some((_, seen)) = self.last.remove(&conversation) {
+                self.seen.remove(&seen);
+            }
+            self.kept.forget(&conversation);
+        }
+        session
+    }
+
     /// Compares a call with its session's previous one and remembers it in its place;
     /// constant time, whatever the request's size. When a part drifted, also returns the
     /// texts to find where (compared by [`super::detail::describe`], outside any lock).
@@ -290,15 +322,21 @@ mod tests {
             .unwrap()
     }
 
+    /// The session a first call of `named` gets (a fresh conversation for a family).
+    fn name(named: Named) -> String {
+        let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
+        Sessions::default().place(&named, Some(&digest(&body)), "m")
+    }
+
     #[test]
     fn the_session_header_wins_and_an_odd_one_is_hashed() {
         let h = who(&[
             ("x-brief-session", "agent-7"),
             ("authorization", "Bearer sk-x"),
         ]);
-        assert_eq!(key(&h, None, "m", &plain()), "agent-7");
+        assert_eq!(key(&h, None, &plain()), Named::Fixed("agent-7".into()));
         let odd = who(&[("x-brief-session", "has space")]);
-        assert!(key(&odd, None, "m", &plain()).starts_with("h-"));
+        assert!(name(key(&odd, None, &plain())).starts_with("h-"));
     }
 
     #[test]
@@ -309,36 +347,24 @@ mod tests {
             ("authorization", &format!("Bearer {secret}")),
         ]);
         let mut redactors = Redactors::default();
-        let name = key(&own, None, "m", &redactors.for_call(&own));
-        assert!(name.starts_with("h-") && !name.contains("sk-"), "{name}");
+        let named = name(key(&own, None, &redactors.for_call(&own)));
+        assert!(named.starts_with("h-") && !named.contains("sk-"), "{named}");
         // The call's own key, even when it is not shaped like a provider key.
         let plain_key = "0123456789abcdefXYZ";
         let other = who(&[
             ("x-brief-session", &format!("a-{plain_key}")),
             ("x-api-key", plain_key),
         ]);
-        let name = key(&other, None, "m", &redactors.for_call(&other));
-        assert!(name.starts_with("h-"), "{name}");
+        let named = name(key(&other, None, &redactors.for_call(&other)));
+        assert!(named.starts_with("h-"), "{named}");
     }
 
     #[test]
-    fn without_a_header_the_key_hashes_credential_and_model_and_hides_the_credential() {
+    fn without_a_header_a_conversation_is_named_by_its_fingerprint_not_the_credential() {
         let secret = "Bearer sk-proj-abcdefghijklmnopqrstuvwxyz";
-        let a = key(
-            &who(&[("authorization", secret)]),
-            None,
-            "gpt-4.1",
-            &plain(),
-        );
-        let b = key(
-            &who(&[("authorization", secret)]),
-            None,
-            "gpt-4.1-mini",
-            &plain(),
-        );
-        let c = key(&who(&[("x-api-key", "other")]), None, "gpt-4.1", &plain());
-        assert!(a.starts_with("auto-") && a.len() == 21);
-        assert_ne!(a, b);
+        let a = name(key(&who(&[("authorization", secret)]), None, &plain()));
+        let c = name(key(&who(&[("x-api-key", "other")]), None, &plain()));
+        assert!(a.starts_with("auto-") && a.len() == 21, "{a}");
         assert_ne!(a, c);
         assert!(!a.contains("sk-"));
     }
@@ -349,21 +375,21 @@ mod tests {
             ("x-claude-code-session-id", "6f1c-aa"),
             ("x-api-key", "sk-ant-api03-abcdefghijklmnopqrstuv"),
         ]);
-        assert_eq!(key(&claude, Some("body-id"), "m", &plain()), "6f1c-aa");
+        assert_eq!(name(key(&claude, Some("body-id"), &plain())), "6f1c-aa");
         let named = who(&[
             ("x-brief-session", "alpha"),
             ("x-claude-code-session-id", "x"),
         ]);
-        assert_eq!(key(&named, None, "m", &plain()), "alpha");
+        assert_eq!(name(key(&named, None, &plain())), "alpha");
         let codex = who(&[("authorization", "Bearer k")]);
-        assert_eq!(key(&codex, Some("thread-9"), "m", &plain()), "thread-9");
-        assert!(key(&codex, Some(""), "m", &plain()).starts_with("auto-"));
+        assert_eq!(name(key(&codex, Some("thread-9"), &plain())), "thread-9");
+        assert!(name(key(&codex, Some(""), &plain())).starts_with("auto-"));
         // A key in Gemini's query string is a credential like any other.
         let gemini = Who::of(
             &HeaderMap::new(),
             Some("alt=sse&key=AIzaSyDsecretsecretsecret"),
         );
-        let named = key(&gemini, None, "g", &plain());
+        let named = name(key(&gemini, None, &plain()));
         assert!(named.starts_with("auto-"), "{named}");
         let redactor = Redactors::default().for_call(&gemini);
         assert_eq!(

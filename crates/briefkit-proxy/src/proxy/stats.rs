@@ -29,7 +29,8 @@ pub struct Figures {
     pub with_usage: u64,
     pub input_tokens: u64,
     pub cached_input_tokens: u64,
-    pub cache_write_tokens: u64,
+    /// `null` while no call reported cache writes.
+    pub cache_write_tokens: Option<u64>,
     pub output_tokens: u64,
     /// Cached input over input, among calls that reported a cached-token field.
     pub cached_share: Option<f64>,
@@ -68,10 +69,8 @@ impl Figures {
                 bump(&mut self.input_reporting_cache, input);
             }
         }
-        bump(
-            &mut self.cache_write_tokens,
-            entry.cache_write_tokens.unwrap_or(0),
-        );
+        self.cache_write_tokens =
+            crate::numbers::add_known(self.cache_write_tokens, entry.cache_write_tokens);
         bump(&mut self.output_tokens, entry.output_tokens.unwrap_or(0));
         if entry.drifted_parts.as_ref().is_some_and(|p| !p.is_empty()) {
             bump(&mut self.drifted, 1);
@@ -98,7 +97,8 @@ impl Figures {
         bump(&mut self.with_usage, other.with_usage);
         bump(&mut self.input_tokens, other.input_tokens);
         bump(&mut self.cached_input_tokens, other.cached_input_tokens);
-        bump(&mut self.cache_write_tokens, other.cache_write_tokens);
+        self.cache_write_tokens =
+            crate::numbers::add_known(self.cache_write_tokens, other.cache_write_tokens);
         bump(&mut self.output_tokens, other.output_tokens);
         bump(&mut self.drifted, other.drifted);
         bump(&mut self.input_reporting_cache, other.input_reporting_cache);
@@ -265,10 +265,13 @@ impl Stats {
         Report {
             status: "ok",
             summary: format!(
-                "{}, {} input tokens, {share}, {} cache-write tokens, {} drifted",
+                "{}, {} input tokens, {share}, {}, {} drifted",
                 crate::numbers::count(totals.calls, "call", "calls"),
                 totals.input_tokens,
-                totals.cache_write_tokens,
+                totals.cache_write_tokens.map_or_else(
+                    || "no cache writes reported".to_string(),
+                    |n| format!("{n} cache-write tokens")
+                ),
                 totals.drifted
             ),
             totals,
@@ -300,13 +303,16 @@ impl Stats {
             "counter",
             "Model calls relayed, by provider, model, session and status.",
         );
+        // Two names that differ only in what the sanitiser removes are one series: the
+        // text format refuses a series listed twice.
+        let mut calls: BTreeMap<String, u64> = BTreeMap::new();
         for ((key, status), count) in &self.statuses {
-            let _ = writeln!(
-                out,
-                "brief_proxy_calls_total{{{},status=\"{}\"}} {count}",
-                labels(key),
-                escape(status)
-            );
+            let series = format!("{},status=\"{}\"", labels(key), escape(status));
+            let sum = calls.entry(series).or_default();
+            *sum = sum.saturating_add(*count);
+        }
+        for (series, count) in calls {
+            let _ = writeln!(out, "brief_proxy_calls_total{{{series}}} {count}");
         }
         let counters: [Counter; 5] = [
             (
@@ -322,7 +328,7 @@ impl Stats {
             (
                 "brief_proxy_cache_write_tokens_total",
                 "Input tokens written to the provider's prompt cache.",
-                |f| f.cache_write_tokens,
+                |f| f.cache_write_tokens.unwrap_or(0),
             ),
             ("brief_proxy_output_tokens_total", "Output tokens.", |f| {
                 f.output_tokens
@@ -335,8 +341,13 @@ impl Stats {
         ];
         for (name, help, value) in counters {
             family(&mut out, name, "counter", help);
+            let mut merged: BTreeMap<String, u64> = BTreeMap::new();
             for (key, figures) in &self.series {
-                let _ = writeln!(out, "{name}{{{}}} {}", labels(key), value(figures));
+                let sum = merged.entry(labels(key)).or_default();
+                *sum = sum.saturating_add(value(figures));
+            }
+            for (series, count) in merged {
+                let _ = writeln!(out, "{name}{{{series}}} {count}");
             }
         }
         let report = self.report();
@@ -513,9 +524,11 @@ fn labels(key: &SeriesKey) -> String {
     )
 }
 
-/// A label value as the text format wants it: backslash, quote and newline escaped.
+/// A label value as the text format wants it: through the one sanitiser first (a client's
+/// model name can carry ESC, BEL or a right-to-left override, and `curl /metrics` prints
+/// to a terminal), then backslash, quote and newline escaped as the format says.
 fn escape(value: &str) -> String {
-    value
+    crate::text::sanitize::terminal_line(value)
         .replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
@@ -562,8 +575,38 @@ mod tests {
         ));
         assert!(text.contains("brief_proxy_cached_share{model=\"m\\\"x\"} 0.5\n"));
         for line in text.lines().filter(|l| !l.starts_with('#')) {
+            assert!(!line.chars().any(char::is_control), "{line:?}");
             let value = line.rsplit(' ').next().unwrap();
             assert!(value.parse::<f64>().is_ok(), "{line}");
         }
+    }
+
+    #[test]
+    fn metrics_carry_no_control_byte_from_a_client_model_name() {
+        // Issue 37, defect 8: ESC, BEL and a right-to-left override reached the scrape.
+        let mut stats = Stats::default();
+        stats.record(&call(
+            "gpt\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}x",
+            "s",
+            10,
+            None,
+            false,
+        ));
+        stats.record(&call("gpt\u{7}\u{202e}x", "s", 10, None, false));
+        let text = stats.metrics(&Backlog::default());
+        assert!(
+            !text
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+            "{text:?}"
+        );
+        assert!(text.contains("<U+202E>"), "{text}");
+        // The two names sanitise alike and are one series, not two with one label set.
+        let series: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("brief_proxy_input_tokens_total{"))
+            .collect();
+        assert_eq!(series.len(), 1, "{series:?}");
+        assert!(series[0].ends_with(" 20"), "{series:?}");
     }
 }

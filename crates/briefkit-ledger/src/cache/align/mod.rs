@@ -94,14 +94,18 @@ pub struct Aligner {
     previous: HashMap<Wire, Previous>,
     /// The last wake of an earlier run (`--state`), for the first wake of its wire.
     baseline: Option<Previous>,
-    /// Fingerprints of (pointer, element hash) already scanned for volatile values.
+    /// The volatile values of every element scanned, by the fingerprint of (pointer,
+    /// element hash): an element seen again is not scanned again.
+    scanned: HashMap<u64, Vec<Warning>>,
+    /// The values already warned about (or listed) in this run: one warning per value per
+    /// run, however many wakes or conversations hold it.
     reported: HashSet<u64>,
-    /// Per wire, the number of wakes and the fingerprints of the elements every one of
-    /// them holds unchanged at the same place: a volatile-looking value in one of those
-    /// never changed in the run, so it cannot have broken a cache.
-    in_every_wake: HashMap<Wire, (usize, HashSet<u64>)>,
-    /// Per wake, its wire and the element fingerprint of each of its warnings.
-    warning_elements: Vec<(Wire, Vec<u64>)>,
+    /// Per wire, the number of wakes and in how many of them each value sat (same place,
+    /// same text): a value in every wake never changed in the run, so it cannot have
+    /// broken a cache, whatever changed around it (a path earlier in the same text).
+    in_every_wake: HashMap<Wire, (usize, HashMap<u64, usize>)>,
+    /// Per wake, its wire.
+    warning_elements: Vec<Wire>,
     /// The last wake's state, for `--state`.
     last: Option<State>,
     wakes: Vec<WakeReport>,
@@ -119,6 +123,7 @@ impl Aligner {
                 texts: None,
                 baseline: Baseline::StateFile,
             }),
+            scanned: HashMap::new(),
             reported: HashSet::new(),
             in_every_wake: HashMap::new(),
             warning_elements: Vec::new(),
@@ -143,9 +148,8 @@ impl Aligner {
             wire: Some(digested.layout.wire),
         };
         let wire = digested.layout.wire;
-        let (warnings, elements) = self.scan_warnings(&digested);
-        self.keep_unchanged(&digested);
-        self.warning_elements.push((wire, elements));
+        let warnings = self.scan_warnings(&digested);
+        self.warning_elements.push(wire);
         let mut report = report::new(self.wakes.len() + 1, source, &digested, warnings);
         if !self.previous.contains_key(&wire)
             && let Some(baseline) = self
@@ -186,16 +190,16 @@ impl Aligner {
         if self.wakes.is_empty() {
             return None;
         }
-        for (wake, (wire, elements)) in self.wakes.iter_mut().zip(&self.warning_elements) {
-            let Some((count, unchanged)) = self.in_every_wake.get(wire) else {
+        for (wake, wire) in self.wakes.iter_mut().zip(&self.warning_elements) {
+            let Some((count, seen)) = self.in_every_wake.get(wire) else {
                 continue;
             };
             if *count < 2 {
                 continue;
             }
             let warnings = std::mem::take(&mut wake.warnings);
-            for (warning, element) in warnings.into_iter().zip(elements) {
-                if unchanged.contains(element) {
+            for warning in warnings {
+                if seen.get(&warning.value) == Some(count) {
                     wake.constant_values.push(warning);
                 } else {
                     wake.warnings.push(warning);
@@ -232,10 +236,18 @@ impl Aligner {
         parts
     }
 
-    /// Narrows the elements found unchanged in every wake to those this wake holds too.
-    fn keep_unchanged(&mut self, d: &Digested) {
+    /// Volatile values in the stable tools, system and examples and in every compared
+    /// message but the newest that were not reported earlier in the run; counts every value
+    /// this wake holds towards "in every wake". An element already scanned, unchanged at the
+    /// same place, is not scanned again.
+    fn scan_warnings(&mut self, d: &Digested) -> Vec<Warning> {
         let layout = &d.layout;
-        let this: HashSet<u64> = layout.tools[..layout.stable_tools]
+        let newest = if self.options.wakes {
+            0
+        } else {
+            d.compared.saturating_sub(1)
+        };
+        let elements = layout.tools[..layout.stable_tools]
             .iter()
             .zip(&d.tool_hashes)
             .chain(
@@ -248,50 +260,32 @@ impl Aligner {
                 layout.conversation[..d.compared]
                     .iter()
                     .zip(&d.message_hashes),
-            )
-            .map(|(element, hash)| fingerprint(&element.pointer, hash))
-            .collect();
-        match self.in_every_wake.get_mut(&layout.wire) {
-            None => {
-                self.in_every_wake.insert(layout.wire, (1, this));
-            }
-            Some((count, before)) => {
-                *count += 1;
-                before.retain(|print| this.contains(print));
-            }
-        }
-    }
-
-    /// Volatile values in the stable tools, system and examples and in every compared
-    /// message but the newest, each with the fingerprint of its element; an element
-    /// already scanned, unchanged at the same place, is skipped.
-    fn scan_warnings(&mut self, d: &Digested) -> (Vec<Warning>, Vec<u64>) {
-        let layout = &d.layout;
-        let newest = if self.options.wakes {
-            0
-        } else {
-            d.compared.saturating_sub(1)
-        };
-        let scanned = layout.tools[..layout.stable_tools]
-            .iter()
-            .zip(&d.tool_hashes)
-            .chain(
-                layout.system[..layout.stable_system]
-                    .iter()
-                    .zip(&d.system_hashes),
-            )
-            .chain(layout.examples.iter().zip(&d.example_hashes))
-            .chain(layout.conversation[..newest].iter().zip(&d.message_hashes));
+            );
+        let newest = layout.stable_tools + layout.stable_system + layout.examples.len() + newest;
         let mut out = Vec::new();
-        let mut elements = Vec::new();
-        for (element, hash) in scanned {
+        let mut here = HashSet::new();
+        for (at, (element, hash)) in elements.enumerate() {
             let print = fingerprint(&element.pointer, hash);
-            if self.reported.insert(print) {
-                warnings::collect(&element.pointer, element.value, &mut out);
-                elements.resize(out.len(), print);
+            let found = self.scanned.entry(print).or_insert_with(|| {
+                let mut found = Vec::new();
+                warnings::collect(&element.pointer, element.value, &mut found);
+                found
+            });
+            for warning in found.iter() {
+                here.insert(warning.value);
+                // The newest message counts towards "in every wake", unreported: it is the
+                // one a wake adds.
+                if at < newest && self.reported.insert(warning.value) {
+                    out.push(warning.clone());
+                }
             }
         }
-        (out, elements)
+        let (count, seen) = self.in_every_wake.entry(layout.wire).or_default();
+        *count += 1;
+        for value in here {
+            *seen.entry(value).or_default() += 1;
+        }
+        out
     }
 }
 

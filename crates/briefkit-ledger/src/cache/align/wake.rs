@@ -66,11 +66,7 @@ pub fn digest(body: &Value, volatile_tail: usize) -> Result<Digested<'_>, NotARe
     let mut messages = String::from("[");
     let mut message_hashes = Vec::with_capacity(compared);
     for (i, message) in conversation[..compared].iter().enumerate() {
-        let text = if wire == Wire::Responses {
-            element_text(wire, message.value)
-        } else {
-            comparison_text(message.value)
-        };
+        let text = comparison_text(wire, message.value);
         message_hashes.push(sha256_hex(text.as_bytes()));
         if i > 0 {
             messages.push(',');
@@ -126,16 +122,68 @@ fn element_hashes(wire: Wire, elements: &[Element]) -> Vec<String> {
         .collect()
 }
 
-/// A message as sent, without `cache_control` markers: the documented way to cache a
-/// growing conversation slides one marker to the newest message on every call, and the
-/// provider leaves markers out of the cache key.
-pub fn comparison_text(message: &Value) -> String {
-    let text = as_sent(message);
-    if text.contains("\"cache_control\"") {
-        as_sent(&without_cache_control(message))
-    } else {
-        text
+/// A conversation message as a prompt cache reads it: the one notion of "the same message"
+/// for `align`, the proxy's drift and `probe`. It is the message as sent, except for what
+/// the provider documents as not part of the prompt, or as the same prompt:
+/// - `cache_control` markers are left out: the documented way to cache a growing
+///   conversation slides one marker to the newest message on every call, and the provider
+///   leaves markers out of the cache key;
+/// - a Responses input item's `id` is left out (see [`element_text`]);
+/// - a shorthand is read as the form it stands for: a message whose `content` is one text
+///   block with nothing else (`[{"type": "text", "text": s}]`; Responses: `input_text` or
+///   `output_text`) is the same as `content: s` — Anthropic's Messages API ("a single string
+///   … is shorthand for an array of one content block of type text"), Chat Completions'
+///   (content "string or array of content parts", rendered alike) and the Responses API's
+///   input messages document the two as one — and a Responses `input` that is a string is
+///   its documented equivalent, one `user` message with that content. Checked against the
+///   providers' API references (Anthropic Messages `content`, OpenAI Chat Completions
+///   `messages[].content`, OpenAI Responses `input`), 2026-12; Gemini's REST API has no
+///   string shorthand for `parts`.
+pub fn comparison_text(wire: Wire, message: &Value) -> String {
+    if let Value::String(text) = message {
+        // A Responses string `input`: one user message.
+        let mut one = serde_json::Map::new();
+        one.insert("role".into(), Value::String("user".into()));
+        one.insert("content".into(), Value::String(text.clone()));
+        return as_sent(&Value::Object(one));
     }
+    let mut text = element_text(wire, message);
+    let marked = text.contains("\"cache_control\"");
+    let short = shorthand(wire, message).is_some();
+    if marked || short {
+        let mut value = if marked {
+            without_cache_control(message)
+        } else {
+            message.clone()
+        };
+        if let Some(block) = shorthand(wire, &value)
+            && let Value::Object(map) = &mut value
+        {
+            map.insert("content".into(), Value::String(block));
+        }
+        text = element_text(wire, &value);
+    }
+    text
+}
+
+/// The text of a message's `content` when it is one text block and nothing else (markers
+/// aside): the block form of the plain string.
+fn shorthand(wire: Wire, message: &Value) -> Option<String> {
+    let [block] = message.get("content")?.as_array()?.as_slice() else {
+        return None;
+    };
+    let block = block.as_object()?;
+    let kind = block.get("type")?.as_str()?;
+    let text_kind = match wire {
+        Wire::Responses => matches!(kind, "input_text" | "output_text"),
+        _ => kind == "text",
+    };
+    let only = block
+        .keys()
+        .all(|k| matches!(k.as_str(), "type" | "text" | "cache_control"));
+    (text_kind && only)
+        .then(|| block.get("text")?.as_str().map(str::to_string))
+        .flatten()
 }
 
 fn without_cache_control(value: &Value) -> Value {

@@ -19,6 +19,18 @@ pub struct Warning {
     pub column: usize,
     /// Cut short for ids, hashes and tokens, so no secret is printed whole.
     pub sample: String,
+    /// Which value this is, wherever it is found: a hash of its pointer, kind and whole
+    /// matched text (never shown). One value is warned about once per run.
+    #[serde(skip)]
+    pub value: u64,
+}
+
+/// The identity of one volatile value at one place: its pointer, kind and whole text.
+fn value_key(pointer: &str, kind: VolatileKind, text: &str) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    (pointer, kind.as_str(), text).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Every volatile value inside `value`, which sits at `pointer` in the request body.
@@ -26,11 +38,13 @@ pub fn collect(pointer: &str, value: &Value, out: &mut Vec<Warning>) {
     match value {
         Value::String(text) => {
             for finding in volatile::scan(text) {
+                let matched = text.get(finding.start..finding.end).unwrap_or_default();
                 out.push(Warning {
                     kind: finding.kind,
                     location: pointer.to_string(),
                     line: finding.line,
                     column: finding.column,
+                    value: value_key(pointer, finding.kind, matched),
                     sample: finding.sample,
                 });
             }
@@ -70,6 +84,7 @@ fn id_field(pointer: &str, key: &str, value: &Value) -> Option<Warning> {
             location: pointer.to_string(),
             line: 1,
             column: 1,
+            value: value_key(pointer, f.kind, &joined),
             sample: f.sample,
         })
 }

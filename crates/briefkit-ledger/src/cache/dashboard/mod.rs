@@ -79,7 +79,8 @@ pub struct Figures {
     pub failed: u64,
     pub input_tokens: u64,
     pub cached_input_tokens: u64,
-    pub cache_write_tokens: u64,
+    /// `None` while no call reported cache writes.
+    pub cache_write_tokens: Option<u64>,
     pub output_tokens: u64,
     /// Cached over input among the calls that reported a cached field.
     pub cached_share: Option<f64>,
@@ -158,7 +159,7 @@ pub fn cards(total: &Figures) -> Vec<Card> {
         card(
             "cache-writes",
             "Cache writes",
-            thousands(total.cache_write_tokens),
+            crate::numbers::thousands_known(total.cache_write_tokens),
             "tokens written to the cache".into(),
         ),
         card(
@@ -226,7 +227,7 @@ pub fn figures_table(
                 thousands(f.input_tokens),
                 thousands(f.cached_input_tokens),
                 share(f.cached_share),
-                thousands(f.cache_write_tokens),
+                crate::numbers::thousands_known(f.cache_write_tokens),
                 thousands(f.drifted),
                 thousands(f.output_tokens),
                 money(f.cost),

@@ -54,7 +54,7 @@ struct TotalsJson<'a> {
     failed: u64,
     input_tokens: u64,
     cached_input_tokens: u64,
-    cache_write_tokens: u64,
+    cache_write_tokens: Option<u64>,
     output_tokens: u64,
     cached_share: Option<f64>,
     calls_without_cache_field: u64,

@@ -75,6 +75,9 @@ struct SumsRow {
     cached_f: f64,
     write_sum: u64,
     write_f: f64,
+    /// Rows that reported cache writes (none: the sum is unknown, not 0).
+    #[serde(default)]
+    with_write: u64,
     output_sum: u64,
     output_f: f64,
     without_cache_field: u64,
@@ -167,6 +170,7 @@ pub fn summarise(
          sum({i}) AS input_sum, sum(toFloat64({i})) AS input_f, \
          sum({c}) AS cached_sum, sum(toFloat64({c})) AS cached_f, \
          sum({w}) AS write_sum, sum(toFloat64({w})) AS write_f, \
+         countIf(isNotNull(cache_write_tokens)) AS with_write, \
          sum({o}) AS output_sum, sum(toFloat64({o})) AS output_f, \
          countIf(isNull(cached_input_tokens) AND status = 'ok') AS without_cache_field, \
          sumIf({i}, isNotNull(cached_input_tokens)) AS input_reporting, \
@@ -194,7 +198,7 @@ pub fn summarise(
             failed: row.failed,
             input_tokens: saturated(row.input_sum, row.input_f),
             cached_input_tokens: saturated(row.cached_sum, row.cached_f),
-            cache_write_tokens: saturated(row.write_sum, row.write_f),
+            cache_write_tokens: (row.with_write > 0).then(|| saturated(row.write_sum, row.write_f)),
             output_tokens: saturated(row.output_sum, row.output_f),
             calls_without_cache_field: row.without_cache_field,
             input_tokens_reporting: saturated(row.input_reporting, row.input_reporting_f),

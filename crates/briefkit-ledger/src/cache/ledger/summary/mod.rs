@@ -119,7 +119,8 @@ pub struct Totals {
     pub failed: u64,
     pub input_tokens: u64,
     pub cached_input_tokens: u64,
-    pub cache_write_tokens: u64,
+    /// `None` while no call reported cache writes (`numbers::add_known`).
+    pub cache_write_tokens: Option<u64>,
     pub output_tokens: u64,
     /// Successful calls whose answer had no cached-token field.
     pub calls_without_cache_field: u64,
@@ -156,7 +157,8 @@ impl Totals {
         let output = entry.output_tokens.unwrap_or(0);
         self.input_tokens = self.input_tokens.saturating_add(input);
         self.cached_input_tokens = self.cached_input_tokens.saturating_add(cached);
-        self.cache_write_tokens = self.cache_write_tokens.saturating_add(write);
+        self.cache_write_tokens =
+            crate::numbers::add_known(self.cache_write_tokens, entry.cache_write_tokens);
         self.output_tokens = self.output_tokens.saturating_add(output);
         if entry.cached_input_tokens.is_some() {
             self.input_tokens_reporting = self.input_tokens_reporting.saturating_add(input);
@@ -213,7 +215,8 @@ impl Totals {
         bump(&mut self.failed, other.failed);
         bump(&mut self.input_tokens, other.input_tokens);
         bump(&mut self.cached_input_tokens, other.cached_input_tokens);
-        bump(&mut self.cache_write_tokens, other.cache_write_tokens);
+        self.cache_write_tokens =
+            crate::numbers::add_known(self.cache_write_tokens, other.cache_write_tokens);
         bump(&mut self.output_tokens, other.output_tokens);
         bump(
             &mut self.calls_without_cache_field,
