@@ -94,6 +94,7 @@ mod stats_counts;
 mod strict_prefix;
 mod table_alignment;
 mod timeouts;
+mod tokenizer_same_as_bpe_openai;
 mod tool_schema;
 mod usage;
 mod usage_html;
