@@ -39,11 +39,11 @@ fn count_short(vocab: &Vocab, piece: &[u8]) -> usize {
     let n = piece.len();
     let mut starts = [0u8; SHORT + 1];
     let mut ranks = [NONE; SHORT + 1];
-    for i in 0..=n {
-        starts[i] = i as u8;
+    for (i, start) in starts.iter_mut().enumerate().take(n + 1) {
+        *start = i as u8;
     }
-    for i in 0..n - 1 {
-        ranks[i] = rank_or_none(vocab, &piece[i..i + 2]);
+    for (i, rank) in ranks.iter_mut().enumerate().take(n - 1) {
+        *rank = rank_or_none(vocab, &piece[i..i + 2]);
     }
     // Parts live in `starts[..len]`; `starts[len]` is the end of the piece.
     let mut len = n;
@@ -95,10 +95,10 @@ fn count_long(vocab: &Vocab, piece: &[u8]) -> usize {
             NONE
         }
     };
-    for i in 0..n - 1 {
-        ranks[i] = pair_rank(&next, i);
-        if ranks[i] != NONE {
-            heap.push(Reverse((ranks[i], i)));
+    for (i, rank) in ranks.iter_mut().enumerate().take(n - 1) {
+        *rank = pair_rank(&next, i);
+        if *rank != NONE {
+            heap.push(Reverse((*rank, i)));
         }
     }
     let mut parts = n;
