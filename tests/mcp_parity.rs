@@ -67,7 +67,7 @@ fn compose_gives_the_bytes_the_command_prints_and_paths_resolve_against_the_root
             ],
         );
         assert_eq!(
-            structured(answer)["output"].as_str().unwrap(),
+            structured(answer)["body"].as_str().unwrap(),
             stdout(&cli).trim_end_matches('\n'),
             "{format}: the same bytes"
         );

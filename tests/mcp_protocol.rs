@@ -69,3 +69,35 @@ fn mcp_malformed_line_got_no_reply_now_parse_error_and_invalid_request() {
         answers[4]
     );
 }
+
+/// The MCP `compose` schema listed text, openai and anthropic while the command also
+/// accepts responses and gemini, so MCP clients could not find two wires: the schema's
+/// `format` enum is every value `brief compose --format` accepts, in the same order, and a
+/// wrong format's tool error names them all.
+#[test]
+fn mcp_compose_schema_offers_every_format_the_command_accepts() {
+    use clap::ValueEnum;
+    let cli: Vec<String> = briefkit::cli::commands::compose::Format::value_variants()
+        .iter()
+        .filter_map(|v| v.to_possible_value())
+        .map(|v| v.get_name().to_owned())
+        .collect();
+    let answers = answers_to_raw_lines(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"compose","arguments":{"brief":"b","format":"morse"}}}"#,
+    ]);
+    let tools = answers[0]["result"]["tools"].as_array().unwrap();
+    let compose = tools.iter().find(|t| t["name"] == "compose").unwrap();
+    let offered: Vec<String> = compose["inputSchema"]["properties"]["format"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(offered, cli);
+    let error = answers[1]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        error.contains(&format!("is not one of {}", cli.join(", "))),
+        "{error}"
+    );
+}

@@ -1,10 +1,12 @@
 //! The MCP tools and their commands are one library operation each. `compose`: for every format
-//! the tool's `output` is the bytes the command prints (a body exactly as sent, not a
+//! the tool's `body` is the bytes the command prints (a body exactly as sent, not a
 //! re-serialisation), and its `prefix_hash` is the one `compose --json` reports for that
 //! body's wire. `guard` and `session_status`: the tool returns the document the command prints with
-//! `--json`. `compose`, `guard`, `compress`, `digest`, `ccr_put` and `retrieve`: the tool's text is byte for
-//! byte what the command prints with `--json` (only values that differ from run to run, named
-//! at each test, are replaced before comparing).
+//! `--json`. `compose`, `guard`, `compress`, `digest`, `ccr_put` and `retrieve`: the tool's
+//! structured content, printed as the command prints JSON, is byte for byte what the command
+//! prints with `--json` (only values that differ from run to run, named at each test, are
+//! replaced before comparing); its text is the short form, the document's status and summary
+//! (the document is sent once: issue 38).
 
 use std::fs;
 
@@ -29,7 +31,8 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
     )
     .unwrap();
     let vars = ["patient=Ada", "last_visit=May"];
-    let formats = ["text", "openai", "anthropic"];
+    let formats = ["text", "openai", "anthropic", "responses", "gemini"];
+    // `tokens: true`: the command's document always counts them; the tool only when asked.
     let requests: Vec<_> = formats
         .iter()
         .enumerate()
@@ -37,7 +40,7 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
             call(
                 i as u64 + 1,
                 "compose",
-                json!({"brief": "clinic", "format": format, "vars": {"patient": "Ada", "last_visit": "May"}}),
+                json!({"brief": "clinic", "format": format, "tokens": true, "vars": {"patient": "Ada", "last_visit": "May"}}),
             )
         })
         .collect();
@@ -53,23 +56,28 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
         assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
         let printed = stdout(&printed);
         assert_eq!(
-            tool["output"].as_str().unwrap(),
+            tool["body"].as_str().unwrap(),
             printed.strip_suffix('\n').unwrap(),
             "{format}: the tool returns the bytes the command prints"
         );
         args.push("--json");
         let printed = run_in(root, &args);
-        // The tool's text is the document `compose --json` prints, byte for byte.
-        assert_eq!(text(answer), stdout(&printed), "{format}");
+        // The tool's document is the one `compose --json` prints, byte for byte.
+        assert_eq!(document(answer), stdout(&printed), "{format}");
         let report = json(&printed);
         assert_eq!(tool["prefix_hash"], report["prefix"]["hash"], "{format}");
-        assert_eq!(report["body"], tool["output"], "{format}");
+        // The prompt is there once: no `output` beside `body`, no copy in the text.
+        assert!(tool.get("output").is_none(), "{format}: {tool}");
+        assert_eq!(
+            text(answer),
+            format!("ok: {}", report["summary"].as_str().unwrap())
+        );
     }
     // The bodies are the provider's own: the model sits in the anthropic one only.
-    let anthropic = answers[2]["result"]["structuredContent"]["output"]
+    let anthropic = answers[2]["result"]["structuredContent"]["body"]
         .as_str()
         .unwrap();
-    let openai = answers[1]["result"]["structuredContent"]["output"]
+    let openai = answers[1]["result"]["structuredContent"]["body"]
         .as_str()
         .unwrap();
     assert!(
@@ -136,11 +144,50 @@ fn mcp_session_status_returns_the_document_session_status_json_prints() {
     );
 }
 
-/// The tool's text content: the document as the server sent it.
+/// The tool's text content: the short form of its document.
 fn text(answer: &serde_json::Value) -> &str {
     answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text: {answer}"))
+}
+
+/// The tool's document (its structured content) printed as the command prints `--json`:
+/// pretty, keys in the server's order, a final newline.
+fn document(answer: &serde_json::Value) -> String {
+    let value = &answer["result"]["structuredContent"];
+    assert!(value.is_object(), "no structured content: {answer}");
+    serde_json::to_string_pretty(value).unwrap() + "\n"
+}
+
+#[test]
+fn mcp_compose_counts_tokens_only_when_asked() {
+    let ws = workspace("clinic");
+    let vars = json!({"patient": "Ada", "last_visit": "May"});
+    let answers = mcp_with(
+        ws.path(),
+        &[],
+        &[],
+        &[
+            call(1, "compose", json!({"brief": "clinic", "vars": vars})),
+            call(
+                2,
+                "compose",
+                json!({"brief": "clinic", "vars": vars, "tokens": true}),
+            ),
+        ],
+    );
+    let plain = &answers[0]["result"]["structuredContent"];
+    let counted = &answers[1]["result"]["structuredContent"];
+    assert!(plain.get("tokens").is_none(), "{plain}");
+    assert!(
+        !plain["summary"].as_str().unwrap().contains("tokens"),
+        "{plain}"
+    );
+    assert!(
+        counted["tokens"]["total"].as_u64().unwrap() > 0,
+        "{counted}"
+    );
+    assert_eq!(plain["body"], counted["body"]);
 }
 
 /// `text` with the value of each of `keys` (a JSON string) replaced by `[KEY]`.
@@ -174,7 +221,7 @@ fn mcp_guard_text_is_the_bytes_brief_guard_json_prints() {
     );
     let printed = run_in(root, &["guard", "original", "proposal", "--json"]);
     assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
-    assert_eq!(text(&answers[0]), stdout(&printed));
+    assert_eq!(document(&answers[0]), stdout(&printed));
 }
 
 #[test]
@@ -210,7 +257,7 @@ fn mcp_compress_text_is_the_bytes_brief_compress_json_prints() {
     assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
     // The server names files absolute against its root, as all its paths; the file is
     // the same one, at the same line and column.
-    let tool = text(&answers[0]).replace(&format!("{}/", root.display()), "");
+    let tool = document(&answers[0]).replace(&format!("{}/", root.display()), "");
     assert!(tool.contains("\"accept\""), "{tool}");
     // Each call saves its own proposal: only its id differs.
     assert_eq!(
@@ -249,7 +296,7 @@ fn mcp_digest_text_is_the_bytes_brief_digest_json_prints() {
         .unwrap();
     assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
     assert!(stdout(&printed).contains("[ccr:"), "{}", stdout(&printed));
-    assert_eq!(text(&answers[0]), stdout(&printed));
+    assert_eq!(document(&answers[0]), stdout(&printed));
 }
 
 #[test]
@@ -297,10 +344,10 @@ fn mcp_ccr_put_text_is_the_bytes_brief_ccr_put_json_prints() {
     // The clock moved between the two puts: creation and expiry (also in the summary).
     let run_dependent = ["created", "expires", "summary"];
     assert_eq!(
-        without(text(&answers[0]), &run_dependent),
+        without(&document(&answers[0]), &run_dependent),
         without(&stdout(&printed), &run_dependent)
     );
-    assert!(text(&answers[0]).starts_with("{\n  \"status\": \"stored\""));
+    assert!(document(&answers[0]).starts_with("{\n  \"status\": \"stored\""));
 }
 
 #[test]
@@ -336,7 +383,7 @@ fn mcp_retrieve_text_is_the_bytes_brief_ccr_get_json_prints() {
             .output()
             .unwrap();
         assert_eq!(printed.status.code(), Some(status), "{}", stderr(&printed));
-        assert_eq!(text(answer), stdout(&printed));
+        assert_eq!(document(answer), stdout(&printed));
     }
     assert_eq!(answers[0]["result"]["structuredContent"]["status"], "found");
     assert_eq!(

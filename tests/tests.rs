@@ -100,6 +100,7 @@ mod stats_counts;
 mod strict_prefix;
 mod table_alignment;
 mod timeouts;
+mod tokenizer_same_as_bpe_openai;
 mod tool_schema;
 mod traffic_sessions;
 mod usage;

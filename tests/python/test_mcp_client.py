@@ -1,6 +1,7 @@
 """The official MCP Python SDK lists and calls every tool of `brief mcp` over stdio."""
 
 import asyncio
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -106,9 +107,9 @@ def test_compose_and_guard_call_the_library(tmp_path):
     composed = subprocess.run(
         [brief_bin(), "compose", brief, "--var", "patient=Ada", "--var", "last_visit=May"],
         capture_output=True, text=True, check=True).stdout
-    assert text.structured_content["output"] == composed.rstrip("\n")
+    assert text.structured_content["body"] == composed.rstrip("\n")
     assert len(text.structured_content["prefix_hash"]) == 64
-    assert body_.structured_content["output"].startswith("{")
+    assert body_.structured_content["body"].startswith("{")
     assert missing_var.is_error and "patient" in missing_var.content[0].text
     assert bad_format.is_error and "format" in bad_format.content[0].text
     assert guarded.structured_content["status"] == "flagged"
@@ -117,16 +118,18 @@ def test_compose_and_guard_call_the_library(tmp_path):
 
 
 
-def test_a_tools_text_is_what_the_command_prints_with_json(tmp_path):
-    """Through the official client: the text of `retrieve` and `compose` is, byte for byte,
-    the document `brief ccr get --json` and `brief compose --json` print."""
+def test_a_tools_document_is_what_the_command_prints_with_json(tmp_path):
+    """Through the official client: the structured content of `retrieve` and `compose`,
+    printed as the command prints JSON, is byte for byte the document `brief ccr get --json`
+    and `brief compose --json` print; the text is only its status and summary (the document
+    is sent once)."""
     brief = str(ROOT / "fixtures" / "briefs" / "clinic")
     hash_ = put_original(tmp_path, "a build log, whole")
 
     async def body(session):
         found = await session.call_tool("retrieve", {"hash": hash_})
         composed = await session.call_tool(
-            "compose", {"brief": brief, "format": "openai",
+            "compose", {"brief": brief, "format": "openai", "tokens": True,
                         "vars": {"patient": "Ada", "last_visit": "May"}})
         return found, composed
 
@@ -138,8 +141,14 @@ def test_a_tools_text_is_what_the_command_prints_with_json(tmp_path):
         [brief_bin(), "compose", brief, "--format", "openai", "--json",
          "--var", "patient=Ada", "--var", "last_visit=May"],
         capture_output=True, text=True, check=True).stdout
-    assert found.content[0].text == got
-    assert composed.content[0].text == printed
+    def pretty(value):
+        return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+    assert pretty(found.structured_content) == got
+    assert pretty(composed.structured_content) == printed
+    for answer in (found, composed):
+        document = answer.structured_content
+        assert answer.content[0].text == f"{document['status']}: {document['summary']}"
     assert found.structured_content["original"] == "a build log, whole"
 
 def new_session(directory):
@@ -270,7 +279,7 @@ def test_the_new_tools_match_the_command_line(tmp_path):
     cli_body = subprocess.run(
         [brief_bin(), "compose", brief, "--format", "openai", "--var", "patient=Ada",
          "--var", "last_visit=May"], capture_output=True, text=True, check=True).stdout
-    assert composed.structured_content["output"] == cli_body.rstrip("\n"), "the bytes sent"
+    assert composed.structured_content["body"] == cli_body.rstrip("\n"), "the bytes sent"
     assert put.structured_content["status"] == "stored"
     assert got.structured_content["original"] == "the whole tool output"
     assert blocked.structured_content["status"] == "context_budget_exceeded"

@@ -77,6 +77,7 @@ pub fn composition<'a>(request: &Request<'a>) -> Result<Composition<'a>> {
         output: rendered.output,
         hashes: OnceLock::new(),
         tokens: OnceLock::new(),
+        count_tokens: true,
     })
 }
 
@@ -90,6 +91,8 @@ pub struct Composition<'a> {
     pub output: String,
     hashes: OnceLock<PrefixHashes>,
     tokens: OnceLock<Tokens>,
+    /// Whether the document shows `tokens` (the MCP tool counts only when asked).
+    count_tokens: bool,
 }
 
 /// In the brief's tokenizer: the stable prefix (static system text and tools) and the
@@ -102,6 +105,12 @@ pub struct Tokens {
 }
 
 impl Composition<'_> {
+    /// Whether the document counts and shows the prompt's tokens (by default it does).
+    pub fn counting_tokens(mut self, yes: bool) -> Self {
+        self.count_tokens = yes;
+        self
+    }
+
     /// The stable prefix's hashes: in the body's wire for a body, in the brief's wire for
     /// text.
     pub fn hashes(&self) -> &PrefixHashes {
@@ -149,8 +158,9 @@ struct PrefixShown<'a> {
     examples_bytes: Option<usize>,
 }
 
-/// The document: `brief compose --json`'s keys with the MCP tool's (`prefix_hash`,
-/// `output`) at their places, so neither edge lost a key when they became one.
+/// The document: `brief compose --json`'s keys with the MCP tool's `prefix_hash` at its
+/// place. The composed text is there once, as `body` (it was also `output`, the MCP
+/// tool's old name, which sent every prompt twice).
 impl Serialize for Composition<'_> {
     fn serialize<S: serde::Serializer>(
         &self,
@@ -162,13 +172,12 @@ impl Serialize for Composition<'_> {
             format: &'static str,
             prefix_hash: &'a str,
             prefix: PrefixShown<'a>,
-            tokens: Tokens,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tokens: Option<Tokens>,
             unproven: &'a [String],
             unused_vars: &'a [String],
             /// Exactly what `compose` prints without --json.
             body: &'a str,
-            /// The same bytes, under the name the MCP tool always gave them.
-            output: &'a str,
         }
         let h = self.hashes();
         Shown {
@@ -186,11 +195,10 @@ impl Serialize for Composition<'_> {
                 examples_sha256: h.examples.as_ref().map(|(hash, _)| hash.as_str()),
                 examples_bytes: h.examples.as_ref().map(|(_, bytes)| *bytes),
             },
-            tokens: self.tokens(),
+            tokens: self.count_tokens.then(|| self.tokens()),
             unproven: &self.composed.unproven,
             unused_vars: &self.composed.unused_vars,
             body: &self.output,
-            output: &self.output,
         }
         .serialize(serializer)
     }
@@ -203,14 +211,16 @@ impl Document for Composition<'_> {
 
     fn summary(&self) -> String {
         let hash = &self.hashes().prefix;
+        let name = &self.brief.manifest.name;
+        let format = self.format.as_str();
+        let short = &hash[..12.min(hash.len())];
+        if !self.count_tokens {
+            return format!("composed {name} ({format}): prefix {short}");
+        }
         let tokens = self.tokens();
         format!(
-            "composed {} ({}): {} tokens, prefix {} ({} tokens)",
-            self.brief.manifest.name,
-            self.format.as_str(),
-            tokens.total,
-            &hash[..12.min(hash.len())],
-            tokens.prefix
+            "composed {name} ({format}): {} tokens, prefix {short} ({} tokens)",
+            tokens.total, tokens.prefix
         )
     }
 }

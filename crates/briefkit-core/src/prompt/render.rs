@@ -34,16 +34,17 @@ impl Format {
 
     /// The format named `name`, if it is one.
     pub fn parse(name: &str) -> Option<Format> {
-        [
-            Format::Text,
-            Format::Openai,
-            Format::Responses,
-            Format::Anthropic,
-            Format::Gemini,
-        ]
-        .into_iter()
-        .find(|f| f.as_str() == name)
+        Format::ALL.iter().copied().find(|f| f.as_str() == name)
     }
+
+    /// Every format, in the order they are offered.
+    pub const ALL: [Format; 5] = [
+        Format::Text,
+        Format::Openai,
+        Format::Responses,
+        Format::Anthropic,
+        Format::Gemini,
+    ];
 
     /// The wire a body is in; `None` for text.
     pub fn wire(self) -> Option<Wire> {

@@ -203,8 +203,9 @@ pub fn specs() -> Vec<Spec> {
         Spec {
             name: "compose",
             description: "Compose a brief (a directory with brief.yaml) into its system \
-                prompt, or into an OpenAI or Anthropic request body; reports the stable \
-                prefix hash.",
+                prompt, or into a request body (OpenAI chat, OpenAI Responses, Anthropic or \
+                Gemini); reports the stable prefix hash, and the token counts when \
+                `tokens` is true.",
             schema: super::schema::load("compose", include_str!("schemas/compose.json")),
         },
         Spec {
@@ -225,8 +226,10 @@ pub fn specs() -> Vec<Spec> {
     specs
 }
 
-/// A tool's answer: the document's text, byte for byte what the matching command prints
-/// with `--json`, and the same document as the structured content.
+/// A tool's answer: the document once, as the structured content (the object the matching
+/// command prints with `--json`, key for key), and a short text form of it (its status and
+/// summary) for a client that shows text only. The document is not repeated as text: a
+/// composed prompt would be sent twice (issue 38).
 #[derive(Debug)]
 pub struct Reply {
     pub text: String,
@@ -234,12 +237,20 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// The answer of a typed report, rendered by the one renderer the CLI prints with.
+    /// The answer of a typed report: the document the CLI renders, as a value.
     pub fn of<D: Document + ?Sized>(document: &D) -> Result<Reply, ToolError> {
-        let text = crate::document::render(document)?;
-        let value = serde_json::from_str(&text)
-            .map_err(|e| ToolError(format!("cannot render the answer: {e}")))?;
-        Ok(Reply { text, value })
+        let status = document.status();
+        let summary = document.summary();
+        let value = serde_json::to_value(crate::document::Envelope {
+            status,
+            summary: &summary,
+            body: document,
+        })
+        .map_err(|e| ToolError(format!("cannot render the answer: {e}")))?;
+        Ok(Reply {
+            text: format!("{status}: {summary}"),
+            value,
+        })
     }
 }
 
@@ -284,15 +295,21 @@ struct ComposeArgs {
     vars: BTreeMap<String, String>,
     #[serde(default)]
     format: Option<String>,
+    /// Count the prompt's tokens (`tokens` in the document): only when asked, as counting
+    /// costs more than composing.
+    #[serde(default)]
+    tokens: bool,
 }
 
-/// `brief compose --json`'s document (its `output` and `body` are the bytes `brief compose`
-/// prints), in the format asked for.
+/// `brief compose --json`'s document (its `body` is the bytes `brief compose` prints), in
+/// the format asked for; `tokens` only when asked for.
 fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Reply, ToolError> {
     let name = a.format.as_deref().unwrap_or("text");
     let format = Format::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
         ToolError(format!(
-            "bad arguments: format `{name}` is not one of text, openai, anthropic"
+            "bad arguments: format `{name}` is not one of {}",
+            names.join(", ")
         ))
     })?;
     let brief = Brief::load(&ctx.path(&a.brief))?;
@@ -304,7 +321,8 @@ fn compose_tool(ctx: &Context, a: ComposeArgs) -> Result<Reply, ToolError> {
         cache_key: false,
         digest: None,
         store: None,
-    })?;
+    })?
+    .counting_tokens(a.tokens);
     Reply::of(&composition)
 }
 

@@ -35,6 +35,17 @@ pub struct Store {
     pub(super) count_tokens: bool,
 }
 
+/// One original to store ([`Store::put_all`]): the arguments of [`Store::put`].
+#[derive(Debug, Clone, Copy)]
+pub struct Put<'a> {
+    pub original: &'a [u8],
+    pub compressed: &'a str,
+    pub strategy: Strategy,
+    pub source: &'a str,
+    /// The store's TTL when `None`.
+    pub ttl_seconds: Option<u64>,
+}
+
 /// What `put` did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Stored {
@@ -181,20 +192,58 @@ impl Store {
         source: &str,
         ttl_seconds: Option<u64>,
     ) -> Result<Stored> {
-        for (what, len) in [
-            ("original", original.len()),
-            ("compressed text", compressed.len()),
-        ] {
-            if len as u64 > CCR_ORIGINAL.bytes {
-                return Err(Error::input(format!(
-                    "a CCR {what} of {len} bytes is over the store's {CCR_ORIGINAL} limit"
-                ))
-                .with_hint("keep it in a file and store a part of it; nothing was stored"));
+        let mut stored = self.put_all(&[Put {
+            original,
+            compressed,
+            strategy,
+            source,
+            ttl_seconds,
+        }])?;
+        Ok(stored.remove(0))
+    }
+
+    /// Stores every one of `puts` as [`Store::put`] does, in one transaction: one commit
+    /// (one sync to disk) for a digest's many originals instead of one each, so filling
+    /// the store costs the same per original however many it holds. All or none are
+    /// stored; each is checked for size before anything is written.
+    pub fn put_all(&self, puts: &[Put<'_>]) -> Result<Vec<Stored>> {
+        for put in puts {
+            for (what, len) in [
+                ("original", put.original.len()),
+                ("compressed text", put.compressed.len()),
+            ] {
+                if len as u64 > CCR_ORIGINAL.bytes {
+                    return Err(Error::input(format!(
+                        "a CCR {what} of {len} bytes is over the store's {CCR_ORIGINAL} limit"
+                    ))
+                    .with_hint("keep it in a file and store a part of it; nothing was stored"));
+                }
             }
         }
+        let now = (self.now_ms)();
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.sql(e))?;
+        let mut stored = Vec::with_capacity(puts.len());
+        for put in puts {
+            stored.push(self.put_in(&tx, put, now)?);
+        }
+        super::maintenance::sweep(&tx, now, Some(SWEEP_PER_PUT)).map_err(|e| self.sql(e))?;
+        tx.commit().map_err(|e| self.sql(e))?;
+        Ok(stored)
+    }
+
+    /// One put inside the open transaction `tx` (the statements are prepared once per
+    /// connection and reused).
+    fn put_in(&self, tx: &rusqlite::Transaction<'_>, put: &Put<'_>, now: i64) -> Result<Stored> {
+        let Put {
+            original,
+            compressed,
+            strategy,
+            source,
+            ttl_seconds,
+        } = *put;
         let full = crate::wire::canonical::sha256_hex(original);
         let key = hash(original);
-        let now = (self.now_ms)();
         let ttl_ms = i64::try_from(
             ttl_seconds
                 .unwrap_or(self.ttl_seconds)
@@ -208,15 +257,12 @@ impl Store {
         } else {
             (NOT_COUNTED, NOT_COUNTED)
         };
-        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
-            .map_err(|e| self.sql(e))?;
         let existing: Option<(String, i64)> = tx
-            .query_row(
-                "SELECT sha256, created_ms FROM ccr_entries WHERE hash = ?1",
-                [&key],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()
+            .prepare_cached("SELECT sha256, created_ms FROM ccr_entries WHERE hash = ?1")
+            .and_then(|mut s| {
+                s.query_row([&key], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .optional()
+            })
             .map_err(|e| self.sql(e))?;
         if let Some((stored_full, _)) = &existing
             && *stored_full != full
@@ -225,7 +271,7 @@ impl Store {
                 "CCR hash collision: {key} already names a different original"
             )));
         }
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO ccr_entries (hash, sha256, strategy, source, created_ms, expires_ms,
                  collected_ms, original_bytes, original_tokens, compressed_bytes,
                  compressed_tokens, original, compressed)
@@ -240,7 +286,9 @@ impl Store {
                  compressed_tokens = excluded.compressed_tokens,
                  original = excluded.original,
                  compressed = excluded.compressed",
-            params![
+        )
+        .and_then(|mut s| {
+            s.execute(params![
                 key,
                 full,
                 strategy.name(),
@@ -253,11 +301,11 @@ impl Store {
                 compressed_tokens,
                 original,
                 compressed,
-            ],
-        )
+            ])
+        })
         .map_err(|e| self.sql(e))?;
         // Every strategy the original was stored under keeps its record.
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO ccr_records (hash, strategy, source, created_ms, updated_ms,
                  compressed_bytes, compressed_tokens)
              VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
@@ -266,25 +314,22 @@ impl Store {
                  updated_ms = excluded.updated_ms,
                  compressed_bytes = excluded.compressed_bytes,
                  compressed_tokens = excluded.compressed_tokens",
-            params![
+        )
+        .and_then(|mut s| {
+            s.execute(params![
                 key,
                 strategy.name(),
                 source,
                 now,
                 compressed.len() as i64,
                 compressed_tokens
-            ],
-        )
+            ])
+        })
         .map_err(|e| self.sql(e))?;
         let expires_ms: i64 = tx
-            .query_row(
-                "SELECT expires_ms FROM ccr_entries WHERE hash = ?1",
-                [&key],
-                |row| row.get(0),
-            )
+            .prepare_cached("SELECT expires_ms FROM ccr_entries WHERE hash = ?1")
+            .and_then(|mut s| s.query_row([&key], |row| row.get(0)))
             .map_err(|e| self.sql(e))?;
-        super::maintenance::sweep(&tx, now, Some(SWEEP_PER_PUT)).map_err(|e| self.sql(e))?;
-        tx.commit().map_err(|e| self.sql(e))?;
         Ok(Stored {
             hash: key,
             refreshed: existing.is_some(),

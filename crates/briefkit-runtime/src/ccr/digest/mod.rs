@@ -176,15 +176,19 @@ pub struct Digest {
 impl Digest {
     /// Writes every backed original to `store` (the same original again only refreshes it).
     pub fn back(&self, store: &Store) -> Result<()> {
-        for b in &self.backings {
-            store.put(
-                b.original.as_bytes(),
-                &b.compressed,
-                b.strategy,
-                &b.source,
-                None,
-            )?;
-        }
+        // One transaction for them all: one sync to disk, not one per original.
+        let puts: Vec<crate::ccr::store::Put<'_>> = self
+            .backings
+            .iter()
+            .map(|b| crate::ccr::store::Put {
+                original: b.original.as_bytes(),
+                compressed: &b.compressed,
+                strategy: b.strategy,
+                source: &b.source,
+                ttl_seconds: None,
+            })
+            .collect();
+        store.put_all(&puts)?;
         Ok(())
     }
 
