@@ -60,7 +60,7 @@ impl NewEntry {
     }
 }
 
-fn valid_tool_name(name: &str) -> bool {
+pub(super) fn valid_tool_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && name
