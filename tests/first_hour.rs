@@ -47,10 +47,23 @@ fn proposal_id(out: &std::process::Output) -> String {
         .to_string()
 }
 
+/// The clinic's sample names two clock times on purpose: marked as constants, the fixture
+/// passes `check --strict`.
+fn keep_the_samples_times(root: &Path) {
+    let sample = root.join("clinic/items/sample-booking.md");
+    let text = fs::read_to_string(&sample).unwrap();
+    fs::write(
+        &sample,
+        text.replace("Which one suits you?", "Which one suits you? <!-- brief: constant -->"),
+    )
+    .unwrap();
+}
+
 #[test]
 fn accept_by_item_name_says_next_brief_lock_and_check_strict_passes_after_it() {
     let ws = workspace("clinic");
     let root = ws.path();
+    keep_the_samples_times(root);
     assert_eq!(run(root, &["lock", "clinic"]).status.code(), Some(0));
     let before = run(root, &["check", "clinic", "--strict"]);
     assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
@@ -255,6 +268,7 @@ fn retype_writes_the_imports_suggestions_into_an_existing_brief() {
 fn a_line_marked_as_a_deliberate_constant_passes_check_and_never_reaches_the_model() {
     let ws = workspace("clinic");
     let root = ws.path();
+    keep_the_samples_times(root);
     let item = root.join("clinic/items/booking.md");
     let text = fs::read_to_string(&item).unwrap();
     let dated = format!("{}\nPrices valid as of 2026-12-01.\n", text.trim_end());
@@ -456,6 +470,8 @@ fn an_over_budget_append_says_so_and_status_reflects_the_critical_level() {
     let ws = workspace("clinic");
     let root = ws.path();
     assert_eq!(session_new(root, &[]).status.code(), Some(0));
+    let asked = run(root, &["session", "append", "s", "--user", "Any slot on Monday?"]);
+    assert_eq!(asked.status.code(), Some(0), "{}", stderr(&asked));
     let call = run(
         root,
         &[
