@@ -54,7 +54,10 @@ fn keep_the_samples_times(root: &Path) {
     let text = fs::read_to_string(&sample).unwrap();
     fs::write(
         &sample,
-        text.replace("Which one suits you?", "Which one suits you? <!-- brief: constant -->"),
+        text.replace(
+            "Which one suits you?",
+            "Which one suits you? <!-- brief: constant -->",
+        ),
     )
     .unwrap();
 }
@@ -470,7 +473,10 @@ fn an_over_budget_append_says_so_and_status_reflects_the_critical_level() {
     let ws = workspace("clinic");
     let root = ws.path();
     assert_eq!(session_new(root, &[]).status.code(), Some(0));
-    let asked = run(root, &["session", "append", "s", "--user", "Any slot on Monday?"]);
+    let asked = run(
+        root,
+        &["session", "append", "s", "--user", "Any slot on Monday?"],
+    );
     assert_eq!(asked.status.code(), Some(0), "{}", stderr(&asked));
     let call = run(
         root,

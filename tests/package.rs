@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const UNIT: &str = "/lib/systemd/system/brief-proxy.service";
+const UNIT: &str = "/usr/lib/systemd/system/brief-proxy.service";
 
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
@@ -23,9 +23,9 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn have(program: &str, arg: &str) -> bool {
+fn have(program: &str, args: &[&str]) -> bool {
     Command::new(program)
-        .arg(arg)
+        .args(args)
         .output()
         .is_ok_and(|o| o.status.success())
 }
@@ -38,11 +38,11 @@ fn the_debian_package_installs_brief_its_man_pages_and_a_unit_systemd_accepts() 
         return;
     }
     assert!(
-        have("cargo", "deb") || have("cargo-deb", "--version"),
+        have("cargo", &["deb", "--version"]),
         "cargo-deb is missing: `cargo install cargo-deb --locked` (scripts/test --setup does it)"
     );
     assert!(
-        have("systemd-analyze", "--version"),
+        have("systemd-analyze", &["--version"]),
         "systemd-analyze is missing: `apt-get install systemd` (scripts/test --setup does it)"
     );
     // An operator's own install of the package is never replaced (or purged) by a test.
@@ -72,7 +72,7 @@ fn the_debian_package_installs_brief_its_man_pages_and_a_unit_systemd_accepts() 
         "./usr/share/man/man1/brief.1",
         "./usr/share/man/man1/brief-proxy.1",
         "./usr/share/bash-completion/completions/brief",
-        "./lib/systemd/system/brief-proxy.service",
+        "./usr/lib/systemd/system/brief-proxy.service",
         "./etc/default/brief-proxy",
     ] {
         assert!(
