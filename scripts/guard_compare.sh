@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The guard as it is against the guard at an older commit, in one process, alternating
 # (BENCHMARKS.md, "Guard with the third layer"): builds a scratch crate holding both copies
-# of `src/guard` (a few minutes, where the whole crate takes far longer) and runs it.
+# of the guard (`crates/briefkit-core/src/guard`; a few minutes, where the whole crate takes far longer) and runs it.
 #
 #   scripts/guard_compare.sh [OLD_COMMIT] [CORPUS_DIR]     (defaults: a9dc33f, then
 #                                    $BRIEF_BENCH_CORPUS or ../shared/corpus/briefs)
@@ -22,9 +22,13 @@ fi
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/src/old_guard" "$scratch/benches"
-cp -r src/guard "$scratch/src/new_guard"
-git archive "$old" src/guard | tar -x -C "$scratch"
-cp -r "$scratch/src/guard/." "$scratch/src/old_guard/" && rm -rf "$scratch/src/guard"
+# The guard lives in crates/briefkit-core since the workspace split; older commits hold it in src/.
+guard=crates/briefkit-core/src/guard
+cp -r "$guard" "$scratch/src/new_guard"
+old_guard=src/guard
+if git cat-file -e "$old:$guard" 2>/dev/null; then old_guard="$guard"; fi
+git archive "$old" "$old_guard" | tar -x -C "$scratch"
+cp -r "$scratch/$old_guard/." "$scratch/src/old_guard/" && rm -rf "$scratch/src/guard" "$scratch/crates"
 for m in new_guard old_guard; do
   # The sample-message entry points need the rest of the crate; `check` does not.
   rm -f "$scratch/src/$m/messages.rs"

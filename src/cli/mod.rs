@@ -98,9 +98,3 @@ fn usage_message(err: &clap::Error) -> String {
         .unwrap_or(&joined)
         .to_string()
 }
-
-impl From<clap::Error> for Error {
-    fn from(err: clap::Error) -> Self {
-        Error::input(err.to_string()).with_source(err)
-    }
-}

@@ -12,7 +12,7 @@ use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::document::Document;
 use crate::error::Result;
-use crate::prompt::composition::{Composition, Request, composition};
+use crate::prompt::composition::{Composition, Request, WakeDigest, composition};
 use crate::prompt::render;
 use crate::wire::Wire;
 
@@ -88,7 +88,10 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         format: args.format.into(),
         compact: !args.no_compact,
         cache_key: args.cache_key,
-        digest: args.digest.as_deref(),
+        digest: args.digest.as_deref().map(|path| WakeDigest {
+            path,
+            place: crate::ccr::digest::place_backed,
+        }),
         store: args.store.as_deref(),
     })?;
     let shown = Shown {
