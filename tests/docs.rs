@@ -180,3 +180,31 @@ fn no_test_file_is_left_out_of_the_one_test_binary() {
         "test files not compiled into tests/tests.rs: {missing:?}"
     );
 }
+
+/// The `--provider` names in docs/compression.md's synopsis of `brief compress` are the
+/// ones `--help` offers: the guide once listed two of four.
+#[test]
+fn the_compression_guide_lists_every_provider_compress_help_offers() {
+    let out = brief().args(["compress", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let guide = fs::read_to_string(repo().join("docs/compression.md")).unwrap();
+    let synopsis = regex::Regex::new(r"\[--provider ([a-z|]+)\]").unwrap();
+    let listed: HashSet<&str> = synopsis
+        .captures(&guide)
+        .expect("the guide's synopsis names --provider")
+        .get(1)
+        .unwrap()
+        .as_str()
+        .split('|')
+        .collect();
+    for name in ["openai", "responses", "anthropic", "gemini"] {
+        assert!(
+            help.contains(&format!("`{name}`")),
+            "--help offers {name}:\n{help}"
+        );
+        assert!(
+            listed.contains(name),
+            "docs/compression.md lists {listed:?}, not {name}"
+        );
+    }
+}

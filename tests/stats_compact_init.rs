@@ -278,3 +278,22 @@ fn regression_a_directory_given_as_a_file_is_named_plainly() {
         stderr(&out)
     );
 }
+
+#[test]
+fn compact_write_leaves_no_carriage_return_in_an_items_front_matter() {
+    let ws = workspace("clinic");
+    let persona = ws.path().join("clinic/items/persona.md");
+    fs::write(
+        &persona,
+        "---\r\ntype: identity\r\ntitle: Persona\r\n---\r\nYou are Pia.   \r\n\r\n\r\n\r\nYou book appointments.\r\n",
+    )
+    .unwrap();
+    let out = run_in(ws.path(), &["compact", "clinic", "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written = fs::read_to_string(&persona).unwrap();
+    assert!(!written.contains('\r'), "{written:?}");
+    assert_eq!(
+        written,
+        "---\ntype: identity\ntitle: Persona\n---\nYou are Pia.\n\nYou book appointments.\n"
+    );
+}

@@ -280,7 +280,7 @@ fn usage_finds_the_ledger_through_the_environment_then_the_state_directory() {
 }
 
 #[test]
-fn usage_bad_input_exits_2() {
+fn usage_with_no_ledger_yet_reports_0_calls_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();
     let missing = brief()
         .current_dir(dir.path())
@@ -288,12 +288,22 @@ fn usage_bad_input_exits_2() {
         .arg("usage")
         .output()
         .unwrap();
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(
-        stderr(&missing).contains("no ledger at ")
-            && stderr(&missing).contains("state/briefkit/usage.jsonl")
-    );
-    assert!(stderr(&missing).contains("hint:"));
+    assert_eq!(missing.status.code(), Some(0), "{}", stderr(&missing));
+    let said = format!("{}{}", stdout(&missing), stderr(&missing));
+    assert!(said.contains("0 calls"), "{said}");
+    let json_out = brief()
+        .current_dir(dir.path())
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .args(["usage", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_out.status.code(), Some(0));
+    assert_eq!(json(&json_out)["total"]["calls"], 0);
+    assert!(!dir.path().join("state/briefkit/usage.jsonl").exists());
+}
+
+#[test]
+fn usage_bad_input_exits_2() {
     let since = brief()
         .args(["usage", "--ledger", &ledger(), "--since", "yesterday"])
         .output()

@@ -9,7 +9,6 @@ use crate::cli::output::Outcome;
 use crate::cli::ui::{Tone, Ui};
 use crate::compress::review::{self, Reviewed};
 use crate::error::{Error, ErrorKind, Result};
-use crate::store::change;
 use crate::store::proposals::Proposal;
 use crate::store::transaction;
 
@@ -45,13 +44,16 @@ pub fn ask_about(ui: &Ui, brief_arg: &Path, mut reviewed: Reviewed) -> Result<Ou
                     ui.info("not accepted");
                     continue;
                 }
-                let accepted = change::accept(dir, id, true, &mut |_| {})?;
+                let accepted = crate::prompt::relock::accept(dir, id, true, &mut |_| {})?;
                 ui.info(&format!(
                     "accepted: `{}` is now version {} (wrote {})",
                     reviewed.item.id,
                     accepted.version.unwrap_or_default(),
                     accepted.versions_written()
                 ));
+                if let Some(relock) = &accepted.relock {
+                    ui.info(&crate::cli::review::relock_line(relock));
+                }
                 return Ok(Outcome::Ok);
             }
             "d" | "discard" => {

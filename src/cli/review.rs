@@ -10,7 +10,7 @@ use crate::guard;
 use crate::cli::output::Report;
 use crate::cli::ui::{Tone, Ui};
 use crate::cli::worddiff::{Segment, words};
-use crate::store::change::ChangeReport;
+use crate::store::change::{ChangeReport, Money, Relock};
 use crate::store::proposals::Proposal;
 
 /// Unchanged lines kept around a change; longer unchanged stretches are folded.
@@ -223,7 +223,37 @@ impl Report for ChangeReport {
 
     fn human(&self, ui: &Ui) -> Result<()> {
         ui.info(&self.summary);
+        if let Some(relock) = &self.relock {
+            ui.info(&relock_line(relock));
+        }
         Ok(())
+    }
+}
+
+/// `next: brief lock BRIEF (the cached prefix moved: 1,234 tokens written to the provider's
+/// cache again on the next call, 0.0046 USD)`.
+pub fn relock_line(relock: &Relock) -> String {
+    let mut why = Vec::new();
+    match (relock.prefix_changed, relock.tokens_rewritten) {
+        (true, Some(tokens)) => why.push(format!(
+            "the cached prefix moved: {} written to the provider's cache again on the next call",
+            crate::numbers::count(tokens as u64, "token", "tokens")
+        )),
+        (true, None) => why.push("the cached prefix moved".to_string()),
+        (false, _) => why.push("brief.lock no longer matches the brief".to_string()),
+    }
+    if let Some(cost) = &relock.cache_write_cost {
+        why.push(money(cost));
+    }
+    format!("next: {} ({})", relock.next, why.join(", "))
+}
+
+/// An amount with its currency: cents for a cent or more, else four decimals.
+pub fn money(money: &Money) -> String {
+    if money.amount >= 0.01 || money.amount == 0.0 {
+        format!("{:.2} {}", money.amount, money.currency)
+    } else {
+        format!("{:.4} {}", money.amount, money.currency)
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::brief::Brief;
 use crate::cache::ledger::{Destination, Format};
+use crate::cli::ui::Ui;
 use crate::error::Result;
 use crate::provider::{Overrides, Settings};
 use crate::wire::Wire;
@@ -119,6 +120,55 @@ impl LedgerArgs {
             self.ledger_format,
         )
     }
+
+    /// The destination of a command that runs until stopped and writes rows as they come
+    /// (the proxy); when that is the default file and it does not exist yet, says at once
+    /// (on stderr) where the rows will go.
+    pub fn destination_for_writing(&self, ui: &Ui) -> Result<Destination> {
+        let destination = self.destination()?;
+        if let Some(path) = crate::cache::ledger::new_default_file(self.flag()) {
+            ui.info(&first_write_message(&path, "from the first call on"));
+        }
+        Ok(destination)
+    }
+
+    /// For a command that may write a row (a model call): once it is done, says where the
+    /// default ledger is when this command created it (on stderr, once: the next command
+    /// finds the file). Said when the value is dropped, so every way out of the command
+    /// says it, and a command refused before any call says nothing.
+    pub fn first_write_notice<'a>(&self, ui: &'a Ui) -> FirstWriteNotice<'a> {
+        FirstWriteNotice {
+            ui,
+            path: crate::cache::ledger::new_default_file(self.flag()),
+        }
+    }
+
+    fn flag(&self) -> Option<&std::ffi::OsStr> {
+        self.ledger.as_deref().map(|p| p.as_os_str())
+    }
+}
+
+/// See [`LedgerArgs::first_write_notice`].
+pub struct FirstWriteNotice<'a> {
+    ui: &'a Ui,
+    path: Option<PathBuf>,
+}
+
+impl Drop for FirstWriteNotice<'_> {
+    fn drop(&mut self) {
+        if let Some(path) = &self.path
+            && path.is_file()
+        {
+            self.ui.info(&first_write_message(path, "created now"));
+        }
+    }
+}
+
+fn first_write_message(path: &std::path::Path, when: &str) -> String {
+    format!(
+        "recording model calls in the usage ledger {} ({when}; `brief usage` reads it; --ledger or BRIEF_LEDGER choose another)",
+        path.display()
+    )
 }
 
 #[cfg(test)]

@@ -226,12 +226,22 @@ pub fn parse_duration_suggesting(text: &str, examples: &str) -> Result<Duration,
     }
 }
 
+/// The longest timeout taken: a day. No call or idle connection waits that long, and a
+/// longer one is a typo (as `--ttl` refuses more than 100 years, a timeout refuses this).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
+
 /// A timeout as [`parse_duration`] reads it, more than zero (a timeout of nothing would
-/// fail every call).
+/// fail every call) and at most [`MAX_TIMEOUT`].
 pub fn parse_timeout(text: &str) -> Result<Duration, String> {
     let duration = parse_duration(text)?;
     if duration.is_zero() {
         return Err("a timeout must be more than zero".into());
+    }
+    if duration > MAX_TIMEOUT {
+        return Err(format!(
+            "`{}` is longer than the longest timeout, 24h",
+            text.trim()
+        ));
     }
     Ok(duration)
 }
@@ -290,6 +300,16 @@ pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_timeout_longer_than_a_day_is_refused_as_a_ttl_longer_than_100_years_is() {
+        assert_eq!(parse_timeout("24h"), Ok(MAX_TIMEOUT));
+        assert_eq!(parse_timeout("600s"), Ok(Duration::from_secs(600)));
+        let err = parse_timeout("99999999999h").unwrap_err();
+        assert!(err.contains("longer than the longest timeout"), "{err}");
+        assert!(parse_timeout("25h").is_err());
+        assert!(parse_timeout("0").is_err());
+    }
 
     #[test]
     fn durations_parse_as_the_command_line_writes_them() {

@@ -1,5 +1,5 @@
 //! `brief accept`: make a reviewed proposal the item's body, as a new version. Arguments,
-//! one call to [`crate::store::change::accept`] (on a terminal, after the review screen of
+//! one call to [`crate::prompt::relock::accept`] (on a terminal, after the review screen of
 //! [`crate::compress::review::review`] and the operator's yes), and its report.
 
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use crate::cli::review::show_proposal;
 use crate::cli::ui::Ui;
 use crate::compress::review::{self, Reviewed};
 use crate::error::{Error, Result};
-use crate::store::change;
+use crate::prompt::relock;
 
 /// Accept a pending proposal: version the current body, then replace it
 ///
@@ -27,8 +27,13 @@ use crate::store::change;
 pub struct Args {
     /// The brief directory
     pub brief: PathBuf,
-    /// The proposal id (see `brief proposals`)
-    pub id: String,
+    /// The proposal: its id, or its item's name when that item has one pending proposal
+    /// (see `brief proposals`)
+    #[arg(value_name = "ID|ITEM", required_unless_present = "latest")]
+    pub id: Option<String>,
+    /// The newest pending proposal (of ITEM, when one is named)
+    #[arg(long)]
+    pub latest: bool,
     /// Accept even though the guard found facts or instructions the proposal dropped or changed
     #[arg(long)]
     pub allow_flags: bool,
@@ -38,20 +43,21 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    let id = crate::store::pick::proposal_id(&args.brief, args.id.as_deref(), args.latest)?;
     let mut allow_flags = args.allow_flags;
     let mut shown = super::warn_on(ui);
     let mut quiet = |_: &Problem| {};
     // On a terminal the operator sees what they accept before anything is written; the
     // brief's warnings were shown then, so the accept does not repeat them.
     let warn: &mut dyn FnMut(&Problem) = if !args.json && ui.interactive() {
-        if let Ok(reviewed) = review::review(&args.brief, &args.id, &mut shown) {
+        if let Ok(reviewed) = review::review(&args.brief, &id, &mut shown) {
             allow_flags = confirm(ui, &reviewed, allow_flags)?;
         }
         &mut quiet
     } else {
         &mut shown
     };
-    let report = change::accept(&args.brief, &args.id, allow_flags, warn)?;
+    let report = relock::accept(&args.brief, &id, allow_flags, warn)?;
     output::print(ui, Form::json_if(args.json), &report)
 }
 

@@ -92,10 +92,10 @@ impl Report for Shown {
                     .to_string();
             }
             if !v.accepted_flags.is_empty() {
+                // The flags themselves follow the table, whole: a cell would cut them.
                 note.push_str(&format!(
-                    " (accepted with {} dropped: {})",
-                    v.accepted_flags.len(),
-                    v.accepted_flags.join(", ")
+                    " ({} accepted)",
+                    crate::numbers::count(v.accepted_flags.len() as u64, "flag", "flags")
                 ));
             }
             table.row([
@@ -111,6 +111,21 @@ impl Report for Shown {
         }
         if !table.is_empty() {
             ui.out(&table.render_header_with(|line| ui.paint(line, Tone::Dim)))?;
+        }
+        for v in self
+            .history
+            .versions
+            .iter()
+            .filter(|v| !v.accepted_flags.is_empty())
+        {
+            ui.outln(&format!(
+                "version {} was accepted with {}:",
+                v.version,
+                crate::numbers::count(v.accepted_flags.len() as u64, "guard flag", "guard flags")
+            ))?;
+            for flag in &v.accepted_flags {
+                ui.outln(&format!("  {flag}"))?;
+            }
         }
         if self.history.warns() {
             ui.warn(&self.history.summary);

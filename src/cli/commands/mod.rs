@@ -35,6 +35,7 @@ pub mod proposals;
 pub mod proxy;
 pub mod record;
 pub mod restore;
+pub mod retype;
 pub mod review;
 pub mod session;
 pub mod show;
@@ -62,6 +63,7 @@ pub enum Command {
     Diff(diff::Args),
     Restore(restore::Args),
     Record(record::Args),
+    Retype(retype::Args),
     Align(align::Args),
     Probe(probe::Args),
     Usage(usage::Args),
@@ -103,6 +105,7 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Diff(args) => diff::run(args, ui),
         Command::Restore(args) => restore::run(args, ui),
         Command::Record(args) => record::run(args, ui),
+        Command::Retype(args) => retype::run(args, ui),
         Command::Compress(args) => compress::run(args, ui),
         Command::Generate(args) => generate::run(args, root(), ui),
         Command::Guard(args) => guard::run(args, ui),

@@ -53,6 +53,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    // Under --json stderr keeps warnings and errors only.
+    let _notice = (!args.json).then(|| args.ledger.first_write_notice(ui));
     let brief = super::load_brief(&args.brief, ui)?;
     let vars: BTreeMap<String, String> = crate::cli::shared_args::var_map(&args.vars, ui);
     let settings = args.provider.settings(&brief)?;

@@ -104,7 +104,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             "--anthropic-upstream",
         )?,
         gemini_upstream: upstream(args.gemini_upstream, Wire::Gemini, "--gemini-upstream")?,
-        ledger: args.ledger.destination()?,
+        ledger: args.ledger.destination_for_writing(ui)?,
         allow_remote: args.allow_remote,
         timeout: args.timeout,
         header_timeout: args.header_timeout,

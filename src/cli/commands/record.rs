@@ -1,12 +1,12 @@
 //! `brief record`: version a body edited by hand. Arguments, one call to
-//! [`crate::store::change::record`], and its report.
+//! [`crate::prompt::relock::record`], and its report.
 
 use std::path::PathBuf;
 
 use crate::cli::output::{self, Form, Outcome};
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::store::change;
+use crate::prompt::relock;
 
 /// Record the item's current body as a new version (after editing it by hand)
 ///
@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let report = change::record(
+    let report = relock::record(
         &args.brief,
         &args.item,
         args.message,

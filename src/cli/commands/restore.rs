@@ -1,12 +1,12 @@
 //! `brief restore`: make an earlier version current again. Arguments, one call to
-//! [`crate::store::change::restore`], and its report.
+//! [`crate::prompt::relock::restore`], and its report.
 
 use std::path::PathBuf;
 
 use crate::cli::output::{self, Form, Outcome};
 use crate::cli::ui::Ui;
 use crate::error::Result;
-use crate::store::change;
+use crate::prompt::relock;
 
 /// Make the body of version N the item's body again, as a new version
 ///
@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let report = change::restore(
+    let report = relock::restore(
         &args.brief,
         &args.item,
         args.number,

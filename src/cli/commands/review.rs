@@ -25,15 +25,21 @@ use crate::error::Result;
 pub struct Args {
     /// The brief directory
     pub brief: PathBuf,
-    /// The proposal id (see `brief proposals`)
-    pub id: String,
+    /// The proposal: its id, or its item's name when that item has one pending proposal
+    /// (see `brief proposals`)
+    #[arg(value_name = "ID|ITEM", required_unless_present = "latest")]
+    pub id: Option<String>,
+    /// The newest pending proposal (of ITEM, when one is named)
+    #[arg(long)]
+    pub latest: bool,
     /// Print one JSON object instead of the review screen (never asks)
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let reviewed = review::review(&args.brief, &args.id, &mut super::warn_on(ui))?;
+    let id = crate::store::pick::proposal_id(&args.brief, args.id.as_deref(), args.latest)?;
+    let reviewed = review::review(&args.brief, &id, &mut super::warn_on(ui))?;
     let form = Form::json_if(args.json);
     let shown = Shown {
         asks: form == Form::Human && ui.interactive() && !reviewed.stale,

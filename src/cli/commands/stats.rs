@@ -135,11 +135,11 @@ impl Report for StatsReport {
         if let Some(cost) = &self.cost_per_1000_turns {
             let with = cost.exact.with_caching.map_or_else(
                 || "unknown (no cached_input_per_mtok)".to_string(),
-                |w| format!("{w:.4}"),
+                |w| format!("{w:.4} {}", cost.currency),
             );
             ui.outln(&format!(
-                "Cost per 1,000 turns (input only): {:.4} without caching, {with} with caching",
-                cost.exact.without_caching
+                "Cost per 1,000 turns (input only): {:.4} {} without caching, {with} with caching",
+                cost.exact.without_caching, cost.currency
             ))?;
         }
         let hits = self.volatile_in_static;

@@ -79,6 +79,14 @@ pub struct Pricing {
     pub cache_write_1h_per_mtok: Option<f64>,
     #[serde(default, deserialize_with = "optional_price")]
     pub output_per_mtok: Option<f64>,
+    /// The currency of these prices (an ISO 4217 code); every cost computed from them
+    /// carries it. US dollars unless the manifest says otherwise.
+    #[serde(default = "usd", deserialize_with = "currency_code")]
+    pub currency: String,
+}
+
+fn usd() -> String {
+    "USD".to_string()
 }
 
 /// The largest token count a budget may name: ten times the largest context window of
@@ -176,6 +184,18 @@ struct Expecting<'a, V>(&'a V);
 impl<'de, V: serde::de::Visitor<'de>> std::fmt::Display for Expecting<'_, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         self.0.expecting(f)
+    }
+}
+
+/// A currency code: three capital letters (`USD`, `EUR`), as ISO 4217 spells them.
+fn currency_code<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let code = String::deserialize(deserializer)?;
+    if code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()) {
+        Ok(code)
+    } else {
+        Err(serde::de::Error::custom(
+            "pricing.currency: expected a three-letter ISO 4217 code such as USD or EUR",
+        ))
     }
 }
 

@@ -128,7 +128,14 @@ pub fn brief(brief: &Brief, write: bool) -> Result<BriefCompaction> {
         let written = write && kept.is_none() && compaction.proven && compaction.text != body;
         if written {
             let mut text = String::with_capacity(item.front_matter().len() + body.len());
-            text.push_str(item.front_matter());
+            // The body is written with LF line ends: so is the front matter, or the file
+            // would mix them (YAML reads either as a line break).
+            text.push_str(
+                &item
+                    .front_matter()
+                    .replace("\r\n", "\n")
+                    .replace('\r', "\n"),
+            );
             text.push_str(&compaction.text);
             inside::write_file(&brief.dir, &item.path, text.as_bytes())?;
         }

@@ -135,15 +135,20 @@ pub fn check_with(brief: &Brief, check_options: Options) -> Result<Report> {
         let base = if item.is_tool() { 0 } else { item.body_offset };
         let lines = LineIndex::new(&item.raw);
         for hit in volatile::scan(text) {
+            // A line marked as a deliberate constant keeps its value (it is not composed).
+            if crate::text::constant::line_is_marked(text, hit.start) {
+                continue;
+            }
             let (line, column) = lines.line_col(base + hit.start);
             let mut f = finding(
                 Level::Warning,
                 "volatile-content",
                 item.path.clone(),
                 format!(
-                    "{} `{}` in the static tier: a value that changes between turns breaks the provider's prompt cache; move it to a context item",
+                    "{} `{}` in the static tier: a value that changes between turns breaks the provider's prompt cache; move it to a context item, or if it is meant to stay, end its line with `{}`",
                     hit.kind.describe(),
-                    hit.sample
+                    hit.sample,
+                    crate::text::constant::MARKER
                 ),
             );
             f.item = Some(item.id.clone());

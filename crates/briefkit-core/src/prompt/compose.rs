@@ -156,10 +156,12 @@ pub fn brief_wire(brief: &Brief) -> Wire {
         .map_or(Wire::OpenAi, |m| m.provider)
 }
 
-/// An item's body as it goes into the prompt: compacted when asked and proven, without
-/// trailing newlines.
+/// An item's body as it goes into the prompt: without constant markers, compacted when
+/// asked and proven, without trailing newlines.
 pub fn item_text(item: &Item, compact: bool, unproven: &mut Vec<String>) -> String {
-    let body = item.body();
+    // A deliberate constant's marker is for `brief check`, never for the model.
+    let body = crate::text::constant::strip(item.body());
+    let body = body.as_ref();
     let text = if compact {
         let compaction = compact_markdown(body);
         if !compaction.proven {

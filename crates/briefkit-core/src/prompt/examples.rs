@@ -26,12 +26,14 @@ pub fn item_messages(
     let sent = messages
         .iter()
         .map(|m| {
+            // A deliberate constant's marker is for `brief check`, never for the model.
+            let content = crate::text::constant::strip(&m.content);
             let text = if compact {
-                let compaction = compact_markdown(&m.content);
+                let compaction = compact_markdown(&content);
                 proven &= compaction.proven;
                 compaction.text
             } else {
-                m.content.clone()
+                content.into_owned()
             };
             let text = text.trim_end_matches(['\n', '\r']);
             let content = if vars.is_empty() {

@@ -10,5 +10,6 @@ pub mod composition;
 pub mod examples;
 pub mod lock;
 pub mod measure;
+pub mod relock;
 pub mod render;
 pub mod tool_schema;

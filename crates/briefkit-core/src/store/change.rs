@@ -27,6 +27,32 @@ pub struct ChangeReport {
     pub version: Option<u32>,
     pub written: Vec<Written>,
     pub body_written: bool,
+    /// When the change left brief.lock behind (the cached prefix or a locked rule moved):
+    /// the command to run next and what the change costs in cache writes. Filled by
+    /// [`crate::prompt::relock`]; absent when the lock still holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relock: Option<Relock>,
+}
+
+/// `brief lock` is next: the body change moved what brief.lock holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Relock {
+    /// The command that brings the lock up to date: `brief lock BRIEF`.
+    pub next: String,
+    /// Whether the cacheable prefix moved (the provider writes it to its cache again).
+    pub prefix_changed: bool,
+    /// The tokens of the new prefix, written to the provider's cache on the next call.
+    pub tokens_rewritten: Option<usize>,
+    /// What that write costs at the manifest's cache-write price (its input price when it
+    /// names none); absent when the manifest has no pricing.
+    pub cache_write_cost: Option<Money>,
+}
+
+/// An amount of money in a currency (an ISO 4217 code).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Money {
+    pub amount: f64,
+    pub currency: String,
 }
 
 /// One version a change wrote.
@@ -53,6 +79,7 @@ impl ChangeReport {
             item: change.item,
             version: change.current,
             body_written: change.body_written,
+            relock: None,
         }
     }
 }

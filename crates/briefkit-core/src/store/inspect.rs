@@ -59,8 +59,8 @@ pub struct VersionRow {
     pub proposal: Option<String>,
     #[serde(skip)]
     pub model: Option<String>,
-    /// Guard findings the operator accepted explicitly.
-    #[serde(skip)]
+    /// Guard findings the operator accepted explicitly (`--allow-flags`), each as the
+    /// guard named it; empty for a version accepted clean or not accepted at all.
     pub accepted_flags: Vec<String>,
 }
 

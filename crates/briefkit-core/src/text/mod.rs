@@ -7,6 +7,7 @@
 //! A leaf: it imports nothing of the crate but the error type, so every layer (providers,
 //! the brief loader, sessions, the CCR store, the CLI) can use it without a cycle.
 
+pub mod constant;
 pub mod sanitize;
 pub mod volatile;
 pub mod yaml;

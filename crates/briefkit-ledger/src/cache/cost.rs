@@ -119,7 +119,8 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
             });
             continue;
         }
-        let body = item.body();
+        let body = crate::text::constant::strip(item.body());
+        let body = body.as_ref();
         let compaction = compact_markdown(body);
         let tokens = counter.count(body);
         // Compaction often leaves a body as it was: then its count is already known.
@@ -143,7 +144,11 @@ pub fn measure(brief: &Brief) -> Measured<'_> {
                 if !compaction.proven {
                     unproven.push(item.id.clone());
                 }
-                volatile_hits += volatile::scan(body).len();
+                let raw = item.body();
+                volatile_hits += volatile::scan(raw)
+                    .iter()
+                    .filter(|hit| !crate::text::constant::line_is_marked(raw, hit.start))
+                    .count();
                 static_texts.push(text);
                 // A message sample is not in the system text: its messages are examples.
                 static_counts.push(item.messages().is_none().then_some(text_tokens));

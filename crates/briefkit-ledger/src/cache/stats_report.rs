@@ -123,6 +123,8 @@ impl Budget {
 pub struct TurnCost {
     pub without_caching: f64,
     pub with_caching: Option<f64>,
+    /// The currency of both (the manifest's `pricing.currency`).
+    pub currency: String,
     /// Both prices, unrounded.
     #[serde(skip)]
     pub exact: super::cost::TurnCost,
@@ -208,6 +210,11 @@ impl StatsReport {
             cost_per_1000_turns: measured.cost.map(|c| TurnCost {
                 without_caching: round(c.without_caching, 6),
                 with_caching: c.with_caching.map(|w| round(w, 6)),
+                currency: brief
+                    .manifest
+                    .pricing
+                    .as_ref()
+                    .map_or_else(|| "USD".to_string(), |p| p.currency.clone()),
                 exact: c,
             }),
         }

@@ -143,6 +143,13 @@ pub fn estimate_run(request: &EstimateRequest) -> Result<Estimates> {
         output_tokens: estimates.iter().map(|e| e.output_tokens).sum(),
         estimates,
         cost,
+        currency: cost.map(|_| {
+            brief
+                .manifest
+                .pricing
+                .as_ref()
+                .map_or_else(|| "USD".to_string(), |p| p.currency.clone())
+        }),
         refused,
     })
 }
@@ -159,6 +166,10 @@ pub struct Estimates {
     pub output_tokens: usize,
     /// The whole run's cost, rounded to a millionth; `null` when no price is known.
     pub cost: Option<f64>,
+    /// The currency of every cost here (the brief's `pricing.currency`, else `USD`);
+    /// absent when no price is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
     /// For every eligible item, the items that would not be sent.
     pub refused: Vec<String>,
 }

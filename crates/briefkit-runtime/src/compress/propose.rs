@@ -74,8 +74,11 @@ impl Watch for Unwatched {
 #[derive(Debug)]
 pub struct Proposed {
     pub proposal: Proposal,
-    /// Where it was saved.
+    /// Where it was saved (or, when not `saved`, would have been).
     pub path: PathBuf,
+    /// False for a body identical to the item's (status `identical`): there is nothing to
+    /// accept, so nothing is saved.
+    pub saved: bool,
     /// `identical`, `flagged`, `longer` or `clean`, and a sentence (see [`status`]).
     pub status: &'static str,
     pub summary: String,
@@ -123,11 +126,18 @@ pub fn propose(request: &Request, id: &str, watch: &dyn Watch) -> Result<Propose
         return Err(refused);
     }
     let proposal = ask(request, item, watch)?;
-    let path = proposals::save(&request.brief.dir, &proposal)?;
-    let (status, summary) = status(item, &proposal);
+    let (status, mut summary) = status(item, &proposal);
+    let saved = status != "identical";
+    let path = if saved {
+        proposals::save(&request.brief.dir, &proposal)?
+    } else {
+        summary.push_str("; nothing saved");
+        proposals::path_of(&request.brief.dir, &proposal.id)?
+    };
     Ok(Proposed {
         proposal,
         path,
+        saved,
         status,
         summary,
     })
@@ -219,8 +229,14 @@ pub fn propose_all(request: &Request, watch: &dyn Watch) -> Result<Batch> {
             items.push(BatchItem::not_asked(item));
             continue;
         }
-        let made = ask(request, item, watch)
-            .and_then(|p| proposals::save(&request.brief.dir, &p).map(|_| p));
+        // A body the model returned unchanged has nothing to accept: it is not saved.
+        let made = ask(request, item, watch).and_then(|p| {
+            if p.body == item.body() {
+                Ok(p)
+            } else {
+                proposals::save(&request.brief.dir, &p).map(|_| p)
+            }
+        });
         match made {
             Ok(proposal) => {
                 watch.event(Event::Proposed(item, &proposal));

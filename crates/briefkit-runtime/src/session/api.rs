@@ -87,11 +87,30 @@ pub fn new(dir: &Path, settings: NewSession, notes: Notes) -> Result<Made> {
 /// Appends one entry to Tier 2.
 pub fn append(dir: &Path, entry: NewEntry, notes: Notes) -> Result<Appended> {
     with_session(dir, notes, |session, _| {
+        // A call the operator appends names one of Tier 1's tools: the model could not
+        // have called another.
+        if let NewEntry::ToolCall { name, .. } = &entry
+            && super::ops::valid_tool_name(name)
+            && !session.tools.iter().any(|t| &t.name == name)
+        {
+            let names: Vec<&str> = session.tools.iter().map(|t| t.name.as_str()).collect();
+            return Err(Error::input(format!(
+                "--tool-call `{}`: the session has no such tool (its tools: {})",
+                crate::text::sanitize::one_line(name, 80),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ))
+            .with_hint("nothing was appended"));
+        }
         let entry = session.append(vec![entry])?.remove(0);
         Ok(Appended {
             id: entry.id,
             kind: entry.kind.as_str(),
             tokens: entry.tokens,
+            over_budget: entry.over_budget,
         })
     })
 }

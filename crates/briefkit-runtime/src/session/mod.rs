@@ -156,6 +156,20 @@ impl Session {
         if limit == 0 {
             return Err(Error::input("the context limit must be above 0"));
         }
+        // Tier 1 alone (the static text and the brief's tools) must fit: a smaller limit
+        // makes every turn over budget from the start.
+        let tier1 = crate::prompt::measure::prefix_tokens(
+            &brief,
+            &compose::prefix(&brief, ComposeOptions::default()),
+        ) as u64;
+        if limit < tier1 {
+            return Err(Error::input(format!(
+                "the context limit {limit} is below Tier 1 alone ({tier1} tokens: the brief's static text and tools)"
+            ))
+            .with_hint(format!(
+                "give --context-limit at least {tier1} plus room for the conversation (the model's context window); nothing was written"
+            )));
+        }
         let config = Config {
             brief: brief_dir,
             vars: new.vars,

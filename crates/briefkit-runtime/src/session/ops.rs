@@ -64,7 +64,7 @@ impl NewEntry {
 /// `context_budget_exceeded` object, so the model reads why and can purge or compact.
 pub const GATE_SOURCE: &str = "gate";
 
-fn valid_tool_name(name: &str) -> bool {
+pub(super) fn valid_tool_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && name

@@ -54,16 +54,29 @@ pub struct Appended {
     pub id: String,
     pub kind: &'static str,
     pub tokens: u64,
+    /// The entry was kept whole over the budget: the next model call waits for a purge or
+    /// a compaction. Only present when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub over_budget: bool,
 }
 
 impl Document for Appended {
     fn status(&self) -> &str {
-        "ok"
+        if self.over_budget {
+            "over_budget"
+        } else {
+            "ok"
+        }
     }
 
     fn summary(&self) -> String {
+        let over = if self.over_budget {
+            "; it is over the context budget, kept whole: purge or compact before the next model call (`brief session status`)"
+        } else {
+            ""
+        };
         format!(
-            "appended {} ({})",
+            "appended {} ({}){over}",
             self.id,
             crate::numbers::count(self.tokens, "token", "tokens")
         )

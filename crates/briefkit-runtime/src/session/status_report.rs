@@ -26,8 +26,9 @@ pub struct StatusFields<'a> {
     pub open_calls: &'a [String],
 }
 
-/// What `status` answers: the session's figures (`status` is always `ok`; the level says
-/// how full the context is).
+/// What `status` answers: the session's figures. `status` is `over_budget` when the next
+/// model call waits for a purge or a compaction, `critical` at the critical level, else
+/// `ok` (the level says how full the context is).
 #[derive(Debug, Clone)]
 pub struct StatusReport {
     pub status: Status,
@@ -56,7 +57,13 @@ impl Serialize for StatusReport {
 
 impl Document for StatusReport {
     fn status(&self) -> &str {
-        "ok"
+        if self.status.over_budget {
+            "over_budget"
+        } else if self.status.figures.level == super::budget::Level::Critical {
+            "critical"
+        } else {
+            "ok"
+        }
     }
 
     fn summary(&self) -> String {

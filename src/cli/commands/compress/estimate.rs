@@ -54,7 +54,11 @@ impl Report for EstimateReport {
             e.output_tokens
         );
         match e.cost {
-            Some(cost) => summary.push_str(&format!(", about {} in all", money(cost))),
+            Some(cost) => summary.push_str(&format!(
+                ", about {} {} in all",
+                money(cost),
+                e.currency.as_deref().unwrap_or("USD")
+            )),
             None => summary.push_str(
                 "; no price known (set `pricing` in brief.yaml or pass --price-input and --price-output)",
             ),

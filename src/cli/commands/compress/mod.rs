@@ -85,6 +85,8 @@ fn parse_temperature(text: &str) -> Result<f64, String> {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+    // Under --json stderr keeps warnings and errors only.
+    let _notice = (!args.json).then(|| args.ledger.first_write_notice(ui));
     let brief = super::load_brief(&args.brief, ui)?;
     if args.estimate {
         return estimate::run(&args, ui, &brief);
@@ -115,7 +117,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         proposed: &proposed,
         item,
         brief: &args.brief,
-        asks: form == Form::Human && ui.interactive(),
+        asks: form == Form::Human && ui.interactive() && proposed.saved,
     };
     let outcome = output::print(ui, form, &report)?;
     if report.asks {
@@ -178,6 +180,10 @@ impl Report for ProposedReport<'_> {
     fn human(&self, ui: &Ui) -> Result<()> {
         let proposal = &self.proposed.proposal;
         review::show_proposal(ui, self.item, proposal, &self.proposed.summary)?;
+        if !self.proposed.saved {
+            ui.info("the model returned the body unchanged: no proposal was saved");
+            return Ok(());
+        }
         ui.info(&format!("saved {}", self.proposed.path.display()));
         if !self.asks {
             review::print_commands(ui, self.brief, &proposal.id, !proposal.guard.is_clean())?;

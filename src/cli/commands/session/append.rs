@@ -213,6 +213,10 @@ impl Report for Appended {
     }
 
     fn human(&self, ui: &Ui) -> Result<()> {
-        ui.outln(&self.id)
+        ui.outln(&self.id)?;
+        if self.over_budget {
+            ui.warn(&Document::summary(self));
+        }
+        Ok(())
     }
 }

@@ -16,7 +16,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 pub use self::structure::{Marker, Split};
-pub use self::suggest::Suggestion;
+pub use self::suggest::{Suggestion, suggest};
 pub use self::write::{GITIGNORE, Imported, ImportedItem, Request, write};
 use crate::brief::types::{ItemType, valid_id};
 
@@ -73,11 +73,20 @@ impl ImportPlan {
         }
     }
 
-    /// Writes each item with its suggested type (front matter stays a constant).
+    /// Writes each item with its suggested type (front matter stays a constant). A
+    /// `context` item's placeholders are real ones: they are filled per call, so they are
+    /// written without the backslash that kept them literal.
     pub fn apply_types(&mut self) {
         for item in &mut self.items {
             if item.kind != ItemType::Constant {
                 item.kind = item.suggested.kind;
+            }
+            if item.kind == ItemType::Context {
+                let unescaped = unescape(&item.body);
+                self.escaped_placeholders = self
+                    .escaped_placeholders
+                    .saturating_sub(placeholder_count(&item.body));
+                item.body = unescaped;
             }
         }
     }
@@ -200,6 +209,19 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
     for item in items.iter_mut().filter(|i| i.kind != ItemType::Constant) {
         item.suggested = suggest::suggest(item.title.as_deref(), &item.body);
     }
+    // A closing section of nothing but `{{…}}` lines holds the values of each call: it is
+    // the brief's context (filled per call, after the cached prefix).
+    if let Some(last) = items.last_mut().filter(|i| i.kind != ItemType::Constant)
+        && let Some(count) = placeholder_lines(&last.body)
+    {
+        last.suggested = Suggestion {
+            kind: ItemType::Context,
+            reason: format!(
+                "the last section, {} with a `{{{{…}}}}` placeholder: values filled per call",
+                crate::numbers::count(count as u64, "line", "lines")
+            ),
+        };
+    }
     let composed = items
         .iter()
         .map(|item| unescape(item.body.trim_end_matches('\n')))
@@ -221,6 +243,28 @@ pub fn plan(source: &str, split: Split) -> ImportPlan {
         headings_level: found.headings_level,
         normalised: normalised_parts,
     }
+}
+
+/// When every line of `body` but its headings and blank lines holds an escaped `{{…}}`
+/// placeholder: how many lines do.
+fn placeholder_lines(body: &str) -> Option<usize> {
+    let mut count = 0;
+    for line in body.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if !(line.contains("\\{{") && line.contains("}}")) {
+            return None;
+        }
+        count += 1;
+    }
+    (count > 0).then_some(count)
+}
+
+/// The escaped placeholders of `body` (`\{{`).
+fn placeholder_count(body: &str) -> usize {
+    body.matches("\\{{").count()
 }
 
 /// The byte offset just past a leading YAML front matter block (`---` … `---`/`...`).
@@ -373,6 +417,37 @@ mod tests {
 
     fn ids(plan: &ImportPlan) -> Vec<&str> {
         plan.items.iter().map(|i| i.id.as_str()).collect()
+    }
+
+    #[test]
+    fn a_closing_section_of_placeholders_is_offered_as_context_and_applied_unescaped() {
+        let source = "# Desk\n\nYou help customers.\n\n## Caller\n\nName: {{customer_name}}\nPlan: {{plan}}\n";
+        let mut plan = plan(source, Split::Auto);
+        let last = plan.items.last().unwrap();
+        assert_eq!(
+            last.suggested.kind,
+            ItemType::Context,
+            "{:?}",
+            last.suggested
+        );
+        assert_eq!(last.kind, ItemType::Instruction);
+        assert!(last.body.contains("\\{{plan}}"));
+        assert_eq!(plan.escaped_placeholders, 2);
+        plan.apply_types();
+        let last = plan.items.last().unwrap();
+        assert_eq!(last.kind, ItemType::Context);
+        assert!(last.body.contains("Plan: {{plan}}") && !last.body.contains('\\'));
+        assert_eq!(plan.escaped_placeholders, 0);
+        // A section with prose around its placeholder is not context.
+        let prose = plan_of("# Desk\n\nGreet {{customer_name}} warmly.\nBe brief.\n");
+        assert_ne!(
+            prose.items.last().unwrap().suggested.kind,
+            ItemType::Context
+        );
+    }
+
+    fn plan_of(source: &str) -> ImportPlan {
+        plan(source, Split::Auto)
     }
 
     #[test]

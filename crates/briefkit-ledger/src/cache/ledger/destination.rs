@@ -144,6 +144,15 @@ impl Destination {
 }
 
 /// `usage.jsonl` in the user's state directory (else the temporary directory).
+/// The default ledger file when `flag` and `BRIEF_LEDGER` name none and it does not exist
+/// yet: the next row is its first, written to a place the user never named, so the caller
+/// says where (once: afterwards the file exists).
+pub fn new_default_file(flag: Option<&OsStr>) -> Option<PathBuf> {
+    let named = flag.is_some() || std::env::var_os("BRIEF_LEDGER").is_some_and(|v| !v.is_empty());
+    let path = default_file();
+    (!named && std::fs::symlink_metadata(&path).is_err()).then_some(path)
+}
+
 pub fn default_file() -> PathBuf {
     crate::paths::state_dir()
         .unwrap_or_else(|| std::env::temp_dir().join("briefkit"))

@@ -15,7 +15,7 @@ mod read;
 pub mod summary;
 
 pub use append::{Appender, append};
-pub use destination::{Destination, FORMAT_VAR, Format, default_file};
+pub use destination::{Destination, FORMAT_VAR, Format, default_file, new_default_file};
 pub use read::{
     LEDGER_LINE, MAX_WARNINGS, Warning, implausible, parse, read, read_each, read_numbered,
 };

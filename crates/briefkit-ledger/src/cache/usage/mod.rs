@@ -16,7 +16,7 @@ use crate::cache::ledger::prices::PriceResolver;
 use crate::cache::ledger::summary::{GroupBy, Summary};
 use crate::cache::ledger::{self, Destination, clickhouse};
 use crate::clock;
-use crate::error::{Error, Result, Setting, Topic};
+use crate::error::{Error, Result};
 use crate::text::sanitize::terminal_line;
 
 /// Prices per million tokens that override every brief's `pricing`.
@@ -43,7 +43,7 @@ pub struct UsageRequest {
 
 /// Reads the ledger the request names and sums it.
 ///
-/// Errors: no ledger file (input, with the ledger setting as its topic); an HTML page asked
+/// A ledger file that does not exist yet holds no calls. Errors: an HTML page asked
 /// of a ClickHouse ledger (input); ClickHouse unreachable or refusing (provider).
 pub fn report(request: UsageRequest) -> Result<UsageReport> {
     let UsageRequest {
@@ -57,12 +57,13 @@ pub fn report(request: UsageRequest) -> Result<UsageReport> {
     let mut resolver = PriceResolver::new(prices.input, prices.cached, prices.output);
     let mut views = None;
     let (summary, warnings) = match &destination {
+        // No ledger yet is no calls yet: the first model call (probe, compress, the
+        // proxy's) creates it.
+        Destination::File(path) if std::fs::symlink_metadata(path).is_err() => {
+            views = page.then(|| LedgerViews::new(by));
+            (Summary::new(by), Vec::new())
+        }
         Destination::File(path) => {
-            if !path.exists() {
-                return Err(Error::input(format!("no ledger at {}", path.display()))
-                    .with_hint("model calls (probe, compress, the proxy's) write it")
-                    .with_topic(Topic::Setting(Setting::Ledger)));
-            }
             // Summed as it is read, a line at a time: memory follows the groups, not the
             // ledger.
             let mut summary = Summary::new(by);
