@@ -76,7 +76,8 @@ fn json_lists_each_dropped_and_introduced_fact_with_its_position() {
             "dropped_instructions",
             "introduced",
             "counts",
-            "coverage"
+            "coverage",
+            "context_dropped"
         ]
     );
     assert_eq!(report["status"], "flagged");
@@ -234,7 +235,9 @@ fn a_dropped_instruction_is_named_with_its_line_and_exits_1() {
             "line": 2,
             "column": 1,
             "items": [],
-            "reason": "no counterpart in the proposal (the nearest keeps 18% of its words)"
+            "reason": "no counterpart in the proposal (the nearest keeps 18% of its words)",
+            "confidence": "high",
+            "missing": ["date", "promis", "deliveri"]
         }])
     );
     assert_eq!(report["coverage"]["share"], serde_json::json!(0.667));

@@ -37,6 +37,7 @@ mod guard_coverage;
 mod guard_coverage_props;
 mod guard_props;
 mod guard_table;
+mod guard_telegraphic;
 mod harden_bounds;
 mod harden_cli;
 mod harden_display;

@@ -40,7 +40,7 @@ pub fn ask_about(ui: &Ui, brief_arg: &Path, mut reviewed: Reviewed) -> Result<Ou
         let (dir, id) = (&reviewed.brief_dir, &reviewed.proposal.id);
         match answer.trim().to_ascii_lowercase().as_str() {
             "a" | "accept" => {
-                if !reviewed.proposal.guard.is_clean() && !confirm_flags(ui, &reviewed)? {
+                if reviewed.proposal.guard.is_flagged() && !confirm_flags(ui, &reviewed)? {
                     ui.info("not accepted");
                     continue;
                 }
@@ -77,7 +77,7 @@ pub fn ask_about(ui: &Ui, brief_arg: &Path, mut reviewed: Reviewed) -> Result<Ou
                 show_proposal(ui, &reviewed.item, &reviewed.proposal, &reviewed.summary)?;
             }
             "" | "l" | "later" => {
-                let flagged = !reviewed.proposal.guard.is_clean();
+                let flagged = reviewed.proposal.guard.is_flagged();
                 print_commands(ui, brief_arg, id, flagged)?;
                 return Ok(Outcome::Ok);
             }

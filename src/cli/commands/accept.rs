@@ -72,7 +72,7 @@ fn confirm(ui: &Ui, reviewed: &Reviewed, allow_flags: bool) -> Result<bool> {
             proposal.id
         ))
     };
-    if proposal.guard.is_clean() || allow_flags {
+    if !proposal.guard.is_flagged() || allow_flags {
         ui.err_line("Accept this proposal? [y/N] ");
         let answer = console::Term::stderr().read_line().map_err(Error::from)?;
         if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {

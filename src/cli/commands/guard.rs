@@ -30,9 +30,12 @@ use crate::guard::{self, Fact, Kind, ReportJson};
 /// canonical form (`1,200` = `1200`, `$1,200.00` = `USD 1200`, `15%` = `15 percent`); code
 /// is compared byte for byte. A conversation sample (`format: messages`) is compared
 /// message by message: the proposal (a sample file or its body) keeps every message and
-/// role, else exit 2. Exit status: 0 clean, 1 something dropped or changed, an
-/// instruction without a counterpart, or under half of the instructions kept; 2 bad
-/// input.
+/// role, else exit 2. Each finding carries a confidence: `high` (a dropped fact, a
+/// flipped negation, a changed value or bound, an instruction with no counterpart at
+/// all) makes the status `flagged`; the rest (a lost qualifier, condition or strength, an
+/// instruction only partly kept) makes it `review`. Context that went (a rationale, an
+/// example, a preface) is listed as information. Exit status: 0 clean or review, 1
+/// flagged, 2 bad input.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The original text: a file, or - for stdin
@@ -44,7 +47,7 @@ pub struct Args {
     proposal: PathBuf,
 
     /// Print one JSON object: status, summary, dropped, changed, dropped_instructions,
-    /// introduced, counts, coverage
+    /// introduced, counts, coverage, context_dropped
     #[arg(long)]
     json: bool,
 }
@@ -101,7 +104,8 @@ impl Report for Shown<'_> {
     }
 
     fn outcome(&self) -> Outcome {
-        if self.json.report().is_clean() {
+        // `review` is for a person to look at, not a failed check: only `flagged` fails.
+        if !self.json.report().is_flagged() {
             Outcome::Ok
         } else {
             Outcome::Failed
@@ -150,8 +154,9 @@ pub fn render(report: &guard::Report, original: &str, proposal: &str, ui: &Ui) -
                 },
                 c.kind.name(),
                 format!(
-                    "{}\n      was: {}\n      now: {}  ({proposal}:{}:{})",
+                    "{}{}\n      was: {}\n      now: {}  ({proposal}:{}:{})",
                     one_line(&c.message),
+                    review_mark(c.confidence()),
                     one_line(&c.original),
                     one_line(&c.proposal),
                     c.proposal_line,
@@ -165,6 +170,7 @@ pub fn render(report: &guard::Report, original: &str, proposal: &str, ui: &Ui) -
         .iter()
         .map(|d| {
             let mut text = escaped_line(&d.text, 160);
+            text.push_str(review_mark(d.confidence));
             if !d.items.is_empty() {
                 text.push_str(&format!(
                     "\n      items gone: {}",
@@ -245,14 +251,47 @@ pub fn render(report: &guard::Report, original: &str, proposal: &str, ui: &Ui) -
     }
     out.push_str(&ui.paint(&report.coverage_line(), Tone::Dim));
     out.push('\n');
-    let (tone, summary) = if report.is_clean() {
-        (Tone::Good, report.summary())
-    } else {
-        (Tone::Error, report.summary())
+    if !report.context_dropped.is_empty() {
+        out.push_str(&ui.paint(
+            &format!(
+                "Context of {original} not in {proposal} (information, {}):",
+                report.context_dropped.len()
+            ),
+            Tone::Dim,
+        ));
+        out.push('\n');
+        for c in &report.context_dropped {
+            out.push_str(&ui.paint(
+                &format!(
+                    "  {original}:{}:{}  {}  {}",
+                    c.line,
+                    c.column,
+                    c.role,
+                    escaped_line(&c.text, 120)
+                ),
+                Tone::Dim,
+            ));
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    let tone = match report.status() {
+        "clean" => Tone::Good,
+        "review" => Tone::Warning,
+        _ => Tone::Error,
     };
+    let summary = report.summary();
     out.push_str(&ui.paint(&summary, tone));
     out.push('\n');
     out
+}
+
+/// ` [review]` after a finding that is not sure enough to flag, else nothing.
+fn review_mark(confidence: guard::Confidence) -> &'static str {
+    match confidence {
+        guard::Confidence::High => "",
+        guard::Confidence::Review => "  [review]",
+    }
 }
 
 /// A change's message on one line: control characters escaped, at most 160 characters.

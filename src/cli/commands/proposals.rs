@@ -64,10 +64,10 @@ impl Report for Shown<'_> {
         ]);
         for judged in proposals {
             let p = &judged.proposal;
-            let guard = if p.guard.is_clean() {
-                ui.paint("clean", Tone::Good)
-            } else {
-                ui.paint(&flag_counts(&p.guard), Tone::Error)
+            let guard = match p.guard.status() {
+                "clean" => ui.paint("clean", Tone::Good),
+                "review" => ui.paint(&format!("review: {}", flag_counts(&p.guard)), Tone::Warning),
+                _ => ui.paint(&flag_counts(&p.guard), Tone::Error),
             };
             let state = if judged.stale {
                 ui.paint("stale", Tone::Warning)
@@ -87,7 +87,7 @@ impl Report for Shown<'_> {
         ui.out(&table.render())?;
         ui.info(&self.pending.summary);
         let dir = crate::cli::ui::shell_quote(&self.brief.display().to_string());
-        let allow = if proposals.iter().any(|j| !j.proposal.guard.is_clean()) {
+        let allow = if proposals.iter().any(|j| j.proposal.guard.is_flagged()) {
             " (a flagged one: add --allow-flags)"
         } else {
             ""

@@ -78,7 +78,12 @@ impl Report for Shown<'_> {
         let r = &self.reviewed;
         show_proposal(ui, &r.item, &r.proposal, &r.summary)?;
         if !self.asks {
-            print_commands(ui, self.brief, &r.proposal.id, !r.proposal.guard.is_clean())?;
+            print_commands(
+                ui,
+                self.brief,
+                &r.proposal.id,
+                r.proposal.guard.is_flagged(),
+            )?;
         }
         Ok(())
     }

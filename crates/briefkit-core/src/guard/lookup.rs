@@ -237,11 +237,20 @@ impl Lookup {
         for list in &mut cues {
             list.sort_by_key(|p: &Phrase<Cue>| std::cmp::Reverse(p.words.len()));
         }
-        let synonyms = ins
+        let mut synonyms: FxMap<&'static str, &'static str> = ins
             .synonyms
             .iter()
             .flat_map(|group| group.iter().map(move |w| (*w, group[0])))
             .collect();
+        // A short form (`deps`, `repo`) compares as the word it stands for, in that
+        // word's synonym group when it has one.
+        if lang.name == "English" {
+            for (short, word) in super::lexicon::data::abbreviations() {
+                let head = synonyms.get(word).copied().unwrap_or(word);
+                synonyms.entry(word).or_insert(head);
+                synonyms.entry(short).or_insert(head);
+            }
+        }
         let phrasal = ins
             .phrasal
             .iter()

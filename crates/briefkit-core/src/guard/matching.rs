@@ -24,12 +24,40 @@ pub fn missing(from: &Extracted, other: &Extracted, other_text: &str) -> Vec<Fac
     for i in found_in_text(&from.facts, &searched, other_text) {
         present[i] = true;
     }
+    // A product named with its `.js` (`Node.js`, `Vue.js`) is the same product without
+    // it (`Node`): a name kept, not a fact dropped.
+    let products: Vec<(usize, &str)> = (0..from.facts.len())
+        .filter(|&i| !present[i] && from.facts[i].kind == Kind::Identifier)
+        .filter_map(|i| product_name(&from.facts[i].canonical).map(|bare| (i, bare)))
+        .collect();
+    if !products.is_empty() {
+        let patterns: Vec<Vec<u8>> = products
+            .iter()
+            .map(|(_, bare)| search::marked_token(bare))
+            .collect();
+        let found = search::occurring(&patterns, &search::mark_words(other_text));
+        for ((i, _), found) in products.iter().zip(found) {
+            present[*i] |= found;
+        }
+    }
     from.facts
         .iter()
         .zip(present)
         .filter(|(_, present)| !present)
         .map(|(fact, _)| fact.clone())
         .collect()
+}
+
+/// The bare name of a product written with its `.js` (`Node.js` → `Node`): a capitalised
+/// name, one dot, `js` after it. A file (`index.js`) starts lowercase and stays a fact.
+pub fn product_name(identifier: &str) -> Option<&str> {
+    let bare = identifier
+        .strip_suffix(".js")
+        .or_else(|| identifier.strip_suffix(".JS"))?;
+    (bare.len() >= 2
+        && bare.starts_with(|c: char| c.is_ascii_uppercase())
+        && bare.bytes().all(|b| b.is_ascii_alphanumeric()))
+    .then_some(bare)
 }
 
 /// Which of the code facts at `indices` occur in `text` where they fit: a block's code

@@ -99,6 +99,7 @@ pub fn check_messages(
                         ..d
                     }),
             );
+        report.context_dropped.extend(one.context_dropped);
         report.coverage.add(&one.coverage);
         for (kind, n) in one.counts {
             *report.counts.entry(kind).or_default() += n;

@@ -43,7 +43,10 @@ use std::collections::BTreeMap;
 pub use changes::{Change, ChangeKind};
 pub use compare::{compare, shift};
 pub use messages::{check_item, check_messages};
-pub use report::{ChangeJson, Coverage, CoverageJson, DroppedInstruction, Report, ReportJson};
+pub use report::{
+    ChangeJson, Confidence, Coverage, CoverageJson, DroppedContext, DroppedInstruction, Report,
+    ReportJson,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -192,6 +195,7 @@ pub fn check(original: &str, proposal: &str) -> Report {
         dropped_instructions: deeper.instructions,
         counts,
         coverage,
+        context_dropped: deeper.context,
     }
 }
 
@@ -200,6 +204,7 @@ struct Deeper {
     changed: Vec<Change>,
     instructions: Vec<DroppedInstruction>,
     coverage: Coverage,
+    context: Vec<DroppedContext>,
 }
 
 /// The second and third layers, on one reading of each text. Both texts are read in the
@@ -248,7 +253,7 @@ fn deeper(
         Some(p) => changes::compare(&o, p, &dropped),
         None => (Vec::new(), Vec::new()),
     };
-    let (instructions, coverage) = match units {
+    let (instructions, coverage, context) = match units {
         Some(units) => coverage::check(coverage::Input {
             text: original,
             units: units.finish(),
@@ -258,12 +263,13 @@ fn deeper(
             linked: &linked,
             dropped: &dropped,
         }),
-        None => (Vec::new(), Coverage::default()),
+        None => (Vec::new(), Coverage::default(), Vec::new()),
     };
     Deeper {
         changed,
         instructions,
         coverage,
+        context,
     }
 }
 
@@ -328,6 +334,7 @@ pub fn instructions(text: &str) -> Vec<Instruction> {
         .finish()
         .units
         .into_iter()
+        .filter(|u| u.context.is_none())
         .map(|u| {
             let (line, column) = lines.at(text, u.start);
             Instruction {

@@ -8,6 +8,41 @@ use serde::{Deserialize, Serialize};
 
 use super::{Change, Fact, Kind};
 
+/// How sure a finding is: `high` makes the report `flagged` (accept refuses without
+/// `--allow-flags`); `review` makes it `review` (shown first, counted, recorded with the
+/// version, never blocking). Only what is surely lost is high: a dropped fact, a flipped
+/// negation, a changed value or bound, an instruction with no counterpart at all. A lost
+/// qualifier, a strength or scope that moved, a unit only partly kept is worth a look,
+/// and an alarm that rings for those would soon be silenced with `--allow-flags`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    #[default]
+    High,
+    Review,
+}
+
+impl Confidence {
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Review => "review",
+        }
+    }
+}
+
+/// A unit of the original that only explains or illustrates (a rationale, a purpose
+/// clause, an example, a preface, a list intro) and has no counterpart in the proposal:
+/// information, never a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedContext {
+    pub text: String,
+    pub line: usize,
+    pub column: usize,
+    /// What kind of context it is (`rationale`, `example`, `preface`, `description`).
+    pub role: String,
+}
+
 /// An instruction of the original without a counterpart in the proposal (the third
 /// layer), or one whose list lost some items.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +71,13 @@ pub struct DroppedInstruction {
     /// findings inside a sample message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<std::path::PathBuf>,
+    /// `high` (no counterpart at all: the report is flagged) or `review` (a counterpart
+    /// that keeps part of it, or lost one of its constraints).
+    #[serde(default)]
+    pub confidence: Confidence,
+    /// The evidence: the unit's key words that no counterpart has (as written).
+    #[serde(default)]
+    pub missing: Vec<String>,
 }
 
 /// How much of the original's instructions and length the proposal kept: a signal beside
@@ -110,6 +152,10 @@ pub struct Report {
     /// Instructions and length kept.
     #[serde(default)]
     pub coverage: Coverage,
+    /// Context of the original (rationale, examples, prefaces) without a counterpart:
+    /// information only, never a finding.
+    #[serde(default)]
+    pub context_dropped: Vec<DroppedContext>,
 }
 
 impl Report {
@@ -123,9 +169,31 @@ impl Report {
             && !self.coverage.under_half()
     }
 
-    /// `clean` or `flagged`: the status every command prints for this report.
+    /// A finding that is surely a loss: a dropped fact, or a change or dropped
+    /// instruction at high confidence. Accept refuses a flagged proposal without
+    /// `--allow-flags`; `brief guard` exits 1.
+    pub fn is_flagged(&self) -> bool {
+        !self.dropped.is_empty()
+            || self
+                .changed
+                .iter()
+                .any(|c| c.confidence() == Confidence::High)
+            || self
+                .dropped_instructions
+                .iter()
+                .any(|d| d.confidence == Confidence::High)
+    }
+
+    /// `clean`, `review` (findings to look at, none sure: not blocking) or `flagged`:
+    /// the status every command prints for this report.
     pub fn status(&self) -> &'static str {
-        if self.is_clean() { "clean" } else { "flagged" }
+        if self.is_flagged() {
+            "flagged"
+        } else if self.is_clean() {
+            "clean"
+        } else {
+            "review"
+        }
     }
 
     /// Every flag as one line (`price $40`, ``changed negation: negation `not` was lost``,
@@ -234,7 +302,7 @@ impl Report {
                 n => format!("clean: all {n} facts of the original survive"),
             }
         } else {
-            format!("flagged: {}", flags.join("; "))
+            format!("{}: {}", self.status(), flags.join("; "))
         };
         if !self.introduced.is_empty() {
             text.push_str(&format!(
@@ -311,6 +379,10 @@ pub struct ChangeJson<'a> {
     in_message: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<&'a std::path::Path>,
+    /// `high` or `review` (see [`Confidence`]).
+    confidence: &'static str,
+    /// The evidence, in words (`` `only` was lost ``).
+    evidence: &'a str,
 }
 
 impl<'a> From<&'a Change> for ChangeJson<'a> {
@@ -325,6 +397,8 @@ impl<'a> From<&'a Change> for ChangeJson<'a> {
             proposal_column: c.proposal_column,
             in_message: c.in_message.as_deref(),
             file: c.file.as_deref(),
+            confidence: c.confidence().name(),
+            evidence: &c.message,
         }
     }
 }
@@ -363,7 +437,7 @@ impl From<&Coverage> for CoverageJson {
 }
 
 /// The report as the one JSON document `brief guard --json` prints and the MCP `guard`
-/// tool returns: `{"status": "clean"|"flagged", "summary", "dropped": [{"kind", "value",
+/// tool returns: `{"status": "clean"|"review"|"flagged", "summary", "dropped": [{"kind", "value",
 /// "line", "column"}], "changed": [{"kind", "original", "proposal", "line", "column",
 /// "proposal_line", "proposal_column"}], "dropped_instructions": [{"text", "line",
 /// "column", "items", "reason"}], "introduced": [...], "counts": {"<kind>": n},
@@ -379,6 +453,7 @@ pub struct ReportJson<'a> {
     introduced: &'a [Fact],
     counts: &'a BTreeMap<Kind, usize>,
     coverage: CoverageJson,
+    context_dropped: &'a [DroppedContext],
 }
 
 impl<'a> From<&'a Report> for ReportJson<'a> {
@@ -391,6 +466,7 @@ impl<'a> From<&'a Report> for ReportJson<'a> {
             introduced: &r.introduced,
             counts: &r.counts,
             coverage: CoverageJson::from(&r.coverage),
+            context_dropped: &r.context_dropped,
         }
     }
 }

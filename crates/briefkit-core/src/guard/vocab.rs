@@ -26,6 +26,9 @@ pub struct Vocab<'t> {
     /// For a verb with a particle: the particle and the word they mean (`send` → `back`,
     /// `return`).
     phrasal: Vec<Option<(Id, Id)>>,
+    /// The word's Snowball stem (`discussion`, `discussing` → `discuss`): what the third
+    /// layer compares words as.
+    snowball: Vec<Id>,
     /// Entries up to here have their info and stem.
     done: usize,
 }
@@ -136,7 +139,32 @@ impl<'t> Vocab<'t> {
                 ))
             });
             self.phrasal.push(phrasal);
+            let snowball = if lang.is_some() {
+                self.snowball_of(id)
+            } else {
+                id as Id
+            };
+            self.snowball.push(snowball);
             self.done += 1;
+        }
+    }
+
+    /// The Snowball stem of a word of letters (a value key, code or a number stays itself).
+    fn snowball_of(&mut self, id: usize) -> Id {
+        static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+        let w: &str = &self.words[id];
+        if w.len() <= 3 || !w.chars().all(char::is_alphabetic) {
+            return id as Id;
+        }
+        let stemmer = STEMMER
+            .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+        let stemmed = match stemmer.stem(w) {
+            Cow::Owned(s) if s != w => Some(s),
+            _ => None,
+        };
+        match stemmed {
+            Some(s) => self.intern_str(&s),
+            None => id as Id,
         }
     }
 
@@ -175,13 +203,16 @@ impl<'t> Vocab<'t> {
         self.phrasal.get(id as usize).copied().flatten()
     }
 
-    /// What the third layer compares a word as: the stem of its synonym group's first word
-    /// (`briefer` = `concise`), else its own stem.
+    /// What the third layer compares a word as: the Snowball stem of its synonym group's
+    /// first word (`briefer` = `concise`), else its own (`discussing` = `discussion`).
     pub fn key(&self, id: Id) -> Id {
-        match self.synonym.get(id as usize).copied().flatten() {
-            Some(group) => self.stem(group),
-            None => self.stem(id),
-        }
+        let word = self
+            .synonym
+            .get(id as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(id);
+        self.snowball.get(word as usize).copied().unwrap_or(word)
     }
 }
 

@@ -280,11 +280,11 @@ pub fn accept(brief_dir: &Path, id: &str, allow_flags: bool) -> Result<Change> {
     }
     // The guard runs again: a proposal file is plain text, and its stored report could
     // have been edited.
-    // A changed binding or constraint, and an instruction without a counterpart, count
-    // like a dropped fact.
+    // A flagged report (a finding at high confidence) is refused without `--allow-flags`;
+    // findings for review do not block, but every finding is recorded with the version.
     let report = crate::guard::check_item(&locked.item, &proposal.body)?;
     let dropped = report.flag_lines();
-    if !dropped.is_empty() && !allow_flags {
+    if report.is_flagged() && !allow_flags {
         return Err(refusal::flagged(brief_dir, &proposal, &report, &dropped));
     }
     let mut written = Vec::new();

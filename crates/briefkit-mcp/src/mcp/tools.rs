@@ -214,7 +214,8 @@ pub fn specs() -> Vec<Spec> {
                 number words, dates, URLs, e-mail addresses, placeholders, code, \
                 identifiers) survives in a rewrite, that no value lost its binding and no \
                 constraint flipped (changed), and that every instruction of the original \
-                has a counterpart (dropped_instructions); status is clean or flagged, as \
+                has a counterpart (dropped_instructions); status is clean, review (findings \
+                to look at, none sure enough to block) or flagged, as \
                 `brief guard --json` prints it, with the share of instructions kept and the \
                 size ratio in coverage.",
             schema: super::schema::load("guard", include_str!("schemas/guard.json")),

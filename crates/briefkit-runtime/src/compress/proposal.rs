@@ -111,7 +111,8 @@ pub fn rejudge(item: &Item, proposal: &mut Proposal) -> Result<()> {
 }
 
 /// `(status, summary)` of a proposal against the item's body: `identical`, `flagged`,
-/// `longer` or `clean`, from the proposal's guard report (see [`rejudge`]).
+/// `review` (findings to look at, none sure enough to block), `longer` or `clean`, from
+/// the proposal's guard report (see [`rejudge`]).
 pub fn status(item: &Item, proposal: &Proposal) -> (&'static str, String) {
     let change = token_change(proposal.tokens_before, proposal.tokens_after);
     let guard = proposal.guard.summary();
@@ -123,8 +124,10 @@ pub fn status(item: &Item, proposal: &Proposal) -> (&'static str, String) {
                 item.id
             ),
         )
-    } else if !proposal.guard.is_clean() {
+    } else if proposal.guard.is_flagged() {
         ("flagged", format!("`{}`: {change}; guard {guard}", item.id))
+    } else if !proposal.guard.is_clean() {
+        ("review", format!("`{}`: {change}; guard {guard}", item.id))
     } else if proposal.tokens_after >= proposal.tokens_before {
         (
             "longer",

@@ -209,11 +209,16 @@ pub fn pending(dir: &Path, warn: &mut dyn FnMut(&Problem)) -> Result<PendingProp
             status,
         });
     }
-    let summary = match judged.len() {
+    let mut summary = match judged.len() {
         0 => "no pending proposals".to_string(),
         1 => "1 pending proposal".to_string(),
         n => format!("{n} pending proposals"),
     };
+    let count = |s: &str| judged.iter().filter(|j| j.status == s).count();
+    let (flagged, review) = (count("flagged"), count("review"));
+    if flagged + review > 0 {
+        summary.push_str(&format!(" ({flagged} flagged, {review} for review)"));
+    }
     Ok(PendingProposals {
         status: "ok",
         summary,

@@ -186,7 +186,7 @@ impl Report for ProposedReport<'_> {
         }
         ui.info(&format!("saved {}", self.proposed.path.display()));
         if !self.asks {
-            review::print_commands(ui, self.brief, &proposal.id, !proposal.guard.is_clean())?;
+            review::print_commands(ui, self.brief, &proposal.id, proposal.guard.is_flagged())?;
         }
         Ok(())
     }

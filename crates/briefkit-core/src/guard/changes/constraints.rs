@@ -1,6 +1,7 @@
 //! Constraints compared across aligned sentences: a negation, modal, `only`, exception,
 //! condition or absolute that the proposal lost, reversed or added.
 
+use super::super::lexicon::data;
 use super::super::lookup::Mark;
 use super::super::reading::{Constraints, Modal, Reading};
 use super::{ChangeKind, Found};
@@ -67,8 +68,13 @@ pub(super) fn lost(
         |f: fn(&Constraints) -> &Vec<usize>| others.iter().find_map(|(_, g)| f(g).first().copied());
     let ow = |at: usize| word_at(o.text, at).to_string();
     let pw = |at: usize| word_at(p.text, at).to_string();
+    // `never X without Y` = `X only after Y`: an `only` says a negation that had a
+    // condition of its own (`never share data` → `only share data` is a flip).
+    let (os, oe) = sentence_span(o, s);
+    let conditional = has_condition(c, &o.text[os..oe].to_lowercase());
     if let Some(&at) = c.negation.first()
         && any(|g| &g.negation).is_none()
+        && !(conditional && any(|g| &g.only).is_some())
         && !others.iter().any(|(_, g)| reworded_negation(c, g))
     {
         let (message, p_at) = match any(|g| &g.universal) {
@@ -145,7 +151,7 @@ pub(super) fn lost(
             continue;
         }
         let turned = opposite.and_then(|f| if f(c).is_empty() { any(f) } else { None });
-        if name == "condition" && turned.is_none() && carried(c, others) {
+        if name == "condition" && turned.is_none() && (carried(c, others) || asked(p, others)) {
             continue;
         }
         let (message, p_at, flip) = match turned {
@@ -171,6 +177,8 @@ pub(super) fn lost(
             .filter(|_| any(mine).is_none() && other_own.is_empty())
             .and_then(|at| any(to).map(|t| (at, t)))
     };
+    let proposal_sentences: Vec<usize> = others.iter().map(|(q, _)| *q).collect();
+    qualifiers_and_strength(o, p, (s, q), &proposal_sentences, out);
     let absolute = weakened(&c.universal, |g| &g.partial, |g| &g.universal, &c.partial)
         .or_else(|| weakened(&c.partial, |g| &g.universal, |g| &g.partial, &c.universal));
     if let Some((at, t)) = absolute {
@@ -187,10 +195,113 @@ pub(super) fn lost(
     }
 }
 
+/// Whether a constraint comes with a condition (`without`, `unless`, `until`, `before`,
+/// `after`, `if`): what `never X without Y` and `X only after Y` both have.
+fn has_condition(c: &Constraints, lower: &str) -> bool {
+    !c.exception.is_empty()
+        || !c.condition.is_empty()
+        || !c.until.is_empty()
+        || ["without", "before", "after", "unless", "until"]
+            .iter()
+            .any(|w| data::has_phrase(lower, w))
+}
+
+/// Whether a (lowercased) sentence sets one thing against another (`rather than`,
+/// `instead of`, `over`, `>`): a rewrite saying it with `not` keeps the contrast.
+fn contrasts(lower: &str) -> bool {
+    [
+        "rather than",
+        "instead of",
+        "over",
+        "than",
+        "versus",
+        "vs",
+        "as opposed to",
+    ]
+    .iter()
+    .any(|w| data::has_phrase(lower, w))
+        || lower.contains(" > ")
+}
+
+/// A qualifier of the original sentence `s` (`explicitly`, `gradually`, `each`) that
+/// none of its aligned sentences keeps, and a strength that moved: a preference or habit
+/// (`prefer`, `generally`) turned absolute (`always`, `must`), or the reverse. Both change
+/// how widely or how strongly the instruction applies: `review`, never `flagged`.
+fn qualifiers_and_strength(
+    o: &Reading,
+    p: &Reading,
+    (s, q): (usize, usize),
+    theirs: &[usize],
+    out: &mut Vec<Found>,
+) {
+    let (os, oe) = sentence_span(o, s);
+    let mine = o.text[os..oe].to_lowercase();
+    let other: String = theirs
+        .iter()
+        .map(|&g| {
+            let (ps, pe) = sentence_span(p, g);
+            p.text[ps..pe].to_lowercase()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let find = |text: &str, words: &[&'static str]| {
+        words.iter().copied().find(|w| data::has_phrase(text, w))
+    };
+    let at_word = |w: &str| o.text[os..oe].to_lowercase().find(w).map(|n| os + n);
+    for group in data::qualifiers() {
+        if let Some(w) = find(&mine, &group)
+            && find(&other, &group).is_none()
+        {
+            out.push(constraint(
+                o,
+                p,
+                (s, q),
+                (at_word(w), None),
+                ChangeKind::Qualifier,
+                format!("qualifier `{w}` was lost"),
+                false,
+            ));
+            break;
+        }
+    }
+    let (weak, strong) = (data::strength("weak"), data::strength("strong"));
+    let (my_weak, my_strong) = (find(&mine, &weak), find(&mine, &strong));
+    let (their_weak, their_strong) = (find(&other, &weak), find(&other, &strong));
+    let message = match (my_weak, my_strong, their_weak, their_strong) {
+        (Some(w), None, None, Some(t)) => Some((w, format!("`{w}` became `{t}`"))),
+        (None, Some(w), Some(t), None) => Some((w, format!("`{w}` became `{t}`"))),
+        _ => None,
+    };
+    if let Some((w, message)) = message {
+        out.push(constraint(
+            o,
+            p,
+            (s, q),
+            (at_word(w), None),
+            ChangeKind::Strength,
+            message,
+            false,
+        ));
+    }
+}
+
 /// Whether `other` says the negation of `c` with a negative prefix (`not resolved` ↔
 /// `unresolved`).
 fn reworded_negation(c: &Constraints, other: &Constraints) -> bool {
     other.affixed.iter().any(|w| c.negated.contains(w))
+}
+
+/// Whether one of the aligned sentences is a question, the condition of the sentence
+/// after it (`No dedicated command? Check hooks`).
+fn asked(p: &Reading, others: &[(usize, &Constraints)]) -> bool {
+    others.iter().any(|&(q, _)| {
+        let (_, end) = sentence_span(p, q);
+        p.text[end..].trim_start().starts_with('?')
+            || (q > 0 && {
+                let (_, prev_end) = sentence_span(p, q - 1);
+                p.text[prev_end..].trim_start().starts_with('?')
+            })
+    })
 }
 
 /// Whether the aligned sentences carry the condition's clause as a phrase (`if the
@@ -227,11 +338,21 @@ pub(super) fn gained(
         (|c| &c.negation, ChangeKind::Negation, "negation"),
         (|c| &c.only, ChangeKind::Exclusivity, "exclusivity"),
     ];
+    // A contrast kept (`rather than`, `instead of`, `>` → `not`) and `X only after Y` →
+    // `never X without Y` add no negation.
+    let (os, oe) = sentence_span(o, s);
+    let lower = o.text[os..oe].to_lowercase();
+    let contrast = contrasts(&lower);
+    let conditional = others.iter().any(|g| has_condition(g, &lower)) || has_condition(c, &lower);
     for (f, kind, name) in simple {
         let Some(&at) = f(c).first() else { continue };
         let reworded = match kind {
-            ChangeKind::Negation => others.iter().any(|g| reworded_negation(c, g)),
-            _ => !none(|g| &g.only_weak),
+            ChangeKind::Negation => {
+                contrast
+                    || (conditional && !none(|g| &g.only))
+                    || others.iter().any(|g| reworded_negation(c, g))
+            }
+            _ => !none(|g| &g.only_weak) || (conditional && !none(|g| &g.negation)),
         };
         if none(f) && !reworded {
             let message = format!("{name} `{}` was added", pw(at));

@@ -40,6 +40,11 @@ pub enum ChangeKind {
     Condition,
     /// `always` became `usually`, or the reverse.
     Absolute,
+    /// A qualifier of how an instruction applies was lost (`explicitly`, `gradually`,
+    /// `each`, `in depth`).
+    Qualifier,
+    /// A preference or habit turned absolute (`prefer` → `always`), or the reverse.
+    Strength,
 }
 
 impl ChangeKind {
@@ -55,6 +60,8 @@ impl ChangeKind {
             ChangeKind::Exclusivity => "exclusivity",
             ChangeKind::Condition => "condition",
             ChangeKind::Absolute => "absolute",
+            ChangeKind::Qualifier => "qualifier",
+            ChangeKind::Strength => "strength",
         }
     }
 }
@@ -83,6 +90,30 @@ pub struct Change {
     /// findings inside a sample message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<std::path::PathBuf>,
+}
+
+impl Change {
+    /// How sure the change is a loss: a value, its unit, bound, noun or subject, or a
+    /// negation that flipped changes what the text says (`high`); a modal, an `only`, a
+    /// condition or an absolute that moved changes how strongly or how widely it says
+    /// it, and telegraphic rewrites move those often without meaning to (`review`).
+    pub fn confidence(&self) -> super::report::Confidence {
+        use super::report::Confidence;
+        match self.kind {
+            ChangeKind::Value
+            | ChangeKind::Unit
+            | ChangeKind::Bound
+            | ChangeKind::Noun
+            | ChangeKind::Subject
+            | ChangeKind::Negation => Confidence::High,
+            ChangeKind::Modality
+            | ChangeKind::Exclusivity
+            | ChangeKind::Condition
+            | ChangeKind::Absolute
+            | ChangeKind::Qualifier
+            | ChangeKind::Strength => Confidence::Review,
+        }
+    }
 }
 
 /// How the second layer compared a sentence of the original.

@@ -92,6 +92,24 @@ impl<'a> Windows<'a> {
         if instruct::gives_order(toks, vocab, self.lk) {
             families |= instruct::ORDERS;
         }
+        // A question answered by the next sentence is its condition (`No dedicated
+        // command? Check hooks` = `If no dedicated command exists, check hooks`).
+        if self
+            .last_end
+            .is_some_and(|p| text[p..view.sentence.start].trim_start().starts_with('?'))
+        {
+            families |= instruct::COND;
+        }
+        // A label before a colon says when or where the rest applies (`Config changes:
+        // update docs` = `Whenever the configuration changes, update the docs`).
+        if toks
+            .iter()
+            .skip(1)
+            .take(toks.len().saturating_sub(2))
+            .any(|t| matches!(t.tok, Tok::Mark(':')))
+        {
+            families |= instruct::CARRY;
+        }
         let start = view.sentence.start;
         let shape = units::shape(text, start);
         let mut block = (s, s);

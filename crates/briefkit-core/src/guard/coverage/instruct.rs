@@ -34,6 +34,8 @@ pub const ORDERED_ITEM: u16 = 1 << 13;
 pub const ORDERS: u16 = 1 << 14;
 
 pub const CHECKED: u16 = NEG | ONLY | EXC | COND | UNTIL | ORDER_F;
+/// What makes a unit an order even when it opens like context (`This file must …`).
+pub const ORDER_MARKS: u16 = NEG | ONLY | OBL | ALWAYS;
 /// What else a lead-in lends the list items under it in the proposal.
 pub const CARRIED: u16 = OBL | ALWAYS | ORDERS;
 const MARKS: u16 = CHECKED | OBL | PERM | ALWAYS | BOUND;

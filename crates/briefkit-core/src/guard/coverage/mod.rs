@@ -25,15 +25,22 @@ mod units;
 
 use super::changes::{Lines, squash};
 use super::hash::FxMap;
-use super::report::{Coverage, DroppedInstruction};
+use super::report::{Confidence, Coverage, DroppedContext, DroppedInstruction};
 use super::vocab::{Id, Vocab};
 
 /// A unit whose best counterpart keeps less than this share of its key weight is
 /// reported as dropped ...
 const REPORT: f64 = 0.5;
+/// The bars never fall under this share of [`REPORT`] and [`PASS`], however terse the
+/// proposal.
+const FLOOR: f64 = 0.5;
 /// ... and counts as kept from this share on (in between: borderline, not reported one
 /// by one, not counted as kept).
 const PASS: f64 = 0.6;
+/// A unit whose nearest counterpart keeps less than this share of its key weight, and
+/// none of the words only it has, has no counterpart at all: reported at high confidence.
+/// Above it, a counterpart that keeps some of it may be a heavy rewording: `review`.
+const SURE: f64 = 0.25;
 /// A unit of the original taken for a repeat of another must share this much with it.
 const REPEAT: f64 = 0.75;
 /// At most this many units of the original are compared with a unit taken for a repeat.
@@ -77,9 +84,9 @@ fn family_name(f: u16) -> &'static str {
     }
 }
 
-/// The instructions of `o` without a counterpart in `p`, and the coverage counts (the
-/// lengths are filled in by the caller).
-pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
+/// The instructions of `o` without a counterpart in `p`, the coverage counts (the
+/// lengths are filled in by the caller), and the context units that went.
+pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedContext>) {
     let (text, vocab) = (input.text, input.vocab);
     let units::Finished {
         mut units,
@@ -121,38 +128,71 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
         members[g].push(i);
     }
     let mut coverage = Coverage {
-        instructions: members.len(),
+        instructions: members
+            .iter()
+            .filter(|g| units[g[0]].context.is_none())
+            .count(),
         ..Coverage::default()
     };
     let Some(windows) = input.windows else {
-        coverage.kept = members.len();
-        return (Vec::new(), coverage);
+        coverage.kept = coverage.instructions;
+        return (Vec::new(), coverage, Vec::new());
     };
     let index = counterpart::Index::new(&windows);
     let mut search = counterpart::Search::new(&windows, &index);
     let (o_len, p_len) = (input.sentences, windows.len());
     let mut verdict = vec![Verdict::Dropped; units.len()];
+    let mut sure = vec![true; units.len()];
+    let mut missing_words: Vec<Vec<Id>> = vec![Vec::new(); units.len()];
     let mut why: Vec<String> = vec![String::new(); units.len()];
     let mut gone_items: Vec<Vec<String>> = vec![Vec::new(); units.len()];
+    // Each unit's nearest counterpart first: how much the proposal keeps of a unit it
+    // kept says how terse it writes, and the bar for "no counterpart" follows it.
+    let founds: Vec<Option<counterpart::Found>> = units
+        .iter()
+        .map(|u| {
+            if !u.instruction {
+                return None;
+            }
+            let expected = if o_len <= 1 {
+                0
+            } else {
+                u.sentence * p_len.saturating_sub(1) / (o_len - 1)
+            };
+            let weights: Vec<f64> = u.keys.iter().map(|&k| weight(k)).collect();
+            search.find(&u.keys, &weights, expected, !u.items.is_empty())
+        })
+        .collect();
+    let (report_below, pass_from) = bars(&founds);
     for (i, u) in units.iter().enumerate().filter(|(_, u)| u.instruction) {
-        let expected = if o_len <= 1 {
-            0
-        } else {
-            u.sentence * p_len.saturating_sub(1) / (o_len - 1)
-        };
         let weights: Vec<f64> = u.keys.iter().map(|&k| weight(k)).collect();
-        let Some(found) = search.find(&u.keys, &weights, expected, !u.items.is_empty()) else {
+        let Some(found) = founds[i] else {
             why[i] = "no counterpart in the proposal".into();
+            missing_words[i] = u.keys.to_vec();
             continue;
         };
+        missing_words[i] = u
+            .keys
+            .iter()
+            .copied()
+            .filter(|&k| !search.has(found.from, found.to, k))
+            .collect();
+        // The evidence weighs how sure the drop is: a nearest match that keeps a quarter
+        // or more of the unit, or any word only this unit has, may be a telegraphic
+        // rewording (`No new deps without discussion`): worth a look, not a block.
+        let own_kept = u
+            .keys
+            .iter()
+            .any(|&k| df.get(&k) == Some(&1) && search.has(found.from, found.to, k));
+        sure[i] = found.share < SURE && !own_kept;
         let link = input.linked.get(u.sentence).copied();
-        if found.share < PASS && link == Some(super::changes::Link::Changed) {
+        if found.share < pass_from && link == Some(super::changes::Link::Changed) {
             // The second layer reported what changed in this sentence: one finding, not
             // two. Not counted as kept.
             verdict[i] = Verdict::Partial;
             continue;
         }
-        if found.share < REPORT {
+        if found.share < report_below {
             why[i] = format!(
                 "no counterpart in the proposal (the nearest keeps {:.0}% of its words)",
                 found.share * 100.0
@@ -176,7 +216,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
         // unit adds to its neighbours went.
         let own_weight: f64 = own.iter().map(|&k| weight(k)).sum();
         let total: f64 = weights.iter().sum();
-        if (found.share < PASS || own_weight * 3.0 >= total)
+        if (found.share < pass_from || own_weight * 3.0 >= total)
             && !kept_fact
             && !own.is_empty()
             && !own.iter().any(|&k| search.has(found.from, found.to, k))
@@ -196,18 +236,37 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
                 found.share * 100.0,
                 family_name(f)
             );
+            sure[i] = false;
             continue;
         }
         // The second layer compares one modal with another, never a modal that went
         // altogether: an obligation is checked here even in a sentence it linked, unless
         // it already reported a change there.
+        // A soft modal dropped from an imperative (`should use` → `use`, `needs to` →
+        // telegraphic text) keeps the order; a `must` or a `(required)` mark that went
+        // from a sentence no longer giving an order made it a description.
+        let marked = {
+            let lower = text[u.start..u.end].to_lowercase();
+            [
+                "must",
+                "required",
+                "mandatory",
+                "shall",
+                "have to",
+                "has to",
+            ]
+            .iter()
+            .any(|w| super::lexicon::data::has_phrase(&lower, w))
+        };
         if link != Some(super::changes::Link::Changed)
+            && marked
             && instruct::lost_obligation(u.families, found.families)
         {
             why[i] = format!(
                 "its words survive ({:.0}%), but its obligation (`must`, `required`) was lost",
                 found.share * 100.0
             );
+            sure[i] = false;
             continue;
         }
         let missing: Vec<String> = u
@@ -216,7 +275,14 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
             .filter(|item| !search.has(found.from, found.to, item.keys[0]))
             .map(|item| squash(&text[item.start..item.end]))
             .collect();
-        verdict[i] = if found.share >= PASS && missing.is_empty() {
+        // One item of three written another way (`extensive documentation` → `docs`) is
+        // telegraphic; half of a list gone is a loss.
+        let missing = if missing.len() * 2 >= u.items.len() {
+            missing
+        } else {
+            Vec::new()
+        };
+        verdict[i] = if found.share >= pass_from && missing.is_empty() {
             Verdict::Kept
         } else {
             Verdict::Partial
@@ -230,12 +296,27 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
     let reported = verdict.iter().any(|v| *v != Verdict::Kept);
     let lines = Lines::new(if reported { text } else { "" });
     let mut out = Vec::new();
+    let mut context = Vec::new();
     for group in &members {
         let best = group
             .iter()
             .map(|&i| verdict[i])
             .max()
             .unwrap_or(Verdict::Dropped);
+        // Context (a rationale, an example, a preface) may go: said, never a finding.
+        if let Some(role) = units[group[0]].context {
+            if best == Verdict::Dropped {
+                let u = &units[group[0]];
+                let (line, column) = lines.at(text, u.start);
+                context.push(DroppedContext {
+                    text: squash(&text[u.start..u.end]),
+                    line,
+                    column,
+                    role: role.to_string(),
+                });
+            }
+            continue;
+        }
         match best {
             Verdict::Kept => coverage.kept += 1,
             Verdict::Partial => coverage.borderline += 1,
@@ -257,6 +338,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
             let u = &units[i];
             let (line, column) = lines.at(text, u.start);
             let under = u.under.map(|(start, end)| squash(&text[start..end]));
+            let high = best == Verdict::Dropped && sure[i] && gone_items[i].is_empty();
             out.push(DroppedInstruction {
                 text: squash(&text[u.start..u.end]),
                 line,
@@ -266,11 +348,40 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage) {
                 under,
                 in_message: None,
                 file: None,
+                confidence: if high {
+                    Confidence::High
+                } else {
+                    Confidence::Review
+                },
+                missing: missing_words[i]
+                    .iter()
+                    .map(|&k| vocab.word(k).to_string())
+                    .collect(),
             });
         }
     }
     out.sort_by_key(|d| (d.line, d.column));
-    (out, coverage)
+    (out, coverage, context)
+}
+
+/// The shares under which a unit has no counterpart and from which it counts as kept,
+/// scaled to how terse the proposal writes: a rewrite that keeps every other unit whole
+/// (the typical median share is 1) is held to [`REPORT`] and [`PASS`]; a telegraphic one
+/// (`No new deps without discussion` keeps about half of each unit's words) to bars as
+/// much lower as its median kept share, never under [`FLOOR`] of them.
+fn bars(founds: &[Option<counterpart::Found>]) -> (f64, f64) {
+    let mut shares: Vec<f64> = founds.iter().flatten().map(|f| f.share).collect();
+    if shares.len() < 4 {
+        return (REPORT, PASS);
+    }
+    shares.sort_by(f64::total_cmp);
+    let median = shares[shares.len() / 2];
+    let scale = if median >= 0.9 {
+        1.0
+    } else {
+        (median * 0.8).clamp(FLOOR, 1.0)
+    };
+    (REPORT * scale, PASS * scale)
 }
 
 /// A dropped unit whose words and constraints another, kept unit of the original already
@@ -317,6 +428,8 @@ fn repeats(units: &[units::Unit], weight: &dyn Fn(Id) -> f64, verdict: &mut [Ver
                 && shared.len() >= 2
                 && kept >= REPEAT * total
                 && instruct::lost(u.families & instruct::CHECKED, other.families).is_none()
+                // `always keep answers short` says more than `keep answers short`.
+                && (u.families & instruct::ALWAYS == 0 || other.families & instruct::ALWAYS != 0)
         });
         if repeated {
             verdict[i] = Verdict::Kept;

@@ -5,6 +5,7 @@
 //! families and key words, and whether it is an instruction.
 
 use super::super::hash::FxMap;
+use super::super::lexicon::data;
 use super::super::lookup::{CLAUSE_JOINER, Cue, Lookup};
 use super::super::reading::SentenceView;
 use super::super::vocab::{Id, Vocab};
@@ -35,6 +36,9 @@ pub struct Unit {
     pub keys: Box<[Id]>,
     /// The items of a list inside the unit (`medical, legal or tax advice`).
     pub items: Box<[Item]>,
+    /// What the unit is when it only explains or illustrates (`rationale`, `example`,
+    /// `preface`): context, whose loss is information, never a finding.
+    pub context: Option<&'static str>,
 }
 
 /// A unit while its sentence is read: whether it gives an order before its key words are
@@ -212,7 +216,7 @@ impl<'a> Units<'a> {
         let (text, lk) = (self.text, self.lk);
         let start = view.sentence.start;
         let shape = shape(text, start);
-        let starts = clause_starts(toks, vocab);
+        let starts = clause_starts(toks, vocab, text);
         let ends_with_colon = matches!(toks.last().map(|t| t.tok), Some(Tok::Mark(':')));
         // A paragraph (a sentence at the very start of a line) ends the list before it.
         if shape == Shape::Heading || (shape == Shape::Plain && at_line_start(text, start)) {
@@ -270,6 +274,15 @@ impl<'a> Units<'a> {
                     || cue == Some(Cue::Addressee)
                     || instruct::has_requirement(span, vocab, lk)
                     || matches!(shape, Shape::Item { ordered: true }));
+            // A unit that opens like a rationale, an example or a preface (`It makes …`,
+            // `For example, …`) and gives no order of its own is context.
+            // An example or a preface is context even in the imperative (`For example,
+            // run …`); a rationale only when it gives no order.
+            let context = (families & instruct::ORDER_MARKS == 0)
+                .then(|| data::context_role(&text[first.start..]))
+                .flatten()
+                .filter(|role| *role != "rationale" || !ordering);
+            let order = order || context.is_some();
             if let Some(lead) = inherited {
                 families |= lead.families & instruct::CHECKED;
             }
@@ -286,6 +299,7 @@ impl<'a> Units<'a> {
                     instruction: false,
                     keys: Box::default(),
                     items: lists::items(span, vocab).into_boxed_slice(),
+                    context,
                 },
                 keys,
                 order: !heading && (order || inherited.is_some_and(|l| l.order)),
@@ -306,7 +320,8 @@ impl<'a> Units<'a> {
             self.lead = Some(Lead {
                 span: (last.unit.start, last.unit.end),
                 families: last.unit.families,
-                order: last.order,
+                // A lead-in that is context (`It has these fields:`) lends no order.
+                order: last.order && last.unit.context.is_none(),
             });
         }
         // Facts can join only the last unit read: the others are settled.
@@ -336,18 +351,29 @@ impl<'a> Units<'a> {
 /// after a comma or `and` (`be friendly, never promise …`) when the clause before gives
 /// one too. A fronted clause (`If the parcel is late, apologise`, `Over $300, ask`) stays
 /// with its main clause.
-fn clause_starts(toks: &[Token], vocab: &Vocab) -> Vec<usize> {
+fn clause_starts(toks: &[Token], vocab: &Vocab, text: &str) -> Vec<usize> {
     let mut starts = vec![0];
     for i in 1..toks.len() {
         let after_mark = matches!(toks[i - 1].tok, Tok::Mark(';' | ':'));
-        let split = if after_mark {
+        let clause = *starts.last().unwrap_or(&0);
+        // A rationale after a dash (`No class components — they're harder to read`) is a
+        // unit of its own: context, whose loss never flags the rule.
+        let gap = text
+            .get(toks[i - 1].end..toks[i].start.max(toks[i - 1].end))
+            .unwrap_or("");
+        let rationale = (gap.contains(['—', '–']) || gap.contains(" - "))
+            .then(|| data::context_role(&text[toks[i].start..]))
+            .flatten()
+            == Some("rationale");
+        let split = if rationale {
+            keys_in(&toks[clause..i], vocab) >= 1 && keys_in(&toks[i..], vocab) >= 2
+        } else if after_mark {
             toks[i].id().is_some()
         } else {
             let comma = matches!(toks[i - 1].tok, Tok::Mark(','));
             let joiner = toks[i]
                 .id()
                 .is_some_and(|w| vocab.info(w).has(CLAUSE_JOINER));
-            let clause = *starts.last().unwrap_or(&0);
             (comma || joiner)
                 && instruct::clause_starts(toks, i, vocab)
                 && instruct::imperative_at(toks, clause, vocab)

@@ -19,6 +19,7 @@
 //! Every entry is compared against whole, lowercased tokens; a phrase matches a run of
 //! tokens. The first matching entry of the longest phrase wins.
 
+pub mod data;
 mod english;
 mod english_instructions;
 mod english_synonyms;

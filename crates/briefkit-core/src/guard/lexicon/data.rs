@@ -1,0 +1,174 @@
+//! The lexicons kept as data files (`data/*.txt`, read at build time): short forms a
+//! telegraphic rewrite uses for words, symbols it writes for words, and how context
+//! (a rationale, an example, a preface) starts. One entry a line, `key: word word …`,
+//! `#` starts a comment; the tests below hold every file to that shape.
+
+use std::sync::OnceLock;
+
+const ABBREVIATIONS: &str = include_str!("data/abbreviations.txt");
+const SYMBOLS: &str = include_str!("data/symbols.txt");
+const CONTEXT: &str = include_str!("data/context.txt");
+const STRENGTH: &str = include_str!("data/strength.txt");
+
+/// The entries of a data file: `(key, rest)` per line, comments and blank lines skipped.
+fn entries(file: &'static str) -> impl Iterator<Item = (&'static str, &'static str)> {
+    file.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let (key, rest) = l.split_once(": ")?;
+            Some((key.trim(), rest.trim()))
+        })
+}
+
+/// Each short form with the word it stands for (`deps` → `dependency`).
+pub fn abbreviations() -> impl Iterator<Item = (&'static str, &'static str)> {
+    entries(ABBREVIATIONS).flat_map(|(word, shorts)| shorts.split(' ').map(move |s| (s, word)))
+}
+
+/// Each symbol with the words it stands for (`>` → `rather than`, `over`, …).
+pub fn symbols() -> impl Iterator<Item = (&'static str, &'static str)> {
+    entries(SYMBOLS)
+}
+
+/// The qualifiers (`explicitly`, `gradually`, `each`), each with the words that keep it.
+pub fn qualifiers() -> impl Iterator<Item = Vec<&'static str>> {
+    entries(STRENGTH)
+        .filter(|(key, _)| *key == "qualifier")
+        .map(|(_, words)| words.split(", ").collect())
+}
+
+/// The words of a strength: `weak` (a preference, a habit) or `strong` (an absolute).
+pub fn strength(which: &str) -> Vec<&'static str> {
+    entries(STRENGTH)
+        .filter(|(key, _)| *key == which)
+        .flat_map(|(_, words)| words.split(", "))
+        .collect()
+}
+
+/// Whether `phrase` occurs in `lower` (lowercased text) as whole words.
+pub fn has_phrase(lower: &str, phrase: &str) -> bool {
+    let mut from = 0;
+    while let Some(n) = lower[from..].find(phrase) {
+        let at = from + n;
+        let end = at + phrase.len();
+        let before = lower[..at].chars().next_back();
+        let after = lower[end..].chars().next();
+        let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');
+        if bounded(before) && bounded(after) {
+            return true;
+        }
+        from = at + phrase.len().max(1);
+        while !lower.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    false
+}
+
+/// How context starts: `(role, phrase)`, longest phrase first.
+pub fn context_openers() -> &'static [(&'static str, &'static str)] {
+    static OPENERS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    OPENERS.get_or_init(|| {
+        let mut v: Vec<_> = entries(CONTEXT).collect();
+        v.sort_by_key(|(_, phrase)| std::cmp::Reverse(phrase.len()));
+        v
+    })
+}
+
+/// The role of the context a text starts with (`rationale`, `example`, `preface`), if
+/// it starts with one of the openers, as a whole word.
+pub fn context_role(text: &str) -> Option<&'static str> {
+    let head: String = text
+        .chars()
+        .take(40)
+        .map(|c| if c == '’' { '\'' } else { c })
+        .collect::<String>()
+        .to_lowercase();
+    context_openers().iter().find_map(|&(role, phrase)| {
+        let rest = head.strip_prefix(phrase)?;
+        let whole = rest
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '\'');
+        whole.then_some(role)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(file: &str) -> impl Iterator<Item = &str> {
+        file.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    }
+
+    #[test]
+    fn every_line_of_every_file_is_an_entry() {
+        for file in [ABBREVIATIONS, SYMBOLS, CONTEXT, STRENGTH] {
+            for l in lines(file) {
+                let (key, rest) = l.split_once(": ").unwrap_or_else(|| panic!("`{l}`"));
+                assert!(!key.trim().is_empty() && !rest.trim().is_empty(), "`{l}`");
+                assert_eq!(l, l.to_lowercase(), "not lowercase: `{l}`");
+                assert!(!l.contains("  "), "two spaces: `{l}`");
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_form_stands_for_one_word_and_is_no_constraint_word() {
+        let english = super::super::ENGLISH;
+        let mut seen = std::collections::HashMap::new();
+        for (short, word) in abbreviations() {
+            if let Some(other) = seen.insert(short, word) {
+                panic!("`{short}` stands for `{other}` and `{word}`");
+            }
+            for list in [
+                english.negation,
+                english.exclusivity,
+                english.condition,
+                english.exception,
+                english.stop_words,
+            ] {
+                assert!(
+                    !list.contains(&short),
+                    "`{short}` is a constraint or stop word"
+                );
+            }
+        }
+        assert_eq!(seen.get("deps"), Some(&"dependency"));
+        assert_eq!(seen.get("repo"), Some(&"repository"));
+    }
+
+    #[test]
+    fn context_is_known_by_its_opening_words() {
+        assert_eq!(
+            context_role("It makes refactoring easier."),
+            Some("rationale")
+        );
+        assert_eq!(context_role("For example, test that …"), Some("example"));
+        assert_eq!(context_role("I’m a senior engineer"), Some("preface"));
+        assert_eq!(context_role("Items must be short"), None);
+        assert_eq!(context_role("Thistle is a plant"), None);
+        assert_eq!(context_role("Likewise, check"), None);
+    }
+
+    #[test]
+    fn qualifiers_and_strengths_are_read_as_whole_words() {
+        assert!(qualifiers().any(|q| q.contains(&"explicitly")));
+        assert!(strength("weak").contains(&"prefer"));
+        assert!(strength("strong").contains(&"always"));
+        assert!(has_phrase("only when explicitly asked", "explicitly"));
+        assert!(!has_phrase("everything", "every"));
+        assert!(has_phrase("try to keep", "try to"));
+        assert!(!has_phrase("entry to", "try to"));
+    }
+
+    #[test]
+    fn symbols_name_words() {
+        let gt: Vec<_> = symbols().filter(|(s, _)| *s == ">").collect();
+        assert!(gt[0].1.contains("rather"));
+    }
+}

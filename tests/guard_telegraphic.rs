@@ -1,0 +1,240 @@
+//! The guard on telegraphic rewrites (issue 32): what real compressors write — short
+//! forms, symbols for words, a condition asked as a question, `not` for `rather than`,
+//! `X only after Y` for `never X without Y`, a modal dropped from an imperative, a
+//! rationale or an example left out — stays clean; a lost qualifier or a strength that
+//! moved is `review` (never blocking); a dropped instruction, a flipped negation and a
+//! changed value are `flagged`. Each pair is written for this table.
+
+use briefkit::guard::{Confidence, check};
+
+/// What a pair must come out as.
+enum Expect {
+    /// `clean`: nothing found (dropped context may be listed, as information).
+    Quiet,
+    /// `clean`, with this unit listed in `context_dropped`.
+    Context(&'static str),
+    /// `review`, with a change of this kind.
+    ReviewChange(&'static str),
+    /// `flagged`, with a change of this kind at high confidence.
+    FlaggedChange(&'static str),
+    /// `flagged`, with an instruction containing this text dropped at high confidence.
+    FlaggedInstruction(&'static str),
+    /// `flagged`, with a fact of this value dropped.
+    FlaggedFact(&'static str),
+}
+
+use Expect::*;
+
+struct Case {
+    name: &'static str,
+    original: &'static str,
+    proposal: &'static str,
+    expect: Expect,
+}
+
+const fn case(
+    name: &'static str,
+    original: &'static str,
+    proposal: &'static str,
+    expect: Expect,
+) -> Case {
+    Case {
+        name,
+        original,
+        proposal,
+        expect,
+    }
+}
+
+const CASES: &[Case] = &[
+    // ---- quiet: telegraphic text keeps the instruction ----
+    case(
+        "short forms for words",
+        "Update the documentation in the repository whenever the configuration changes.",
+        "Config changes: update repo docs.",
+        Quiet,
+    ),
+    case(
+        "a short form and an inflection",
+        "Do not add dependencies without discussing them with the team first.",
+        "No new deps without team discussion.",
+        Quiet,
+    ),
+    case(
+        "a condition asked as a question",
+        "If the nightly build fails, read the build log before retrying it.",
+        "Nightly build fails? Read build log before retrying.",
+        Quiet,
+    ),
+    case(
+        "a contrast said with not",
+        "Write integration tests against a real database rather than mocking the storage layer.",
+        "Write integration tests against real database, not mocked storage layer.",
+        Quiet,
+    ),
+    case(
+        "instead of said with not",
+        "Use the shared retry helper instead of writing loops by hand.",
+        "Use shared retry helper, not hand-written loops.",
+        Quiet,
+    ),
+    case(
+        "never without said as only after",
+        "Never deploy a release without a green pipeline run.",
+        "Deploy a release only after a green pipeline run.",
+        Quiet,
+    ),
+    case(
+        "a modal dropped from an imperative",
+        "Every public function must validate its arguments.",
+        "Every public function: validate arguments.",
+        Quiet,
+    ),
+    case(
+        "a product name without its .js",
+        "Target Node.js for every build script.",
+        "Build scripts target Node.",
+        Quiet,
+    ),
+    case(
+        "a sentence split in two",
+        "Run the formatter on every changed file and then run the linter before each commit.",
+        "Run formatter on changed files. Then linter, before each commit.",
+        Quiet,
+    ),
+    case(
+        "two sentences merged into one",
+        "Keep pull requests small. Each pull request should do one thing.",
+        "Small PRs, one thing each.",
+        Quiet,
+    ),
+    case(
+        "word order changed",
+        "Tag every release in the changelog with its date.",
+        "Changelog: date-tag each release.",
+        Quiet,
+    ),
+    // ---- context: said, never a finding ----
+    case(
+        "a rationale after a dash dropped",
+        "Avoid global mutable state — it makes debugging much harder and slows the whole suite.",
+        "Avoid global mutable state.",
+        Quiet,
+    ),
+    case(
+        "a rationale sentence dropped",
+        "Log through the structured logger. It keeps production output searchable for everyone on call.",
+        "Log through structured logger.",
+        Context("It keeps production output searchable"),
+    ),
+    case(
+        "an example dropped",
+        "Name feature branches after their ticket. For example, a branch for a billing ticket starts with billing.",
+        "Feature branches named after ticket.",
+        Context("For example"),
+    ),
+    // ---- review: how widely or how strongly it applies ----
+    case(
+        "a qualifier lost: explicitly",
+        "Rename public symbols only when the maintainer explicitly asks for it.",
+        "Rename public symbols only when the maintainer asks.",
+        ReviewChange("qualifier"),
+    ),
+    case(
+        "a qualifier lost: gradually",
+        "Gradually move the old handlers onto the new router.",
+        "Move old handlers onto new router.",
+        ReviewChange("qualifier"),
+    ),
+    case(
+        "a preference hardened into an absolute",
+        "Prefer composition over inheritance for shared behaviour.",
+        "Always composition, never inheritance, for shared behaviour.",
+        ReviewChange("strength"),
+    ),
+    // ---- flagged: surely lost ----
+    case(
+        "an instruction deleted",
+        "Keep functions short. Back up the staging database before every schema migration. Name tables in the plural.",
+        "Keep functions short. Name tables in the plural.",
+        FlaggedInstruction("Back up the staging database"),
+    ),
+    case(
+        "a negation flipped",
+        "Never force-push to the release branch.",
+        "Force-push to the release branch.",
+        FlaggedChange("negation"),
+    ),
+    case(
+        "a value changed",
+        "Retry a failed upload at most 3 times.",
+        "Retry failed upload at most 5 times.",
+        FlaggedFact("3"),
+    ),
+];
+
+fn verdict(case: &Case) -> Option<String> {
+    let report = check(case.original, case.proposal);
+    let status = report.status();
+    let change = |kind: &str, confidence: Confidence| {
+        report
+            .changed
+            .iter()
+            .any(|c| c.kind.name() == kind && c.confidence() == confidence)
+    };
+    let ok = match case.expect {
+        Quiet => status == "clean",
+        Context(text) => {
+            status == "clean" && report.context_dropped.iter().any(|c| c.text.contains(text))
+        }
+        ReviewChange(kind) => status == "review" && change(kind, Confidence::Review),
+        FlaggedChange(kind) => status == "flagged" && change(kind, Confidence::High),
+        FlaggedInstruction(text) => {
+            status == "flagged"
+                && report
+                    .dropped_instructions
+                    .iter()
+                    .any(|d| d.text.contains(text) && d.confidence == Confidence::High)
+        }
+        FlaggedFact(value) => {
+            status == "flagged" && report.dropped.iter().any(|f| f.value == value)
+        }
+    };
+    (!ok).then(|| {
+        format!(
+            "{}: {status}: {}\n  changed {:?}\n  instructions {:?}\n  context {:?}",
+            case.name,
+            report.summary(),
+            report
+                .changed
+                .iter()
+                .map(|c| (c.kind.name(), c.message.as_str()))
+                .collect::<Vec<_>>(),
+            report
+                .dropped_instructions
+                .iter()
+                .map(|d| (d.text.as_str(), d.reason.as_str(), d.confidence))
+                .collect::<Vec<_>>(),
+            report.context_dropped
+        )
+    })
+}
+
+#[test]
+fn every_telegraphic_pair_comes_out_as_expected() {
+    let failures: Vec<String> = CASES.iter().filter_map(verdict).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_review_finding_never_blocks_and_a_high_one_does() {
+    let review = check(
+        "Refactor only when explicitly asked.",
+        "Refactor only when asked.",
+    );
+    assert_eq!(review.status(), "review");
+    assert!(!review.is_flagged() && !review.is_clean());
+    let flagged = check("Never force-push.", "Force-push.");
+    assert_eq!(flagged.status(), "flagged");
+    assert!(flagged.is_flagged());
+}
