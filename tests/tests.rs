@@ -36,6 +36,7 @@ mod guard_cli;
 mod guard_coverage;
 mod guard_coverage_props;
 mod guard_props;
+mod guard_real;
 mod guard_table;
 mod guard_telegraphic;
 mod harden_bounds;
