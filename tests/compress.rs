@@ -286,7 +286,7 @@ fn a_server_error_exits_3_and_writes_nothing() {
 }
 
 #[test]
-fn an_identical_or_longer_proposal_is_reported_as_such_and_still_saved() {
+fn an_identical_proposal_is_not_saved_and_a_longer_one_is_saved_as_such() {
     let ws = workspace("clinic");
     let current = body(&ws.path().join("clinic/items/sample-booking.md"));
     let server = Server::start(Reply::Text(current.clone()));
@@ -307,7 +307,8 @@ fn an_identical_or_longer_proposal_is_reported_as_such_and_still_saved() {
             .output()
             .unwrap(),
     );
-    assert_eq!(listed["proposals"].as_array().unwrap().len(), 2);
+    // Issue 36: an identical answer is not saved (nothing to review); a longer one still is.
+    assert_eq!(listed["proposals"].as_array().unwrap().len(), 1);
 }
 
 #[test]

@@ -116,7 +116,7 @@ fn discard_usage_names_the_brief_before_the_proposal() {
     let out = run_in(ws.path(), &["discard", "--help"]);
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(
-        help.contains("Usage: brief discard [OPTIONS] <BRIEF> <ID|--all|--stale>"),
+        help.contains("Usage: brief discard [OPTIONS] <BRIEF> <ID|ITEM|--latest|--all|--stale>"),
         "{help}"
     );
 }

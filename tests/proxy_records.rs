@@ -46,14 +46,16 @@ fn proxy_stats_totals_wrap_now_saturate() {
     proxy.wait_rows(2);
     let stats: Value = serde_json::from_str(&proxy.get("/stats")).unwrap();
     let totals = &stats["totals"];
+    // Issue 37 (defect 10): a usage no provider could report (2^64-1 tokens) is not summed
+    // at all, as `brief usage` skips it; the plausible call's 105 stand, never wrapped.
     for field in ["input_tokens", "cached_input_tokens", "output_tokens"] {
-        assert_eq!(totals[field].as_u64(), Some(u64::MAX), "{field}: {totals}");
+        assert_eq!(totals[field].as_u64(), Some(105), "{field}: {totals}");
     }
     assert_eq!(totals["cached_share"], 1.0);
     let metrics = proxy.get("/metrics");
     assert!(
         metrics.contains("brief_proxy_input_tokens_total{provider=\"openai\",model=\"m\"")
-            && metrics.contains(&format!("}} {}\n", u64::MAX)),
+            && !metrics.contains(&u64::MAX.to_string()),
         "{metrics}"
     );
 }

@@ -439,19 +439,16 @@ fn session_errors_reached_by_mcp_tools_name_no_command_line_flags() {
         root,
         &["session", "append", "s", "--user", "Read the plans page."],
     );
+    // A model may name a framework tool this session was made without (`session append
+    // --tool-call` refuses that name, issue 36): the call as a turn records it.
     let url = json!({"url": "https://example.com/plans"}).to_string();
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "fetch_url",
-            "--args",
-            &url,
-        ],
-    );
+    let line = json!({"event": "append", "at": "2026-12-02T06:14:11.625Z", "entries": [
+        {"id": "tool_call_2", "kind": "tool_call", "text": url, "tokens": 18, "name": "fetch_url"}
+    ]});
+    let log = root.join("s/log.jsonl");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(&format!("{line}\n"));
+    std::fs::write(&log, text).unwrap();
     let answers = mcp_with(
         root,
         &[],

@@ -74,7 +74,14 @@ fn history_json_lists_every_version_with_the_documented_fields() {
     assert_eq!(
         keys,
         [
-            "version", "created", "action", "from", "sha256", "tokens", "note"
+            "version",
+            "created",
+            "action",
+            "from",
+            "sha256",
+            "tokens",
+            "note",
+            "accepted_flags"
         ]
     );
     assert_eq!(v2["action"], "compress");
