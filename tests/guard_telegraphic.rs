@@ -238,3 +238,16 @@ fn a_review_finding_never_blocks_and_a_high_one_does() {
     assert_eq!(flagged.status(), "flagged");
     assert!(flagged.is_flagged());
 }
+
+/// A table row whose quoted cell runs `!!!` into a contraction made two tokens overlap,
+/// and reading the gap between them for a `|` sliced backwards: `begin > end`.
+#[test]
+fn a_table_row_with_shouted_contractions_does_not_panic() {
+    let original = "| Tone | Sample |\n| --- | --- |\n\
+        | Loud | \"Yes!!! We can't stop!!! Let's GO!!!\" |\n| Calm | 'Fine, we'll see.' |\n\n\
+        Always reply in English.\n";
+    for proposal in ["Always reply in English.", "", original] {
+        let report = check(original, proposal);
+        assert!(!report.status().is_empty());
+    }
+}

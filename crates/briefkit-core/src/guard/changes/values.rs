@@ -215,7 +215,10 @@ pub(super) fn unbound(
                 (Some(_), None) => c.noun.is_empty(),
                 _ => true,
             };
+            // A number left bare or beside a symbol (`50 items` -> `50`, `18 +`) is bound
+            // to nothing else: only a different content noun is a changed binding.
             let noun = v.noun.is_empty()
+                || (c.noun.is_empty() && c.unit.is_none())
                 || (c.sentence < p.content.len()
                     && v.noun
                         .iter()

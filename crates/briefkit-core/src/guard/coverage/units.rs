@@ -414,7 +414,10 @@ pub fn at_line_start(text: &str, at: usize) -> bool {
 /// Whether a cell of a table row (after a `|`) starts with an imperative.
 fn row_cells_order(text: &str, span: &[Token], vocab: &Vocab) -> bool {
     (1..span.len()).any(|k| {
-        text[span[k - 1].end..span[k].start].contains('|')
+        // Tokens may overlap (`!!!` and `can't` are read twice), so the gap between
+        // two of them can be empty or reversed: read it, never slice it blindly.
+        text.get(span[k - 1].end..span[k].start.max(span[k - 1].end))
+            .is_some_and(|gap| gap.contains('|'))
             && instruct::imperative_at(span, k, vocab)
     })
 }
