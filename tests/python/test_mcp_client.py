@@ -13,7 +13,8 @@ from conftest import ROOT, brief_bin
 
 # The fixed order clients cache their prompt with; it is part of the contract.
 TOOLS = ["retrieve", "compose", "guard", "session_status", "gate", "purge", "compact_context",
-         "subagent", "compress", "digest", "ccr_put"]
+         "subagent", "compress", "digest", "ccr_put",
+         "session_run", "resume", "cancel"]
 SESSION_TOOLS = TOOLS[3:8]
 
 
