@@ -29,7 +29,7 @@ pub struct ChangeReport {
     pub body_written: bool,
     /// When the change left brief.lock behind (the cached prefix or a locked rule moved):
     /// the command to run next and what the change costs in cache writes. Filled by
-    /// [`crate::prompt::relock`]; absent when the lock still holds.
+    /// `prompt::relock` (a layer above the store); absent when the lock still holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub relock: Option<Relock>,
 }
