@@ -283,8 +283,9 @@ mod tests {
                     data += event.data.len();
                 }
             }
-            // Every byte of data came from the input: the decoder never grows it.
-            prop_assert!(data <= total);
+            // Every byte of data came from the input. The one growth is a byte that is not
+            // UTF-8: it is read as U+FFFD, three bytes, so the data is at most three times it.
+            prop_assert!(data <= 3 * total);
         }
     }
 }
