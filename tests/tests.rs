@@ -75,6 +75,7 @@ mod proxy_encodings;
 mod proxy_faults;
 mod proxy_limits;
 mod proxy_memory;
+mod proxy_prices;
 mod proxy_records;
 mod proxy_wires;
 mod quiet;
