@@ -53,6 +53,7 @@ mod import_auto;
 mod json_snapshots;
 mod library_reports;
 mod limits;
+mod list_prices;
 mod load_errors;
 mod load_listing;
 mod lock_check;
