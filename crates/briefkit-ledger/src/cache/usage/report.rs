@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use crate::cache::ledger::Warning;
-use crate::cache::ledger::summary::{Group, GroupBy, Totals, cost_figure};
+use crate::cache::ledger::summary::{Group, GroupBy, Totals};
 
 /// What [`super::report`] found.
 #[derive(Debug, Clone)]
@@ -83,9 +83,8 @@ impl<'a> TotalsJson<'a> {
             calls_without_cache_field: t.calls_without_cache_field,
             calls_with_usage: t.calls_with_usage,
             priced_calls: t.priced_calls,
-            cost: priced.then(|| cost_figure(t.cost_units)),
-            savings: priced
-                .then(|| cost_figure(t.cost_without_cache_units.saturating_sub(t.cost_units))),
+            cost: priced.then(|| t.cost()),
+            savings: priced.then(|| t.savings()),
             first_seen: t.first_seen.as_deref(),
             last_seen: t.last_seen.as_deref(),
             drift_compared: t.drift_compared,

@@ -80,24 +80,9 @@ pub fn cost_figure(units: i128) -> f64 {
 }
 
 impl Prices {
-    /// Cost of a call's usage, and what it would have cost with no cache at all. Of the
-    /// `write` tokens, `write_1h` were written for an hour and are priced as such.
-    pub fn cost(
-        &self,
-        input: u64,
-        cached: u64,
-        write: u64,
-        write_1h: u64,
-        output: u64,
-    ) -> (f64, f64) {
-        let (with, without) = self.cost_units(input, cached, write, write_1h, output);
-        (
-            with as f64 / UNITS_PER_CURRENCY,
-            without as f64 / UNITS_PER_CURRENCY,
-        )
-    }
-
-    /// [`Prices::cost`] in [`UNITS_PER_CURRENCY`], exact.
+    /// Cost of a call's usage, and what it would have cost with no cache at all, in
+    /// [`UNITS_PER_CURRENCY`], exact: the one pricing of a call, which every view sums. Of
+    /// the `write` tokens, `write_1h` were written for an hour and are priced as such.
     pub fn cost_units(
         &self,
         input: u64,
@@ -278,21 +263,22 @@ impl Totals {
             .then(|| self.cached_input_tokens as f64 / self.input_tokens_reporting as f64)
     }
 
-    /// The estimated cost of the priced calls.
+    /// The estimated cost of the priced calls, as every view shows it ([`cost_figure`]).
     pub fn cost(&self) -> f64 {
-        self.cost_units as f64 / UNITS_PER_CURRENCY
+        cost_figure(self.cost_units)
     }
 
     /// What the priced calls would have cost with no cache at all.
     pub fn cost_without_cache(&self) -> f64 {
-        self.cost_without_cache_units as f64 / UNITS_PER_CURRENCY
+        cost_figure(self.cost_without_cache_units)
     }
 
     /// What caching saved (negative when cache writes cost more than the reads saved).
     pub fn savings(&self) -> f64 {
-        self.cost_without_cache_units
-            .saturating_sub(self.cost_units) as f64
-            / UNITS_PER_CURRENCY
+        cost_figure(
+            self.cost_without_cache_units
+                .saturating_sub(self.cost_units),
+        )
     }
 }
 
