@@ -9,9 +9,9 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
+use crate::harness::{new_session, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Recorded, Server};
-use crate::session::{new_session, ok};
 
 const KEY: &str = "sk-test-operator-SECRET-91c4";
 
@@ -49,7 +49,7 @@ fn session_turn_never_sends_the_key_to_a_base_url_the_model_names() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    session(root).user("Book Ada.");
     let attacker = Server::answering(|_| say("openai", "{}"));
     let named = format!("{}/v1", attacker.url());
     let operator = Server::start(vec![
@@ -88,7 +88,7 @@ fn every_provider_call_carries_the_key_only_to_the_configured_base_url() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    session(root).user("Book Ada.");
     let state = compacted_state();
     let server = Server::answering(move |_| say("openai", &state));
     let base = format!("{}/v1", server.url());

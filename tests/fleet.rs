@@ -122,7 +122,7 @@ fn by(ch: &ClickHouse, sql: &str) -> Vec<(String, u64)> {
 fn session_turn(root: &Path, state: &Path, url: &str) -> std::process::Output {
     let server =
         crate::loopback::Server::start(vec![crate::loopback::model::say("openai", "Booked.")]);
-    crate::session::new_session(root, &["--context-limit", "100000"]);
+    crate::harness::new_session(root, &["--context-limit", "100000"]);
     brief()
         .current_dir(root)
         .env("XDG_STATE_HOME", state)

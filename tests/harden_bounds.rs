@@ -14,9 +14,9 @@ use briefkit::session::subagent::fetch::{Reach, fetch_within};
 use briefkit::session::subagent::html;
 
 use crate::common::{brief, run_in, stderr};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 /// Runs `work` on a thread of its own and fails when it has not finished after
 /// `limit`: a guard against a hang, never a measurement (BENCHMARKS.md has the timings).
@@ -346,7 +346,7 @@ fn a_log_counter_near_u64_max_is_refused_never_wrapped() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "hello"]);
+    session(root).user("hello");
     let log = root.join("s/log.jsonl");
     let clean = std::fs::read_to_string(&log).unwrap();
     let line = clean.lines().count() + 1;

@@ -9,8 +9,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::new_session;
 use crate::loopback::{Reply, Server};
-use crate::session::new_session;
 
 /// A title, a hyperlink whose target is not its text, clear-screen, the alternate screen,
 /// an 8-bit CSI, an 8-bit OSC, a cursor move and a right-to-left override.

@@ -13,9 +13,9 @@ use std::fs;
 use serde_json::json;
 
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
-use crate::session::{new_session, ok};
 use crate::session_mcp::{call, mcp_with};
 
 #[test]
@@ -123,10 +123,7 @@ fn mcp_session_status_returns_the_document_session_status_json_prints() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
+    session(root).user("Book Ada on Tuesday.");
     let answers = mcp_with(
         root,
         &[],

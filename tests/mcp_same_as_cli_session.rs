@@ -10,9 +10,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, copy_dir, stderr, stdout, workspace};
+use crate::harness::{new_session, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
-use crate::session::{new_session, ok};
 use crate::session_mcp::{call, mcp_with};
 
 const KEY: &str = "sk-test-same-bytes-0123456789";
@@ -112,14 +112,8 @@ fn mcp_purge_returns_the_document_session_purge_json_prints() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
-    ok(
-        root,
-        &["session", "append", "s", "--assistant", "Booked for 10:30."],
-    );
+    session(root).user("Book Ada on Tuesday.");
+    session(root).assistant("Booked for 10:30.");
     let (exit, printed, tool) = both(
         root,
         &[
@@ -145,16 +139,7 @@ fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada on 2026-12-01.",
-        ],
-    );
+    session(root).user("Book Ada on 2026-12-01.");
     let state = json!({
         "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
         "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
@@ -226,23 +211,9 @@ fn session_with_delegate(root: &Path, model: &Server) {
             &base,
         ],
     );
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Find Ada a slot."],
-    );
+    session(root).user("Find Ada a slot.");
     let goal = json!({"goal": "Find a free slot on 2026-12-01", "constraints": "mornings only"});
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "delegate_task",
-            "--args",
-            &goal.to_string(),
-        ],
-    );
+    session(root).tool_call("delegate_task", &goal.to_string());
 }
 
 #[test]
@@ -296,10 +267,7 @@ fn mcp_session_status_text_is_the_bytes_session_status_json_prints() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
+    session(root).user("Book Ada on Tuesday.");
     let (exit, printed, tool) = both(
         root,
         &["session", "status", "SESSION", "--json"],

@@ -5,6 +5,7 @@
 use std::fs;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::session;
 
 fn keys(value: &serde_json::Value) -> Vec<&str> {
     value
@@ -130,7 +131,7 @@ fn session_new_append_log_and_show_json_keep_their_keys_in_order() {
         ["status", "summary", "id", "kind", "tokens"]
     );
     let id = appended["id"].as_str().unwrap().to_string();
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     assert_eq!(keys(&log), ["status", "summary", "entries"]);
     assert_eq!(
         keys(&log["entries"][0]),

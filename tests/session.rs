@@ -3,36 +3,13 @@
 //! and crash safety. Every test runs the real binary on the clinic fixture.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Stdio};
 
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
-
-pub fn new_session(root: &Path, extra: &[&str]) -> PathBuf {
-    let mut args = vec![
-        "session",
-        "new",
-        "s",
-        "--brief",
-        "clinic",
-        "--var",
-        "patient=Ada",
-        "--var",
-        "last_visit=2026-10-01",
-    ];
-    args.extend_from_slice(extra);
-    let out = run_in(root, &args);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    root.join("s")
-}
-
-pub fn ok(root: &Path, args: &[&str]) -> String {
-    let out = run_in(root, args);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    stdout(&out).trim_end().to_string()
-}
+use crate::harness::{new_session, ok, session};
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = run_in(root, args);
@@ -40,7 +17,7 @@ fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
 }
 
 fn render(root: &Path, format: &str) -> Value {
-    serde_json::from_str(&ok(root, &["session", "render", "s", "--format", format])).unwrap()
+    session(root).render(format)
 }
 
 /// The render without its last message (Tier 3), `cache_control` left out: what must
@@ -95,56 +72,16 @@ fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
+    assert_eq!(session(root).user("Book Ada for Tuesday."), "msg_1");
     assert_eq!(
-        ok(
-            root,
-            &["session", "append", "s", "--user", "Book Ada for Tuesday."]
-        ),
-        "msg_1"
-    );
-    assert_eq!(
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-call",
-                "find_slot",
-                "--args",
-                r#"{"day":"Tuesday"}"#
-            ]
-        ),
+        session(root).tool_call("find_slot", r#"{"day":"Tuesday"}"#),
         "tool_call_2"
     );
     assert_eq!(
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                "tool_call_2",
-                "--text",
-                "10:30 free"
-            ]
-        ),
+        session(root).tool_result("tool_call_2", "10:30 free"),
         "tool_res_3"
     );
-    assert_eq!(
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--assistant",
-                "Tuesday 10:30 is free."
-            ]
-        ),
-        "msg_4"
-    );
+    assert_eq!(session(root).assistant("Tuesday 10:30 is free."), "msg_4");
 
     let body = render(root, "openai");
     // Chat Completions and Anthropic: messages; Responses: input; Gemini: contents.
@@ -215,7 +152,7 @@ fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "first"]);
+    session(root).user("first");
     let mut before = (render(root, "openai"), render(root, "anthropic"));
     for args in [
         vec!["--assistant", "second"],
@@ -323,9 +260,9 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
         ],
     );
     let long = "Ada's notes from the last visit. ".repeat(60);
-    ok(root, &["session", "append", "s", "--user", &long]);
-    ok(root, &["session", "append", "s", "--user", "short"]);
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    session(root).user(&long);
+    session(root).user("short");
+    let status = session(root).status();
     let available = status["available_operation_tokens"].as_u64().unwrap();
     let estimate = (available + 100).to_string();
     let out = run_in(
@@ -362,7 +299,7 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
         blocked["current_context_tokens"],
         status["current_context_tokens"]
     );
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let status = session(root).status();
     assert_eq!(status["pending_operations"], json!(["op_1"]));
     // Still too big: still blocked, same id.
     let out = run_in(root, &["session", "gate", "s", "--resume", "op_1"]);
@@ -394,7 +331,7 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
         ]
     );
     assert_eq!(allowed["operation_id"], "op_1");
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let status = session(root).status();
     assert_eq!(status["pending_operations"], json!([]));
     // A new operation gets the next id.
     let allowed = json(&run_in(root, &["session", "gate", "s", "--estimate", "1"]));
@@ -406,33 +343,11 @@ fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "one"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "{}",
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "a long list of slots",
-        ],
-    );
-    ok(root, &["session", "append", "s", "--user", "four"]);
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    session(root).user("one");
+    session(root).tool_call("find_slot", "{}");
+    session(root).tool_result("tool_call_2", "a long list of slots");
+    session(root).user("four");
+    let log = session(root).log();
     let tokens: Vec<u64> = log["entries"]
         .as_array()
         .unwrap()
@@ -489,7 +404,7 @@ fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
         "[msg_5] Summary: No slot on Tuesday."
     );
     assert_eq!(body["messages"][3]["content"], "[msg_4] four");
-    let states: Vec<String> = json(&run_in(root, &["session", "log", "s", "--json"]))["entries"]
+    let states: Vec<String> = session(root).log()["entries"]
         .as_array()
         .unwrap()
         .iter()
@@ -518,31 +433,9 @@ fn bad_input_exits_2_and_changes_nothing() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "hi"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "{}",
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "x",
-        ],
-    );
+    session(root).user("hi");
+    session(root).tool_call("find_slot", "{}");
+    session(root).tool_result("tool_call_2", "x");
     fs::write(
         root.join("bad.json"),
         r#"{"summary": "x", "findings": [{"finding": "f", "confidence": "sure"}]}"#,
@@ -644,22 +537,8 @@ fn a_subagent_envelope_is_validated_and_appended_whole() {
     let ws = workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "check the calendar"],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "delegate_task",
-            "--args",
-            r#"{"goal":"check"}"#,
-        ],
-    );
+    session(root).user("check the calendar");
+    session(root).tool_call("delegate_task", r#"{"goal":"check"}"#);
     let findings: Vec<Value> = (0..200).map(|i| json!({"finding": format!("slot {i} free"), "evidence": "calendar", "confidence": "high"})).collect();
     let envelope = json!({"status": "completed", "summary": "200 slots", "findings": findings, "tests_run": 3});
     fs::write(
@@ -740,7 +619,7 @@ fn status_and_log_report_tiers_and_levels() {
             "0",
         ],
     );
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let status = session(root).status();
     assert_eq!(status["status"], "ok");
     let t = |k: &str| status[k].as_u64().unwrap();
     assert_eq!(
@@ -760,8 +639,8 @@ fn status_and_log_report_tiers_and_levels() {
     );
     // Fill to the critical level: the level and the advice change.
     let big = "word ".repeat(1700);
-    ok(root, &["session", "append", "s", "--user", &big]);
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    session(root).user(&big);
+    let status = session(root).status();
     assert_eq!(status["level"], "critical");
     let body = render(root, "openai");
     let tier3 = body["messages"].as_array().unwrap().last().unwrap()["content"]
@@ -792,8 +671,8 @@ fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
     let ws = workspace("clinic");
     let root = ws.path();
     let dir = new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "one"]);
-    ok(root, &["session", "append", "s", "--user", "two"]);
+    session(root).user("one");
+    session(root).user("two");
     let log = dir.join("log.jsonl");
     let good = fs::read(&log).unwrap();
     let mut torn = good.clone();
@@ -806,10 +685,7 @@ fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(
-        ok(root, &["session", "append", "s", "--user", "three"]),
-        "msg_3"
-    );
+    assert_eq!(session(root).user("three"), "msg_3");
     let now = fs::read(&log).unwrap();
     assert_eq!(now[..good.len()], good[..]);
     assert!(now.ends_with(b"\n"));
@@ -861,7 +737,7 @@ fn twenty_processes_appending_at_once_all_land_with_unique_ids() {
     for line in log.lines() {
         serde_json::from_str::<Value>(line).expect("no interleaved line");
     }
-    let listed = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let listed = session(root).log();
     let mut texts: Vec<String> = (1..=20).map(|n| format!("msg_{n}")).collect();
     let mut got: Vec<String> = listed["entries"]
         .as_array()
@@ -917,8 +793,8 @@ fn damaged_log_line_was_in_details_not_locations() {
     let ws = workspace("clinic");
     let root = ws.path();
     let dir = new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "one"]);
-    ok(root, &["session", "append", "s", "--user", "two"]);
+    session(root).user("one");
+    session(root).user("two");
     let log = dir.join("log.jsonl");
     let mut damaged = fs::read_to_string(&log).unwrap();
     let lines = damaged.lines().count();

@@ -7,9 +7,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok, stable};
+use crate::session::stable;
 
 fn answer(provider: &str, text: &str) -> Reply {
     let body = if provider == "anthropic" {
@@ -60,40 +61,9 @@ fn compact(root: &Path, server: &Server, provider: &str) -> std::process::Output
 
 fn filled(root: &Path) {
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada; invoice INV-7731 is unpaid.",
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            r#"{"day":"Tuesday"}"#,
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "Tuesday 10:30 is free",
-        ],
-    );
+    session(root).user("Book Ada; invoice INV-7731 is unpaid.");
+    session(root).tool_call("find_slot", r#"{"day":"Tuesday"}"#);
+    session(root).tool_result("tool_call_2", "Tuesday 10:30 is free");
 }
 
 fn ledger_commands(root: &Path) -> Vec<String> {
@@ -246,7 +216,7 @@ fn a_provider_failure_changes_nothing_and_an_empty_memory_is_refused() {
 }
 
 fn filled_more(root: &Path) {
-    ok(root, &["session", "append", "s", "--user", "hello"]);
+    session(root).user("hello");
 }
 
 #[test]
@@ -335,7 +305,7 @@ fn a_compaction_that_does_not_shrink_tier2_warns() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "Hi."]);
+    session(root).user("Hi.");
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -362,7 +332,7 @@ fn a_compaction_that_shrinks_tier2_has_no_warning() {
     let root = ws.path();
     new_session(root, &[]);
     let long = "Ada asked about the Tuesday slot and the invoice again. ".repeat(40);
-    ok(root, &["session", "append", "s", "--user", &long]);
+    session(root).user(&long);
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -379,18 +349,7 @@ fn the_frameworks_own_report_figures_are_not_forgotten_facts() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     filled(root);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "purge",
-            "--args",
-            r#"{"ids":["tool_call_2","tool_res_3"]}"#,
-        ],
-    );
+    session(root).tool_call("purge", r#"{"ids":["tool_call_2","tool_res_3"]}"#);
     let session = briefkit::session::Session::open(&root.join("s")).unwrap();
     let ids = ["tool_call_2".to_string(), "tool_res_3".to_string()];
     let (_, result) = session

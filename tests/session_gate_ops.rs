@@ -8,9 +8,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
-use crate::session::{new_session, ok};
 
 /// A tool result of about `tokens` tokens.
 fn bulky(tokens: usize) -> String {
@@ -20,7 +20,7 @@ fn bulky(tokens: usize) -> String {
 }
 
 fn status(root: &Path) -> Value {
-    json(&run_in(root, &["session", "status", "s", "--json"]))
+    session(root).status()
 }
 
 fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
@@ -56,27 +56,13 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
                 "300",
             ],
         );
-        ok(
-            root,
-            &["session", "append", "s", "--user", "Find me a slot."],
-        );
+        session(root).user("Find me a slot.");
         let (name, args) = if via_subagent {
             ("fetch_url", r#"{"url":"https://example.org/slots"}"#)
         } else {
             ("find_slot", r#"{"day":"2026-12-01"}"#)
         };
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-call",
-                name,
-                "--args",
-                args,
-            ],
-        );
+        session(root).tool_call(name, args);
         let text = bulky(6000);
         let out = if via_subagent {
             let envelope = json!({"status": "completed", "summary": text});
@@ -110,7 +96,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
             )
         };
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+        let log = session(root).log();
         let entry = &log["entries"][2];
         assert_eq!(entry["id"], "tool_res_3");
         assert_eq!(entry["over_budget"], true, "{log}");
@@ -269,18 +255,7 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
     // The first call's result arrives (small): its estimate is no longer spoken for.
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_3",
-            "--text",
-            "none",
-        ],
-    );
+    session(root).tool_result("tool_call_3", "none");
     // The blocked call was answered with the gate's object (the model reads it); resumed,
     // a new call of the same tool and arguments is handed out.
     assert_eq!(blocked[0]["result_id"], "tool_res_5");

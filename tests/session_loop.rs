@@ -10,9 +10,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
     brief()
@@ -28,7 +28,7 @@ fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
 }
 
 fn status(root: &Path) -> Value {
-    json(&run_in(root, &["session", "status", "s", "--json"]))
+    session(root).status()
 }
 
 /// The tool results of a recorded OpenAI request, by the call they answer.
@@ -225,7 +225,7 @@ fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_aft
     assert_eq!(results.len(), 2, "{last}");
     assert!(results.iter().any(|r| r.contains("09:00")));
     assert!(results.iter().any(|r| r.contains("\"completed\"")));
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     let users = log["entries"]
         .as_array()
         .unwrap()
@@ -266,18 +266,7 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
         "{}",
         stderr(&out)
     );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "10:00 free",
-        ],
-    );
+    session(root).tool_result("tool_call_2", "10:00 free");
     let out = with_model(root, &model, &["session", "run", "s"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "Tuesday at 10:00 it is.");

@@ -7,9 +7,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::harness::{new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
-use crate::session::{new_session, ok};
 
 /// Starts `brief mcp FLAGS` with `env` and sends `requests` (JSON-RPC, one per line) after
 /// the handshake; returns the answers.
@@ -68,16 +68,7 @@ fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada on 2026-12-01.",
-        ],
-    );
+    session(root).user("Book Ada on 2026-12-01.");
     let state = json!({
         "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
         "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
@@ -161,16 +152,7 @@ fn compacted_state() -> String {
 
 fn session_with_one_message(root: &std::path::Path) {
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada on 2026-12-01.",
-        ],
-    );
+    session(root).user("Book Ada on 2026-12-01.");
 }
 
 /// Issue 21, defect 1: a tool call that named its own host received the server's key. The
@@ -347,32 +329,10 @@ fn mcp_hints_name_tool_arguments_not_command_line_flags() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Find a slot."]);
+    session(root).user("Find a slot.");
     let tool_call = r#"{"day": "2026-12-01"}"#;
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            tool_call,
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "10:00",
-        ],
-    );
+    session(root).tool_call("find_slot", tool_call);
+    session(root).tool_result("tool_call_2", "10:00");
     let answers = mcp_with(
         root,
         &[],
@@ -435,10 +395,7 @@ fn session_errors_reached_by_mcp_tools_name_no_command_line_flags() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Read the plans page."],
-    );
+    session(root).user("Read the plans page.");
     // A model may name a framework tool this session was made without (`session append
     // --tool-call` refuses that name, issue 36): the call as a turn records it.
     let url = json!({"url": "https://example.com/plans"}).to_string();

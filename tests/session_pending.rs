@@ -10,9 +10,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
     brief()
@@ -29,7 +29,7 @@ fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
 }
 
 fn status(root: &Path) -> Value {
-    json(&run_in(root, &["session", "status", "s", "--json"]))
+    session(root).status()
 }
 
 fn page() -> Server {
@@ -159,7 +159,7 @@ fn a_sub_agent_is_high_volume_at_the_gate_whoever_asks() {
     // Fill the context to 95% (Critical), where high-volume operations are refused.
     let current = status(root)["current_context_tokens"].as_u64().unwrap();
     let fill = "word ".repeat((3_600 - current) as usize);
-    ok(root, &["session", "append", "s", "--user", &fill]);
+    session(root).user(&fill);
     while status(root)["level"] != "critical" {
         ok(
             root,
@@ -255,7 +255,7 @@ fn a_wake_digest_opens_tier3_and_the_cached_prefix_does_not_move() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    session(root).user("Book Ada.");
     let before = ok(root, &["session", "render", "s", "--format", "text"]);
     std::fs::write(
         root.join("wake.yaml"),

@@ -9,7 +9,7 @@ use briefkit::session::render::{self, Format};
 use serde_json::Value;
 
 use crate::common::{run_in, stderr};
-use crate::session::{new_session, ok};
+use crate::harness::{new_session, ok, session};
 
 fn render(root: &Path, format: &str) -> Value {
     let body: Value =
@@ -62,36 +62,14 @@ fn shape(body: &Value) -> Vec<String> {
 
 fn two_calls_appended_one_at_a_time(root: &Path) {
     new_session(root, &["--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Two slots?"]);
+    session(root).user("Two slots?");
     for day in ["a", "b"] {
         let args = format!(r#"{{"day":"{day}"}}"#);
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-call",
-                "find_slot",
-                "--args",
-                &args,
-            ],
-        );
+        session(root).tool_call("find_slot", &args);
     }
     // Answered in the other order.
     for (call, text) in [("tool_call_3", "b is free"), ("tool_call_2", "a is free")] {
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                call,
-                "--text",
-                text,
-            ],
-        );
+        session(root).tool_result(call, text);
     }
 }
 

@@ -7,8 +7,8 @@
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::new_session;
 use crate::loopback::{Reply, Server};
-use crate::session::new_session;
 
 /// A Responses stream: optional text, optional function calls, `response.completed`.
 fn responses_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {

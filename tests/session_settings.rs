@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::session;
 use crate::loopback::Server;
 use crate::loopback::model::say;
-use crate::session::ok;
 
 #[test]
 fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
@@ -99,9 +99,9 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
         "{}",
         stderr(&out)
     );
-    ok(root, &["session", "append", "s", "--user", "hello"]);
+    session(root).user("hello");
     // Status and gate count Tier 3 as written; a render needs every value.
-    let status: Value = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let status: Value = session(root).status();
     assert!(status["tier3_tokens"].as_u64().unwrap() > 0);
     let out = run_in(root, &["session", "render", "s"]);
     assert_eq!(out.status.code(), Some(2));

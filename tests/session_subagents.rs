@@ -9,9 +9,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 const PAGE: &str = "<!doctype html><html><head><title>Plans</title><script>track()</script><style>p{color:red}</style></head><body><nav>Home | Blog</nav><h1>Plans and prices</h1><p>The <b>Pro</b> plan costs $12 a month and allows 5 seats.</p><p>Support answers within 4 hours.</p></body></html>";
 
@@ -62,28 +62,8 @@ fn ledger(root: &Path) -> Vec<Value> {
 
 fn session_with_call(root: &Path, name: &str, args: Value) {
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "What does the Pro plan cost?",
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            name,
-            "--args",
-            &args.to_string(),
-        ],
-    );
+    session(root).user("What does the Pro plan cost?");
+    session(root).tool_call(name, &args.to_string());
 }
 
 fn result(root: &Path, id: &str) -> Value {
@@ -159,7 +139,7 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
     let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
     assert_eq!(commands, [json!("subagent"), json!("subagent")]);
     assert!(ok(root, &["session", "log", "s"]).contains("sub-agent result"));
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     assert_eq!(log["entries"][2]["source"], "subagent");
     for format in ["openai", "anthropic"] {
         ok(root, &["session", "render", "s", "--format", format]);

@@ -10,9 +10,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, cut, malformed, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 fn turn(root: &Path, server: &Server, provider: &str, extra: &[&str]) -> Output {
     let base = if provider == "openai" {
@@ -39,7 +39,7 @@ fn turn_at(root: &Path, base: &str, provider: &str, extra: &[&str], fault: Optio
 }
 
 fn entries(root: &Path) -> Vec<Value> {
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     log["entries"].as_array().unwrap().clone()
 }
 
@@ -304,7 +304,7 @@ fn small_session(root: &Path) -> PathBuf {
         ],
     );
     let filler = "The waiting room plant needs water on Mondays. ".repeat(400);
-    ok(root, &["session", "append", "s", "--user", &filler]);
+    session(root).user(&filler);
     dir
 }
 
@@ -435,7 +435,7 @@ fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again()
             let ws = crate::common::workspace("clinic");
             let root = ws.path();
             new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-            ok(root, &["session", "append", "s", "--user", "Hello."]);
+            session(root).user("Hello.");
             let server = Server::start(vec![answer(
                 provider,
                 Some("Tidying up."),
@@ -509,7 +509,7 @@ fn two_invalid_states_in_a_turn_leave_memory_as_it_was_and_tell_the_model() {
         let ws = crate::common::workspace("clinic");
         let root = ws.path();
         new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-        ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+        session(root).user("Book Ada.");
         let server = Server::start(vec![
             answer(
                 provider,
@@ -544,20 +544,8 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
     let root = ws.path();
     let store = root.join("ccr.sqlite");
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Invoice INV-7731 is unpaid.",
-        ],
-    );
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
+    session(root).user("Invoice INV-7731 is unpaid.");
+    session(root).user("Book Ada on Tuesday.");
     let with_store = |args: &[&str]| {
         brief()
             .current_dir(root)

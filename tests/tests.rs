@@ -1,7 +1,9 @@
 //! The one integration-test binary: every test runs the real `brief` binary or links the
-//! library, and shares the helpers in `common` and `loopback` (one link, one build).
+//! library, and shares the helpers in `common`, `harness` and `loopback` (one link, one build).
 
 mod common;
+#[macro_use]
+mod harness;
 mod loopback;
 
 mod align;

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::{brief, stderr};
+use crate::harness::{new_session, session};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 /// A server that answers with an event-stream head and then says nothing for 5 s.
 fn silent() -> Server {
@@ -24,7 +24,7 @@ fn every_command_that_calls_a_model_takes_timeout() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    session(root).user("Book Ada.");
     let server = silent();
     let base = format!("{}/v1", server.url());
     let commands: [&[&str]; 4] = [
@@ -65,7 +65,7 @@ fn the_mcp_server_takes_timeout_for_its_model_calls() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--framework-tools"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    session(root).user("Book Ada.");
     let server = silent();
     let base = format!("{}/v1", server.url());
     let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))

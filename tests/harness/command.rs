@@ -1,0 +1,115 @@
+//! Running the real binary: the settings a test workspace gives every command, a model
+//! served on loopback, and what came back (exit code, stdout, stderr, JSON).
+
+use std::ops::Deref;
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use crate::common::brief;
+use crate::loopback::Server;
+
+/// The model name every loopback test asks for.
+pub const TEST_MODEL: &str = "test-model";
+
+/// What `brief` wrote and how it exited. Derefs to the `Output` for older tests.
+pub struct Ran(pub Output);
+
+impl Ran {
+    pub fn code(&self) -> Option<i32> {
+        self.0.status.code()
+    }
+
+    pub fn stdout(&self) -> String {
+        String::from_utf8(self.0.stdout.clone()).unwrap()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8(self.0.stderr.clone()).unwrap()
+    }
+
+    /// Stdout as one JSON document.
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.0.stdout).expect("stdout is one JSON document")
+    }
+
+    /// Exit code and stderr, the pair a refusal is checked by.
+    pub fn refused(&self) -> (Option<i32>, String) {
+        (self.code(), self.stderr())
+    }
+
+    /// Asserts exit 0 (naming `what` and stderr otherwise) and gives stdout.
+    pub fn success(&self, what: &str) -> String {
+        assert_eq!(self.code(), Some(0), "{what}: {}", self.stderr());
+        self.stdout()
+    }
+}
+
+impl Deref for Ran {
+    type Target = Output;
+    fn deref(&self) -> &Output {
+        &self.0
+    }
+}
+
+impl From<Output> for Ran {
+    fn from(output: Output) -> Ran {
+        Ran(output)
+    }
+}
+
+/// `brief ARGS` in `root`, waited for.
+pub fn ran(root: &Path, args: &[&str]) -> Ran {
+    Ran(brief().current_dir(root).args(args).output().unwrap())
+}
+
+/// `brief ARGS` in `root` that must exit 0: its stdout without the final newline.
+pub fn ok(root: &Path, args: &[&str]) -> String {
+    ran(root, args)
+        .success(&format!("{args:?}"))
+        .trim_end()
+        .to_string()
+}
+
+/// `{server}/v1`: the base URL the OpenAI-shaped wires are served at.
+pub fn v1(server: &Server) -> String {
+    format!("{}/v1", server.url())
+}
+
+/// The settings a workspace test gives a command, as methods on the real binary's command.
+pub trait BriefCommand {
+    /// Runs in `root` with its state (`XDG_STATE_HOME`) and ledger kept inside it.
+    fn in_workspace(&mut self, root: &Path) -> &mut Self;
+    /// `--provider PROVIDER --model test-model --base-url BASE_URL`.
+    fn model_at(&mut self, provider: &str, base_url: &str) -> &mut Self;
+    /// Waits for it.
+    fn ran(&mut self) -> Ran;
+}
+
+impl BriefCommand for Command {
+    fn in_workspace(&mut self, root: &Path) -> &mut Self {
+        self.current_dir(root)
+            .env("XDG_STATE_HOME", root.join("state"))
+            .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+    }
+
+    fn model_at(&mut self, provider: &str, base_url: &str) -> &mut Self {
+        self.args(["--provider", provider, "--model", TEST_MODEL])
+            .args(["--base-url", base_url])
+    }
+
+    fn ran(&mut self) -> Ran {
+        Ran(self.output().unwrap())
+    }
+}
+
+/// `brief` in `root` (state and ledger inside it) with `args` and an OpenAI model on `server`.
+pub fn with_openai(root: &Path, server: &Server, args: &[&str]) -> Command {
+    let mut cmd = brief();
+    cmd.in_workspace(root)
+        .args(args)
+        .model_at("openai", &v1(server));
+    cmd
+}
