@@ -8,6 +8,7 @@ use briefkit::ccr::{self, Lookup, Store, Strategy};
 
 use crate::ccr_store::{ccr_cmd, clocked, query, store_path};
 use crate::common::{brief, json, stderr, stdout};
+use crate::harness::argv;
 
 #[test]
 fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
@@ -15,14 +16,7 @@ fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
     let path = store_path(&dir);
     let original = "exact bytes\r\n  with trailing space \n\u{1F600}";
     let out = ccr_cmd(&path)
-        .args([
-            "ccr",
-            "put",
-            "--strategy",
-            "tool_output_head_tail",
-            "--source",
-            "t",
-        ])
+        .args(argv("ccr put --strategy tool_output_head_tail --source t"))
         .write_stdin(original)
         .output()
         .unwrap();

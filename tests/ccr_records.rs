@@ -5,20 +5,16 @@
 use std::path::Path;
 
 use crate::common::{brief, json, stderr};
+use crate::harness::argv_then;
 
 fn put(dir: &Path, strategy: &str, env: &[(&str, &str)]) -> std::process::Output {
     brief()
         .env("BRIEF_CCR_PATH", dir.join("ccr.sqlite"))
         .envs(env.iter().copied())
-        .args([
-            "ccr",
-            "put",
-            "--strategy",
-            strategy,
-            "--source",
-            "test",
-            "--json",
-        ])
+        .args(argv_then(
+            "ccr put --strategy",
+            &[strategy, "--source", "test", "--json"],
+        ))
         .write_stdin("the same original, twice")
         .output()
         .unwrap()

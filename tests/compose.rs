@@ -1,4 +1,5 @@
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::harness::argv_then;
 
 const VARS: [&str; 4] = [
     "--var",
@@ -93,17 +94,10 @@ fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
         let visit = format!("last_visit={visit}");
         let out = run_in(
             ws.path(),
-            &[
-                "compose",
-                "clinic",
-                "--format",
-                "anthropic",
-                "--stats",
-                "--var",
-                &patient,
-                "--var",
-                &visit,
-            ],
+            &argv_then(
+                "compose clinic --format anthropic --stats --var",
+                &[&patient, "--var", &visit],
+            ),
         );
         assert_eq!(out.status.code(), Some(0));
         let body = json(&out);

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::common::server::{Reply, Server};
 use crate::common::store::content_tree;
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::argv;
 use crate::loopback;
 
 /// A shorter answer for whichever item was sent: its first line.
@@ -157,15 +158,7 @@ fn estimate_counts_tokens_and_cost_without_calling() {
     let out = run(
         ws.path(),
         &server.base_url,
-        &[
-            "booking",
-            "--estimate",
-            "--json",
-            "--price-input",
-            "3",
-            "--price-output",
-            "15",
-        ],
+        &argv("booking --estimate --json --price-input 3 --price-output 15"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(
@@ -182,14 +175,7 @@ fn settings_go_into_the_request_and_the_proposal() {
     let out = run(
         ws.path(),
         &server.url(),
-        &[
-            "booking",
-            "--temperature",
-            "0.3",
-            "--max-tokens",
-            "777",
-            "--json",
-        ],
+        &argv("booking --temperature 0.3 --max-tokens 777 --json"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let sent = server.requests()[0].json();
@@ -336,14 +322,7 @@ fn a_call_cut_by_ctrl_c_is_recorded_as_cancelled() {
         .env_remove("OPENAI_API_KEY")
         .current_dir(ws.path())
         .env("XDG_STATE_HOME", ws.path().join("state"))
-        .args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-        ])
+        .args(argv("compress clinic booking --model m --base-url"))
         .arg(server.url())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -5,6 +5,7 @@ use std::fs;
 use briefkit::tokens::{self, Encoding};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::argv_then;
 
 /// Text of `size` bytes that crosses many read blocks, with words, numbers, CJK, emoji,
 /// runs of spaces and line breaks, and a different sentence in every line.
@@ -35,15 +36,10 @@ fn files_are_counted_exactly_per_file_and_in_total() {
     for &encoding in Encoding::ALL {
         let out = run_in(
             dir.path(),
-            &[
-                "count",
-                "big.md",
-                "small.txt",
-                "empty.txt",
-                "--tokenizer",
-                encoding.name(),
-                "--json",
-            ],
+            &argv_then(
+                "count big.md small.txt empty.txt --tokenizer",
+                &[encoding.name(), "--json"],
+            ),
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let report = json(&out);

@@ -9,6 +9,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
+use crate::harness::argv;
 use crate::harness::{new_session, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Recorded, Server};
@@ -94,27 +95,8 @@ fn every_provider_call_carries_the_key_only_to_the_configured_base_url() {
     let base = format!("{}/v1", server.url());
     let commands: [&[&str]; 4] = [
         &["compress", "clinic", "booking", "--model", "m"],
-        &[
-            "probe",
-            "clinic",
-            "--model",
-            "m",
-            "--repeat",
-            "2",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-        ],
-        &[
-            "session",
-            "turn",
-            "s",
-            "--model",
-            "m",
-            "--user",
-            "Any slot?",
-        ],
+        &argv("probe clinic --model m --repeat 2 --var patient=Ada --var last_visit=May"),
+        &argv("session turn s --model m --user 'Any slot?'"),
         &[
             "session", "compact", "s", "--model", "m", "--resume", "Go on.",
         ],

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, snapshot_tree, stderr, stdout};
+use crate::harness::argv;
 
 /// A build log with diagnostics in the middle, `n` lines long.
 fn build_log(n: usize) -> String {
@@ -499,14 +500,9 @@ fn compose_with_digest(dir: &Path, store: &Path, format: &str, digest: &Path) ->
             format,
             "--stats",
         ])
-        .args([
-            "--var",
-            "date=2026-11-30",
-            "--var",
-            "customer_name=Ada",
-            "--var",
-            "plan=Pro",
-        ])
+        .args(argv(
+            "--var date=2026-11-30 --var customer_name=Ada --var plan=Pro",
+        ))
         .arg("--digest")
         .arg(digest)
         .output()

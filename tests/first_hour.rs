@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::common::server::{Reply, Server};
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::harness::{argv, argv_then};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 
@@ -200,16 +201,10 @@ fn a_body_the_model_returned_unchanged_is_not_saved_as_a_proposal() {
     let server = Server::start(Reply::Text(body));
     let out = run(
         root,
-        &[
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "test-model",
-            "--base-url",
-            &server.base_url,
-            "--json",
-        ],
+        &argv_then(
+            "compress clinic booking --model test-model --base-url",
+            &[&server.base_url, "--json"],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc = json(&out);
@@ -300,14 +295,7 @@ fn a_line_marked_as_a_deliberate_constant_passes_check_and_never_reaches_the_mod
     );
     let composed = run(
         root,
-        &[
-            "compose",
-            "clinic",
-            "--var",
-            "patient=A",
-            "--var",
-            "last_visit=2026-10-01",
-        ],
+        &argv("compose clinic --var patient=A --var last_visit=2026-10-01"),
     );
     let prompt = stdout(&composed);
     assert!(
@@ -386,17 +374,10 @@ fn the_first_write_to_the_default_ledger_says_where_once() {
     // A ledger the user names is theirs: nothing to announce.
     let named = run(
         root,
-        &[
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            &server.base_url,
-            "--ledger",
-            "mine.jsonl",
-        ],
+        &argv_then(
+            "compress clinic booking --model m --base-url",
+            &[&server.base_url, "--ledger", "mine.jsonl"],
+        ),
     );
     assert!(!stderr(&named).contains("recording model calls"));
 }
@@ -417,17 +398,8 @@ fn a_timeout_past_a_day_is_refused_as_a_ttl_past_100_years_is() {
 }
 
 fn session_new(root: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "session",
-        "new",
-        "s",
-        "--brief",
-        "clinic",
-        "--var",
-        "patient=Ada",
-        "--var",
-        "last_visit=2026-10-01",
-    ];
+    let mut args =
+        argv("session new s --brief clinic --var patient=Ada --var last_visit=2026-10-01");
     args.extend_from_slice(extra);
     run(root, &args)
 }
@@ -448,15 +420,7 @@ fn a_tool_call_for_a_tool_the_brief_lacks_is_refused() {
     assert_eq!(session_new(root, &[]).status.code(), Some(0));
     let out = run(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "book_taxi",
-            "--args",
-            "{}",
-        ],
+        &argv("session append s --tool-call book_taxi --args {}"),
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
@@ -495,16 +459,10 @@ fn an_over_budget_append_says_so_and_status_reflects_the_critical_level() {
     let big = "slot ".repeat(5000);
     let result = run(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            &id,
-            "--text",
-            &big,
-            "--json",
-        ],
+        &argv_then(
+            "session append s --tool-result",
+            &[&id, "--text", &big, "--json"],
+        ),
     );
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let doc = json(&result);

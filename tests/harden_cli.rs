@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::common::server::{Reply, Server, loopback};
 use crate::common::store::content_tree;
 use crate::common::{brief, stderr, stdout, workspace};
+use crate::harness::argv_then;
 
 const KEY: &str = "sk-test-SECRET123-abcdef";
 
@@ -16,15 +17,10 @@ fn compress_with(root: &Path, base_url: &str, extra: &[&str]) -> std::process::O
         .current_dir(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
         .env("OPENAI_API_KEY", KEY)
-        .args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "test-model",
-            "--base-url",
-            base_url,
-        ])
+        .args(argv_then(
+            "compress clinic booking --model test-model --base-url",
+            &[base_url],
+        ))
         .args(extra)
         .output()
         .unwrap()
@@ -157,14 +153,10 @@ fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() 
     let out = brief()
         .current_dir(ws.path())
         .env("OPENAI_API_KEY", KEY)
-        .args([
-            "probe",
-            "clinic",
-            "--model",
-            "test-model",
-            "--base-url",
-            &server.url(),
-        ])
+        .args(argv_then(
+            "probe clinic --model test-model --base-url",
+            &[&server.url()],
+        ))
         .output()
         .unwrap();
     assert_no_escape("probe", &format!("{}{}", stdout(&out), stderr(&out)));
@@ -211,15 +203,10 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
         if let Some(env) = env {
             cmd.env("BRIEF_TIMEOUT", env);
         }
-        cmd.args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ]);
+        cmd.args(argv_then(
+            "compress clinic booking --model m --base-url",
+            &[&server.url()],
+        ));
         if let Some(flag) = flag {
             cmd.args(["--timeout", flag]);
         }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
 use crate::harness::new_session;
+use crate::harness::{argv, argv_then};
 use crate::loopback::{Reply, Server};
 
 /// A title, a hyperlink whose target is not its text, clear-screen, the alternate screen,
@@ -60,21 +61,11 @@ fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
         .env("XDG_STATE_HOME", root.join("state"))
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .env("OPENAI_API_KEY", "sk-test-display-0000")
-        .args([
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Book it",
-            "--provider",
-            "openai",
-        ])
-        .args([
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", server.url()),
-        ])
+        .args(argv("session turn s --user 'Book it' --provider openai"))
+        .args(argv_then(
+            "--model test-model --base-url",
+            &[&format!("{}/v1", server.url())],
+        ))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::store::write_proposal;
 use crate::common::{brief, snapshot_tree, stderr, workspace};
+use crate::harness::{argv, argv_then};
 
 /// A brief in a workspace, plus a directory outside it with one file in it.
 struct Planted {
@@ -218,15 +219,10 @@ fn a_ledger_that_is_a_link_or_not_a_ledger_is_refused_before_any_call() {
     for (ledger, via_env) in [(&link, false), (&manifest, false), (&link, true)] {
         let before = (snapshot_tree(&p.outside), fs::read(&manifest).unwrap());
         let mut cmd = brief();
-        cmd.current_dir(&p.root).args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            &server.base_url,
-        ]);
+        cmd.current_dir(&p.root).args(argv_then(
+            "compress clinic booking --model m --base-url",
+            &[&server.base_url],
+        ));
         if via_env {
             cmd.env("BRIEF_LEDGER", ledger);
         } else {
@@ -265,14 +261,7 @@ fn a_byte_order_mark_is_accepted_in_the_manifest_and_items() {
     }
     let out = run(
         &p.root,
-        &[
-            "compose",
-            "clinic",
-            "--var",
-            "patient=Ann",
-            "--var",
-            "last_visit=May",
-        ],
+        &argv("compose clinic --var patient=Ann --var last_visit=May"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("byte-order mark"), "{}", stderr(&out));

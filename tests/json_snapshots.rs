@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, fixtures, run_in, stderr, workspace};
+use crate::harness::{argv, argv_then};
 
 const VARS: [&str; 4] = ["--var", "patient=Ada", "--var", "last_visit=2026-01-02"];
 
@@ -98,16 +99,7 @@ fn usage_json_by_prefix_and_by_model() {
         ("usage_json_prefix", &[][..]),
         (
             "usage_json_model_priced",
-            &[
-                "--by",
-                "model",
-                "--price-input",
-                "3",
-                "--price-cached",
-                "0.3",
-                "--price-output",
-                "15",
-            ][..],
+            &argv("--by model --price-input 3 --price-cached 0.3 --price-output 15")[..],
         ),
     ] {
         let out = brief()
@@ -153,13 +145,10 @@ fn align_json_stable_drifted_wakes_and_bad_input() {
     insta::assert_snapshot!("align_json_tools_drift", pretty(&drifted));
     let wakes = document(
         root,
-        &[
-            "align",
-            "--json",
-            "--wakes",
-            &f("openai-wake-1"),
-            &f("openai-first-user-edited"),
-        ],
+        &argv_then(
+            "align --json --wakes",
+            &[&f("openai-wake-1"), &f("openai-first-user-edited")],
+        ),
         0,
     );
     insta::assert_snapshot!("align_json_wakes", pretty(&wakes));

@@ -6,6 +6,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 
 use crate::common::{run_in, stderr, stdout, workspace};
+use crate::harness::argv;
 
 #[test]
 fn an_items_dir_that_is_a_symlink_out_of_the_brief_is_refused() {
@@ -30,14 +31,7 @@ fn a_symlink_to_a_file_inside_the_brief_still_loads() {
     let compose = || {
         run_in(
             ws.path(),
-            &[
-                "compose",
-                "clinic",
-                "--var",
-                "patient=Ada",
-                "--var",
-                "last_visit=May",
-            ],
+            &argv("compose clinic --var patient=Ada --var last_visit=May"),
         )
     };
     let before = compose();

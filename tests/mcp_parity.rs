@@ -9,6 +9,7 @@ use std::fs;
 use serde_json::{Value, json};
 
 use crate::common::{run_in, stdout};
+use crate::harness::argv_then;
 use crate::harness::{new_session, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
@@ -55,16 +56,10 @@ fn compose_gives_the_bytes_the_command_prints_and_paths_resolve_against_the_root
     for (answer, format) in answers.iter().zip(["openai", "anthropic"]) {
         let cli = run_in(
             root,
-            &[
-                "compose",
-                "clinic",
-                "--format",
-                format,
-                "--var",
-                "patient=Ada",
-                "--var",
-                "last_visit=May",
-            ],
+            &argv_then(
+                "compose clinic --format",
+                &[format, "--var", "patient=Ada", "--var", "last_visit=May"],
+            ),
         );
         assert_eq!(
             structured(answer)["body"].as_str().unwrap(),

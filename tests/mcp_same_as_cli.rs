@@ -13,6 +13,7 @@ use std::fs;
 use serde_json::json;
 
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::harness::argv;
 use crate::harness::{new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
@@ -323,19 +324,10 @@ fn mcp_ccr_put_text_is_the_bytes_brief_ccr_put_json_prints() {
     let printed = brief()
         .current_dir(root)
         .envs(env)
-        .args([
-            "ccr",
-            "put",
-            "original.txt",
-            "--compressed",
-            "compressed.txt",
-        ])
-        .args([
-            "--strategy",
-            "tool_output_head_tail",
-            "--source",
-            "cargo test",
-        ])
+        .args(argv("ccr put original.txt --compressed compressed.txt"))
+        .args(argv(
+            "--strategy tool_output_head_tail --source 'cargo test'",
+        ))
         .args(["--ttl", "2h", "--json"])
         .output()
         .unwrap();

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, copy_dir, stderr, stdout, workspace};
+use crate::harness::{argv, argv_then};
 use crate::harness::{new_session, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
@@ -88,16 +89,10 @@ fn mcp_gate_returns_the_line_session_gate_json_prints_byte_for_byte() {
     for (estimate, code) in [("100", 0), ("900000", 1)] {
         let (exit, printed, tool) = both(
             root,
-            &[
-                "session",
-                "gate",
-                "SESSION",
-                "--estimate",
-                estimate,
-                "--kind",
-                "tool",
-                "--json",
-            ],
+            &argv_then(
+                "session gate SESSION --estimate",
+                &[estimate, "--kind", "tool", "--json"],
+            ),
             "gate",
             json!({"estimate": estimate.parse::<u64>().unwrap(), "kind": "tool"}),
         );
@@ -116,16 +111,7 @@ fn mcp_purge_returns_the_document_session_purge_json_prints() {
     session(root).assistant("Booked for 10:30.");
     let (exit, printed, tool) = both(
         root,
-        &[
-            "session",
-            "purge",
-            "SESSION",
-            "--ids",
-            "msg_1",
-            "--summary",
-            "Ada: Tuesday 10:30.",
-            "--json",
-        ],
+        &argv("session purge SESSION --ids msg_1 --summary 'Ada: Tuesday 10:30.' --json"),
         "purge",
         json!({"ids": ["msg_1"], "summary": "Ada: Tuesday 10:30."}),
     );
@@ -158,14 +144,10 @@ fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .env("OPENAI_API_KEY", KEY)
         .args(["session", "compact", path, "--resume", "Book it.", "--json"])
-        .args([
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ])
+        .args(argv_then(
+            "--provider openai --model test-model --base-url",
+            &[&base],
+        ))
         .output()
         .unwrap();
     assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
@@ -173,14 +155,7 @@ fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
     fs::rename(&before, &session).unwrap();
     let answers = mcp_with(
         root,
-        &[
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ],
+        &argv_then("--provider openai --model test-model --base-url", &[&base]),
         &[("OPENAI_API_KEY", KEY)],
         &[call(
             1,
@@ -199,17 +174,10 @@ fn session_with_delegate(root: &Path, model: &Server) {
     let base = format!("{}/v1", model.url());
     new_session(
         root,
-        &[
-            "--framework-tools",
-            "--context-limit",
-            "100000",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ],
+        &argv_then(
+            "--framework-tools --context-limit 100000 --provider openai --model test-model --base-url",
+            &[&base],
+        ),
     );
     session(root).user("Find Ada a slot.");
     let goal = json!({"goal": "Find a free slot on 2026-12-01", "constraints": "mornings only"});

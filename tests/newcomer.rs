@@ -3,6 +3,7 @@
 use std::fs;
 
 use crate::common::{run_in, stderr};
+use crate::harness::argv;
 
 #[test]
 fn init_quotes_a_path_with_a_space_in_its_next_step() {
@@ -77,14 +78,7 @@ fn a_var_given_twice_with_different_values_is_warned_about() {
     assert_eq!(run_in(ws.path(), &["init", "b"]).status.code(), Some(0));
     let out = run_in(
         ws.path(),
-        &[
-            "compose",
-            "b",
-            "--var",
-            "user_name=Ada",
-            "--var",
-            "user_name=Bob",
-        ],
+        &argv("compose b --var user_name=Ada --var user_name=Bob"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(

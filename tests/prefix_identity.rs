@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::argv_then;
 use crate::loopback::{Reply, Server};
 
 const VARS: [&str; 4] = [
@@ -60,22 +61,18 @@ fn compose_openai_prints_the_bytes_probe_sends() {
     let base = format!("{}/v1", server.url());
     let out = run_in(
         ws.path(),
-        &[
-            "probe",
-            "clinic",
-            "--provider",
-            "openai",
-            "--model",
-            "m",
-            "--base-url",
-            &base,
-            "--var",
-            "patient=Ada Lovelace",
-            "--var",
-            "last_visit=2026-10-02",
-            "--ledger",
-            "usage.jsonl",
-        ],
+        &argv_then(
+            "probe clinic --provider openai --model m --base-url",
+            &[
+                &base,
+                "--var",
+                "patient=Ada Lovelace",
+                "--var",
+                "last_visit=2026-10-02",
+                "--ledger",
+                "usage.jsonl",
+            ],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let sent = String::from_utf8(server.requests()[0].body.clone()).unwrap();

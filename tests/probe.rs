@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::{argv, argv_then};
 use crate::loopback::{Reply, Server};
 use serde_json::Value;
 
@@ -55,16 +56,10 @@ fn probe(
         .current_dir(dir)
         .env("XDG_STATE_HOME", dir.join("state"))
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args([
-            "probe",
-            "clinic",
-            "--provider",
-            provider,
-            "--model",
-            model,
-            "--base-url",
-            &base,
-        ])
+        .args(argv_then(
+            "probe clinic --provider",
+            &[provider, "--model", model, "--base-url", &base],
+        ))
         .args(VISIT)
         .args(extra)
         .output()
@@ -279,16 +274,10 @@ fn a_provider_failure_exits_3_and_the_failed_call_is_ledgered_without_the_key() 
         .current_dir(dir.path())
         .env("XDG_STATE_HOME", dir.path().join("state"))
         .env("OPENAI_API_KEY", key)
-        .args([
-            "probe",
-            "clinic",
-            "--provider",
-            "openai",
-            "--model",
-            "gpt-4.1-mini",
-            "--base-url",
-            &base,
-        ])
+        .args(argv_then(
+            "probe clinic --provider openai --model gpt-4.1-mini --base-url",
+            &[&base],
+        ))
         .args(VISIT)
         .output()
         .unwrap();
@@ -322,16 +311,9 @@ fn concurrent_probes_append_whole_lines_to_one_ledger() {
             let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_brief"));
             cmd.current_dir(dir.path())
                 .env("BRIEF_LEDGER", &ledger)
-                .args([
-                    "--color",
-                    "never",
-                    "probe",
-                    "clinic",
-                    "--provider",
-                    "openai",
-                    "--model",
-                    "gpt-4.1-mini",
-                ])
+                .args(argv(
+                    "--color never probe clinic --provider openai --model gpt-4.1-mini",
+                ))
                 .args([
                     "--base-url",
                     &format!("{}/v1", server.url()),
@@ -373,16 +355,10 @@ fn bad_probe_arguments_exit_2_and_call_nothing() {
     assert!(stderr(&unknown).contains("unknown provider"));
     let missing_var = brief()
         .current_dir(dir.path())
-        .args([
-            "probe",
-            "clinic",
-            "--provider",
-            "openai",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ])
+        .args(argv_then(
+            "probe clinic --provider openai --model m --base-url",
+            &[&server.url()],
+        ))
         .output()
         .unwrap();
     assert_eq!(missing_var.status.code(), Some(2));
@@ -465,14 +441,10 @@ fn responses_and_gemini_probes_read_their_cached_tokens() {
             .current_dir(dir.path())
             .env("XDG_STATE_HOME", dir.path().join("state"))
             .env("BRIEF_RETRY_BASE_MS", "1")
-            .args([
-                "probe",
-                "clinic",
-                "--provider",
-                provider,
-                "--model",
-                "m-test",
-            ])
+            .args(argv_then(
+                "probe clinic --provider",
+                &[provider, "--model", "m-test"],
+            ))
             .args(["--base-url", &base, "--json"])
             .args(VISIT)
             .output()

@@ -15,6 +15,7 @@ use briefkit::wire::canonical::sorted;
 use briefkit::wire::prefix::StablePrefix;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
+use crate::harness::argv;
 
 const IDENTITY: &str =
     "---\ntype: identity\n---\nYou are Pip, the order-status assistant of a small bicycle shop.\n";
@@ -232,18 +233,7 @@ fn a_brief_without_message_samples_has_no_examples_key_in_its_prefix() {
 fn a_session_sends_the_examples_as_compose_does_with_the_same_prefix_hash() {
     let ws = workspace_with(EXAMPLE);
     let root = ws.path();
-    let out = run_in(
-        root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "b",
-            "--var",
-            "date=2026-12-01",
-        ],
-    );
+    let out = run_in(root, &argv("session new s --brief b --var date=2026-12-01"));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = run_in(root, &["session", "append", "s", "--user", "Where is 7?"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, stderr, stdout};
+use crate::harness::{argv, argv_then};
 use crate::loopback::fixtures::{OPENAI_USAGE, openai_stream};
 use crate::loopback::{Reply, Server};
 
@@ -59,16 +60,10 @@ fn run(root: &Path, args: &[&str]) -> std::process::Output {
 fn compress(root: &Path, server: &Server) -> Value {
     let out = run(
         root,
-        &[
-            "compress",
-            "b",
-            "example",
-            "--json",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ],
+        &argv_then(
+            "compress b example --json --model m --base-url",
+            &[&server.url()],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     json(&out)
@@ -223,18 +218,10 @@ fn a_compressor_brief_with_worked_examples_sends_them_before_the_item() {
     let server = model("Order 1042 left on 3 May ($40): https://shop.example/t/1042");
     let out = run(
         ws.path(),
-        &[
-            "compress",
-            "b",
-            "example",
-            "--json",
-            "--compressor",
-            "comp",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ],
+        &argv_then(
+            "compress b example --json --compressor comp --model m --base-url",
+            &[&server.url()],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     for request in server.requests() {
@@ -256,15 +243,7 @@ fn estimate_counts_one_call_per_message_of_a_sample() {
     let ws = workspace();
     let out = run(
         ws.path(),
-        &[
-            "compress",
-            "b",
-            "--all",
-            "--estimate",
-            "--json",
-            "--model",
-            "m",
-        ],
+        &argv("compress b --all --estimate --json --model m"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);

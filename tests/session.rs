@@ -9,6 +9,7 @@ use std::process::{Child, Stdio};
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
+use crate::harness::{argv, argv_then};
 use crate::harness::{new_session, ok, session};
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
@@ -192,35 +193,11 @@ fn the_log_only_ever_grows_through_every_operation() {
     let mut previous = log();
     let steps: Vec<Vec<&str>> = vec![
         vec!["session", "append", "s", "--user", "hello"],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "{}",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "slots",
-        ],
+        argv("session append s --tool-call find_slot --args {}"),
+        argv("session append s --tool-result tool_call_2 --text slots"),
         vec!["session", "gate", "s", "--estimate", "10"],
         vec!["session", "gate", "s", "--estimate", "100000"],
-        vec![
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "tool_call_2,tool_res_3",
-            "--summary",
-            "no slots",
-        ],
+        argv("session purge s --ids tool_call_2,tool_res_3 --summary 'no slots'"),
         vec!["session", "append", "s", "--assistant", "done"],
     ];
     for step in steps {
@@ -248,16 +225,7 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
     let root = ws.path();
     new_session(
         root,
-        &[
-            "--context-limit",
-            "4000",
-            "--reserve",
-            "200",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
+        &argv("--context-limit 4000 --reserve 200 --overhead 0 --margin 0"),
     );
     let long = "Ada's notes from the last visit. ".repeat(60);
     session(root).user(&long);
@@ -267,16 +235,10 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
     let estimate = (available + 100).to_string();
     let out = run_in(
         root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            &estimate,
-            "--kind",
-            "tool",
-            "--json",
-        ],
+        &argv_then(
+            "session gate s --estimate",
+            &[&estimate, "--kind", "tool", "--json"],
+        ),
     );
     assert_eq!(out.status.code(), Some(1));
     let blocked = json(&out);
@@ -307,15 +269,7 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
     assert_eq!(json(&out)["pending_operation_id"], "op_1");
     ok(
         root,
-        &[
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "msg_1",
-            "--summary",
-            "Notes read.",
-        ],
+        &argv("session purge s --ids msg_1 --summary 'Notes read.'"),
     );
     let out = run_in(root, &["session", "gate", "s", "--resume", "op_1"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -370,16 +324,9 @@ fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
     }
     let report = json(&run_in(
         root,
-        &[
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "tool_call_2,tool_res_3",
-            "--summary",
-            "No slot on Tuesday.",
-            "--json",
-        ],
+        &argv(
+            "session purge s --ids tool_call_2,tool_res_3 --summary 'No slot on Tuesday.' --json",
+        ),
     ));
     assert_eq!(report["status"], "ok");
     assert_eq!(report["removed_ids"], json!(["tool_call_2", "tool_res_3"]));
@@ -443,24 +390,8 @@ fn bad_input_exits_2_and_changes_nothing() {
     .unwrap();
     let cases: Vec<Vec<&str>> = vec![
         vec!["session", "append", "s", "--user", ""],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find slot",
-            "--args",
-            "{}",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "[1]",
-        ],
+        argv("session append s --tool-call 'find slot' --args {}"),
+        argv("session append s --tool-call find_slot --args [1]"),
         vec![
             "session",
             "append",
@@ -470,50 +401,11 @@ fn bad_input_exits_2_and_changes_nothing() {
             "--args",
             "{",
         ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "again",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_9",
-            "--text",
-            "who",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_res_3",
-            "--text",
-            "who",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--file",
-            "missing.txt",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--subagent",
-            "tool_call_2",
-            "bad.json",
-        ],
+        argv("session append s --tool-result tool_call_2 --text again"),
+        argv("session append s --tool-result tool_call_9 --text who"),
+        argv("session append s --tool-result tool_res_3 --text who"),
+        argv("session append s --tool-result tool_call_2 --file missing.txt"),
+        argv("session append s --subagent tool_call_2 bad.json"),
         vec!["session", "append", "s", "--user", "a", "--assistant", "b"],
         vec!["session", "append", "nowhere", "--user", "a"],
         vec!["session", "gate", "s", "--resume", "op_7"],
@@ -556,14 +448,7 @@ fn a_subagent_envelope_is_validated_and_appended_whole() {
     assert_eq!(
         ok(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--subagent",
-                "tool_call_2",
-                "env.json"
-            ]
+            &argv("session append s --subagent tool_call_2 env.json")
         ),
         "tool_res_3"
     );
@@ -608,16 +493,7 @@ fn status_and_log_report_tiers_and_levels() {
     let root = ws.path();
     new_session(
         root,
-        &[
-            "--context-limit",
-            "2000",
-            "--reserve",
-            "100",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
+        &argv("--context-limit 2000 --reserve 100 --overhead 0 --margin 0"),
     );
     let status = session(root).status();
     assert_eq!(status["status"], "ok");
@@ -651,16 +527,7 @@ fn status_and_log_report_tiers_and_levels() {
     assert!(tier3.contains("compact_context"), "{tier3}");
     let out = run_in(
         root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            "1",
-            "--kind",
-            "subagent",
-            "--high-volume",
-        ],
+        &argv("session gate s --estimate 1 --kind subagent --high-volume"),
     );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json(&out)["status"], "context_budget_exceeded");

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
+use crate::harness::argv;
 use crate::harness::{new_session, ok, session};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
@@ -39,14 +40,9 @@ fn compact(root: &Path, server: &Server, provider: &str) -> std::process::Output
         .env("XDG_STATE_HOME", root.join("state"))
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args([
-            "session",
-            "compact",
-            "s",
-            "--resume",
-            "Confirm the Tuesday slot with Ada.",
-            "--json",
-        ])
+        .args(argv(
+            "session compact s --resume 'Confirm the Tuesday slot with Ada.' --json",
+        ))
         .args([
             "--provider",
             provider,
@@ -285,14 +281,7 @@ fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
     );
     let usage = brief()
         .current_dir(root)
-        .args([
-            "usage",
-            "--by",
-            "brief",
-            "--json",
-            "--ledger",
-            "ledger.jsonl",
-        ])
+        .args(argv("usage --by brief --json --ledger ledger.jsonl"))
         .output()
         .unwrap();
     let text = crate::common::stdout(&usage);

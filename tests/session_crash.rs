@@ -4,6 +4,7 @@
 use std::fs;
 
 use crate::common::{brief, run_in, stderr, workspace};
+use crate::harness::argv_then;
 use crate::harness::{new_session, ok, session};
 
 #[test]
@@ -37,13 +38,7 @@ fn a_kill_at_any_point_of_an_append_loses_no_acknowledged_entry() {
         );
         let id = ok(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--user",
-                &format!("after crash {n}"),
-            ],
+            &argv_then("session append s --user", &[&format!("after crash {n}")]),
         );
         let log = run_in(root, &["session", "show", "s", "msg_1"]);
         assert_eq!(log.status.code(), Some(0));

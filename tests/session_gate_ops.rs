@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{argv, argv_then};
 use crate::harness::{new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
@@ -29,12 +30,10 @@ fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
         .env("XDG_STATE_HOME", root.join("state"))
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .args(["session", "turn", "s", "--provider", "openai"])
-        .args([
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", server.url()),
-        ])
+        .args(argv_then(
+            "--model test-model --base-url",
+            &[&format!("{}/v1", server.url())],
+        ))
         .args(extra)
         .output()
         .unwrap()
@@ -48,13 +47,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
         let root = ws.path();
         new_session(
             root,
-            &[
-                "--framework-tools",
-                "--context-limit",
-                "6000",
-                "--reserve",
-                "300",
-            ],
+            &argv("--framework-tools --context-limit 6000 --reserve 300"),
         );
         session(root).user("Find me a slot.");
         let (name, args) = if via_subagent {
@@ -69,30 +62,13 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
             fs::write(root.join("env.json"), envelope.to_string()).unwrap();
             run_in(
                 root,
-                &[
-                    "session",
-                    "append",
-                    "s",
-                    "--subagent",
-                    "tool_call_2",
-                    "env.json",
-                    "--json",
-                ],
+                &argv("session append s --subagent tool_call_2 env.json --json"),
             )
         } else {
             fs::write(root.join("big.txt"), &text).unwrap();
             run_in(
                 root,
-                &[
-                    "session",
-                    "append",
-                    "s",
-                    "--tool-result",
-                    "tool_call_2",
-                    "--file",
-                    "big.txt",
-                    "--json",
-                ],
+                &argv("session append s --tool-result tool_call_2 --file big.txt --json"),
             )
         };
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -157,15 +133,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
         } else {
             ok(
                 root,
-                &[
-                    "session",
-                    "purge",
-                    "s",
-                    "--ids",
-                    "tool_call_2,tool_res_3",
-                    "--summary",
-                    "a slot at 10:30",
-                ],
+                &argv("session purge s --ids tool_call_2,tool_res_3 --summary 'a slot at 10:30'"),
             );
         }
         assert_eq!(status(root)["over_budget"], false);
@@ -186,14 +154,7 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     let root = ws.path();
     new_session(
         root,
-        &[
-            "--context-limit",
-            "100000",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
+        &argv("--context-limit 100000 --overhead 0 --margin 0"),
     );
     let available = status(root)["available_operation_tokens"].as_u64().unwrap();
     // One call's estimate fits, two do not: the second is gated with the first spoken for.
@@ -209,13 +170,10 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     let out = turn(
         root,
         &server,
-        &[
-            "--user",
-            "Any slot early December?",
-            "--tool-estimate",
-            &estimate,
-            "--json",
-        ],
+        &argv_then(
+            "--user 'Any slot early December?' --tool-estimate",
+            &[&estimate, "--json"],
+        ),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report = json(&out);
@@ -360,15 +318,7 @@ fn from_95_percent_a_turn_holds_back_a_high_volume_tool_call_and_hands_out_the_o
     let out = turn(
         root,
         &server,
-        &[
-            "--user",
-            "Any slot?",
-            "--max-tokens",
-            "20",
-            "--tool-estimate",
-            "5",
-            "--json",
-        ],
+        &argv("--user 'Any slot?' --max-tokens 20 --tool-estimate 5 --json"),
     );
     let report = json(&out);
     assert_eq!(out.status.code(), Some(1), "{}\n{report}", stderr(&out));

@@ -10,6 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{argv, argv_then};
 use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
@@ -91,16 +92,7 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
     let out = with_model(
         root,
         &server,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Any slot on 1 December?",
-            "--tool-estimate",
-            "500000",
-            "--json",
-        ],
+        &argv("session turn s --user 'Any slot on 1 December?' --tool-estimate 500000 --json"),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report = json(&out);
@@ -281,17 +273,7 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
 fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use_its_count() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
-    new_session(
-        root,
-        &[
-            "--context-limit",
-            "30000",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
-    );
+    new_session(root, &argv("--context-limit 30000 --overhead 0 --margin 0"));
     let local = status(root)["current_context_tokens"].as_u64().unwrap();
     let reported = local * 3;
     let body = crate::loopback::model::openai(Some("Hello Ada."), &[], true).replace(
@@ -331,15 +313,7 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
     let estimate = ((by_local + by_provider) / 2).to_string();
     let out = run_in(
         root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            &estimate,
-            "--kind",
-            "tool",
-        ],
+        &argv_then("session gate s --estimate", &[&estimate, "--kind", "tool"]),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let object: Value = serde_json::from_str(stdout(&out).trim()).unwrap();

@@ -2,9 +2,9 @@
 //! is listed last in the fixed order and runs the same compaction as `brief session
 //! compact`, against a scripted loopback model.
 
-use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
+use crate::harness::mcp::Mcp;
 use serde_json::{Value, json};
 
 use crate::harness::{new_session, ok, session};
@@ -19,43 +19,21 @@ pub(crate) fn mcp_with(
     env: &[(&str, &str)],
     requests: &[Value],
 ) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
-        .arg("mcp")
-        .args(flags)
-        .current_dir(root)
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .env("BRIEF_RETRY_BASE_MS", "1")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |value: Value| {
-        writeln!(stdin, "{value}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}}),
+    let mut mcp = Mcp::start(
+        Command::new(env!("CARGO_BIN_EXE_brief"))
+            .arg("mcp")
+            .args(flags)
+            .current_dir(root)
+            .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+            .env("BRIEF_RETRY_BASE_MS", "1")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .envs(env.iter().copied()),
     );
-    let _ = lines.next();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let mut answers = Vec::new();
-    for request in requests {
-        send(request.clone());
-        let line = lines.next().unwrap().unwrap();
-        answers.push(serde_json::from_str(&line).unwrap());
-    }
-    drop(stdin);
-    let _ = child.wait();
+    let answers = requests.iter().map(|request| mcp.ask(request)).collect();
+    mcp.finish();
     answers
 }
 

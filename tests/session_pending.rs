@@ -10,6 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{argv, argv_then};
 use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
@@ -60,16 +61,7 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
     let out = with_model(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "When are you open?",
-            "--subagent-estimate",
-            "900000",
-            "--json",
-        ],
+        &argv("session turn s --user 'When are you open?' --subagent-estimate 900000 --json"),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report = json(&out);
@@ -112,18 +104,7 @@ fn a_cancelled_operation_is_no_longer_pending() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     new_session(root, &["--context-limit", "100000"]);
-    let out = run_in(
-        root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            "900000",
-            "--kind",
-            "tool",
-        ],
-    );
+    let out = run_in(root, &argv("session gate s --estimate 900000 --kind tool"));
     assert_eq!(out.status.code(), Some(1));
     let op = json(&out)["pending_operation_id"]
         .as_str()
@@ -145,16 +126,7 @@ fn a_sub_agent_is_high_volume_at_the_gate_whoever_asks() {
     let root = ws.path();
     new_session(
         root,
-        &[
-            "--context-limit",
-            "4000",
-            "--reserve",
-            "1",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
+        &argv("--context-limit 4000 --reserve 1 --overhead 0 --margin 0"),
     );
     // Fill the context to 95% (Critical), where high-volume operations are refused.
     let current = status(root)["current_context_tokens"].as_u64().unwrap();
@@ -194,16 +166,7 @@ fn tool_estimate_is_for_the_briefs_tools_not_fetch_url() {
     let out = with_model(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Hours and a slot?",
-            "--tool-estimate",
-            "500000",
-            "--json",
-        ],
+        &argv("session turn s --user 'Hours and a slot?' --tool-estimate 500000 --json"),
     );
     let report = json(&out);
     let handed: Vec<&str> = report["tool_calls"]
@@ -340,16 +303,10 @@ fn the_run_report_lists_every_operation_status_and_summary_first() {
     let out = with_model(
         root,
         &model,
-        &[
-            "session",
-            "run",
-            "s",
-            "--user",
-            "Wednesday 9 December?",
-            "--tool-exec",
-            "cat >/dev/null; echo '{\"free\":[\"11:00\"]}'",
-            "--json",
-        ],
+        &argv_then(
+            "session run s --user 'Wednesday 9 December?' --tool-exec",
+            &["cat >/dev/null; echo '{\"free\":[\"11:00\"]}'", "--json"],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = regex::Regex::new(r#""millis": \d+"#)
@@ -374,29 +331,12 @@ fn mcp_runs_the_loop_and_cancels_a_pending_operation_as_the_cli_does() {
     let model = Server::start(vec![say("openai", "Hello Ada.")]);
     new_session(
         root,
-        &[
-            "--context-limit",
-            "100000",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", model.url()),
-        ],
+        &argv_then(
+            "--context-limit 100000 --provider openai --model test-model --base-url",
+            &[&format!("{}/v1", model.url())],
+        ),
     );
-    let blocked = run_in(
-        root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            "900000",
-            "--kind",
-            "tool",
-        ],
-    );
+    let blocked = run_in(root, &argv("session gate s --estimate 900000 --kind tool"));
     let op = json(&blocked)["pending_operation_id"]
         .as_str()
         .unwrap()

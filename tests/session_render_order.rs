@@ -9,6 +9,7 @@ use briefkit::session::render::{self, Format};
 use serde_json::Value;
 
 use crate::common::{run_in, stderr};
+use crate::harness::{argv, argv_then};
 use crate::harness::{new_session, ok, session};
 
 fn render(root: &Path, format: &str) -> Value {
@@ -109,15 +110,7 @@ fn a_purge_summary_never_lands_between_a_call_and_its_result() {
     // tool_call_3 and its result stood inside the group: the summary goes after the group.
     ok(
         root,
-        &[
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "tool_call_3,tool_res_4",
-            "--summary",
-            "b was free",
-        ],
+        &argv("session purge s --ids tool_call_3,tool_res_4 --summary 'b was free'"),
     );
     let openai = shape(&render(root, "openai"));
     assert_eq!(
@@ -147,15 +140,7 @@ fn a_result_of_no_open_call_is_refused_at_append_time() {
     for call in ["tool_call_9", "tool_call_2", "msg_1"] {
         let out = run_in(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                call,
-                "--text",
-                "x",
-            ],
+            &argv_then("session append s --tool-result", &[call, "--text", "x"]),
         );
         assert_eq!(out.status.code(), Some(2), "{call}: {}", stderr(&out));
         assert!(stderr(&out).contains(call), "{}", stderr(&out));

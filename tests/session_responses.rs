@@ -7,6 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::argv_then;
 use crate::harness::new_session;
 use crate::loopback::{Reply, Server};
 
@@ -48,12 +49,10 @@ fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .env("BRIEF_RETRY_BASE_MS", "1")
         .args(["session", "turn", "s", "--provider", "responses"])
-        .args([
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", server.url()),
-        ])
+        .args(argv_then(
+            "--model test-model --base-url",
+            &[&format!("{}/v1", server.url())],
+        ))
         .args(extra)
         .output()
         .unwrap()
@@ -86,15 +85,10 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
 
     let out = run_in(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            &visible,
-            "--text",
-            "10:30 is free",
-        ],
+        &argv_then(
+            "session append s --tool-result",
+            &[&visible, "--text", "10:30 is free"],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let rendered = run_in(root, &["session", "render", "s", "--format", "responses"]);
@@ -186,15 +180,10 @@ fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
     assert_eq!(report["usage"]["cached_input_tokens"], 768);
     let out = run_in(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            &visible,
-            "--text",
-            "10:30 is free",
-        ],
+        &argv_then(
+            "session append s --tool-result",
+            &[&visible, "--text", "10:30 is free"],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = gemini_turn(&[]);

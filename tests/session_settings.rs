@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
 use crate::harness::session;
+use crate::harness::{argv, argv_then};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 
@@ -18,26 +19,10 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
     let base = format!("{}/v1", server.url());
     let out = run_in(
         root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "clinic",
-            "--context-limit",
-            "100000",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-            "--json",
-        ],
+        &argv_then(
+            "session new s --brief clinic --context-limit 100000 --var patient=Ada --var last_visit=May --provider openai --model test-model --base-url",
+            &[&base, "--json"],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let made = json(&out);
@@ -61,15 +46,7 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
         .current_dir(root)
         .env("XDG_STATE_HOME", root.join("state"))
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .args([
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Tuesday?",
-            "--model",
-            "other-model",
-        ])
+        .args(argv("session turn s --user Tuesday? --model other-model"))
         .args(["--base-url", &format!("{}/v1", server2.url())])
         .output()
         .unwrap();
@@ -83,15 +60,7 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
     let root = ws.path();
     let out = run_in(
         root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "clinic",
-            "--var",
-            "pateint=Ada",
-        ],
+        &argv("session new s --brief clinic --var pateint=Ada"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
@@ -112,30 +81,12 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
     );
     let out = run_in(
         root,
-        &[
-            "session",
-            "render",
-            "s",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-        ],
+        &argv("session render s --var patient=Ada --var last_visit=May"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("Ada"));
     for args in [
-        vec![
-            "session",
-            "render",
-            "s",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-            "--var",
-            "typo=1",
-        ],
+        argv("session render s --var patient=Ada --var last_visit=May --var typo=1"),
         vec!["session", "status", "s", "--var", "typo=1"],
         vec!["session", "gate", "s", "--estimate", "1", "--var", "typo=1"],
     ] {
@@ -148,15 +99,7 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
     }
     let out = brief()
         .current_dir(root)
-        .args([
-            "session",
-            "turn",
-            "s",
-            "--var",
-            "typo=1",
-            "--provider",
-            "openai",
-        ])
+        .args(argv("session turn s --var typo=1 --provider openai"))
         .args(["--model", "m", "--base-url", "http://127.0.0.1:9/v1"])
         .output()
         .unwrap();
@@ -184,16 +127,7 @@ fn a_session_of_a_brief_with_a_model_keeps_it_and_its_turns_need_no_flags() {
     .unwrap();
     let made = json(&run_in(
         root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "clinic",
-            "--context-limit",
-            "100000",
-            "--json",
-        ],
+        &argv("session new s --brief clinic --context-limit 100000 --json"),
     ));
     assert_eq!(made["provider"], "openai", "{made}");
     assert_eq!(made["model"], "brief-model");

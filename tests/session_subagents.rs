@@ -9,6 +9,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::argv;
 use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
@@ -323,15 +324,7 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
     let out = run(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Price of Pro?",
-            "--run-subagents",
-            "--json",
-        ],
+        &argv("session turn s --user 'Price of Pro?' --run-subagents --json"),
         true,
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -355,14 +348,7 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
     let out = run(
         root,
         &model,
-        &[
-            "session",
-            "subagent",
-            "s",
-            "tool_call_2",
-            "--estimate",
-            "500000",
-        ],
+        &argv("session subagent s tool_call_2 --estimate 500000"),
         true,
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -419,17 +405,9 @@ fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
     let out = run(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Price of Pro?",
-            "--run-subagents",
-            "--subagent-estimate",
-            "500000",
-            "--json",
-        ],
+        &argv(
+            "session turn s --user 'Price of Pro?' --run-subagents --subagent-estimate 500000 --json",
+        ),
         true,
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));

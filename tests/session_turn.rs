@@ -10,6 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{argv, argv_then};
 use crate::harness::{new_session, ok, session};
 use crate::loopback::model::{answer, cut, malformed, say};
 use crate::loopback::{Reply, Server};
@@ -161,15 +162,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
         assert!(stderr(&refused).contains("tool_call_5"));
         let out = run_in(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                "tool_call_5",
-                "--text",
-                "10:30 is free",
-            ],
+            &argv("session append s --tool-result tool_call_5 --text '10:30 is free'"),
         );
         step(
             &mut transcript,
@@ -291,17 +284,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
 fn small_session(root: &Path) -> PathBuf {
     let dir = new_session(
         root,
-        &[
-            "--framework-tools",
-            "--context-limit",
-            "6000",
-            "--reserve",
-            "100",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
+        &argv("--framework-tools --context-limit 6000 --reserve 100 --overhead 0 --margin 0"),
     );
     let filler = "The waiting room plant needs water on Mondays. ".repeat(400);
     session(root).user(&filler);
@@ -345,15 +328,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
         );
         ok(
             root,
-            &[
-                "session",
-                "purge",
-                "s",
-                "--ids",
-                "msg_1",
-                "--summary",
-                "Small talk.",
-            ],
+            &argv("session purge s --ids msg_1 --summary 'Small talk.'"),
         );
         // A smaller cap than the one gated is honoured on resume.
         let out = turn(
@@ -554,16 +529,9 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
             .output()
             .unwrap()
     };
-    let purged = json(&with_store(&[
-        "session",
-        "purge",
-        "s",
-        "--ids",
-        "msg_1",
-        "--summary",
-        "An unpaid invoice.",
-        "--json",
-    ]));
+    let purged = json(&with_store(&argv(
+        "session purge s --ids msg_1 --summary 'An unpaid invoice.' --json",
+    )));
     let hash = purged["ccr"].as_str().expect("a CCR hash").to_string();
     let got = json(&with_store(&["ccr", "get", &hash, "--json"]));
     assert_eq!(got["strategy"], "session_purge");
@@ -579,22 +547,10 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
 
     let server = Server::start(vec![say("openai", &valid_state())]);
     let base = format!("{}/v1", server.url());
-    let compacted = with_store(&[
-        "session",
-        "compact",
-        "s",
-        "--resume",
-        "Go on.",
-        "--json",
-        "--provider",
-        "openai",
-        "--model",
-        "test-model",
-        "--base-url",
-        &base,
-        "--ledger",
-        "ledger.jsonl",
-    ]);
+    let compacted = with_store(&argv_then(
+        "session compact s --resume 'Go on.' --json --provider openai --model test-model --base-url",
+        &[&base, "--ledger", "ledger.jsonl"],
+    ));
     assert_eq!(compacted.status.code(), Some(0), "{}", stderr(&compacted));
     let hash = json(&compacted)["ccr"].as_str().unwrap().to_string();
     let got = json(&with_store(&["ccr", "get", &hash, "--json"]));
@@ -633,15 +589,10 @@ fn an_answer_that_echoes_the_api_key_in_a_tool_call_is_never_appended() {
             .env("XDG_STATE_HOME", root.join("state"))
             .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
             .env(var, key)
-            .args([
-                "session",
-                "turn",
-                "s",
-                "--user",
-                "Any slot?",
-                "--provider",
-                provider,
-            ])
+            .args(argv_then(
+                "session turn s --user 'Any slot?' --provider",
+                &[provider],
+            ))
             .args(["--model", "test-model", "--base-url", &base])
             .output()
             .unwrap();

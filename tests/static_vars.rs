@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{brief, json, stderr, stdout};
+use crate::harness::argv;
 
 fn write_brief(root: &Path, vars: &str) {
     let dir = root.join("desk");
@@ -39,14 +40,7 @@ fn run(root: &Path, args: &[&str]) -> std::process::Output {
 fn prefix_hash(root: &Path) -> String {
     let out = run(
         root,
-        &[
-            "compose",
-            "desk",
-            "--var",
-            "customer=Ada",
-            "--stats",
-            "--json",
-        ],
+        &argv("compose desk --var customer=Ada --stats --json"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);
@@ -94,14 +88,7 @@ fn static_items_use_build_time_vars_and_the_prefix_covers_their_values() {
     // A --var cannot change a static value: the prefix stays what the manifest says.
     let out = run(
         ws.path(),
-        &[
-            "compose",
-            "desk",
-            "--var",
-            "customer=Ada",
-            "--var",
-            "company=Evil",
-        ],
+        &argv("compose desk --var customer=Ada --var company=Evil"),
     );
     assert!(
         stdout(&out).starts_with("You answer for Acme Corp's"),

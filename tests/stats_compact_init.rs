@@ -3,6 +3,7 @@
 use std::fs;
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr, stdout, workspace};
+use crate::harness::argv;
 
 #[test]
 fn stats_shows_every_item_the_prefix_context_and_cost() {
@@ -102,14 +103,7 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
     // The composed rule is compacted all the same.
     let out = run_in(
         ws.path(),
-        &[
-            "compose",
-            "clinic",
-            "--var",
-            "patient=A",
-            "--var",
-            "last_visit=B",
-        ],
+        &argv("compose clinic --var patient=A --var last_visit=B"),
     );
     assert!(stdout(&out).contains("- Never waive the fee.\n\n- Ask first."));
 }

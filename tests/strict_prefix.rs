@@ -5,6 +5,7 @@
 use std::fs;
 
 use crate::common::{copy_dir, json, run_in, stderr, stdout, workspace};
+use crate::harness::argv;
 
 /// The clinic fixture, locked, with one instruction edited: the prefix moved, no rule did.
 fn moved_prefix() -> tempfile::TempDir {
@@ -119,13 +120,7 @@ fn allow_prefix_change_keeps_an_intended_change_green() {
     let ws = moved_prefix();
     let out = run_in(
         ws.path(),
-        &[
-            "check",
-            "clinic",
-            "--strict",
-            "--allow-prefix-change",
-            "--json",
-        ],
+        &argv("check clinic --strict --allow-prefix-change --json"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let report = json(&out);

@@ -4,6 +4,7 @@ use std::fs;
 use std::io::Write;
 
 use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
+use crate::harness::argv;
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
@@ -62,14 +63,7 @@ fn usage_json_has_totals_and_groups_field_by_field() {
 fn usage_by_model_with_price_flags_estimates_cost_and_savings() {
     let out = brief()
         .args(["usage", "--ledger", &ledger(), "--by", "model", "--json"])
-        .args([
-            "--price-input",
-            "3",
-            "--price-cached",
-            "0.3",
-            "--price-output",
-            "15",
-        ])
+        .args(argv("--price-input 3 --price-cached 0.3 --price-output 15"))
         .output()
         .unwrap();
     let v = json(&out);

@@ -5,6 +5,7 @@ use std::fs;
 
 use crate::common::store::{body, content_tree, write_proposal};
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::argv;
 
 const SHORT_BOOKING: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -290,14 +291,7 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
     assert_eq!(history["status"], "edited");
     let out = run_in(
         ws.path(),
-        &[
-            "record",
-            "clinic",
-            "persona",
-            "-m",
-            "no cancelling by chat",
-            "--json",
-        ],
+        &argv("record clinic persona -m 'no cancelling by chat' --json"),
     );
     assert_eq!(json(&out)["version"], 2);
     let out = run_in(ws.path(), &["record", "clinic", "persona", "--json"]);

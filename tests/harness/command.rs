@@ -113,3 +113,30 @@ pub fn with_openai(root: &Path, server: &Server, args: &[&str]) -> Command {
         .model_at("openai", &v1(server));
     cmd
 }
+
+/// A command line written as it is typed: words split at white space, a word in single
+/// quotes kept whole (`session turn s --user 'Any slot?' --json`). There is no escaping:
+/// an argument holding a single quote goes in `argv_then`'s `rest`.
+pub fn argv(line: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut left = line.trim_start();
+    while !left.is_empty() {
+        let (word, after) = match left.strip_prefix('\'') {
+            Some(quoted) => {
+                let end = quoted.find('\'').expect("a closing quote");
+                (&quoted[..end], &quoted[end + 1..])
+            }
+            None => left.split_at(left.find(char::is_whitespace).unwrap_or(left.len())),
+        };
+        words.push(word);
+        left = after.trim_start();
+    }
+    words
+}
+
+/// `argv(line)` followed by `rest`: the arguments computed at run time.
+pub fn argv_then<'a>(line: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut words = argv(line);
+    words.extend_from_slice(rest);
+    words
+}

@@ -13,12 +13,13 @@
 #![allow(dead_code)]
 
 pub mod command;
+pub mod mcp;
 pub mod session;
 pub mod snapshot;
 
 use std::path::{Path, PathBuf};
 
-pub use command::{Ran, ok, ran};
+pub use command::{Ran, argv, argv_then, ok, ran};
 pub use session::{Session, new_session, session};
 
 use crate::common::{copy_dir, fixtures};
