@@ -9,8 +9,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
-use crate::harness::argv;
-use crate::harness::{new_session, session};
+use crate::harness::{argv, new_session, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Recorded, Server};
 

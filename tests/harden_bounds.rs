@@ -511,7 +511,7 @@ fn no_key_goes_to_a_brief_named_base_url_without_the_operators_allow() {
 
 #[test]
 fn an_implausible_upstream_usage_is_not_summed_in_stats() {
-    use crate::common::proxy::{Proxy, Script, Upstream, send};
+    use crate::common::proxy::{Proxy, Script, Upstream, post_chat};
     let up = Upstream::start(|_| {
         Script::json(
             200,
@@ -521,13 +521,7 @@ fn an_implausible_upstream_usage_is_not_summed_in_stats() {
     let proxy = Proxy::start(&up.url, &[]);
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).to_string();
     for _ in 0..2 {
-        let (status, _, _) = send(
-            &proxy.url,
-            "POST",
-            "/v1/chat/completions",
-            &[],
-            body.as_bytes(),
-        );
+        let (status, _, _) = post_chat(&proxy.url, body.as_bytes());
         assert_eq!(status, 200);
     }
     let started = Instant::now();

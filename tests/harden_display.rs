@@ -9,8 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::new_session;
-use crate::harness::{argv, argv_then};
+use crate::harness::{argv, argv_then, new_session};
 use crate::loopback::{Reply, Server};
 
 /// A title, a hyperlink whose target is not its text, clear-screen, the alternate screen,

@@ -9,8 +9,7 @@ use std::fs;
 use serde_json::{Value, json};
 
 use crate::common::{run_in, stdout};
-use crate::harness::argv_then;
-use crate::harness::{new_session, session};
+use crate::harness::{argv_then, new_session, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
 use crate::session_mcp::{call, mcp_with};

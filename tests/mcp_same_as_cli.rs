@@ -13,8 +13,7 @@ use std::fs;
 use serde_json::json;
 
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
-use crate::harness::argv;
-use crate::harness::{new_session, ok, session};
+use crate::harness::{argv, new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 use crate::session_mcp::{call, mcp_with};

@@ -10,8 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, copy_dir, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, session};
+use crate::harness::{argv, argv_then, new_session, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
 use crate::session_mcp::{call, mcp_with};

@@ -9,8 +9,7 @@ use std::process::{Child, Stdio};
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, ok, session};
+use crate::harness::{argv, argv_then, new_session, ok, session};
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = run_in(root, args);

@@ -7,8 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
-use crate::harness::argv;
-use crate::harness::{new_session, ok, session};
+use crate::harness::{BriefCommand, argv, new_session, ok, session};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
 use crate::session::stable;
@@ -36,21 +35,12 @@ fn state() -> Value {
 
 fn compact(root: &Path, server: &Server, provider: &str) -> std::process::Output {
     brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .in_workspace(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
         .args(argv(
             "session compact s --resume 'Confirm the Tuesday slot with Ada.' --json",
         ))
-        .args([
-            "--provider",
-            provider,
-            "--model",
-            "test-model",
-            "--base-url",
-            &server.url(),
-        ])
+        .model_at(provider, &server.url())
         .output()
         .unwrap()
 }

@@ -4,8 +4,7 @@
 use std::fs;
 
 use crate::common::{brief, run_in, stderr, workspace};
-use crate::harness::argv_then;
-use crate::harness::{new_session, ok, session};
+use crate::harness::{argv_then, new_session, ok, session};
 
 #[test]
 fn a_kill_at_any_point_of_an_append_loses_no_acknowledged_entry() {

@@ -8,8 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, ok, session};
+use crate::harness::{argv, argv_then, command::with_openai, new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
 
@@ -25,15 +24,7 @@ fn status(root: &Path) -> Value {
 }
 
 fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .args(["session", "turn", "s", "--provider", "openai"])
-        .args(argv_then(
-            "--model test-model --base-url",
-            &[&format!("{}/v1", server.url())],
-        ))
+    with_openai(root, server, &["session", "turn", "s"])
         .args(extra)
         .output()
         .unwrap()

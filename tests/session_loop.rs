@@ -9,21 +9,14 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, ok, session};
+use crate::common::{json, run_in, stderr, stdout};
+use crate::harness::{self, argv, argv_then, command::with_openai, new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
 fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+    with_openai(root, server, args)
         .env("BRIEF_FETCH_ALLOW_PRIVATE", "1")
-        .args(args)
-        .args(["--provider", "openai", "--model", "test-model"])
-        .args(["--base-url", &format!("{}/v1", server.url())])
         .output()
         .unwrap()
 }
@@ -56,13 +49,12 @@ fn thousands(n: u64) -> String {
 }
 
 fn envelope(url: &str) -> String {
-    json!({
-        "status": "completed",
-        "summary": "Mondays are open for new patients.",
-        "findings": [{"finding": "New patients on Mondays", "evidence": "Hours page", "confidence": "high"}],
-        "sources": [url],
-    })
-    .to_string()
+    harness::envelope(
+        "Mondays are open for new patients.",
+        "New patients on Mondays",
+        "Hours page",
+        url,
+    )
 }
 
 #[test]

@@ -10,21 +10,14 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, ok, session};
+use crate::harness::{self, argv, argv_then, command::with_openai, new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
 fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+    with_openai(root, server, args)
         .env("BRIEF_FETCH_ALLOW_PRIVATE", "1")
         .env("BRIEF_CCR_PATH", root.join("ccr.sqlite"))
-        .args(args)
-        .args(["--provider", "openai", "--model", "test-model"])
-        .args(["--base-url", &format!("{}/v1", server.url())])
         .output()
         .unwrap()
 }
@@ -38,13 +31,7 @@ fn page() -> Server {
 }
 
 fn envelope(url: &str) -> String {
-    json!({
-        "status": "completed",
-        "summary": "Open on Mondays.",
-        "findings": [{"finding": "Open on Mondays", "evidence": "the page", "confidence": "high"}],
-        "sources": [url],
-    })
-    .to_string()
+    harness::envelope("Open on Mondays.", "Open on Mondays", "the page", url)
 }
 
 #[test]

@@ -9,8 +9,7 @@ use briefkit::session::render::{self, Format};
 use serde_json::Value;
 
 use crate::common::{run_in, stderr};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, ok, session};
+use crate::harness::{argv, argv_then, new_session, ok, session};
 
 fn render(root: &Path, format: &str) -> Value {
     let body: Value =

@@ -7,8 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::argv_then;
-use crate::harness::new_session;
+use crate::harness::{BriefCommand, argv_then, command::v1, new_session};
 use crate::loopback::{Reply, Server};
 
 /// A Responses stream: optional text, optional function calls, `response.completed`.
@@ -44,15 +43,10 @@ fn responses_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
 
 fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process::Output {
     brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .in_workspace(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args(["session", "turn", "s", "--provider", "responses"])
-        .args(argv_then(
-            "--model test-model --base-url",
-            &[&format!("{}/v1", server.url())],
-        ))
+        .args(["session", "turn", "s"])
+        .model_at("responses", &v1(server))
         .args(extra)
         .output()
         .unwrap()

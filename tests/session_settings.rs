@@ -6,8 +6,7 @@
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::session;
-use crate::harness::{argv, argv_then};
+use crate::harness::{argv, argv_then, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 

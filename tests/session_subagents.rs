@@ -9,21 +9,19 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::argv;
-use crate::harness::{new_session, ok, session};
+use crate::harness::{self, argv, command::with_openai, new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
 const PAGE: &str = "<!doctype html><html><head><title>Plans</title><script>track()</script><style>p{color:red}</style></head><body><nav>Home | Blog</nav><h1>Plans and prices</h1><p>The <b>Pro</b> plan costs $12 a month and allows 5 seats.</p><p>Support answers within 4 hours.</p></body></html>";
 
 fn envelope(url: &str) -> String {
-    json!({
-        "status": "completed",
-        "summary": "Pro costs $12 a month for 5 seats.",
-        "findings": [{"finding": "Pro is $12 a month", "evidence": "Plans and prices", "confidence": "high"}],
-        "sources": [url],
-    })
-    .to_string()
+    harness::envelope(
+        "Pro costs $12 a month for 5 seats.",
+        "Pro is $12 a month",
+        "Plans and prices",
+        url,
+    )
 }
 
 fn pages() -> Server {
@@ -39,14 +37,8 @@ fn pages() -> Server {
 }
 
 fn run(root: &Path, model: &Server, args: &[&str], allow_private: bool) -> Output {
-    let mut cmd = brief();
-    cmd.current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .env("OPENAI_API_KEY", "sk-test-subagent-key-0123456789")
-        .args(args)
-        .args(["--provider", "openai", "--model", "test-model"])
-        .args(["--base-url", &format!("{}/v1", model.url())]);
+    let mut cmd = with_openai(root, model, args);
+    cmd.env("OPENAI_API_KEY", "sk-test-subagent-key-0123456789");
     if allow_private {
         cmd.env("BRIEF_FETCH_ALLOW_PRIVATE", "1");
     }

@@ -10,8 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, ok, session};
+use crate::harness::{BriefCommand, argv, argv_then, new_session, ok, session};
 use crate::loopback::model::{answer, cut, malformed, say};
 use crate::loopback::{Reply, Server};
 
@@ -26,12 +25,10 @@ fn turn(root: &Path, server: &Server, provider: &str, extra: &[&str]) -> Output 
 
 fn turn_at(root: &Path, base: &str, provider: &str, extra: &[&str], fault: Option<&str>) -> Output {
     let mut cmd = brief();
-    cmd.current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+    cmd.in_workspace(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args(["session", "turn", "s", "--provider", provider])
-        .args(["--model", "test-model", "--base-url", base])
+        .args(["session", "turn", "s"])
+        .model_at(provider, base)
         .args(extra);
     if let Some(point) = fault {
         cmd.env("BRIEF_FAULT_INJECT", point);

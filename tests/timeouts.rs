@@ -9,8 +9,7 @@ use crate::harness::mcp::Mcp;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
-use crate::harness::{argv, argv_then};
-use crate::harness::{new_session, session};
+use crate::harness::{argv, argv_then, new_session, session};
 use crate::loopback::{Reply, Server};
 
 /// A server that answers with an event-stream head and then says nothing for 5 s.

@@ -19,8 +19,8 @@ pub mod snapshot;
 
 use std::path::{Path, PathBuf};
 
-pub use command::{Ran, argv, argv_then, ok, ran};
-pub use session::{Session, new_session, session};
+pub use command::{BriefCommand, Ran, argv, argv_then, ok, ran};
+pub use session::{Session, envelope, new_session, session};
 
 use crate::common::{copy_dir, fixtures};
 

@@ -104,3 +104,14 @@ impl<'a> Session<'a> {
         serde_json::from_str(&self.ok("render", &["--format", format])).unwrap()
     }
 }
+
+/// A completed sub-agent envelope with one high-confidence finding, citing `url`.
+pub fn envelope(summary: &str, finding: &str, evidence: &str, url: &str) -> String {
+    serde_json::json!({
+        "status": "completed",
+        "summary": summary,
+        "findings": [{"finding": finding, "evidence": evidence, "confidence": "high"}],
+        "sources": [url],
+    })
+    .to_string()
+}
