@@ -8,7 +8,7 @@ use briefkit::ccr::{self, Lookup, Store, Strategy};
 
 use crate::ccr_store::{ccr_cmd, clocked, query, store_path};
 use crate::common::{brief, json, stderr, stdout};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit};
 
 #[test]
 fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
@@ -366,7 +366,7 @@ fn a_truncated_store_is_reported_as_damaged() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
     let out = ccr_cmd(&path).args(["ccr", "stats"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
 }
 

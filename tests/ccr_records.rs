@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::common::{brief, json, stderr};
-use crate::harness::argv_then;
+use crate::harness::{argv_then, assert_exit};
 
 fn put(dir: &Path, strategy: &str, env: &[(&str, &str)]) -> std::process::Output {
     brief()
@@ -28,7 +28,7 @@ fn headrooms_ttl_is_read_when_ours_is_not_set_and_ours_wins() {
         "manual",
         &[("HEADROOM_CCR_TTL_SECONDS", "3600")],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["ttl_seconds"], 3600);
     assert!(
         stderr(&out).contains("HEADROOM_CCR_TTL_SECONDS"),

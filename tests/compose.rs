@@ -1,5 +1,5 @@
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
-use crate::harness::argv_then;
+use crate::harness::{argv_then, assert_exit};
 
 const VARS: [&str; 4] = [
     "--var",
@@ -17,7 +17,7 @@ fn text_puts_static_items_first_and_the_volatile_part_last() {
         .args(VARS)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stdout(&out));
 }
 
@@ -30,7 +30,7 @@ fn openai_body_has_the_static_then_the_volatile_system_message_and_function_tool
         .args(VARS)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "compact JSON is one line");
     let body = json(&out);
@@ -174,7 +174,7 @@ fn compose_json_with_stats_keeps_stderr_for_warnings_only() {
         ws.path(),
         &[&["compose", "clinic", "--json", "--stats"][..], &VARS].concat(),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stderr(&out), "");
     assert!(json(&out)["prefix"]["hash"].is_string(), "{}", stdout(&out));
 }

@@ -9,7 +9,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
-use crate::harness::{argv, new_session, session};
+use crate::harness::{argv, assert_exit, new_session, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Recorded, Server};
 
@@ -66,7 +66,7 @@ fn session_turn_never_sends_the_key_to_a_base_url_the_model_names() {
     ]);
     let base = format!("{}/v1", operator.url());
     let out = with_key(root, &base, &["session", "turn", "s", "--model", "m"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         attacker.requests().is_empty(),
         "the model's host got a request"

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, snapshot_tree, stderr, stdout};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit, object_keys};
 
 /// A build log with diagnostics in the middle, `n` lines long.
 fn build_log(n: usize) -> String {
@@ -91,12 +91,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let report = json(&out);
-    let keys: Vec<&str> = report
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = object_keys(&report);
     assert_eq!(
         keys,
         ["status", "summary", "digest_version", "text", "sections"]
@@ -110,12 +105,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
         .collect();
     assert_eq!(fields.len(), 9, "{fields:?}");
     for section in sections {
-        let keys: Vec<&str> = section
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let keys = object_keys(&section);
         assert_eq!(
             keys,
             [
@@ -335,7 +325,7 @@ fn the_human_report_says_why_a_section_stayed_verbatim() {
         .arg(&wake)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stderr(&out));
 }
 
@@ -507,7 +497,7 @@ fn compose_with_digest(dir: &Path, store: &Path, format: &str, digest: &Path) ->
         .arg(digest)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let prefix = stderr(&out)
         .lines()
         .find(|l| l.starts_with("prefix"))
@@ -572,7 +562,7 @@ fn digest_json_snapshot() {
         .args(["--min-bytes", "100", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!("digest_json", stdout(&out));
 }
 
@@ -584,7 +574,7 @@ fn ccr_get_unknown_json_snapshot() {
         .args(["ccr", "get", "000000000000000000000000", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let text = stdout(&out).replace(&store.display().to_string(), "[STORE]");
     insta::assert_snapshot!("ccr_get_unknown_json", text);
 }
@@ -610,7 +600,7 @@ fn digest_multi_line_detail_lines_after_the_first_fell_to_column_0() {
         .arg(&wake)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out);
     for expected in [
         "- Never delete rows.\n  - not even test rows",
@@ -646,7 +636,7 @@ fn digest_json_printed_the_human_table_on_stderr() {
         .arg("--json")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stderr(&out), "");
     assert!(
         json(&out)["sections"]

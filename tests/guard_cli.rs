@@ -2,6 +2,7 @@
 
 use std::process::Output;
 
+use crate::harness::assert_exit;
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -46,14 +47,14 @@ fn json(output: &Output) -> Value {
 #[test]
 fn a_lossy_rewrite_is_reported_and_exits_1() {
     let output = run(&["--color", "never", "guard", ORIGINAL, LOSSY]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_exit(&output, 1);
     insta::assert_snapshot!("guard_lossy_human", stdout(&output));
 }
 
 #[test]
 fn a_faithful_rewrite_is_clean_and_exits_0() {
     let output = run(&["--color", "never", "guard", ORIGINAL, FAITHFUL]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_exit(&output, 0);
     insta::assert_snapshot!("guard_faithful_human", stdout(&output));
 }
 
@@ -217,7 +218,7 @@ fn a_dropped_instruction_is_named_with_its_line_and_exits_1() {
         "Be friendly.\nUse the customer's first name.\n",
     );
     let output = run(&["--color", "never", "guard", &original, &proposal]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_exit(&output, 1);
     let text = stdout(&output);
     assert!(
         text.contains(&format!(

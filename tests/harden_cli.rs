@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::common::server::{Reply, Server, loopback};
 use crate::common::store::content_tree;
 use crate::common::{brief, stderr, stdout, workspace};
-use crate::harness::argv_then;
+use crate::harness::{argv_then, assert_exit};
 
 const KEY: &str = "sk-test-SECRET123-abcdef";
 
@@ -58,7 +58,7 @@ fn an_answer_echoing_the_key_is_flagged_and_not_saved() {
     let server = Server::start(Reply::Text(echoed));
     let tree = content_tree(ws.path());
     let out = compress_with(ws.path(), &server.base_url, &["--json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert!(
         stderr(&out).contains("contains the API key"),
         "{}",
@@ -76,7 +76,7 @@ fn an_answer_over_the_cap_writes_nothing() {
     let server = Server::start(Reply::Text("word ".repeat(60 * 1024)));
     let tree = content_tree(ws.path());
     let out = compress_with(ws.path(), &server.base_url, &[]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     assert!(
         stderr(&out).contains("the limit is 256 KiB"),
         "{}",
@@ -119,7 +119,7 @@ fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() 
     let ws = workspace("clinic");
     let server = hostile_model_server();
     let out = compress_with(ws.path(), &server.url(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_no_escape("compress", &format!("{}{}", stdout(&out), stderr(&out)));
     let proposals = ws.path().join("clinic/proposals");
     let file = fs::read_dir(&proposals)
@@ -143,7 +143,7 @@ fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() 
         .args(["accept", "clinic", &id, "--allow-flags"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let out = brief()
         .current_dir(ws.path())
         .args(["history", "clinic", "booking"])
@@ -179,7 +179,7 @@ fn a_planted_model_name_in_a_proposal_or_version_is_sanitised_when_shown() {
         .args(["proposals", "clinic"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_no_escape("proposals", &format!("{}{}", stdout(&out), stderr(&out)));
     let out = brief()
         .current_dir(ws.path())
@@ -212,7 +212,7 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
         }
         let tree = content_tree(ws.path());
         let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert_exit(&out, 3);
         assert!(
             stderr(&out).contains("no data from the server for 300 ms (idle timeout"),
             "{}",
@@ -235,7 +235,7 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(stderr(&out).contains("BRIEF_TIMEOUT"), "{}", stderr(&out));
 }
 
@@ -265,7 +265,7 @@ fn usage_skips_impossible_figures_with_a_warning_by_line() {
         .arg(&path)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let err = stderr(&out);
     for line in [":2:", ":3:", ":4:"] {
         assert!(err.contains(line), "{line}: {err}");
@@ -297,7 +297,7 @@ fn accept_is_refused(root: &Path, id: &str, why: &str) {
         .args(["accept", "clinic", id, "--allow-flags"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(stderr(&out).contains(why), "{}", stderr(&out));
     assert_eq!(content_tree(root), tree);
 }
@@ -331,7 +331,7 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
         .args(["record", "clinic", "booking"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let huge = format!("{original}{}", "padding words here\n".repeat(70_000));
     assert!(huge.len() > 1024 * 1024);
     fs::write(&file, &huge).unwrap();
@@ -340,14 +340,14 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
         .args(["check", "clinic"])
         .output()
         .unwrap();
-    assert_eq!(check.status.code(), Some(2), "{}", stderr(&check));
+    assert_exit(&check, 2);
     // record keeps the oversized hand edit as a version and says the item is over the limit.
     let out = brief()
         .current_dir(ws.path())
         .args(["record", "clinic", "booking", "-m", "too big"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stderr(&out).contains("limit"), "{}", stderr(&out));
     assert!(ws.path().join("clinic/history/booking/0002.md").is_file());
     // history shows the versions to choose from; other commands keep refusing.
@@ -356,20 +356,20 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
         .args(["history", "clinic", "booking"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let out = brief()
         .current_dir(ws.path())
         .args(["compose", "clinic"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     // restore brings the small body back, and the brief loads again.
     let out = brief()
         .current_dir(ws.path())
         .args(["restore", "clinic", "booking", "1"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(fs::read_to_string(&file).unwrap(), original);
     let check = brief()
         .current_dir(ws.path())

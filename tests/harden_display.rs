@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then, new_session};
+use crate::harness::{argv, argv_then, assert_exit, new_session};
 use crate::loopback::{Reply, Server};
 
 /// A title, a hyperlink whose target is not its text, clear-screen, the alternate screen,
@@ -67,7 +67,7 @@ fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
         ))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let shown = stdout(&out);
     assert_terminal_safe("turn stdout", &shown);
     assert_terminal_safe("turn stderr", &stderr(&out));
@@ -93,7 +93,7 @@ fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
 
     let id = "msg_2";
     let show = run_in(root, &["session", "show", "s", id]);
-    assert_eq!(show.status.code(), Some(0), "{}", stderr(&show));
+    assert_exit(&show, 0);
     assert_terminal_safe("session show", &stdout(&show));
     assert!(stdout(&show).contains("<U+202E>"), "{}", stdout(&show));
     let exact = json(&run_in(root, &["session", "show", "s", id, "--json"]));

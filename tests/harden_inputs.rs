@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::common::bounded::{bounded, mkfifo, refused, session_root};
 use crate::common::{stderr, stdout};
-use crate::harness::{argv, argv_then};
+use crate::harness::{argv, argv_then, assert_exit};
 
 #[test]
 fn reads_without_a_size_limit_refuse_devices_and_fifos_at_once() {
@@ -210,7 +210,7 @@ fn a_refused_store_leaves_a_foreign_or_empty_file_unchanged() {
         &argv("ccr get ffffffffffffffffffffffff --store empty.sqlite"),
         None,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert!(stderr(&out).contains("unknown"), "{}", stderr(&out));
     for args in [vec!["ccr", "stats"], vec!["ccr", "gc"]] {
         let mut args = args.clone();
@@ -229,7 +229,7 @@ fn a_refused_store_leaves_a_foreign_or_empty_file_unchanged() {
         &["ccr", "put", "notes.txt", "--store", "empty.sqlite"],
         None,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let hash = stdout(&out).trim().to_string();
     let out = bounded(
         root,
@@ -270,7 +270,7 @@ fn a_ledger_is_summed_a_line_at_a_time_and_an_endless_line_is_skipped() {
         &argv("usage --json --by model --ledger usage.jsonl"),
         None,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["total"]["calls"], 2, "{report}");
     assert!(

@@ -9,6 +9,7 @@ use std::process::Output;
 
 use crate::common::bounded::{bounded, bounded_env, mkfifo, refused, session_root};
 use crate::common::stderr;
+use crate::harness::assert_exit;
 
 /// Every session command that opens the session, with arguments that succeed on the
 /// session `session_root` makes, and the files each one opens besides `session.yaml` and
@@ -142,7 +143,7 @@ fn orphaned_temporary_files_in_a_session_are_swept_under_its_lock() {
     }
     fs::write(dir.join(".notes"), "not ours").unwrap();
     let out = bounded(ws.path(), &["session", "append", "s", "--user", "hi"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     for name in orphans {
         assert!(!dir.join(name).exists(), "{name} was left");
     }
@@ -150,7 +151,7 @@ fn orphaned_temporary_files_in_a_session_are_swept_under_its_lock() {
     // Reading commands take no lock and remove nothing.
     fs::write(dir.join(orphans[0]), "x").unwrap();
     let out = bounded(ws.path(), &["session", "status", "s"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(dir.join(orphans[0]).exists());
 }
 

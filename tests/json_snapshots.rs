@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, fixtures, run_in, stderr, workspace};
-use crate::harness::{argv, argv_then};
+use crate::harness::{argv, argv_then, assert_exit};
 
 const VARS: [&str; 4] = ["--var", "patient=Ada", "--var", "last_visit=2026-01-02"];
 
@@ -167,7 +167,7 @@ fn show_diff_and_session_tools_json() {
     let shown = document(ws.path(), &["show", "clinic", "booking", "--json"], 0);
     insta::assert_snapshot!("show_json", pretty(&shown));
     let recorded = run_in(ws.path(), &["record", "clinic", "booking", "-m", "first"]);
-    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+    assert_exit(&recorded, 0);
     let item = ws.path().join("clinic/items/booking.md");
     let text = std::fs::read_to_string(&item).unwrap();
     std::fs::write(&item, text.replace("45 minutes", "50 minutes")).unwrap();

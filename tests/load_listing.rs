@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 
 use crate::common::{run_in, stderr, stdout, workspace};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit};
 
 #[test]
 fn an_items_dir_that_is_a_symlink_out_of_the_brief_is_refused() {
@@ -16,7 +16,7 @@ fn an_items_dir_that_is_a_symlink_out_of_the_brief_is_refused() {
     fs::rename(&items, &moved).unwrap();
     symlink(&moved, &items).unwrap();
     let out = run_in(ws.path(), &["compose", "clinic"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(
         stderr(&out).contains("points outside the brief directory"),
         "{}",
@@ -73,7 +73,7 @@ fn a_missing_item_and_an_unlisted_file_are_still_reported() {
     let dir = ws.path().join("clinic");
     fs::copy(dir.join("items/booking.md"), dir.join("items/draft.md")).unwrap();
     let out = run_in(ws.path(), &["stats", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         stderr(&out).contains("items/draft.md: not in brief.yaml"),
         "{}",

@@ -3,10 +3,11 @@
 use std::fs;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::assert_exit;
 
 fn lock(root: &std::path::Path) {
     let out = run_in(root, &["lock", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
 }
 
 #[test]
@@ -274,6 +275,6 @@ fn regression_lock_respects_the_writer_lock() {
         .unwrap();
     held.try_lock().unwrap();
     let out = run_in(ws.path(), &["lock", "clinic"]);
-    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert_exit(&out, 4);
     assert!(!ws.path().join("clinic/brief.lock").exists());
 }

@@ -13,7 +13,7 @@ use std::fs;
 use serde_json::json;
 
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
-use crate::harness::{argv, new_session, ok, session};
+use crate::harness::{argv, assert_exit, new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 use crate::session_mcp::{call, mcp_with};
@@ -53,7 +53,7 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
             args.extend(["--var", var]);
         }
         let printed = run_in(root, &args);
-        assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+        assert_exit(&printed, 0);
         let printed = stdout(&printed);
         assert_eq!(
             tool["body"].as_str().unwrap(),
@@ -108,7 +108,7 @@ fn mcp_guard_returns_the_document_brief_guard_json_prints() {
     );
     let tool = &answers[0]["result"]["structuredContent"];
     let printed = run_in(root, &["guard", "original.md", "proposal.md", "--json"]);
-    assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
+    assert_exit(&printed, 1);
     let report = json(&printed);
     assert_eq!(report["status"], "flagged");
     // The same document, key for key and in the same order.
@@ -219,7 +219,7 @@ fn mcp_guard_text_is_the_bytes_brief_guard_json_prints() {
         )],
     );
     let printed = run_in(root, &["guard", "original", "proposal", "--json"]);
-    assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
+    assert_exit(&printed, 1);
     assert_eq!(document(&answers[0]), stdout(&printed));
 }
 
@@ -253,7 +253,7 @@ fn mcp_compress_text_is_the_bytes_brief_compress_json_prints() {
         .args(["--provider", "openai", "--model", "test-model"])
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     // The server names files absolute against its root, as all its paths; the file is
     // the same one, at the same line and column.
     let tool = document(&answers[0]).replace(&format!("{}/", root.display()), "");
@@ -293,7 +293,7 @@ fn mcp_digest_text_is_the_bytes_brief_digest_json_prints() {
         .args(["digest", "wake.yaml", "--min-bytes", "512", "--json"])
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     assert!(stdout(&printed).contains("[ccr:"), "{}", stdout(&printed));
     assert_eq!(document(&answers[0]), stdout(&printed));
 }
@@ -330,7 +330,7 @@ fn mcp_ccr_put_text_is_the_bytes_brief_ccr_put_json_prints() {
         .args(["--ttl", "2h", "--json"])
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     // The clock moved between the two puts: creation and expiry (also in the summary).
     let run_dependent = ["created", "expires", "summary"];
     assert_eq!(

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, copy_dir, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then, new_session, session};
+use crate::harness::{argv, argv_then, assert_exit, new_session, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
 use crate::session_mcp::{call, mcp_with};
@@ -149,7 +149,7 @@ fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
         ))
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     fs::remove_dir_all(&session).unwrap();
     fs::rename(&before, &session).unwrap();
     let answers = mcp_with(

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{brief, json, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then};
+use crate::harness::{argv, argv_then, assert_exit};
 use crate::loopback::{Reply, Server};
 use serde_json::Value;
 
@@ -91,7 +91,7 @@ fn openai_repeat_served_from_cache_exits_0_and_is_ledgered() {
         "gpt-4.1-mini",
         &["--json", "--cache-key"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v = json(&out);
     assert_eq!(v["status"], "ok");
     assert_eq!(v["verdict"]["cached"], true);
@@ -162,7 +162,7 @@ fn anthropic_write_then_read_counts_all_input() {
         "claude-sonnet-4-5",
         &["--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v = json(&out);
     assert_eq!(v["calls"][0]["cache_write_tokens"], 2300);
     assert_eq!(v["calls"][1]["input_tokens"], 2324);
@@ -188,7 +188,7 @@ fn a_prefix_under_the_minimum_says_the_figures() {
         "claude-3-5-haiku-20241022",
         &[],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let text = stdout(&out);
     assert!(
         text.contains("under the 2048-token minimum of Anthropic Claude Haiku 3.5"),
@@ -281,7 +281,7 @@ fn a_provider_failure_exits_3_and_the_failed_call_is_ledgered_without_the_key() 
         .args(VISIT)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     assert!(
         stderr(&out).contains("call 2 of 2; recorded in ")
             && stderr(&out).contains("state/briefkit/usage.jsonl with status http_401"),
@@ -403,7 +403,7 @@ fn probe_shows_each_call_on_a_terminal_only() {
 
     let server = Server::start(usage.iter().map(|u| openai_sse(Some(u))).collect());
     let piped = probe(dir.path(), &server, "openai", "gpt-4.1-mini", &[]);
-    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert_exit(&piped, 0);
     assert!(!stderr(&piped).contains("call 1/2"), "{}", stderr(&piped));
 }
 

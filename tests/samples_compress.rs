@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, stderr, stdout};
-use crate::harness::{argv, argv_then};
+use crate::harness::{argv, argv_then, assert_exit};
 use crate::loopback::fixtures::{OPENAI_USAGE, openai_stream};
 use crate::loopback::{Reply, Server};
 
@@ -65,7 +65,7 @@ fn compress(root: &Path, server: &Server) -> Value {
             &[&server.url()],
         ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     json(&out)
 }
 
@@ -93,14 +93,14 @@ fn each_message_is_compressed_in_its_own_call_and_the_proposal_keeps_the_roles()
     assert_eq!(report["status"], "clean", "{report}");
     let id = report["proposal_id"].as_str().unwrap().to_string();
     let out = run(ws.path(), &["review", "b", &id]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stdout(&out).contains("role: assistant"), "{}", stdout(&out));
     let out = run(ws.path(), &["accept", "b", &id]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let written = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
     insta::assert_snapshot!(written);
     let out = run(ws.path(), &["compose", "b", "--format", "openai"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let body = json(&out);
     assert_eq!(body["messages"][1]["content"], "Where is order 1042?");
     assert_eq!(body["messages"][2]["name"], "example_assistant");
@@ -116,7 +116,7 @@ fn a_dropped_fact_is_named_by_its_message() {
     assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
     let id = report["proposal_id"].as_str().unwrap().to_string();
     let out = run(ws.path(), &["accept", "b", &id]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert!(
         stderr(&out).contains("message 2 (assistant): price $40"),
         "{}",
@@ -171,7 +171,7 @@ fn brief_guard_compares_two_sample_files_message_by_message() {
         ws.path(),
         &["guard", "b/items/example.md", "shorter.md", "--json"],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     assert_eq!(report["dropped"][0]["value"], "$40");
     assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
@@ -214,7 +214,7 @@ fn a_compressor_brief_with_worked_examples_sends_them_before_the_item() {
     )
     .unwrap();
     let out = run(ws.path(), &["lock", "comp"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let server = model("Order 1042 left on 3 May ($40): https://shop.example/t/1042");
     let out = run(
         ws.path(),
@@ -223,7 +223,7 @@ fn a_compressor_brief_with_worked_examples_sends_them_before_the_item() {
             &[&server.url()],
         ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     for request in server.requests() {
         let messages = request.json()["messages"].clone();
         assert_eq!(messages[0]["role"], "system");
@@ -245,7 +245,7 @@ fn estimate_counts_one_call_per_message_of_a_sample() {
         ws.path(),
         &argv("compress b --all --estimate --json --model m"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let estimates = report["estimates"].as_array().unwrap();
     let calls: Vec<u64> = estimates

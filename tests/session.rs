@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then, new_session, ok, session};
+use crate::harness::{argv, argv_then, assert_exit, new_session, ok, session};
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = run_in(root, args);
@@ -167,7 +167,7 @@ fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
         if args[0] == "--tool-call" {
             // A call without its result renders for no provider.
             let out = run_in(root, &["session", "render", "s"]);
-            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            assert_exit(&out, 2);
             assert!(stderr(&out).contains("tool_call_4"), "{}", stderr(&out));
             continue;
         }
@@ -271,7 +271,7 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
         &argv("session purge s --ids msg_1 --summary 'Notes read.'"),
     );
     let out = run_in(root, &["session", "gate", "s", "--resume", "op_1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let allowed = json(&out);
     let keys: Vec<&String> = allowed.as_object().unwrap().keys().collect();
     assert_eq!(
@@ -591,7 +591,7 @@ fn twenty_processes_appending_at_once_all_land_with_unique_ids() {
         .into_iter()
         .map(|c| {
             let out = c.wait_with_output().unwrap();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_exit(&out, 0);
             stdout(&out).trim().to_string()
         })
         .collect();
@@ -667,7 +667,7 @@ fn damaged_log_line_was_in_details_not_locations() {
     damaged.push_str("{\"event\":\"append\",\"at\":\"x\",\"entries\":[}\n");
     fs::write(&log, &damaged).unwrap();
     let out = run_in(root, &["session", "log", "s", "--json"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     let value = json(&out);
     let location = &value["error"]["locations"][0];
     assert!(

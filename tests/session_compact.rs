@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
-use crate::harness::{BriefCommand, argv, new_session, ok, session};
+use crate::harness::{BriefCommand, argv, assert_exit, new_session, ok, session};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
 use crate::session::stable;
@@ -185,7 +185,7 @@ fn a_provider_failure_changes_nothing_and_an_empty_memory_is_refused() {
     new_session(root, &[]);
     let server = Server::start(vec![]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(server.requests().is_empty());
     filled_more(root);
     let before = snapshot_tree(&root.join("s"));
@@ -196,7 +196,7 @@ fn a_provider_failure_changes_nothing_and_an_empty_memory_is_refused() {
         r#"{"error":{"message":"bad"}}"#,
     )]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     assert_eq!(snapshot_tree(&root.join("s")), before);
     let _ = run_in(root, &["session", "log", "s"]);
 }
@@ -254,7 +254,7 @@ fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
     filled(root);
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let rows = ledger_rows(root);
     assert_eq!(rows.len(), 1);
     let (_, hash) = briefkit::session::compact::compaction_brief().unwrap();
@@ -287,7 +287,7 @@ fn a_compaction_that_does_not_shrink_tier2_warns() {
     session(root).user("Hi.");
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert!(report["tokens_after"].as_u64() >= report["tokens_before"].as_u64());
     let warnings = report["warnings"].as_array().unwrap();
@@ -314,7 +314,7 @@ fn a_compaction_that_shrinks_tier2_has_no_warning() {
     session(root).user(&long);
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert!(report["tokens_after"].as_u64() < report["tokens_before"].as_u64());
     assert_eq!(report["warnings"], json!([]));
@@ -343,7 +343,7 @@ fn the_frameworks_own_report_figures_are_not_forgotten_facts() {
     drop(session);
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let forgotten: Vec<String> = report["forgotten"]
         .as_array()

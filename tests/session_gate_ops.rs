@@ -8,7 +8,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then, command::with_openai, new_session, ok, session};
+use crate::harness::{
+    argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
+};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
 
@@ -62,7 +64,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
                 &argv("session append s --tool-result tool_call_2 --file big.txt --json"),
             )
         };
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         let log = session(root).log();
         let entry = &log["entries"][2];
         assert_eq!(entry["id"], "tool_res_3");
@@ -89,7 +91,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
         assert_eq!(json(&out)["status"], "context_budget_exceeded");
         let server = Server::start(vec![say("openai", "never sent")]);
         let out = turn(root, &server, &["--user", "and?"]);
-        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_exit(&out, 1);
         let blocked = json(&out);
         assert_eq!(blocked["status"], "context_budget_exceeded");
         assert!(
@@ -119,7 +121,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
                 .args(["--base-url", &format!("{}/v1", server.url())])
                 .output()
                 .unwrap();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_exit(&out, 0);
             assert_eq!(server.requests().len(), 1);
         } else {
             ok(
@@ -134,7 +136,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
             .to_string();
         let server = Server::start(vec![say("openai", "10:30 it is.")]);
         let out = turn(root, &server, &["--resume", &op]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         assert!(stdout(&out).contains("10:30 it is."));
     }
 }
@@ -166,7 +168,7 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
             &[&estimate, "--json"],
         ),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     let calls = report["tool_calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1, "{report}");
@@ -196,12 +198,12 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     // Human output: the handed-out call as a JSON line, the blocked one as the seed's object.
     // Resuming while nothing was freed blocks again, and hands nothing out.
     let out = turn(root, &server, &["--resume", &op]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
     assert!(stderr(&out).contains("tool_call_4"), "{}", stderr(&out));
     // A new turn waits for both calls.
     let out = turn(root, &server, &["--user", "hello?"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
 
     // The first call's result arrives (small): its estimate is no longer spoken for.
     session(root).tool_result("tool_call_3", "none");
@@ -209,7 +211,7 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     // a new call of the same tool and arguments is handed out.
     assert_eq!(blocked[0]["result_id"], "tool_res_5");
     let out = turn(root, &server, &["--resume", &op]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(line["id"], "tool_call_7");
     assert_eq!(line["name"], "find_slot");
@@ -236,7 +238,7 @@ fn a_tool_items_result_estimate_is_the_gates_estimate() {
         &server,
         &["--user", "A slot?", "--tool-estimate", "999", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let op = json(&out)["tool_calls"][0]["operation_id"]
         .as_str()
         .unwrap()

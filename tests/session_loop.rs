@@ -10,7 +10,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, stderr, stdout};
-use crate::harness::{self, argv, argv_then, command::with_openai, new_session, ok, session};
+use crate::harness::{
+    self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
+};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -86,7 +88,7 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
         &server,
         &argv("session turn s --user 'Any slot on 1 December?' --tool-estimate 500000 --json"),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     let blocked = &report["blocked"][0];
     assert_eq!(blocked["id"], "tool_call_3");
@@ -100,7 +102,7 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
 
     // The next model call reads the object as the call's result, and purges.
     let out = with_model(root, &server, &["session", "turn", "s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let second = server.requests()[1].json();
     let results = tool_messages(&second);
     assert_eq!(results.len(), 1, "{second}");
@@ -114,7 +116,7 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
     assert!(object["available_operation_tokens"].as_u64().unwrap() < 500000);
 
     let out = with_model(root, &server, &["session", "turn", "s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         stdout(&out).contains("which hour suits you"),
         "{}",
@@ -183,7 +185,7 @@ fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_aft
     assert_eq!(figures["open_calls"], json!(["tool_call_3"]), "{figures}");
 
     let out = with_model(root, &model, &args);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "ok", "{report}");
     assert_eq!(report["outcome"], "answered");
@@ -242,7 +244,7 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
         &model,
         &["session", "run", "s", "--user", "Tuesday 8 December?"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(line["id"], "tool_call_2");
     assert!(
@@ -252,7 +254,7 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
     );
     session(root).tool_result("tool_call_2", "10:00 free");
     let out = with_model(root, &model, &["session", "run", "s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stdout(&out).trim(), "Tuesday at 10:00 it is.");
     assert!(
         stderr(&out).contains("op_"),
@@ -275,7 +277,7 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
     assert!(body.contains(&reported.to_string()));
     let server = Server::start(vec![Reply::sse(&body, &[])]);
     let out = with_model(root, &server, &["session", "turn", "s", "--user", "Hi"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
 
     let figures = status(root);
     let calibration = &figures["calibration"];
@@ -324,7 +326,7 @@ fn a_provider_that_reports_no_usage_leaves_the_local_count_and_says_so() {
     let body = format!("{}data: [DONE]\n\n", &body[..cut]);
     let server = Server::start(vec![Reply::sse(&body, &[])]);
     let out = with_model(root, &server, &["session", "turn", "s", "--user", "Hi"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         stderr(&out).contains("reported no input tokens"),
         "{}",

@@ -10,7 +10,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{self, argv, argv_then, command::with_openai, new_session, ok, session};
+use crate::harness::{
+    self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
+};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -50,7 +52,7 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
         &model,
         &argv("session turn s --user 'When are you open?' --subagent-estimate 900000 --json"),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     let op = report["blocked"][0]["operation_id"]
         .as_str()
@@ -61,14 +63,14 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
 
     // Resumed with its own estimate it still does not fit; a new one replaces it.
     let out = with_model(root, &model, &["session", "resume", "s", &op, "--json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
     let out = with_model(
         root,
         &model,
         &["session", "resume", "s", &op, "--estimate", "800", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let resumed = json(&out);
     assert_eq!(resumed["outcome"], "ran", "{resumed}");
     assert_eq!(resumed["call"]["name"], "fetch_url");
@@ -98,11 +100,11 @@ fn a_cancelled_operation_is_no_longer_pending() {
         .unwrap()
         .to_string();
     let out = run_in(root, &["session", "cancel", "s", &op, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["operation_id"], op.as_str());
     assert_eq!(status(root)["pending_operations"], json!([]));
     let again = run_in(root, &["session", "cancel", "s", &op]);
-    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert_exit(&again, 2);
     let resume = run_in(root, &["session", "gate", "s", "--resume", &op]);
     assert_eq!(resume.status.code(), Some(2));
 }
@@ -192,7 +194,7 @@ fn a_compaction_a_turn_runs_warns_when_tier2_did_not_shrink() {
         say("openai", &state.to_string()),
     ]);
     let out = with_model(root, &model, &["session", "turn", "s", "--user", "Hi."]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         stderr(&out).contains("Tier 2 did not shrink"),
         "{}",
@@ -213,7 +215,7 @@ fn a_wake_digest_opens_tier3_and_the_cached_prefix_does_not_move() {
     )
     .unwrap();
     let out = with_model_free(root, &["session", "digest", "s", "wake.yaml", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let body: Value =
         serde_json::from_str(&ok(root, &["session", "render", "s", "--format", "openai"])).unwrap();
     let messages = body["messages"].as_array().unwrap();
@@ -264,7 +266,7 @@ fn a_session_follows_a_later_change_of_its_briefs_model() {
     let settings = std::fs::read_to_string(root.join("s/session.yaml")).unwrap();
     assert!(settings.contains("first-model"));
     let out = run_in(root, &["session", "model", "s", "--from-brief", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let changed = json(&out);
     assert_eq!(changed["model"], "second-model");
     assert_eq!(changed["previous_model"], "first-model");
@@ -295,7 +297,7 @@ fn the_run_report_lists_every_operation_status_and_summary_first() {
             &["cat >/dev/null; echo '{\"free\":[\"11:00\"]}'", "--json"],
         ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = regex::Regex::new(r#""millis": \d+"#)
         .unwrap()
         .replace_all(&stdout(&out), r#""millis": "[ms]""#)

@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{BriefCommand, argv_then, command::v1, new_session};
+use crate::common::{brief, json, run_in, stdout};
+use crate::harness::{BriefCommand, argv_then, assert_exit, command::v1, new_session};
 use crate::loopback::{Reply, Server};
 
 /// A Responses stream: optional text, optional function calls, `response.completed`.
@@ -69,7 +69,7 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
         &server,
         &["--user", "Book Ada a follow-up.", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let call = &report["tool_calls"][0];
     assert_eq!(call["name"], "find_slot");
@@ -84,9 +84,9 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
             &[&visible, "--text", "10:30 is free"],
         ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let rendered = run_in(root, &["session", "render", "s", "--format", "responses"]);
-    assert_eq!(rendered.status.code(), Some(0), "{}", stderr(&rendered));
+    assert_exit(&rendered, 0);
     let body: Value = serde_json::from_str(&stdout(&rendered)).unwrap();
     let input = body["input"].as_array().unwrap();
     let function_call = input
@@ -103,7 +103,7 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
     assert!(output["output"].as_str().unwrap().contains("10:30 is free"));
 
     let out = turn(root, &server, &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stdout(&out), "10:30 is free.\n");
     let requests = server.requests();
     let (first, second) = (requests[0].json(), requests[1].json());
@@ -167,7 +167,7 @@ fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
             .unwrap()
     };
     let out = gemini_turn(&["--user", "Book Ada a follow-up.", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let visible = report["tool_calls"][0]["id"].as_str().unwrap().to_string();
     assert_eq!(report["tool_calls"][0]["name"], "find_slot");
@@ -179,9 +179,9 @@ fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
             &[&visible, "--text", "10:30 is free"],
         ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let out = gemini_turn(&[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stdout(&out), "10:30 is free.\n");
     let requests = server.requests();
     assert!(

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then, session};
+use crate::harness::{argv, argv_then, assert_exit, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 
@@ -23,7 +23,7 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
             &[&base, "--json"],
         ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let made = json(&out);
     assert_eq!(made["provider"], "openai");
     assert_eq!(made["model"], "test-model");
@@ -35,7 +35,7 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
         .args(["session", "turn", "s", "--user", "A follow-up, please."])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stdout(&out).contains("Which day suits you?"));
     let sent = server.requests()[0].json();
     assert_eq!(sent["model"], "test-model");
@@ -49,7 +49,7 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
         .args(["--base-url", &format!("{}/v1", server2.url())])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(server2.requests()[0].json()["model"], "other-model");
 }
 
@@ -61,7 +61,7 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
         root,
         &argv("session new s --brief clinic --var pateint=Ada"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         stderr(&out).contains("--var pateint is not used by any volatile item"),
         "{}",
@@ -82,7 +82,7 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
         root,
         &argv("session render s --var patient=Ada --var last_visit=May"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stdout(&out).contains("Ada"));
     for args in [
         argv("session render s --var patient=Ada --var last_visit=May --var typo=1"),
@@ -138,6 +138,6 @@ fn a_session_of_a_brief_with_a_model_keeps_it_and_its_turns_need_no_flags() {
         .args(["--var", "patient=Ada", "--var", "last_visit=May"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(server.requests()[0].json()["model"], "brief-model");
 }

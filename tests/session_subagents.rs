@@ -9,7 +9,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{self, argv, command::with_openai, new_session, ok, session};
+use crate::harness::{self, argv, assert_exit, command::with_openai, new_session, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -86,7 +86,7 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
         &["session", "subagent", "s", "tool_call_2", "--json"],
         true,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["result_id"], "tool_res_3");
     assert_eq!(report["outcome"], "completed");
@@ -156,7 +156,7 @@ fn fetch_url_refuses_loopback_unless_allowed_and_answers_the_call_with_why() {
         &["session", "subagent", "s", "tool_call_2", "--json"],
         false,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["outcome"], "failed");
     let kept = result(root, "tool_res_3");
     assert!(
@@ -213,7 +213,7 @@ fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
         .args(["--base-url", &format!("{}/v1", model.url())])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let search = &backend.requests()[0];
     assert!(
         search
@@ -259,7 +259,7 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
         &["session", "subagent", "s", "tool_call_2", "--json"],
         false,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let waiting = json(&out);
     assert_eq!(waiting["status"], "waiting");
     let child = waiting["delegate"]["session"].as_str().unwrap().to_string();
@@ -290,7 +290,7 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
         &["session", "subagent", "s", "tool_call_2", "--json"],
         false,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["result_id"], "tool_res_3");
     let kept = result(root, "tool_res_3");
@@ -319,7 +319,7 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
         &argv("session turn s --user 'Price of Pro?' --run-subagents --json"),
         true,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["subagents"][0]["outcome"], "completed", "{report}");
     assert_eq!(report["subagents"][0]["result_id"], "tool_res_3");
@@ -343,7 +343,7 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
         &argv("session subagent s tool_call_2 --estimate 500000"),
         true,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
     assert!(site.requests().is_empty() && model.requests().is_empty());
     assert!(stdout(&out).contains("pending_operation_id"));
@@ -402,7 +402,7 @@ fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
         ),
         true,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     assert!(
         report["subagents"].as_array().unwrap().is_empty(),

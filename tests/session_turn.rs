@@ -10,7 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{BriefCommand, argv, argv_then, new_session, ok, session};
+use crate::harness::{BriefCommand, argv, argv_then, assert_exit, new_session, ok, session};
 use crate::loopback::model::{answer, cut, malformed, say};
 use crate::loopback::{Reply, Server};
 
@@ -130,7 +130,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
             &["--user", "Book Ada a follow-up."],
         );
         step(&mut transcript, "turn --user 'Book Ada a follow-up.'", &out);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         assert_eq!(stdout(&out), "Which day suits you?\n");
 
         let out = turn(
@@ -155,7 +155,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
 
         // A turn with the call unanswered is refused; the shell answers it.
         let refused = turn(root, &server, provider, &[]);
-        assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+        assert_exit(&refused, 2);
         assert!(stderr(&refused).contains("tool_call_5"));
         let out = run_in(
             root,
@@ -169,7 +169,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
 
         let out = turn(root, &server, provider, &[]);
         step(&mut transcript, "turn", &out);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
 
         let out = turn(
             root,
@@ -191,7 +191,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
         step(&mut transcript, "turn", &out);
         let out = turn(root, &server, provider, &["--user", "Thanks, that is all."]);
         step(&mut transcript, "turn --user 'Thanks, that is all.'", &out);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         assert!(
             stderr(&out).contains("invalid CompactedState"),
             "{}",
@@ -301,7 +301,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
             provider,
             &["--user", "Is Tuesday free?", "--max-tokens", "2000"],
         );
-        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_exit(&out, 1);
         let blocked = json(&out);
         assert_eq!(blocked["status"], "context_budget_exceeded");
         assert_eq!(blocked["estimated_result_tokens"], 2000);
@@ -315,7 +315,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
         assert_eq!(entries(root).len(), 1, "nothing appended while blocked");
         assert!(server.requests().is_empty());
         let unknown = turn(root, &server, provider, &["--resume", "op_99"]);
-        assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
+        assert_exit(&unknown, 2);
         let again = turn(root, &server, provider, &["--resume", &op]);
         assert_eq!(
             again.status.code(),
@@ -334,7 +334,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
             provider,
             &["--resume", &op, "--json", "--max-tokens", "500"],
         );
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         let sent = server.requests()[0].json();
         let cap = sent
             .get("max_tokens")
@@ -492,7 +492,7 @@ fn two_invalid_states_in_a_turn_leave_memory_as_it_was_and_tell_the_model() {
             say(provider, r#"{"project_summary": "x"}"#),
         ]);
         let out = turn(root, &server, provider, &["--json"]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         let report = json(&out);
         let run = &report["framework"][0];
         assert_eq!(run["outcome"], "failed");
@@ -548,7 +548,7 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
         "session compact s --resume 'Go on.' --json --provider openai --model test-model --base-url",
         &[&base, "--ledger", "ledger.jsonl"],
     ));
-    assert_eq!(compacted.status.code(), Some(0), "{}", stderr(&compacted));
+    assert_exit(&compacted, 0);
     let hash = json(&compacted)["ccr"].as_str().unwrap().to_string();
     let got = json(&with_store(&["ccr", "get", &hash, "--json"]));
     assert_eq!(got["strategy"], "session_compact");
@@ -593,7 +593,7 @@ fn an_answer_that_echoes_the_api_key_in_a_tool_call_is_never_appended() {
             .args(["--model", "test-model", "--base-url", &base])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert_exit(&out, 3);
         assert!(entries(root).is_empty());
         let everything: String = crate::common::snapshot_tree(root)
             .into_iter()

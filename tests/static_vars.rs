@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{brief, json, stderr, stdout};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit};
 
 fn write_brief(root: &Path, vars: &str) {
     let dir = root.join("desk");
@@ -42,7 +42,7 @@ fn prefix_hash(root: &Path) -> String {
         root,
         &argv("compose desk --var customer=Ada --stats --json"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     report["prefix_hash"]
         .as_str()
@@ -56,13 +56,13 @@ fn static_items_use_build_time_vars_and_the_prefix_covers_their_values() {
     let ws = tempfile::tempdir().unwrap();
     write_brief(ws.path(), "vars:\n  company: Acme\n  team: billing\n");
     let out = run(ws.path(), &["compose", "desk", "--var", "customer=Ada"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         stdout(&out),
         "You answer for Acme's billing team.\n\nSign as Acme. Write {{ticket}} literally.\n\nCustomer: Ada of Acme.\n"
     );
     let locked = run(ws.path(), &["lock", "desk"]);
-    assert_eq!(locked.status.code(), Some(0), "{}", stderr(&locked));
+    assert_exit(&locked, 0);
     let check = run(ws.path(), &["check", "desk", "--json"]);
     assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
     let before = prefix_hash(ws.path());

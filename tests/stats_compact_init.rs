@@ -3,13 +3,13 @@
 use std::fs;
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr, stdout, workspace};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit};
 
 #[test]
 fn stats_shows_every_item_the_prefix_context_and_cost() {
     let ws = workspace("clinic");
     let out = run_in(ws.path(), &["stats", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stdout(&out));
 }
 
@@ -63,7 +63,7 @@ fn compact_on_a_file_prints_the_compacted_text_and_keeps_front_matter() {
     )
     .unwrap();
     let out = brief().args(["compact"]).arg(&path).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         stdout(&out),
         "---\ntitle:   spaced   \n---\n# Notes\n\nLine with break  \nnext\n"
@@ -77,7 +77,7 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
     let rule_text = "---\ntype: rule\n---\n- Never waive the fee.   \n\n\n\n- Ask first.\n";
     fs::write(&rule, rule_text).unwrap();
     let out = run_in(ws.path(), &["compact", "clinic", "--write", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let row = |id: &str| {
         report["items"]
@@ -122,7 +122,7 @@ fn compact_without_write_changes_nothing() {
 fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(dir.path(), &["init", "helpdesk"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         fs::read_to_string(dir.path().join("helpdesk/.gitignore"))
             .unwrap()
@@ -134,7 +134,7 @@ fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
         dir.path(),
         &["compose", "helpdesk", "--var", "user_name=Ada"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stdout(&out).contains("assistant for helpdesk"));
     brief()
         .current_dir(dir.path())
@@ -283,7 +283,7 @@ fn compact_write_leaves_no_carriage_return_in_an_items_front_matter() {
     )
     .unwrap();
     let out = run_in(ws.path(), &["compact", "clinic", "--write"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let written = fs::read_to_string(&persona).unwrap();
     assert!(!written.contains('\r'), "{written:?}");
     assert_eq!(

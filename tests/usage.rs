@@ -4,7 +4,7 @@ use std::fs;
 use std::io::Write;
 
 use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit, object_keys};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
@@ -16,7 +16,7 @@ fn usage_groups_by_prefix_with_first_and_last_seen() {
         .args(["usage", "--ledger", &ledger()])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out).replace(&ledger(), "LEDGER");
     insta::assert_snapshot!(text);
 }
@@ -29,7 +29,7 @@ fn usage_json_has_totals_and_groups_field_by_field() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let v = json(&out);
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys = object_keys(&v);
     assert_eq!(&keys[..2], ["status", "summary"]);
     assert_eq!(v["status"], "ok");
     let t = &v["total"];
@@ -282,7 +282,7 @@ fn usage_with_no_ledger_yet_reports_0_calls_and_exits_0() {
         .arg("usage")
         .output()
         .unwrap();
-    assert_eq!(missing.status.code(), Some(0), "{}", stderr(&missing));
+    assert_exit(&missing, 0);
     let said = format!("{}{}", stdout(&missing), stderr(&missing));
     assert!(said.contains("0 calls"), "{said}");
     let json_out = brief()

@@ -5,7 +5,7 @@ use std::fs;
 
 use crate::common::store::{body, content_tree, write_proposal};
 use crate::common::{json, run_in, stderr, stdout, workspace};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit, object_keys};
 
 const SHORT_BOOKING: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -21,7 +21,7 @@ fn the_first_accept_imports_the_old_body_then_writes_the_new_one() {
     let before = fs::read_to_string(dir.join("items/booking.md")).unwrap();
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "accepted");
     assert_eq!(report["version"], 2);
@@ -62,16 +62,11 @@ fn history_json_lists_every_version_with_the_documented_fields() {
         ws.path(),
         &["history", "clinic", "booking", "--json"],
     ));
-    let keys: Vec<&str> = report
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = object_keys(&report);
     assert_eq!(keys, ["status", "summary", "item", "versions"]);
     assert_eq!(report["status"], "ok");
     let v2 = &report["versions"][1];
-    let keys: Vec<&str> = v2.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys = object_keys(&v2);
     assert_eq!(
         keys,
         [
@@ -133,7 +128,7 @@ fn a_flagged_proposal_needs_allow_flags_and_records_what_was_accepted() {
     assert_eq!(content_tree(ws.path()), tree);
     insta::assert_snapshot!(stderr(&out));
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--allow-flags"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v2 = fs::read_to_string(dir.join("history/booking/0002.md")).unwrap();
     assert!(
         v2.contains(
@@ -222,7 +217,7 @@ fn discard_removes_the_proposal_and_nothing_else() {
     insta::assert_snapshot!(stdout(&out));
     let mut tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["discard", "clinic", &id, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["status"], "discarded");
     let gone = dir.join("proposals").join(format!("{id}.yaml"));
     tree.retain(|(path, _)| *path != gone);
@@ -244,7 +239,7 @@ fn restore_makes_an_old_body_current_as_a_new_version() {
         Some(0)
     );
     let out = run_in(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(
         (report["status"].as_str(), report["version"].as_u64()),
@@ -273,7 +268,7 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
         ws.path(),
         &["record", "clinic", "persona", "-m", "as imported"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     fs::write(
         &file,
         fs::read_to_string(&file)
@@ -345,7 +340,7 @@ fn a_restored_rule_is_reported_by_check_until_it_is_locked_again() {
         Some(0)
     );
     let out = run_in(ws.path(), &["restore", "clinic", "cancellations", "1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(fs::read_to_string(&file).unwrap().contains("EUR 35"));
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));

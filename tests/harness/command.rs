@@ -140,3 +140,24 @@ pub fn argv_then<'a>(line: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
     words.extend_from_slice(rest);
     words
 }
+
+/// Asserts that a command exited with `code`, showing its stderr when it did not.
+#[track_caller]
+pub fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The keys of a JSON object in their order: what a report's shape is checked by.
+pub fn object_keys(value: &Value) -> Vec<&str> {
+    value
+        .as_object()
+        .expect("a JSON object")
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
