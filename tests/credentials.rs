@@ -9,7 +9,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
-use crate::harness::{argv, assert_exit, new_session, session};
+use crate::harness::{Workspace, argv, assert_exit, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Recorded, Server};
 
@@ -46,9 +46,8 @@ fn carries_the_key(request: &Recorded) -> bool {
 /// model named hears nothing.
 #[test]
 fn session_turn_never_sends_the_key_to_a_base_url_the_model_names() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     session(root).user("Book Ada.");
     let attacker = Server::answering(|_| say("openai", "{}"));
     let named = format!("{}/v1", attacker.url());
@@ -85,9 +84,8 @@ fn session_turn_never_sends_the_key_to_a_base_url_the_model_names() {
 /// the base URL the operator set in the environment, on every request.
 #[test]
 fn every_provider_call_carries_the_key_only_to_the_configured_base_url() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     session(root).user("Book Ada.");
     let state = compacted_state();
     let server = Server::answering(move |_| say("openai", &state));

@@ -14,7 +14,7 @@ use briefkit::session::subagent::fetch::{Reach, fetch_within};
 use briefkit::session::subagent::html;
 
 use crate::common::{brief, run_in, stderr};
-use crate::harness::{assert_exit, new_session, ok, session};
+use crate::harness::{Workspace, assert_exit, new_session, ok, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
 
@@ -343,9 +343,10 @@ fn a_session_path_holding_colon_space_makes_a_child_brief_that_loads() {
 
 #[test]
 fn a_log_counter_near_u64_max_is_refused_never_wrapped() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     session(root).user("hello");
     let log = root.join("s/log.jsonl");
     let clean = std::fs::read_to_string(&log).unwrap();

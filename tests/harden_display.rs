@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then, assert_exit, new_session};
+use crate::harness::{Workspace, argv, argv_then, assert_exit};
 use crate::loopback::{Reply, Server};
 
 /// A title, a hyperlink whose target is not its text, clear-screen, the alternate screen,
@@ -48,9 +48,10 @@ fn hostile_stream(text: &str, model: &str) -> Reply {
 
 #[test]
 fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![hostile_stream(
         HOSTILE,
         "gpt\u{1b}]0;model title\u{7}-x\u{202e}",

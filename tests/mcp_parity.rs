@@ -9,7 +9,7 @@ use std::fs;
 use serde_json::{Value, json};
 
 use crate::common::{run_in, stdout};
-use crate::harness::{argv_then, new_session, session};
+use crate::harness::{Workspace, argv_then, new_session, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
 use crate::session_mcp::{call, mcp_with};
@@ -77,9 +77,10 @@ fn compose_gives_the_bytes_the_command_prints_and_paths_resolve_against_the_root
 
 #[test]
 fn the_gate_resumes_and_refuses_high_volume_operations_from_critical() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     session(root).user("hello");
     let answers = mcp_with(
         root,

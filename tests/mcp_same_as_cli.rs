@@ -13,7 +13,7 @@ use std::fs;
 use serde_json::json;
 
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
-use crate::harness::{argv, assert_exit, new_session, ok, session};
+use crate::harness::{Workspace, argv, assert_exit, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 use crate::session_mcp::{call, mcp_with};
@@ -120,9 +120,8 @@ fn mcp_guard_returns_the_document_brief_guard_json_prints() {
 
 #[test]
 fn mcp_session_status_returns_the_document_session_status_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("Book Ada on Tuesday.");
     let answers = mcp_with(
         root,

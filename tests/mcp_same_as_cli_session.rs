@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, copy_dir, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then, assert_exit, new_session, session};
+use crate::harness::{Workspace, argv, argv_then, assert_exit, new_session, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
 use crate::session_mcp::{call, mcp_with};
@@ -82,9 +82,10 @@ fn assert_same_bytes(printed: &str, tool: &Value) {
 
 #[test]
 fn mcp_gate_returns_the_line_session_gate_json_prints_byte_for_byte() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "20000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "20000"]);
+    let root = ws.root();
     for (estimate, code) in [("100", 0), ("900000", 1)] {
         let (exit, printed, tool) = both(
             root,
@@ -103,9 +104,8 @@ fn mcp_gate_returns_the_line_session_gate_json_prints_byte_for_byte() {
 
 #[test]
 fn mcp_purge_returns_the_document_session_purge_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("Book Ada on Tuesday.");
     session(root).assistant("Booked for 10:30.");
     let (exit, printed, tool) = both(
@@ -121,9 +121,8 @@ fn mcp_purge_returns_the_document_session_purge_json_prints() {
 
 #[test]
 fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("Book Ada on 2026-12-01.");
     let state = json!({
         "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
@@ -231,9 +230,8 @@ fn mcp_subagent_returns_the_document_session_subagent_json_prints_when_done_and_
 
 #[test]
 fn mcp_session_status_text_is_the_bytes_session_status_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("Book Ada on Tuesday.");
     let (exit, printed, tool) = both(
         root,

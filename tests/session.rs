@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then, assert_exit, new_session, ok, session};
+use crate::harness::{Workspace, argv, argv_then, assert_exit, new_session, ok, session};
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = run_in(root, args);
@@ -69,9 +69,10 @@ pub fn assert_grew(before: &Value, after: &Value) {
 
 #[test]
 fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--framework-tools"]);
+    let root = ws.root();
     assert_eq!(session(root).user("Book Ada for Tuesday."), "msg_1");
     assert_eq!(
         session(root).tool_call("find_slot", r#"{"day":"Tuesday"}"#),
@@ -149,9 +150,8 @@ fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
 
 #[test]
 fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("first");
     let mut before = (render(root, "openai"), render(root, "anthropic"));
     for args in [
@@ -220,12 +220,10 @@ fn the_log_only_ever_grows_through_every_operation() {
 
 #[test]
 fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_purge() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &argv("--context-limit 4000 --reserve 200 --overhead 0 --margin 0"),
-    );
+    let ws = Workspace::clinic_session(&argv(
+        "--context-limit 4000 --reserve 200 --overhead 0 --margin 0",
+    ));
+    let root = ws.root();
     let long = "Ada's notes from the last visit. ".repeat(60);
     session(root).user(&long);
     session(root).user("short");
@@ -293,9 +291,8 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
 
 #[test]
 fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("one");
     session(root).tool_call("find_slot", "{}");
     session(root).tool_result("tool_call_2", "a long list of slots");
@@ -376,9 +373,8 @@ fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
 
 #[test]
 fn bad_input_exits_2_and_changes_nothing() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("hi");
     session(root).tool_call("find_slot", "{}");
     session(root).tool_result("tool_call_2", "x");
@@ -425,9 +421,10 @@ fn bad_input_exits_2_and_changes_nothing() {
 
 #[test]
 fn a_subagent_envelope_is_validated_and_appended_whole() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--framework-tools"]);
+    let root = ws.root();
     session(root).user("check the calendar");
     session(root).tool_call("delegate_task", r#"{"goal":"check"}"#);
     let findings: Vec<Value> = (0..200).map(|i| json!({"finding": format!("slot {i} free"), "evidence": "calendar", "confidence": "high"})).collect();
@@ -488,12 +485,10 @@ fn a_subagent_envelope_is_validated_and_appended_whole() {
 
 #[test]
 fn status_and_log_report_tiers_and_levels() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &argv("--context-limit 2000 --reserve 100 --overhead 0 --margin 0"),
-    );
+    let ws = Workspace::clinic_session(&argv(
+        "--context-limit 2000 --reserve 100 --overhead 0 --margin 0",
+    ));
+    let root = ws.root();
     let status = session(root).status();
     assert_eq!(status["status"], "ok");
     let t = |k: &str| status[k].as_u64().unwrap();

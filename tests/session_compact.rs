@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
-use crate::harness::{BriefCommand, argv, assert_exit, new_session, ok, session};
+use crate::harness::{BriefCommand, Workspace, argv, assert_exit, new_session, ok, session};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
 use crate::session::stable;
@@ -180,9 +180,8 @@ fn two_invalid_states_fail_with_exit_3_and_change_nothing() {
 
 #[test]
 fn a_provider_failure_changes_nothing_and_an_empty_memory_is_refused() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     let server = Server::start(vec![]);
     let out = compact(root, &server, "openai");
     assert_exit(&out, 2);
@@ -281,9 +280,8 @@ fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
 /// Regression (issue 27): a compaction could grow Tier 2 without a word.
 #[test]
 fn a_compaction_that_does_not_shrink_tier2_warns() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("Hi.");
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
@@ -307,9 +305,8 @@ fn a_compaction_that_does_not_shrink_tier2_warns() {
 
 #[test]
 fn a_compaction_that_shrinks_tier2_has_no_warning() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     let long = "Ada asked about the Tuesday slot and the invoice again. ".repeat(40);
     session(root).user(&long);
     let server = Server::start(vec![answer("openai", &state().to_string())]);

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::Workspace;
 use crate::harness::{
     argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
 };
@@ -36,12 +37,10 @@ fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
 fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call() {
     // (the result comes from a sub-agent, a compaction rather than a purge frees the room)
     for (via_subagent, compaction) in [(false, false), (true, false), (false, true)] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(
-            root,
-            &argv("--framework-tools --context-limit 6000 --reserve 300"),
-        );
+        let ws = Workspace::clinic_session(&argv(
+            "--framework-tools --context-limit 6000 --reserve 300",
+        ));
+        let root = ws.root();
         session(root).user("Find me a slot.");
         let (name, args) = if via_subagent {
             ("fetch_url", r#"{"url":"https://example.org/slots"}"#)
@@ -143,12 +142,10 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
 
 #[test]
 fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &argv("--context-limit 100000 --overhead 0 --margin 0"),
-    );
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&argv("--context-limit 100000 --overhead 0 --margin 0"));
+    let root = ws.root();
     let available = status(root)["available_operation_tokens"].as_u64().unwrap();
     // One call's estimate fits, two do not: the second is gated with the first spoken for.
     let estimate = (available * 6 / 10).to_string();

@@ -10,6 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, stderr, stdout};
+use crate::harness::Workspace;
 use crate::harness::{
     self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
 };
@@ -61,9 +62,8 @@ fn envelope(url: &str) -> String {
 
 #[test]
 fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the_turn_completes() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![
         answer(
             "openai",
@@ -131,9 +131,8 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
 
 #[test]
 fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_after_a_kill() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let site = Server::answering(|_| {
         Reply::status(
             200,
@@ -228,9 +227,8 @@ fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_aft
 
 #[test]
 fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_answered() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let model = Server::start(vec![
         answer(
             "openai",
@@ -265,9 +263,10 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
 
 #[test]
 fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use_its_count() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &argv("--context-limit 30000 --overhead 0 --margin 0"));
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&argv("--context-limit 30000 --overhead 0 --margin 0"));
+    let root = ws.root();
     let local = status(root)["current_context_tokens"].as_u64().unwrap();
     let reported = local * 3;
     let body = crate::loopback::model::openai(Some("Hello Ada."), &[], true).replace(
@@ -316,9 +315,10 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
 
 #[test]
 fn a_provider_that_reports_no_usage_leaves_the_local_count_and_says_so() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "30000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "30000"]);
+    let root = ws.root();
     let body = crate::loopback::model::openai(Some("Hello."), &[], true);
     let cut = body
         .rfind("data: {\"id\":\"c1\",\"model\":\"test-model\",\"choices\":[],")

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use crate::harness::mcp::Mcp;
 use serde_json::{Value, json};
 
-use crate::harness::{new_session, ok, session};
+use crate::harness::{Workspace, new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 
@@ -43,9 +43,10 @@ pub(crate) fn call(id: u64, name: &str, arguments: Value) -> Value {
 
 #[test]
 fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--framework-tools"]);
+    let root = ws.root();
     session(root).user("Book Ada on 2026-12-01.");
     let state = json!({
         "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
@@ -304,9 +305,8 @@ fn mcp_refuses_to_start_with_a_bad_allow_base_url() {
 /// caller naming its own tool arguments.
 #[test]
 fn mcp_hints_name_tool_arguments_not_command_line_flags() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     session(root).user("Find a slot.");
     let tool_call = r#"{"day": "2026-12-01"}"#;
     session(root).tool_call("find_slot", tool_call);
@@ -370,9 +370,8 @@ fn mcp_hints_name_tool_arguments_not_command_line_flags() {
 /// same as before on the command line.
 #[test]
 fn session_errors_reached_by_mcp_tools_name_no_command_line_flags() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("Read the plans page.");
     // A model may name a framework tool this session was made without (`session append
     // --tool-call` refuses that name, issue 36): the call as a turn records it.

@@ -10,6 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::Workspace;
 use crate::harness::{
     self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
 };
@@ -38,9 +39,8 @@ fn envelope(url: &str) -> String {
 
 #[test]
 fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let site = page();
     let url = format!("{}/hours", site.url());
     let model = Server::start(vec![
@@ -90,9 +90,10 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
 
 #[test]
 fn a_cancelled_operation_is_no_longer_pending() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     let out = run_in(root, &argv("session gate s --estimate 900000 --kind tool"));
     assert_eq!(out.status.code(), Some(1));
     let op = json(&out)["pending_operation_id"]
@@ -111,12 +112,10 @@ fn a_cancelled_operation_is_no_longer_pending() {
 
 #[test]
 fn a_sub_agent_is_high_volume_at_the_gate_whoever_asks() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &argv("--context-limit 4000 --reserve 1 --overhead 0 --margin 0"),
-    );
+    let ws = Workspace::clinic_session(&argv(
+        "--context-limit 4000 --reserve 1 --overhead 0 --margin 0",
+    ));
+    let root = ws.root();
     // Fill the context to 95% (Critical), where high-volume operations are refused.
     let current = status(root)["current_context_tokens"].as_u64().unwrap();
     let fill = "word ".repeat((3_600 - current) as usize);
@@ -141,9 +140,8 @@ fn a_sub_agent_is_high_volume_at_the_gate_whoever_asks() {
 
 #[test]
 fn tool_estimate_is_for_the_briefs_tools_not_fetch_url() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let model = Server::start(vec![answer(
         "openai",
         None,
@@ -170,9 +168,8 @@ fn tool_estimate_is_for_the_briefs_tools_not_fetch_url() {
 
 #[test]
 fn a_compaction_a_turn_runs_warns_when_tier2_did_not_shrink() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let state = json!({
         "project_summary": "Booking Ada for a follow-up after her knee surgery in October.",
         "established_context": ["Ada prefers mornings", "Tuesday 10:30 is free", "the clinic opens at 08:00"],
@@ -204,9 +201,8 @@ fn a_compaction_a_turn_runs_warns_when_tier2_did_not_shrink() {
 
 #[test]
 fn a_wake_digest_opens_tier3_and_the_cached_prefix_does_not_move() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     session(root).user("Book Ada.");
     let before = ok(root, &["session", "render", "s", "--format", "text"]);
     std::fs::write(
@@ -278,9 +274,8 @@ fn a_session_follows_a_later_change_of_its_briefs_model() {
 
 #[test]
 fn the_run_report_lists_every_operation_status_and_summary_first() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let model = Server::start(vec![
         answer(
             "openai",

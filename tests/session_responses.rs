@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stdout};
-use crate::harness::{BriefCommand, argv_then, assert_exit, command::v1, new_session};
+use crate::harness::{BriefCommand, Workspace, argv_then, assert_exit, command::v1};
 use crate::loopback::{Reply, Server};
 
 /// A Responses stream: optional text, optional function calls, `response.completed`.
@@ -54,9 +54,10 @@ fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process
 
 #[test]
 fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![
         responses_answer(
             Some("Checking."),
@@ -144,9 +145,10 @@ fn gemini_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
 
 #[test]
 fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![
         gemini_answer(
             Some("Checking."),

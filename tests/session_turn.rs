@@ -10,7 +10,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{BriefCommand, argv, argv_then, assert_exit, new_session, ok, session};
+use crate::harness::{
+    BriefCommand, Workspace, argv, argv_then, assert_exit, new_session, ok, session,
+};
 use crate::loopback::model::{answer, cut, malformed, say};
 use crate::loopback::{Reply, Server};
 
@@ -90,9 +92,8 @@ fn write_bodies(dir: &Path, bodies: &[Value]) -> Vec<String> {
 #[test]
 fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
     for provider in ["openai", "anthropic"] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+        let root = ws.root();
         let server = Server::start(vec![
             say(provider, "Which day suits you?"),
             answer(
@@ -371,9 +372,8 @@ fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
             ("cut", cut(provider)),
             ("malformed", malformed(provider)),
         ] {
-            let ws = crate::common::workspace("clinic");
-            let root = ws.path();
-            new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+            let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+            let root = ws.root();
             let server = Server::start(vec![reply]);
             let out = turn(root, &server, provider, &["--user", "Is Tuesday free?"]);
             assert_eq!(
@@ -404,9 +404,8 @@ fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
 fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again() {
     for provider in ["openai", "anthropic"] {
         for point in ["session-turn-after-journal", "session-turn-after-answer"] {
-            let ws = crate::common::workspace("clinic");
-            let root = ws.path();
-            new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+            let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+            let root = ws.root();
             session(root).user("Hello.");
             let server = Server::start(vec![answer(
                 provider,
@@ -478,9 +477,8 @@ fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again()
 #[test]
 fn two_invalid_states_in_a_turn_leave_memory_as_it_was_and_tell_the_model() {
     for provider in ["openai", "anthropic"] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+        let root = ws.root();
         session(root).user("Book Ada.");
         let server = Server::start(vec![
             answer(
@@ -563,9 +561,8 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
 fn an_answer_that_echoes_the_api_key_in_a_tool_call_is_never_appended() {
     let key = "sk-test-SECRET123456";
     for provider in ["openai", "anthropic"] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+        let root = ws.root();
         let server = Server::start(vec![answer(
             provider,
             None,

@@ -9,7 +9,7 @@ use crate::harness::mcp::Mcp;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
-use crate::harness::{argv, argv_then, new_session, session};
+use crate::harness::{Workspace, argv, argv_then, session};
 use crate::loopback::{Reply, Server};
 
 /// A server that answers with an event-stream head and then says nothing for 5 s.
@@ -21,9 +21,8 @@ const SAID: &str = "no data from the server for 300 ms (idle timeout";
 
 #[test]
 fn every_command_that_calls_a_model_takes_timeout() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     session(root).user("Book Ada.");
     let server = silent();
     let base = format!("{}/v1", server.url());
@@ -55,9 +54,10 @@ fn every_command_that_calls_a_model_takes_timeout() {
 
 #[test]
 fn the_mcp_server_takes_timeout_for_its_model_calls() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
+    let ws = Workspace::new()
+        .brief("clinic")
+        .with_session(&["--framework-tools"]);
+    let root = ws.root();
     session(root).user("Book Ada.");
     let server = silent();
     let base = format!("{}/v1", server.url());

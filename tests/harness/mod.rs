@@ -2,8 +2,8 @@
 //! in it, and the session steps the tests repeat, each written once.
 //!
 //! ```ignore
-//! let ws = Workspace::new().brief("clinic");
-//! let s = ws.session("s").start(&["--framework-tools"]);
+//! let ws = Workspace::new().brief("clinic").with_session(&["--framework-tools"]);
+//! let s = ws.session("s");
 //! s.user("Book Ada for Tuesday.");
 //! let status = s.status();
 //! ```
@@ -76,6 +76,19 @@ impl Workspace {
     /// `brief ARGS` that must exit 0: its stdout without the final newline.
     pub fn ok(&self, args: &[&str]) -> String {
         ok(self.root(), args)
+    }
+
+    /// With the session `s` started on the clinic brief (see `Session::start`); needs
+    /// `.brief("clinic")` first.
+    pub fn with_session(self, extra: &[&str]) -> Workspace {
+        session(self.root()).start(extra);
+        self
+    }
+
+    /// `Workspace::new().brief("clinic").with_session(extra)`: the start of most session
+    /// tests.
+    pub fn clinic_session(extra: &[&str]) -> Workspace {
+        Workspace::new().brief("clinic").with_session(extra)
     }
 
     /// The session named `name` in this workspace (started or not).
