@@ -11,9 +11,7 @@ use serde_json::{Value, json};
 
 use crate::common::{json, run_in, stderr, stdout};
 use crate::harness::Workspace;
-use crate::harness::{
-    self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
-};
+use crate::harness::{self, argv, argv_then, assert_exit, command::with_openai, ok, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
