@@ -343,9 +343,7 @@ fn a_session_path_holding_colon_space_makes_a_child_brief_that_loads() {
 
 #[test]
 fn a_log_counter_near_u64_max_is_refused_never_wrapped() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
     session(root).user("hello");
     let log = root.join("s/log.jsonl");

@@ -48,9 +48,7 @@ fn hostile_stream(text: &str, model: &str) -> Reply {
 
 #[test]
 fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
     let server = Server::start(vec![hostile_stream(
         HOSTILE,

@@ -77,9 +77,7 @@ fn compose_gives_the_bytes_the_command_prints_and_paths_resolve_against_the_root
 
 #[test]
 fn the_gate_resumes_and_refuses_high_volume_operations_from_critical() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
     session(root).user("hello");
     let answers = mcp_with(

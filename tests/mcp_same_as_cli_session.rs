@@ -82,9 +82,7 @@ fn assert_same_bytes(printed: &str, tool: &Value) {
 
 #[test]
 fn mcp_gate_returns_the_line_session_gate_json_prints_byte_for_byte() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "20000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "20000"]);
     let root = ws.root();
     for (estimate, code) in [("100", 0), ("900000", 1)] {
         let (exit, printed, tool) = both(

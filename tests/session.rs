@@ -69,9 +69,7 @@ pub fn assert_grew(before: &Value, after: &Value) {
 
 #[test]
 fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--framework-tools"]);
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
     let root = ws.root();
     assert_eq!(session(root).user("Book Ada for Tuesday."), "msg_1");
     assert_eq!(
@@ -421,9 +419,7 @@ fn bad_input_exits_2_and_changes_nothing() {
 
 #[test]
 fn a_subagent_envelope_is_validated_and_appended_whole() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--framework-tools"]);
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
     let root = ws.root();
     session(root).user("check the calendar");
     session(root).tool_call("delegate_task", r#"{"goal":"check"}"#);

@@ -142,9 +142,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
 
 #[test]
 fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&argv("--context-limit 100000 --overhead 0 --margin 0"));
+    let ws = Workspace::clinic_session(&argv("--context-limit 100000 --overhead 0 --margin 0"));
     let root = ws.root();
     let available = status(root)["available_operation_tokens"].as_u64().unwrap();
     // One call's estimate fits, two do not: the second is gated with the first spoken for.

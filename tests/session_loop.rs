@@ -261,9 +261,7 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
 
 #[test]
 fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use_its_count() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&argv("--context-limit 30000 --overhead 0 --margin 0"));
+    let ws = Workspace::clinic_session(&argv("--context-limit 30000 --overhead 0 --margin 0"));
     let root = ws.root();
     let local = status(root)["current_context_tokens"].as_u64().unwrap();
     let reported = local * 3;
@@ -313,9 +311,7 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
 
 #[test]
 fn a_provider_that_reports_no_usage_leaves_the_local_count_and_says_so() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "30000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "30000"]);
     let root = ws.root();
     let body = crate::loopback::model::openai(Some("Hello."), &[], true);
     let cut = body

@@ -43,9 +43,7 @@ pub(crate) fn call(id: u64, name: &str, arguments: Value) -> Value {
 
 #[test]
 fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--framework-tools"]);
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
     let root = ws.root();
     session(root).user("Book Ada on 2026-12-01.");
     let state = json!({

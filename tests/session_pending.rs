@@ -90,9 +90,7 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
 
 #[test]
 fn a_cancelled_operation_is_no_longer_pending() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
     let out = run_in(root, &argv("session gate s --estimate 900000 --kind tool"));
     assert_eq!(out.status.code(), Some(1));

@@ -54,9 +54,7 @@ fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process
 
 #[test]
 fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
     let server = Server::start(vec![
         responses_answer(
@@ -145,9 +143,7 @@ fn gemini_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
 
 #[test]
 fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
     let server = Server::start(vec![
         gemini_answer(

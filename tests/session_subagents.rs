@@ -9,7 +9,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{self, argv, assert_exit, command::with_openai, new_session, ok, session};
+use crate::harness::{
+    self, Workspace, argv, assert_exit, command::with_openai, new_session, ok, session,
+};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -59,6 +61,17 @@ fn session_with_call(root: &Path, name: &str, args: Value) {
     session(root).tool_call(name, &args.to_string());
 }
 
+/// The page server, and the session with a `fetch_url` call of its `/plans` page.
+fn with_a_fetch_of_plans(root: &Path) -> Server {
+    let site = pages();
+    session_with_call(
+        root,
+        "fetch_url",
+        json!({"url": format!("{}/plans", site.url())}),
+    );
+    site
+}
+
 fn result(root: &Path, id: &str) -> Value {
     let shown = json(&run_in(root, &["session", "show", "s", id, "--json"]));
     serde_json::from_str(shown["entry"]["text"].as_str().unwrap()).unwrap()
@@ -66,8 +79,8 @@ fn result(root: &Path, id: &str) -> Value {
 
 #[test]
 fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let url = format!("{}/moved", site.url());
     session_with_call(
@@ -141,14 +154,9 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
 
 #[test]
 fn fetch_url_refuses_loopback_unless_allowed_and_answers_the_call_with_why() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    let site = pages();
-    session_with_call(
-        root,
-        "fetch_url",
-        json!({"url": format!("{}/plans", site.url())}),
-    );
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
+    let site = with_a_fetch_of_plans(root);
     let model = Server::start(vec![]);
     let out = run(
         root,
@@ -172,8 +180,8 @@ fn fetch_url_refuses_loopback_unless_allowed_and_answers_the_call_with_why() {
 
 #[test]
 fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let page = format!("{}/plans", site.url());
     let results = json!({"results": [
@@ -236,8 +244,8 @@ fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
 
 #[test]
 fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelope() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     session_with_call(
         root,
         "delegate_task",
@@ -304,8 +312,8 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
 
 #[test]
 fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let url = format!("{}/plans", site.url());
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
@@ -328,14 +336,9 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
     assert_eq!(commands, [json!("session"), json!("subagent")]);
 
     // A sub-agent whose estimate does not fit is held back: nothing fetched.
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    let site = pages();
-    session_with_call(
-        root,
-        "fetch_url",
-        json!({"url": format!("{}/plans", site.url())}),
-    );
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
+    let site = with_a_fetch_of_plans(root);
     let model = Server::start(vec![]);
     let out = run(
         root,
@@ -384,8 +387,8 @@ fn a_fetch_follows_at_most_five_redirects_and_cuts_a_page_at_its_size_cap() {
 
 #[test]
 fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let url = format!("{}/plans", site.url());
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);

@@ -54,9 +54,7 @@ fn every_command_that_calls_a_model_takes_timeout() {
 
 #[test]
 fn the_mcp_server_takes_timeout_for_its_model_calls() {
-    let ws = Workspace::new()
-        .brief("clinic")
-        .with_session(&["--framework-tools"]);
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
     let root = ws.root();
     session(root).user("Book Ada.");
     let server = silent();
