@@ -20,7 +20,7 @@ fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
         .write_stdin(original)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let hash = stdout(&out).trim().to_string();
     assert_eq!(hash, ccr::hash(original.as_bytes()));
     let got = ccr_cmd(&path)
@@ -254,7 +254,7 @@ fn the_store_defaults_to_the_state_directory() {
         .write_stdin("x")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(dir.path().join("xdg/briefkit/ccr.sqlite").is_file());
     let out = brief()
         .env_remove("BRIEF_CCR_PATH")
@@ -264,7 +264,7 @@ fn the_store_defaults_to_the_state_directory() {
         .write_stdin("x")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         dir.path()
             .join("home/.local/state/briefkit/ccr.sqlite")

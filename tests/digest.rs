@@ -89,7 +89,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
         .arg("--json")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let keys = object_keys(&report);
     assert_eq!(
@@ -192,7 +192,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
             .args(["ccr", "get", hash])
             .output()
             .unwrap();
-        assert!(got.status.success(), "{}", stderr(&got));
+        assert_exit(&got, 0);
         assert_eq!(stdout(&got), expected(section["id"].as_str().unwrap()));
     }
     let get = digest_cmd(&store)
@@ -228,7 +228,7 @@ fn instruction_bearing_fields_survive_byte_for_byte_and_by_the_guard() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out);
     for original in [TASK, DONE, DECISION].iter().chain(CONSTRAINTS.iter()) {
         assert!(text.contains(original), "not verbatim: {original}");

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::proxy::{Proxy, Script, Upstream, post_chat, send};
+use crate::harness::assert_exit;
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 
 const KEY: &str = "sk-proj-proxytestSECRETabcdefghijklmnop";
@@ -250,11 +251,7 @@ fn brief_usage_reads_the_proxy_rows() {
         .arg(&proxy.ledger)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("4096") && text.contains("3840"), "{text}");
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::proxy::{Proxy, Script, Upstream, send};
-use crate::harness::argv;
+use crate::harness::{argv, assert_exit};
 use crate::loopback::fixtures::{GEMINI_USAGE, RESPONSES_USAGE, gemini_stream, responses_stream};
 
 const GEMINI_KEY: &str = "AIzaSyProxyTestSECRETabcdefghijklmn";
@@ -74,11 +74,7 @@ fn usage_json(ledger: &std::path::Path, by: &str) -> Value {
         .arg(ledger)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

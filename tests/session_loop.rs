@@ -10,8 +10,9 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, stderr, stdout};
-use crate::harness::Workspace;
-use crate::harness::{self, argv, argv_then, assert_exit, command::with_openai, ok, session};
+use crate::harness::{
+    self, Workspace, argv, argv_then, assert_exit, command::with_openai, ok, session,
+};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
