@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
+use crate::harness::command::ledger_rows;
 use crate::harness::{BriefCommand, Workspace, argv, assert_exit, new_session, ok, session};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
@@ -232,14 +233,6 @@ fn the_bundled_compaction_brief_is_locked_and_clean() {
         on_disk.manifest.name,
         briefkit::session::compact::COMPACTION_BRIEF
     );
-}
-
-fn ledger_rows(root: &Path) -> Vec<Value> {
-    std::fs::read_to_string(root.join("ledger.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// Regression (issue 27): compaction rows carried the session's brief name with the

@@ -9,6 +9,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::command::ledger_rows;
 use crate::harness::{
     self, Workspace, argv, assert_exit, command::with_openai, new_session, ok, session,
 };
@@ -45,14 +46,6 @@ fn run(root: &Path, model: &Server, args: &[&str], allow_private: bool) -> Outpu
         cmd.env("BRIEF_FETCH_ALLOW_PRIVATE", "1");
     }
     cmd.output().unwrap()
-}
-
-fn ledger(root: &Path) -> Vec<Value> {
-    std::fs::read_to_string(root.join("ledger.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn session_with_call(root: &Path, name: &str, args: Value) {
@@ -142,7 +135,10 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
         );
     }
     // Metered, shown in the log, and renders every provider accepts.
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("subagent"), json!("subagent")]);
     assert!(ok(root, &["session", "log", "s"]).contains("sub-agent result"));
     let log = session(root).log();
@@ -306,7 +302,10 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
     assert_eq!(kept["delegate"]["turns"], 2);
     assert_eq!(kept["delegate"]["turn_cap"], 8);
     assert!(kept["delegate"]["token_cap"].as_u64().unwrap() > 0);
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("subagent"), json!("subagent")]);
 }
 
@@ -332,7 +331,10 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
     assert_eq!(report["subagents"][0]["outcome"], "completed", "{report}");
     assert_eq!(report["subagents"][0]["result_id"], "tool_res_3");
     assert!(report["tool_calls"].as_array().unwrap().is_empty());
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("session"), json!("subagent")]);
 
     // A sub-agent whose estimate does not fit is held back: nothing fetched.
@@ -416,6 +418,9 @@ fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
     assert_eq!(blocked["gate"]["status"], "context_budget_exceeded");
     assert!(site.requests().is_empty(), "nothing fetched");
     assert_eq!(model.requests().len(), 1, "only the turn's own call");
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("session")]);
 }

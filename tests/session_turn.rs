@@ -10,6 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::command::ledger_rows;
 use crate::harness::{
     BriefCommand, Workspace, argv, argv_then, assert_exit, new_session, ok, session,
 };
@@ -41,14 +42,6 @@ fn turn_at(root: &Path, base: &str, provider: &str, extra: &[&str], fault: Optio
 fn entries(root: &Path) -> Vec<Value> {
     let log = session(root).log();
     log["entries"].as_array().unwrap().clone()
-}
-
-fn ledger(root: &Path) -> Vec<Value> {
-    std::fs::read_to_string(root.join("ledger.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn valid_state() -> String {
@@ -259,7 +252,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
         );
 
         // Every call is in the ledger: seven turns, two compaction calls.
-        let rows = ledger(root);
+        let rows = ledger_rows(root);
         let commands: Vec<&str> = rows
             .iter()
             .map(|r| r["command"].as_str().unwrap())
@@ -393,7 +386,7 @@ fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .collect();
             assert!(!files.iter().any(|f| f.starts_with("turn-")), "{files:?}");
-            let rows = ledger(root);
+            let rows = ledger_rows(root);
             assert_eq!(rows.len(), 1);
             assert_ne!(rows[0]["status"], "ok", "{provider} {what}: {}", rows[0]);
         }
@@ -469,7 +462,7 @@ fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again()
                 "{provider} {point}"
             );
             assert_eq!(server.requests().len(), 1);
-            assert_eq!(ledger(root).len(), 1);
+            assert_eq!(ledger_rows(root).len(), 1);
         }
     }
 }

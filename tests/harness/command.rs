@@ -161,3 +161,13 @@ pub fn object_keys(value: &Value) -> Vec<&str> {
         .map(String::as_str)
         .collect()
 }
+
+/// The rows of the ledger `in_workspace` gives a command (`ROOT/ledger.jsonl`); none when
+/// nothing was recorded.
+pub fn ledger_rows(root: &Path) -> Vec<Value> {
+    std::fs::read_to_string(root.join("ledger.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
