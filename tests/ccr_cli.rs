@@ -8,7 +8,7 @@ use briefkit::ccr::{self, Lookup, Store, Strategy};
 
 use crate::ccr_store::{ccr_cmd, clocked, query, store_path};
 use crate::common::{brief, json, stderr, stdout};
-use crate::harness::{argv, assert_exit};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
@@ -367,7 +367,7 @@ fn a_truncated_store_is_reported_as_damaged() {
     std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
     let out = ccr_cmd(&path).args(["ccr", "stats"]).output().unwrap();
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
+    assert_stderr_has(&out, "is damaged");
 }
 
 #[test]
@@ -384,11 +384,7 @@ fn another_sqlite_database_is_not_taken_for_a_store() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("not a briefkit CCR store"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "not a briefkit CCR store");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::common::{brief, json, stderr};
-use crate::harness::{argv_then, assert_exit};
+use crate::harness::{argv_then, assert_exit, assert_stderr_has};
 
 fn put(dir: &Path, strategy: &str, env: &[(&str, &str)]) -> std::process::Output {
     brief()
@@ -30,11 +30,7 @@ fn headrooms_ttl_is_read_when_ours_is_not_set_and_ours_wins() {
     );
     assert_exit(&out, 0);
     assert_eq!(json(&out)["ttl_seconds"], 3600);
-    assert!(
-        stderr(&out).contains("HEADROOM_CCR_TTL_SECONDS"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "HEADROOM_CCR_TTL_SECONDS");
     let out = put(
         dir.path(),
         "manual",

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::common::server::{Reply, Server};
 use crate::common::store::content_tree;
 use crate::common::{brief, json, stderr, stdout, workspace};
-use crate::harness::{argv, assert_exit};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 use crate::loopback;
 
 /// A shorter answer for whichever item was sent: its first line.
@@ -80,8 +80,8 @@ fn compress_all_makes_one_proposal_per_eligible_item_and_lists_the_refused_ones(
         .count();
     assert_eq!(saved, 3);
     insta::assert_snapshot!("all_human", without_ids(&stdout(&out)));
-    assert!(stderr(&out).contains("3 proposals"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("3 items refused"), "{}", stderr(&out));
+    assert_stderr_has(&out, "3 proposals");
+    assert_stderr_has(&out, "3 items refused");
 
     let ws = workspace("clinic");
     let out = run(ws.path(), &server.url(), &["--all", "--json"]);
@@ -228,7 +228,7 @@ fn another_compressor_is_checked_then_used_as_the_system_prompt() {
         &["booking", "--compressor", "mine"],
     );
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("brief check"), "{}", stderr(&out));
+    assert_stderr_has(&out, "brief check");
     assert!(server.requests().is_empty());
 
     let lock = brief()
@@ -336,7 +336,7 @@ fn a_call_cut_by_ctrl_c_is_recorded_as_cancelled() {
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_exit(&out, 130);
-    assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+    assert_stderr_has(&out, "cancelled");
     assert!(!ws.path().join("clinic/proposals").exists());
     let line = ledger_lines(ws.path()).pop().unwrap();
     assert_eq!(line["status"], "cancelled");

@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use crate::common::store::{body, content_tree, write_proposal};
 use crate::common::{brief, json, run_in, stderr, workspace};
-use crate::harness::assert_exit;
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const NEW_BODY: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -203,11 +203,7 @@ fn two_concurrent_accepts_one_wins_the_other_exits_4() {
         );
         if pause {
             assert_eq!(first.status.code(), Some(0));
-            assert!(
-                stderr(&second).contains("being changed by another brief process"),
-                "{}",
-                stderr(&second)
-            );
+            assert_stderr_has(&second, "being changed by another brief process");
         }
         assert_eq!(actions(ws.path(), "booking"), ["import", "compress"]);
         let current = body(&dir.join("items/booking.md"));

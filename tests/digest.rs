@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, snapshot_tree, stderr, stdout};
-use crate::harness::{argv, assert_exit, object_keys};
+use crate::harness::{argv, assert_exit, assert_stderr_has, object_keys};
 
 /// A build log with diagnostics in the middle, `n` lines long.
 fn build_log(n: usize) -> String {
@@ -648,5 +648,5 @@ fn digest_json_printed_the_human_table_on_stderr() {
         .arg(&wake)
         .output()
         .unwrap();
-    assert!(stderr(&human).contains("SECTION"), "{}", stderr(&human));
+    assert_stderr_has(&human, "SECTION");
 }

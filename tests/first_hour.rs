@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::common::server::{Reply, Server};
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
-use crate::harness::{argv, argv_then, assert_exit};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 
@@ -102,11 +102,7 @@ fn accept_by_item_name_says_next_brief_lock_and_check_strict_passes_after_it() {
     fs::write(&item, text.replace("45 minutes", "50 minutes")).unwrap();
     let recorded = run(root, &["record", "clinic", "booking"]);
     assert_exit(&recorded, 0);
-    assert!(
-        stderr(&recorded).contains("next: brief lock clinic ("),
-        "{}",
-        stderr(&recorded)
-    );
+    assert_stderr_has(&recorded, "next: brief lock clinic (");
 }
 
 #[test]
@@ -148,11 +144,7 @@ fn the_cache_write_cost_carries_the_pricings_currency() {
     .unwrap();
     let refused = run(root, &["stats", "clinic"]);
     assert_exit(&refused, 2);
-    assert!(
-        stderr(&refused).contains("ISO 4217"),
-        "{}",
-        stderr(&refused)
-    );
+    assert_stderr_has(&refused, "ISO 4217");
 }
 
 #[test]
@@ -176,11 +168,7 @@ fn an_item_name_with_several_proposals_is_refused_with_the_candidates() {
     }
     let none = run(root, &["accept", "clinic", "persona"]);
     assert_eq!(none.status.code(), Some(2));
-    assert!(
-        stderr(&none).contains("items with pending proposals: booking"),
-        "{}",
-        stderr(&none)
-    );
+    assert_stderr_has(&none, "items with pending proposals: booking");
     // --latest picks the newest; then the name alone is unambiguous.
     let review = run(root, &["review", "clinic", "booking", "--latest", "--json"]);
     assert_exit(&review, 0);
@@ -244,12 +232,8 @@ fn retype_writes_the_imports_suggestions_into_an_existing_brief() {
 
     let out = run_in(root, &["retype", "desk"]);
     assert_exit(&out, 0);
-    assert!(stdout(&out).contains("rule *"), "{}", stdout(&out));
-    assert!(
-        stderr(&out).contains("next: brief lock desk"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stdout_has(&out, "rule *");
+    assert_stderr_has(&out, "next: brief lock desk");
     let text = fs::read_to_string(&limits).unwrap();
     assert!(text.starts_with("---\ntype: rule\n"), "{text}");
     assert!(
@@ -390,11 +374,7 @@ fn a_timeout_past_a_day_is_refused_as_a_ttl_past_100_years_is() {
         &["compress", "clinic", "booking", "--timeout", "99999999999h"],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("longer than the longest timeout"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "longer than the longest timeout");
 }
 
 fn session_new(root: &Path, extra: &[&str]) -> std::process::Output {
@@ -409,7 +389,7 @@ fn a_context_limit_below_tier_1_is_refused_and_nothing_is_written() {
     let ws = workspace("clinic");
     let out = session_new(ws.path(), &["--context-limit", "50"]);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("below Tier 1"), "{}", stderr(&out));
+    assert_stderr_has(&out, "below Tier 1");
     assert!(!ws.path().join("s").exists());
 }
 

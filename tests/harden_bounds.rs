@@ -14,7 +14,7 @@ use briefkit::session::subagent::fetch::{Reach, fetch_within};
 use briefkit::session::subagent::html;
 
 use crate::common::{brief, run_in, stderr};
-use crate::harness::{Workspace, assert_exit, new_session, ok, session};
+use crate::harness::{Workspace, assert_exit, assert_stderr_has, new_session, ok, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
 
@@ -237,7 +237,7 @@ fn web_search_agent_caps_its_backends_answer_in_bytes_and_hits() {
     let model = Server::start(vec![say("openai", &done)]);
     let out = subagent(root, "t", &model, &[("BRIEF_SEARCH_URL", &backend.url())]);
     assert_exit(&out, 3);
-    assert!(stderr(&out).contains("longer than"), "{}", stderr(&out));
+    assert_stderr_has(&out, "longer than");
     assert!(model.requests().is_empty());
 }
 
@@ -271,7 +271,7 @@ fn delegate_task_never_writes_through_a_planted_subagents_link() {
         let model = Server::start(vec![say("openai", &done)]);
         let out = subagent(root, session, &model, &[]);
         assert_exit(&out, 2);
-        assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+        assert_stderr_has(&out, "symbolic link");
         assert!(model.requests().is_empty());
     }
     assert!(
@@ -378,11 +378,7 @@ fn a_log_counter_near_u64_max_is_refused_never_wrapped() {
     std::fs::write(&log, format!("{clean}{edge}\n")).unwrap();
     let out = run_in(root, &["session", "gate", "s", "--estimate", "10"]);
     assert_exit(&out, 2);
-    assert!(
-        stderr(&out).contains("past the highest id"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "past the highest id");
     assert_eq!(
         std::fs::read_to_string(&log).unwrap(),
         format!("{clean}{edge}\n")

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::common::server::{Reply, Server, loopback};
 use crate::common::store::content_tree;
 use crate::common::{brief, stderr, stdout, workspace};
-use crate::harness::{argv_then, assert_exit};
+use crate::harness::{argv_then, assert_exit, assert_stderr_has};
 
 const KEY: &str = "sk-test-SECRET123-abcdef";
 
@@ -38,7 +38,7 @@ fn a_redirect_carries_neither_the_key_nor_the_item_elsewhere() {
         let tree = content_tree(ws.path());
         let out = compress_with(ws.path(), &origin.url(), &[]);
         assert_eq!(out.status.code(), Some(3), "{code}: {}", stderr(&out));
-        assert!(stderr(&out).contains("redirected to"), "{}", stderr(&out));
+        assert_stderr_has(&out, "redirected to");
         assert!(
             elsewhere.requests().is_empty(),
             "{code}: the target was contacted"
@@ -59,11 +59,7 @@ fn an_answer_echoing_the_key_is_flagged_and_not_saved() {
     let tree = content_tree(ws.path());
     let out = compress_with(ws.path(), &server.base_url, &["--json"]);
     assert_exit(&out, 1);
-    assert!(
-        stderr(&out).contains("contains the API key"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "contains the API key");
     let all = format!("{}{}", stdout(&out), stderr(&out));
     assert!(!all.to_lowercase().contains(&KEY.to_lowercase()), "{all}");
     assert_eq!(content_tree(ws.path()), tree);
@@ -77,11 +73,7 @@ fn an_answer_over_the_cap_writes_nothing() {
     let tree = content_tree(ws.path());
     let out = compress_with(ws.path(), &server.base_url, &[]);
     assert_exit(&out, 3);
-    assert!(
-        stderr(&out).contains("the limit is 256 KiB"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "the limit is 256 KiB");
     assert_eq!(content_tree(ws.path()), tree);
 }
 
@@ -213,11 +205,7 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
         let tree = content_tree(ws.path());
         let out = cmd.output().unwrap();
         assert_exit(&out, 3);
-        assert!(
-            stderr(&out).contains("no data from the server for 300 ms (idle timeout"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stderr_has(&out, "no data from the server for 300 ms (idle timeout");
         assert_eq!(content_tree(ws.path()), tree);
     }
     let ws = workspace("clinic");
@@ -236,7 +224,7 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
         .output()
         .unwrap();
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("BRIEF_TIMEOUT"), "{}", stderr(&out));
+    assert_stderr_has(&out, "BRIEF_TIMEOUT");
 }
 
 #[test]
@@ -298,7 +286,7 @@ fn accept_is_refused(root: &Path, id: &str, why: &str) {
         .output()
         .unwrap();
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains(why), "{}", stderr(&out));
+    assert_stderr_has(&out, why);
     assert_eq!(content_tree(root), tree);
 }
 
@@ -348,7 +336,7 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
         .output()
         .unwrap();
     assert_exit(&out, 0);
-    assert!(stderr(&out).contains("limit"), "{}", stderr(&out));
+    assert_stderr_has(&out, "limit");
     assert!(ws.path().join("clinic/history/booking/0002.md").is_file());
     // history shows the versions to choose from; other commands keep refusing.
     let out = brief()

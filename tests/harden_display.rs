@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{Workspace, argv, argv_then, assert_exit};
+use crate::harness::{Workspace, argv, argv_then, assert_exit, assert_stdout_has};
 use crate::loopback::{Reply, Server};
 
 /// A title, a hyperlink whose target is not its text, clear-screen, the alternate screen,
@@ -94,7 +94,7 @@ fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
     let show = run_in(root, &["session", "show", "s", id]);
     assert_exit(&show, 0);
     assert_terminal_safe("session show", &stdout(&show));
-    assert!(stdout(&show).contains("<U+202E>"), "{}", stdout(&show));
+    assert_stdout_has(&show, "<U+202E>");
     let exact = json(&run_in(root, &["session", "show", "s", id, "--json"]));
     assert_eq!(exact["entry"]["text"], HOSTILE);
 

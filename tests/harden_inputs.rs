@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::common::bounded::{bounded, mkfifo, refused, session_root};
 use crate::common::{stderr, stdout};
-use crate::harness::{argv, argv_then, assert_exit};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 #[test]
 fn reads_without_a_size_limit_refuse_devices_and_fifos_at_once() {
@@ -211,7 +211,7 @@ fn a_refused_store_leaves_a_foreign_or_empty_file_unchanged() {
         None,
     );
     assert_exit(&out, 1);
-    assert!(stderr(&out).contains("unknown"), "{}", stderr(&out));
+    assert_stderr_has(&out, "unknown");
     for args in [vec!["ccr", "stats"], vec!["ccr", "gc"]] {
         let mut args = args.clone();
         args.extend(["--store", "empty.sqlite"]);
@@ -273,9 +273,8 @@ fn a_ledger_is_summed_a_line_at_a_time_and_an_endless_line_is_skipped() {
     assert_exit(&out, 0);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["total"]["calls"], 2, "{report}");
-    assert!(
-        stderr(&out).contains("usage.jsonl:2: longer than the 1 MiB a ledger line can be"),
-        "{}",
-        stderr(&out)
+    assert_stderr_has(
+        &out,
+        "usage.jsonl:2: longer than the 1 MiB a ledger line can be",
     );
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::store::write_proposal;
 use crate::common::{brief, snapshot_tree, stderr, workspace};
-use crate::harness::{argv, argv_then, assert_exit};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 /// A brief in a workspace, plus a directory outside it with one file in it.
 struct Planted {
@@ -181,12 +181,12 @@ fn a_fifo_as_a_version_or_proposal_is_refused_without_hanging() {
     mkfifo(&v2);
     let out = run(&p.root, &["history", "clinic", "booking"]);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_stderr_has(&out, "FIFO");
     fs::create_dir_all(p.dir.join("proposals")).unwrap();
     mkfifo(&p.dir.join("proposals/booking-20260102030401-a001.yaml"));
     let out = run(&p.root, &["proposals", "clinic"]);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_stderr_has(&out, "FIFO");
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn a_fifo_as_an_item_is_refused_without_hanging() {
     mkfifo(&item);
     let out = run(&p.root, &["compose", "clinic"]);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_stderr_has(&out, "FIFO");
 }
 
 fn mkfifo(path: &Path) {
@@ -264,7 +264,7 @@ fn a_byte_order_mark_is_accepted_in_the_manifest_and_items() {
         &argv("compose clinic --var patient=Ann --var last_visit=May"),
     );
     assert_exit(&out, 0);
-    assert!(stderr(&out).contains("byte-order mark"), "{}", stderr(&out));
+    assert_stderr_has(&out, "byte-order mark");
     assert!(!crate::common::stdout(&out).contains('\u{feff}'));
     let out = run(&p.root, &["check", "clinic"]);
     assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -339,7 +339,7 @@ fn compact_write_refuses_a_linked_file_and_writes_nothing() {
     let before = snapshot_tree(&p.outside);
     let out = run(&p.root, &["compact", "notes.md", "--write"]);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert_stderr_has(&out, "symbolic link");
     assert_eq!(snapshot_tree(&p.outside), before);
     assert!(link.is_symlink());
 }

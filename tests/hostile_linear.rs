@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{brief, snapshot_tree};
-use crate::harness::assert_exit;
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const WATCHDOG: Duration = Duration::from_secs(20);
 
@@ -79,11 +79,7 @@ fn deep_flow_nesting_in_brief_yaml_is_refused_at_once() {
             "{command}: {}",
             stderr(&output)
         );
-        assert!(
-            stderr(&output).contains("brief.yaml:3:"),
-            "{}",
-            stderr(&output)
-        );
+        assert_stderr_has(&output, "brief.yaml:3:");
         assert_eq!(snapshot_tree(dir.path()), before);
     }
 }

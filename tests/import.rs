@@ -3,7 +3,7 @@
 use std::fs;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
-use crate::harness::assert_exit;
+use crate::harness::{assert_exit, assert_stderr_has};
 
 /// Imports `source` as `prompt.md` into `./out` and returns the workspace and the output.
 fn import(source: &str, extra: &[&str]) -> (tempfile::TempDir, std::process::Output) {
@@ -170,11 +170,7 @@ fn importing_into_an_existing_brief_is_refused_and_writes_nothing() {
     let before = snapshot_tree(ws.path());
     let again = run_in(ws.path(), &["import", "prompt.md", "out"]);
     assert_eq!(again.status.code(), Some(2));
-    assert!(
-        stderr(&again).contains("already a brief"),
-        "{}",
-        stderr(&again)
-    );
+    assert_stderr_has(&again, "already a brief");
     assert_eq!(snapshot_tree(ws.path()), before);
 }
 
@@ -184,7 +180,7 @@ fn a_file_that_is_not_utf8_is_bad_input() {
     fs::write(ws.path().join("prompt.md"), b"# A\n\xff\xfe\n").unwrap();
     let out = run_in(ws.path(), &["import", "prompt.md", "out"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("not valid UTF-8"), "{}", stderr(&out));
+    assert_stderr_has(&out, "not valid UTF-8");
     assert!(!ws.path().join("out").exists());
 }
 
@@ -197,11 +193,7 @@ fn the_human_report_lists_items_and_the_next_step_with_a_quoted_path() {
     let table = stdout(&out);
     assert!(table.starts_with("ID"), "{table}");
     assert!(table.contains("depot-helper"), "{table}");
-    assert!(
-        stderr(&out).contains("brief lock 'My Brief'"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "brief lock 'My Brief'");
 }
 
 #[test]

@@ -9,8 +9,8 @@ use briefkit::brief::import::{Split, plan};
 use briefkit::brief::unescape_braces;
 use proptest::prelude::*;
 
-use crate::common::{json, run_in, stderr, stdout};
-use crate::harness::assert_exit;
+use crate::common::{json, run_in, stdout};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const TAGGED: &str = "You are the depot's parcel assistant.\n\n<ROLE>\nYou sort parcels and answer drivers.\n</ROLE>\n\n<LIMITS>\n- Never accept a parcel over 30 kg.\n- Always weigh a parcel before you label it.\n- Do not promise a delivery day.\n</LIMITS>\n\n<EXAMPLE>\nDriver: Where does bay 4 go?\nAssistant: Bay 4 goes on the north route van.\n</EXAMPLE>\n";
 
@@ -76,11 +76,7 @@ fn rules_and_title_lines_split_and_the_table_shows_suggestions_with_reasons() {
     let (_ws, out) = import(RULED, &[]);
     assert_exit(&out, 0);
     insta::assert_snapshot!(stdout(&out));
-    assert!(
-        stderr(&out).contains("split auto: 3 sections at upper-case title lines"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "split auto: 3 sections at upper-case title lines");
 }
 
 #[test]
@@ -117,11 +113,7 @@ fn explicit_heading_splits_ignore_other_markers() {
 fn a_prompt_with_no_marker_is_one_item_and_says_how_to_split_it() {
     let (_ws, out) = import("Be brief.\n\nAnswer in English.\n", &[]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("note: one item: mark the sections"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "note: one item: mark the sections");
 }
 
 /// One block of a generated prompt.

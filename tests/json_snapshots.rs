@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, fixtures, run_in, stderr, workspace};
-use crate::harness::{argv, argv_then, assert_exit};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 const VARS: [&str; 4] = ["--var", "patient=Ada", "--var", "last_visit=2026-01-02"];
 
@@ -68,7 +68,7 @@ fn compose_json_text_and_wire_bodies() {
         .concat(),
     );
     let hash = openai["prefix"]["hash"].as_str().unwrap();
-    assert!(stderr(&stats).contains(hash), "{}", stderr(&stats));
+    assert_stderr_has(&stats, hash);
 }
 
 #[test]

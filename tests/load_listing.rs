@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 
 use crate::common::{run_in, stderr, stdout, workspace};
-use crate::harness::{argv, assert_exit};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn an_items_dir_that_is_a_symlink_out_of_the_brief_is_refused() {
@@ -17,11 +17,7 @@ fn an_items_dir_that_is_a_symlink_out_of_the_brief_is_refused() {
     symlink(&moved, &items).unwrap();
     let out = run_in(ws.path(), &["compose", "clinic"]);
     assert_exit(&out, 2);
-    assert!(
-        stderr(&out).contains("points outside the brief directory"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "points outside the brief directory");
 }
 
 #[test]
@@ -51,20 +47,12 @@ fn a_dangling_symlink_or_a_directory_as_an_item_is_named() {
     symlink("nowhere.md", dir.join("items/booking.md")).unwrap();
     let out = run_in(ws.path(), &["compose", "clinic"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("items/booking.md: cannot read"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "items/booking.md: cannot read");
     fs::remove_file(dir.join("items/booking.md")).unwrap();
     fs::create_dir(dir.join("items/booking.md")).unwrap();
     let out = run_in(ws.path(), &["compose", "clinic"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("a directory, not a regular file"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "a directory, not a regular file");
 }
 
 #[test]
@@ -74,17 +62,9 @@ fn a_missing_item_and_an_unlisted_file_are_still_reported() {
     fs::copy(dir.join("items/booking.md"), dir.join("items/draft.md")).unwrap();
     let out = run_in(ws.path(), &["stats", "clinic"]);
     assert_exit(&out, 0);
-    assert!(
-        stderr(&out).contains("items/draft.md: not in brief.yaml"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "items/draft.md: not in brief.yaml");
     fs::remove_file(dir.join("items/booking.md")).unwrap();
     let out = run_in(ws.path(), &["stats", "clinic"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("missing item file for `booking`"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "missing item file for `booking`");
 }

@@ -3,7 +3,7 @@
 use std::fs;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
-use crate::harness::assert_exit;
+use crate::harness::{assert_exit, assert_stdout_has};
 
 fn lock(root: &std::path::Path) {
     let out = run_in(root, &["lock", "clinic"]);
@@ -146,11 +146,7 @@ fn a_placeholder_in_the_static_tier_fails_the_check() {
     .unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("clinic/items/booking.md:4:6: placeholder `{{phone}}`"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "clinic/items/booking.md:4:6: placeholder `{{phone}}`");
 }
 
 #[test]
@@ -164,11 +160,7 @@ fn exceeding_max_brief_tokens_fails() {
     fs::write(&manifest, text).unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("over budget.max_brief_tokens (50)"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "over budget.max_brief_tokens (50)");
 }
 
 #[test]
@@ -243,11 +235,7 @@ fn regression_a_crlf_only_change_to_a_rule_says_so() {
     fs::write(&rule, text).unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("only its line endings changed"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "only its line endings changed");
 }
 
 #[test]

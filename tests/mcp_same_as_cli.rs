@@ -13,7 +13,7 @@ use std::fs;
 use serde_json::json;
 
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
-use crate::harness::{Workspace, argv, assert_exit, ok, session};
+use crate::harness::{Workspace, argv, assert_exit, assert_stdout_has, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 use crate::session_mcp::{call, mcp_with};
@@ -293,7 +293,7 @@ fn mcp_digest_text_is_the_bytes_brief_digest_json_prints() {
         .output()
         .unwrap();
     assert_exit(&printed, 0);
-    assert!(stdout(&printed).contains("[ccr:"), "{}", stdout(&printed));
+    assert_stdout_has(&printed, "[ccr:");
     assert_eq!(document(&answers[0]), stdout(&printed));
 }
 

@@ -2,19 +2,15 @@
 
 use std::fs;
 
-use crate::common::{run_in, stderr};
-use crate::harness::{argv, assert_exit};
+use crate::common::run_in;
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn init_quotes_a_path_with_a_space_in_its_next_step() {
     let ws = tempfile::tempdir().unwrap();
     let out = run_in(ws.path(), &["init", "My Brief"]);
     assert_exit(&out, 0);
-    assert!(
-        stderr(&out).contains("`brief lock 'My Brief'`"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "`brief lock 'My Brief'`");
 }
 
 #[test]
@@ -50,11 +46,7 @@ fn an_unknown_item_id_suggests_the_closest() {
     let ws = crate::common::workspace("clinic");
     let out = run_in(ws.path(), &["history", "clinic", "bookin"]);
     assert_exit(&out, 2);
-    assert!(
-        stderr(&out).contains("did you mean `booking`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "did you mean `booking`?");
 }
 
 #[test]
@@ -68,8 +60,8 @@ fn an_empty_rule_is_an_error_at_its_line() {
     .unwrap();
     let out = run_in(ws.path(), &["compose", "b", "--var", "user_name=Ada"]);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("limits.md:4"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("an empty rule"), "{}", stderr(&out));
+    assert_stderr_has(&out, "limits.md:4");
+    assert_stderr_has(&out, "an empty rule");
 }
 
 #[test]
@@ -81,11 +73,7 @@ fn a_var_given_twice_with_different_values_is_warned_about() {
         &argv("compose b --var user_name=Ada --var user_name=Bob"),
     );
     assert_exit(&out, 0);
-    assert!(
-        stderr(&out).contains("--var user_name is given twice"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "--var user_name is given twice");
     assert!(String::from_utf8_lossy(&out.stdout).contains("Bob"));
 }
 
@@ -97,10 +85,9 @@ fn a_typo_in_the_manifests_item_list_suggests_the_file_that_exists() {
     fs::write(&manifest, text.replacen("booking", "bookin", 1)).unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_exit(&out, 2);
-    assert!(
-        stderr(&out).contains("missing item file for `bookin`: expected items/bookin.md or items/bookin.tool.yaml; did you mean `booking`?"),
-        "{}",
-        stderr(&out)
+    assert_stderr_has(
+        &out,
+        "missing item file for `bookin`: expected items/bookin.md or items/bookin.tool.yaml; did you mean `booking`?",
     );
 }
 

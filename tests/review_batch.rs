@@ -3,8 +3,8 @@
 use std::fs;
 
 use crate::common::store::{content_tree, write_proposal};
-use crate::common::{json, run_in, stderr, stdout, workspace};
-use crate::harness::assert_exit;
+use crate::common::{json, run_in, stdout, workspace};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const SHORTER_PERSONA: &str =
     "You are Pia of Harbour Street Physio; you book, move and cancel visits.\n";
@@ -107,11 +107,7 @@ fn discard_all_drops_every_proposal_and_nothing_else() {
     let mut tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["discard", "clinic", "--all"]);
     assert_exit(&out, 0);
-    assert!(
-        stderr(&out).contains("discarded 2 pending proposals"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "discarded 2 pending proposals");
     tree.retain(|(path, _)| !path.components().any(|c| c.as_os_str() == "proposals"));
     let mut after = content_tree(ws.path());
     after.retain(|(path, _)| !path.components().any(|c| c.as_os_str() == "proposals"));

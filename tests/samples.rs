@@ -15,7 +15,7 @@ use briefkit::wire::canonical::sorted;
 use briefkit::wire::prefix::StablePrefix;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
-use crate::harness::{argv, assert_exit};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 const IDENTITY: &str =
     "---\ntype: identity\n---\nYou are Pip, the order-status assistant of a small bicycle shop.\n";
@@ -151,7 +151,7 @@ fn compose_renders_the_example_as_turns_in_every_format() {
     let out = compose_out(ws.path(), "anthropic", "2026-12-01");
     let breakpoints = stdout(&out).matches("\"cache_control\"").count();
     assert_eq!(breakpoints, 2);
-    assert!(stderr(&out).contains("examples "), "{}", stderr(&out));
+    assert_stderr_has(&out, "examples ");
 }
 
 #[test]

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{brief, json, stderr, stdout};
-use crate::harness::{argv, argv_then, assert_exit};
+use crate::common::{brief, json, stderr};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has};
 use crate::loopback::fixtures::{OPENAI_USAGE, openai_stream};
 use crate::loopback::{Reply, Server};
 
@@ -94,7 +94,7 @@ fn each_message_is_compressed_in_its_own_call_and_the_proposal_keeps_the_roles()
     let id = report["proposal_id"].as_str().unwrap().to_string();
     let out = run(ws.path(), &["review", "b", &id]);
     assert_exit(&out, 0);
-    assert!(stdout(&out).contains("role: assistant"), "{}", stdout(&out));
+    assert_stdout_has(&out, "role: assistant");
     let out = run(ws.path(), &["accept", "b", &id]);
     assert_exit(&out, 0);
     let written = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
@@ -117,11 +117,7 @@ fn a_dropped_fact_is_named_by_its_message() {
     let id = report["proposal_id"].as_str().unwrap().to_string();
     let out = run(ws.path(), &["accept", "b", &id]);
     assert_exit(&out, 1);
-    assert!(
-        stderr(&out).contains("message 2 (assistant): price $40"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "message 2 (assistant): price $40");
 }
 
 #[test]
@@ -153,7 +149,7 @@ fn a_proposal_that_changes_a_role_or_the_count_is_refused() {
         let before = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
         let out = run(ws.path(), &["accept", "b", &id, "--allow-flags"]);
         assert_eq!(out.status.code(), Some(2), "{to}: {}", stderr(&out));
-        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert_stderr_has(&out, says);
         assert_eq!(
             fs::read_to_string(ws.path().join("b/items/example.md")).unwrap(),
             before
@@ -176,20 +172,12 @@ fn brief_guard_compares_two_sample_files_message_by_message() {
     assert_eq!(report["dropped"][0]["value"], "$40");
     assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
     let out = run(ws.path(), &["guard", "b/items/example.md", "shorter.md"]);
-    assert!(
-        stdout(&out).contains("b/items/example.md message 2 (assistant):1:"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "b/items/example.md message 2 (assistant):1:");
     let swapped = ws.path().join("swapped.md");
     fs::write(&swapped, EXAMPLE.replace("role: assistant", "role: user")).unwrap();
     let out = run(ws.path(), &["guard", "b/items/example.md", "swapped.md"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("changes the role of message 2"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "changes the role of message 2");
     assert!(original.exists());
 }
 

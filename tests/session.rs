@@ -9,7 +9,9 @@ use std::process::{Child, Stdio};
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
-use crate::harness::{Workspace, argv, argv_then, assert_exit, new_session, ok, session};
+use crate::harness::{
+    Workspace, argv, argv_then, assert_exit, assert_stderr_has, new_session, ok, session,
+};
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = run_in(root, args);
@@ -166,7 +168,7 @@ fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
             // A call without its result renders for no provider.
             let out = run_in(root, &["session", "render", "s"]);
             assert_exit(&out, 2);
-            assert!(stderr(&out).contains("tool_call_4"), "{}", stderr(&out));
+            assert_stderr_has(&out, "tool_call_4");
             continue;
         }
         let after = (render(root, "openai"), render(root, "anthropic"));
@@ -537,11 +539,7 @@ fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
     fs::write(&log, &torn).unwrap();
     let out = run_in(root, &["session", "log", "s"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("unfinished last line"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "unfinished last line");
     assert_eq!(session(root).user("three"), "msg_3");
     let now = fs::read(&log).unwrap();
     assert_eq!(now[..good.len()], good[..]);
@@ -557,7 +555,7 @@ fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
     ] {
         let out = run_in(root, &args);
         assert_eq!(out.status.code(), Some(2));
-        assert!(stderr(&out).contains("log.jsonl:1:"), "{}", stderr(&out));
+        assert_stderr_has(&out, "log.jsonl:1:");
     }
     assert_eq!(fs::read(&log).unwrap(), damaged);
 }

@@ -7,8 +7,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
-use crate::harness::command::ledger_rows;
-use crate::harness::{BriefCommand, Workspace, argv, assert_exit, new_session, ok, session};
+use crate::harness::{
+    BriefCommand, Workspace, argv, assert_exit, assert_stderr_has, command::ledger_rows,
+    new_session, ok, session,
+};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
 use crate::session::stable;
@@ -169,11 +171,7 @@ fn two_invalid_states_fail_with_exit_3_and_change_nothing() {
         ]);
         let out = compact(root, &server, provider);
         assert_eq!(out.status.code(), Some(3), "{provider}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains("invalid CompactedState"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stderr_has(&out, "invalid CompactedState");
         assert_eq!(snapshot_tree(&root.join("s")), session_before);
         assert_eq!(server.requests().len(), 2);
     }
@@ -289,11 +287,7 @@ fn a_compaction_that_does_not_shrink_tier2_warns() {
             .unwrap()
             .starts_with("Tier 2 did not shrink")
     );
-    assert!(
-        stderr(&out).contains("warning: Tier 2 did not shrink"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "warning: Tier 2 did not shrink");
 }
 
 #[test]

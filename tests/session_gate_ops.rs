@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::Workspace;
+use crate::harness::{Workspace, assert_stderr_has};
 use crate::harness::{
     argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
 };
@@ -195,7 +195,7 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     let out = turn(root, &server, &["--resume", &op]);
     assert_exit(&out, 1);
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
-    assert!(stderr(&out).contains("tool_call_4"), "{}", stderr(&out));
+    assert_stderr_has(&out, "tool_call_4");
     // A new turn waits for both calls.
     let out = turn(root, &server, &["--user", "hello?"]);
     assert_exit(&out, 2);

@@ -13,6 +13,7 @@ use crate::common::{json, run_in, stderr, stdout};
 use crate::harness::{
     self, Workspace, argv, argv_then, assert_exit, command::with_openai, ok, session,
 };
+use crate::harness::{assert_stderr_has, assert_stdout_has};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -116,11 +117,7 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
 
     let out = with_model(root, &server, &["session", "turn", "s"]);
     assert_exit(&out, 0);
-    assert!(
-        stdout(&out).contains("which hour suits you"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "which hour suits you");
     let third = server.requests()[2].json();
     assert!(
         !third.to_string().contains("context_budget_exceeded"),
@@ -322,11 +319,7 @@ fn a_provider_that_reports_no_usage_leaves_the_local_count_and_says_so() {
     let server = Server::start(vec![Reply::sse(&body, &[])]);
     let out = with_model(root, &server, &["session", "turn", "s", "--user", "Hi"]);
     assert_exit(&out, 0);
-    assert!(
-        stderr(&out).contains("reported no input tokens"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "reported no input tokens");
     let figures = status(root);
     assert_eq!(figures["calibration"], Value::Null);
     assert_eq!(

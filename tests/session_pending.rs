@@ -10,10 +10,10 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::Workspace;
 use crate::harness::{
     self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
 };
+use crate::harness::{Workspace, assert_stderr_has};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -190,11 +190,7 @@ fn a_compaction_a_turn_runs_warns_when_tier2_did_not_shrink() {
     ]);
     let out = with_model(root, &model, &["session", "turn", "s", "--user", "Hi."]);
     assert_exit(&out, 0);
-    assert!(
-        stderr(&out).contains("Tier 2 did not shrink"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "Tier 2 did not shrink");
 }
 
 #[test]

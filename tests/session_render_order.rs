@@ -9,7 +9,7 @@ use briefkit::session::render::{self, Format};
 use serde_json::Value;
 
 use crate::common::{run_in, stderr};
-use crate::harness::{argv, argv_then, new_session, ok, session};
+use crate::harness::{argv, argv_then, assert_stderr_has, new_session, ok, session};
 
 fn render(root: &Path, format: &str) -> Value {
     let body: Value =
@@ -142,7 +142,7 @@ fn a_result_of_no_open_call_is_refused_at_append_time() {
             &argv_then("session append s --tool-result", &[call, "--text", "x"]),
         );
         assert_eq!(out.status.code(), Some(2), "{call}: {}", stderr(&out));
-        assert!(stderr(&out).contains(call), "{}", stderr(&out));
+        assert_stderr_has(&out, call);
     }
     assert_eq!(
         std::fs::read(root.join("s/log.jsonl")).unwrap(),

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{argv, argv_then, assert_exit, session};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
 
@@ -62,11 +62,7 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
         &argv("session new s --brief clinic --var pateint=Ada"),
     );
     assert_exit(&out, 0);
-    assert!(
-        stderr(&out).contains("--var pateint is not used by any volatile item"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "--var pateint is not used by any volatile item");
     session(root).user("hello");
     // Status and gate count Tier 3 as written; a render needs every value.
     let status: Value = session(root).status();
@@ -102,11 +98,7 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
         .args(["--model", "m", "--base-url", "http://127.0.0.1:9/v1"])
         .output()
         .unwrap();
-    assert!(
-        stderr(&out).contains("--var typo is not used by any volatile item"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "--var typo is not used by any volatile item");
 }
 
 #[test]

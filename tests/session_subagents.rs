@@ -8,11 +8,11 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::command::ledger_rows;
+use crate::common::{brief, json, run_in, stdout};
 use crate::harness::{
     self, Workspace, argv, assert_exit, command::with_openai, new_session, ok, session,
 };
+use crate::harness::{assert_stderr_has, command::ledger_rows};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -200,11 +200,7 @@ fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
         true,
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("BRIEF_SEARCH_URL"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "BRIEF_SEARCH_URL");
     let out = brief()
         .current_dir(root)
         .env("XDG_STATE_HOME", root.join("state"))

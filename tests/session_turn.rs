@@ -10,10 +10,10 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::command::ledger_rows;
 use crate::harness::{
     BriefCommand, Workspace, argv, argv_then, assert_exit, new_session, ok, session,
 };
+use crate::harness::{assert_stderr_has, command::ledger_rows};
 use crate::loopback::model::{answer, cut, malformed, say};
 use crate::loopback::{Reply, Server};
 
@@ -186,11 +186,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
         let out = turn(root, &server, provider, &["--user", "Thanks, that is all."]);
         step(&mut transcript, "turn --user 'Thanks, that is all.'", &out);
         assert_exit(&out, 0);
-        assert!(
-            stderr(&out).contains("invalid CompactedState"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stderr_has(&out, "invalid CompactedState");
         let live: Vec<Value> = entries(root)
             .into_iter()
             .filter(|e| e["state"] == "live")
@@ -375,11 +371,7 @@ fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
                 "{provider} {what}: {}",
                 stderr(&out)
             );
-            assert!(
-                stderr(&out).contains("nothing was appended"),
-                "{}",
-                stderr(&out)
-            );
+            assert_stderr_has(&out, "nothing was appended");
             assert!(entries(root).is_empty(), "{provider} {what}");
             let files: Vec<String> = std::fs::read_dir(root.join("s"))
                 .unwrap()

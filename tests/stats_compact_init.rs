@@ -3,7 +3,7 @@
 use std::fs;
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr, stdout, workspace};
-use crate::harness::{argv, assert_exit};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn stats_shows_every_item_the_prefix_context_and_cost() {
@@ -266,11 +266,7 @@ fn regression_a_directory_given_as_a_file_is_named_plainly() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("a directory, not a file"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "a directory, not a file");
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::fs;
 use std::io::Write;
 
 use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
-use crate::harness::{argv, assert_exit, object_keys};
+use crate::harness::{argv, assert_exit, assert_stderr_has, object_keys};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
@@ -201,11 +201,7 @@ fn usage_skips_a_torn_last_line_with_a_warning() {
     assert_eq!(v["total"]["calls"], 9);
     assert_eq!(v["warnings"][0]["line"], 10);
     assert_eq!(v["warnings"][0]["torn"], true);
-    assert!(
-        stderr(&out).contains("usage.jsonl:10: torn last line"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "usage.jsonl:10: torn last line");
 }
 
 #[test]
@@ -222,11 +218,7 @@ fn usage_skips_a_corrupt_middle_line_and_names_it() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("usage.jsonl:4: not a ledger entry"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "usage.jsonl:4: not a ledger entry");
     assert!(stdout(&out).contains("9 calls"));
 }
 

@@ -171,3 +171,17 @@ pub fn ledger_rows(root: &Path) -> Vec<Value> {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect()
 }
+
+/// Asserts that a command's stderr contains `needle`, showing the stderr when it does not.
+#[track_caller]
+pub fn assert_stderr_has(output: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(needle), "{stderr}");
+}
+
+/// Asserts that a command's stdout contains `needle`, showing the stdout when it does not.
+#[track_caller]
+pub fn assert_stdout_has(output: &Output, needle: &str) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(needle), "{stdout}");
+}

@@ -19,7 +19,10 @@ pub mod snapshot;
 
 use std::path::{Path, PathBuf};
 
-pub use command::{BriefCommand, Ran, argv, argv_then, assert_exit, object_keys, ok, ran};
+pub use command::{
+    BriefCommand, Ran, argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has,
+    object_keys, ok, ran,
+};
 pub use session::{Session, envelope, new_session, session};
 
 use crate::common::{copy_dir, fixtures};
