@@ -16,7 +16,7 @@ use crate::common::{brief, json, run_in, stderr, stdout, workspace};
 use crate::harness::{Workspace, argv, assert_exit, assert_stdout_has, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
-use crate::session_mcp::{call, mcp_with};
+use crate::session_mcp::{call, call_tool, mcp_with};
 
 #[test]
 fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
@@ -96,17 +96,12 @@ fn mcp_guard_returns_the_document_brief_guard_json_prints() {
     let proposal = "Refunds within 14 days. You may promise more.";
     fs::write(root.join("original.md"), original).unwrap();
     fs::write(root.join("proposal.md"), proposal).unwrap();
-    let answers = mcp_with(
+    let answer = call_tool(
         root,
-        &[],
-        &[],
-        &[call(
-            1,
-            "guard",
-            json!({"original": original, "proposal": proposal}),
-        )],
+        "guard",
+        json!({"original": original, "proposal": proposal}),
     );
-    let tool = &answers[0]["result"]["structuredContent"];
+    let tool = &answer["result"]["structuredContent"];
     let printed = run_in(root, &["guard", "original.md", "proposal.md", "--json"]);
     assert_exit(&printed, 1);
     let report = json(&printed);
@@ -123,13 +118,8 @@ fn mcp_session_status_returns_the_document_session_status_json_prints() {
     let ws = Workspace::clinic_session(&[]);
     let root = ws.root();
     session(root).user("Book Ada on Tuesday.");
-    let answers = mcp_with(
-        root,
-        &[],
-        &[],
-        &[call(1, "session_status", json!({"session": "s"}))],
-    );
-    let tool = &answers[0]["result"]["structuredContent"];
+    let answer = call_tool(root, "session_status", json!({"session": "s"}));
+    let tool = &answer["result"]["structuredContent"];
     let printed: serde_json::Value =
         serde_json::from_str(&ok(root, &["session", "status", "s", "--json"])).unwrap();
     // The clinic's 4,000-token window leaves nothing once completion, overhead and margin
@@ -207,19 +197,14 @@ fn mcp_guard_text_is_the_bytes_brief_guard_json_prints() {
     let proposal = "Call us before 5 pm.";
     fs::write(root.join("original"), original).unwrap();
     fs::write(root.join("proposal"), proposal).unwrap();
-    let answers = mcp_with(
+    let answer = call_tool(
         root,
-        &[],
-        &[],
-        &[call(
-            1,
-            "guard",
-            json!({"original": original, "proposal": proposal}),
-        )],
+        "guard",
+        json!({"original": original, "proposal": proposal}),
     );
     let printed = run_in(root, &["guard", "original", "proposal", "--json"]);
     assert_exit(&printed, 1);
-    assert_eq!(document(&answers[0]), stdout(&printed));
+    assert_eq!(document(&answer), stdout(&printed));
 }
 
 #[test]

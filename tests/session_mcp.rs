@@ -37,6 +37,12 @@ pub(crate) fn mcp_with(
     answers
 }
 
+/// Calls one tool of a fresh `brief mcp` in `root` (no flags, no extra environment) and
+/// gives its answer.
+pub(crate) fn call_tool(root: &std::path::Path, name: &str, arguments: Value) -> Value {
+    mcp_with(root, &[], &[], &[call(1, name, arguments)]).remove(0)
+}
+
 pub(crate) fn call(id: u64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
