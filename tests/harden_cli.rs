@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::common::server::{Reply, Server, loopback};
 use crate::common::store::content_tree;
 use crate::common::{brief, stderr, stdout, workspace};
-use crate::harness::{argv_then, assert_exit, assert_stderr_has};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 const KEY: &str = "sk-test-SECRET123-abcdef";
 
@@ -212,15 +212,9 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
     let out = brief()
         .current_dir(ws.path())
         .env("BRIEF_TIMEOUT", "soon")
-        .args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            "http://127.0.0.1:9",
-        ])
+        .args(argv(
+            "compress clinic booking --model m --base-url http://127.0.0.1:9",
+        ))
         .output()
         .unwrap();
     assert_exit(&out, 2);

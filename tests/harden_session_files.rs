@@ -9,7 +9,7 @@ use std::process::Output;
 
 use crate::common::bounded::{bounded, bounded_env, mkfifo, refused, session_root};
 use crate::common::stderr;
-use crate::harness::assert_exit;
+use crate::harness::{argv, assert_exit};
 
 /// Every session command that opens the session, with arguments that succeed on the
 /// session `session_root` makes, and the files each one opens besides `session.yaml` and
@@ -27,35 +27,15 @@ fn session_commands() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
         // Turns and compactions fail at the model call (nothing listens there) when nothing
         // is refused first.
         (
-            vec![
-                "session",
-                "turn",
-                "s",
-                "--user",
-                "hi",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-            ],
+            argv(
+                "session turn s --user hi --provider openai --model m --base-url http://127.0.0.1:9/v1",
+            ),
             &[".lock", ".cache.json", "turn-op_7.json"],
         ),
         (
-            vec![
-                "session",
-                "compact",
-                "s",
-                "--resume",
-                "go on",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-            ],
+            argv(
+                "session compact s --resume 'go on' --provider openai --model m --base-url http://127.0.0.1:9/v1",
+            ),
             WRITERS,
         ),
     ]
