@@ -56,6 +56,11 @@ pub fn file_csp() -> String {
     )
 }
 
+// Why no template engine (maud, askama): the page's bytes are pinned by tests and read by
+// the live page's script (its newlines, and quotes left as text between tags, which maud
+// would turn into `&quot;`). Instead nothing is written into the markup but through the two
+// functions below, text or attribute, in this one file; `page` is the only way in.
+
 /// Text as HTML: `& < >` escaped (quotes are text between tags).
 fn text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
