@@ -56,10 +56,10 @@ pub fn file_csp() -> String {
     )
 }
 
-// Why no template engine (maud, askama): the page's bytes are pinned by tests and read by
-// the live page's script (its newlines, and quotes left as text between tags, which maud
-// would turn into `&quot;`). Instead nothing is written into the markup but through the two
-// functions below, text or attribute, in this one file; `page` is the only way in.
+// Why no template engine (maud, askama): every output byte of `brief usage --html` is kept,
+// and maud would change them (no newlines between elements, quotes in text written as
+// `&quot;`). Instead nothing reaches the markup but through the two functions below, text
+// or attribute, in this one file; `page` is the only way in.
 
 /// Text as HTML: `& < >` escaped (quotes are text between tags).
 fn text(text: &str) -> String {
