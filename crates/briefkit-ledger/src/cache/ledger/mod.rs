@@ -12,6 +12,7 @@ pub mod clickhouse;
 mod destination;
 pub mod prices;
 mod read;
+pub mod sink;
 pub mod summary;
 
 pub use append::{Appender, append};
@@ -19,6 +20,7 @@ pub use destination::{Destination, FORMAT_VAR, Format, default_file, new_default
 pub use read::{
     LEDGER_LINE, MAX_WARNINGS, Warning, implausible, parse, read, read_each, read_numbered,
 };
+pub use sink::{ClickHouseSink, FileSink, Sink};
 
 use std::fs;
 use std::io::Read;
