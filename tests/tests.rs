@@ -1,5 +1,5 @@
 //! The one integration-test binary: every test runs the real `brief` binary or links the
-//! library, and shares the helpers in `common` and `loopback` (one link, one build).
+//! library, and shares the helpers in `common`, `harness` and `loopback` (one link, one build).
 
 // The tests set up real processes and terminals the way the product meets them: `pre_exec`
 // (a child's rlimit, its descriptors), `openpty`, signals; that takes `unsafe`, which the
@@ -10,6 +10,8 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+#[macro_use]
+mod harness;
 mod loopback;
 
 mod align;
