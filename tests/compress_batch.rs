@@ -320,8 +320,8 @@ fn a_call_cut_by_ctrl_c_is_recorded_as_cancelled() {
     while server.requests().is_empty() && started.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: signals our own child.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_exit(&out, 130);
     assert_stderr_has(&out, "cancelled");

@@ -20,8 +20,7 @@ struct SmallDisk {
 
 impl SmallDisk {
     fn mount(size: &str) -> SmallDisk {
-        // SAFETY: geteuid only reads the process's credentials.
-        if unsafe { libc::geteuid() } != 0 {
+        if !rustix::process::geteuid().is_root() {
             panic!(
                 "this test mounts a {size} tmpfs to fill a disk for real, which needs root: run it as root \
                  (CI does), e.g. `sudo -E env PATH=$PATH cargo test --test tests harden_spool`"

@@ -146,23 +146,18 @@ fn past_max_connections_a_new_connection_is_answered_503_and_a_freed_slot_serves
 /// Raises this process's open-file limit so it can hold `wanted` sockets; returns how many
 /// it can (the hard limit may be lower on another machine).
 fn room_for_sockets(wanted: u64) -> u64 {
-    // SAFETY: getrlimit/setrlimit on a local struct.
-    unsafe {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-        let target = (wanted + 512).min(limit.rlim_max);
-        if limit.rlim_cur < target {
-            limit.rlim_cur = target;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-        // Both sides of the proxy need a descriptor per connection, and other tests run
-        // beside this one.
-        (limit.rlim_cur.saturating_sub(512) / 2).min(wanted)
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    // `None` is RLIM_INFINITY.
+    let target = (wanted + 512).min(limit.maximum.unwrap_or(u64::MAX));
+    if limit.current.is_some_and(|current| current < target) {
+        limit.current = Some(target);
+        let _ = setrlimit(Resource::Nofile, limit);
     }
+    let current = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
+    // Both sides of the proxy need a descriptor per connection, and other tests run
+    // beside this one.
+    (current.saturating_sub(512) / 2).min(wanted)
 }
 
 #[test]

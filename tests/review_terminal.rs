@@ -5,7 +5,8 @@
 
 use std::fs::{self, File};
 use std::io::{Read, Write};
-use std::os::fd::FromRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -25,23 +26,27 @@ struct Terminal {
     screen: Arc<Mutex<Vec<u8>>>,
 }
 
+/// A new pseudo-terminal: its master end, and the terminal end a child is given.
+fn open_pty() -> (File, File) {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+        .expect("openpt");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name.as_bytes()));
+    let slave = File::options()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (File::from(master), slave)
+}
+
 impl Terminal {
     fn start(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Terminal {
-        let (mut master_fd, mut slave_fd) = (0, 0);
-        // SAFETY: openpty writes two new descriptors, which are owned by the Files below.
-        let opened = unsafe {
-            libc::openpty(
-                &mut master_fd,
-                &mut slave_fd,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
-        // SAFETY: both descriptors were just opened and are owned by nothing else.
-        let (master, slave) =
-            unsafe { (File::from_raw_fd(master_fd), File::from_raw_fd(slave_fd)) };
+        let (master, slave) = open_pty();
         let mut command = Command::new(env!("CARGO_BIN_EXE_brief"));
         for (name, _) in std::env::vars_os() {
             let name = name.to_string_lossy();

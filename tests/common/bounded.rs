@@ -4,7 +4,6 @@
 
 use std::fs;
 use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
@@ -48,19 +47,7 @@ pub fn run(dir: &Path, args: &[&str], stdin: Option<&Path>, env: &[(&str, &str)]
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: ADDRESS_SPACE,
-                rlim_max: ADDRESS_SPACE,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    briefkit::sys::limit_child_address_space(&mut cmd, ADDRESS_SPACE);
     let mut child = cmd.spawn().unwrap();
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
@@ -102,9 +89,7 @@ pub fn run(dir: &Path, args: &[&str], stdin: Option<&Path>, env: &[(&str, &str)]
 }
 
 pub fn mkfifo(path: &Path) {
-    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0, "{path:?}");
+    briefkit::sys::make_fifo(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
 }
 
 /// Exit 2 with every `words` in stderr; a killed (timed-out or out-of-memory) run has no

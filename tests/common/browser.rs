@@ -11,8 +11,7 @@
 //! milliseconds. It is closed, and its profile removed, when the process exits.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
@@ -65,12 +64,7 @@ pub fn artifact(name: &str) -> PathBuf {
 }
 
 fn pipe() -> (OwnedFd, OwnedFd) {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills both descriptors, which are then owned here.
-    unsafe {
-        assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
-        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
-    }
+    rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).unwrap()
 }
 
 /// The process's one browser, while a test holds it.
@@ -110,8 +104,7 @@ pub fn shared() -> Shared {
         *guard = None;
         *guard = Some(Browser::launch());
         if first {
-            // SAFETY: registers a plain function to run at exit; it only locks and drops.
-            unsafe { libc::atexit(close_shared) };
+            briefkit::sys::at_exit(close_shared);
         }
     } else {
         let browser = guard.as_mut().unwrap();
@@ -170,17 +163,7 @@ impl Browser {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        // SAFETY: only async-signal-safe calls between fork and exec. Each end is
-        // duplicated first, so one already on fd 3 or 4 is not closed by the other dup2.
-        unsafe {
-            command.pre_exec(move || {
-                let (x, y) = (libc::dup(a), libc::dup(b));
-                if x < 0 || y < 0 || libc::dup2(x, 3) < 0 || libc::dup2(y, 4) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        briefkit::sys::child_descriptors_3_and_4(&mut command, a, b);
         let child = command
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));

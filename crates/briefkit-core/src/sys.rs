@@ -1,13 +1,16 @@
 //! The system calls std does not offer, behind safe functions: the one place of the
 //! workspace where `unsafe` is allowed (`unsafe_code` is denied everywhere else by the
-//! workspace lints). rustix does the calls it has safe wrappers for; only the SIGINT handler,
-//! which rustix does not install, is `unsafe` here.
+//! workspace lints). rustix does the calls it has safe wrappers for; what rustix has no safe call
+//! for is `unsafe` here: the SIGINT handler, `atexit`, and the code a child runs between fork
+//! and exec (`pre_exec`), which the tests use to bound a run and to hand Chromium its pipe.
 
 #![allow(unsafe_code)]
 
 use std::fs::File;
 use std::io;
-use std::process::Child;
+use std::os::fd::RawFd;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// This machine's host name (`gethostname`), when it has one.
@@ -75,6 +78,48 @@ pub fn kill_process_group(child: &Child) {
 pub fn make_fifo(path: &std::path::Path) -> io::Result<()> {
     use rustix::fs::{CWD, FileType, Mode, mknodat};
     mknodat(CWD, path, FileType::Fifo, Mode::from_raw_mode(0o644), 0).map_err(io::Error::from)
+}
+
+/// Limits the address space of the child `command` starts (`RLIMIT_AS`, soft and hard),
+/// set between fork and exec: how the tests bound a run that must stay small.
+pub fn limit_child_address_space(command: &mut Command, bytes: u64) {
+    use rustix::process::{Resource, Rlimit, setrlimit};
+    // SAFETY: between fork and exec the closure makes one system call (setrlimit), which is
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = Rlimit {
+                current: Some(bytes),
+                maximum: Some(bytes),
+            };
+            setrlimit(Resource::As, limit).map_err(io::Error::from)
+        });
+    }
+}
+
+/// Gives the child `command` starts the descriptors `read` and `write` as its 3 and 4 (the
+/// pipe Chromium's `--remote-debugging-pipe` speaks on).
+pub fn child_descriptors_3_and_4(command: &mut Command, read: RawFd, write: RawFd) {
+    // SAFETY: between fork and exec only dup and dup2, which are async-signal-safe. Each end
+    // is duplicated first, so one already on fd 3 or 4 is not closed by the other dup2.
+    unsafe {
+        command.pre_exec(move || {
+            let (x, y) = (libc::dup(read), libc::dup(write));
+            if x < 0 || y < 0 || libc::dup2(x, 3) < 0 || libc::dup2(y, 4) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Runs `f` when the process exits normally (`atexit`): a static is never dropped, so what
+/// it holds (a child process, a temporary directory) is released here.
+pub fn at_exit(f: extern "C" fn()) {
+    // SAFETY: registers a plain function; `f` must not unwind, which `extern "C"` enforces.
+    unsafe {
+        libc::atexit(f);
+    }
 }
 
 static SIGINT_SEEN: AtomicBool = AtomicBool::new(false);
