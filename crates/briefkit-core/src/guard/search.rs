@@ -149,13 +149,27 @@ impl Trie {
         self.root = (0..=255u8)
             .map(|b| self.edges.get(&(0, b)).copied().unwrap_or(0))
             .collect();
-        let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new(); self.terminal.len()];
-        for (&(from, b), &to) in &self.edges {
-            children[from as usize].push((b, to));
+        // Each node's children, laid out flat by node (a counting sort of the edges): one
+        // vector per node was an allocation per byte of every pattern.
+        let nodes = self.terminal.len();
+        let mut first = vec![0u32; nodes + 1];
+        for &(from, _) in self.edges.keys() {
+            first[from as usize + 1] += 1;
         }
+        for i in 0..nodes {
+            first[i + 1] += first[i];
+        }
+        let mut fill = first.clone();
+        let mut children = vec![(0u8, 0u32); self.edges.len()];
+        for (&(from, b), &to) in &self.edges {
+            children[fill[from as usize] as usize] = (b, to);
+            fill[from as usize] += 1;
+        }
+        drop(fill);
         let mut queue = std::collections::VecDeque::from([0u32]);
         while let Some(node) = queue.pop_front() {
-            for &(b, child) in &children[node as usize] {
+            let own = first[node as usize] as usize..first[node as usize + 1] as usize;
+            for &(b, child) in &children[own] {
                 let fail = if node == 0 {
                     0
                 } else {
