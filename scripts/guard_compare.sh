@@ -31,11 +31,13 @@ git archive "$old" "$old_guard" | tar -x -C "$scratch"
 cp -r "$scratch/$old_guard/." "$scratch/src/old_guard/" && rm -rf "$scratch/src/guard" "$scratch/crates"
 for m in new_guard old_guard; do
   # The sample-message entry points need the rest of the crate; `check` does not.
-  rm -f "$scratch/src/$m/messages.rs"
-  sed -i '/^mod messages;/d; /^pub use messages::/d' "$scratch/src/$m/mod.rs"
+  # `compare` (an item's file) too, since the guard gained it.
+  rm -f "$scratch/src/$m/messages.rs" "$scratch/src/$m/compare.rs"
+  sed -i '/^mod messages;/d; /^pub use messages::/d; /^mod compare;/d; /^pub use compare::/d' "$scratch/src/$m/mod.rs"
   grep -rl "crate::guard" "$scratch/src/$m" | xargs -r sed -i "s/crate::guard/crate::$m/g"
 done
-printf '#![allow(warnings)]\npub mod new_guard;\npub mod old_guard;\n' > "$scratch/src/lib.rs"
+# The report implements the crate's `Document` trait; the scratch crate has only its shape.
+printf '#![allow(warnings)]\npub mod new_guard;\npub mod old_guard;\npub mod document { pub trait Document: serde::Serialize { fn status(&self) -> &str; fn summary(&self) -> String; } }\n' > "$scratch/src/lib.rs"
 cp scripts/guard_compare/cmp.rs "$scratch/benches/cmp.rs"
 cp Cargo.lock "$scratch/"
 cat > "$scratch/Cargo.toml" <<'TOML'
@@ -48,6 +50,9 @@ publish = false
 regex = "1"
 serde = { version = "1", features = ["derive"] }
 serde_json = { version = "1", features = ["preserve_order", "arbitrary_precision", "raw_value"] }
+rust-stemmers = "1.2"
+memchr = "2"
+aho-corasick = "1"
 [[bench]]
 name = "cmp"
 harness = false

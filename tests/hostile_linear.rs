@@ -12,12 +12,20 @@ use crate::common::{brief, snapshot_tree};
 use crate::harness::{assert_exit, assert_stderr_has};
 
 const WATCHDOG: Duration = Duration::from_secs(20);
+/// The guard's cases do more work per byte (every fact of both texts is read, bound and
+/// compared), so a debug build on a loaded machine needs longer even when linear; a
+/// quadratic blowup at these sizes still takes many minutes.
+const GUARD_WATCHDOG: Duration = Duration::from_secs(180);
 
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    run_within(dir, args, WATCHDOG)
+}
+
+fn run_within(dir: &Path, args: &[&str], limit: Duration) -> std::process::Output {
     brief()
         .current_dir(dir)
         .args(args)
-        .timeout(WATCHDOG)
+        .timeout(limit)
         .output()
         .expect("brief ran")
 }
@@ -170,12 +178,44 @@ fn guard_with_forty_thousand_dropped_code_blocks_answers_at_once() {
     }
     fs::write(dir.path().join("original.md"), original).unwrap();
     fs::write(dir.path().join("proposal.md"), proposal).unwrap();
-    let output = run(
+    let output = run_within(
         dir.path(),
         &["guard", "original.md", "proposal.md", "--json"],
+        GUARD_WATCHDOG,
     );
     assert_exit(&output, 1);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let dropped = report["dropped"].as_array().expect("dropped facts");
     assert_eq!(dropped.len(), 20_000);
+}
+
+#[test]
+fn guard_with_fifty_thousand_numbers_sharing_their_first_digits_answers_at_once() {
+    // Numbers that differ only in their last digits all hashed to a few buckets of the
+    // guard's tables (the hash's low bits came from a key's first bytes): 15 MB of them
+    // took minutes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut original = String::new();
+    let mut proposal = String::new();
+    for line in 0..10_000u32 {
+        let numbers: Vec<String> = (0..5)
+            .map(|k| (1_000_000 + line * 5 + k).to_string())
+            .collect();
+        writeln!(original, "{}", numbers.join(" ")).unwrap();
+        if line % 2 == 0 {
+            writeln!(proposal, "{}", numbers.join(" ")).unwrap();
+        }
+    }
+    fs::write(dir.path().join("original.md"), original).unwrap();
+    fs::write(dir.path().join("proposal.md"), proposal).unwrap();
+    let output = run_within(
+        dir.path(),
+        &["guard", "original.md", "proposal.md", "--json"],
+        GUARD_WATCHDOG,
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let dropped = report["dropped"].as_array().expect("dropped facts");
+    assert_eq!(dropped.len(), 25_000);
+    assert!(dropped.iter().all(|fact| fact["kind"] == "number"));
 }

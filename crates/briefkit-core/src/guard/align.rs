@@ -29,6 +29,12 @@ impl Content {
         self.ends.len()
     }
 
+    /// Gives back the growth slack once every sentence is in.
+    pub fn shrink_to_fit(&mut self) {
+        self.ids.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &[Id]> {
         (0..self.len()).map(|i| &self[i])
     }

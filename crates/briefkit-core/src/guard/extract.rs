@@ -6,10 +6,10 @@
 //! and line numbers stay those of the original text.
 
 use std::cell::OnceCell;
-use std::collections::HashSet;
 use std::ops::Range;
 
 use super::code::code_spans;
+use super::hash::FxSet;
 use super::patterns::{self, Found};
 use super::{Class, Fact};
 use super::{identifiers, numbers, quantities};
@@ -22,7 +22,7 @@ pub struct Extracted<'t> {
     /// Canonical forms of every non-code fact.
     pub keys: Keys,
     /// Canonical forms of every code block and inline code span.
-    pub code: HashSet<String>,
+    pub code: FxSet<String>,
     /// Every prose fact, repeats included, in text order: what the second layer binds.
     pub occurrences: Vec<Found>,
     /// Every code block and inline code span, repeats included, in text order.
@@ -40,7 +40,7 @@ pub struct Extracted<'t> {
 
 /// Canonical forms by class, looked up without allocating.
 #[derive(Debug, Default)]
-pub struct Keys([HashSet<String>; 6]);
+pub struct Keys([FxSet<String>; 6]);
 
 impl Keys {
     fn slot(class: Class) -> usize {
@@ -56,6 +56,15 @@ impl Keys {
 
     pub fn insert(&mut self, class: Class, canonical: String) {
         self.0[Self::slot(class)].insert(canonical);
+    }
+
+    /// Inserts a copy of `canonical` unless it is there: a text repeating one fact
+    /// (a number on every line) allocates it once.
+    pub fn insert_copy(&mut self, class: Class, canonical: &str) {
+        let set = &mut self.0[Self::slot(class)];
+        if !set.contains(canonical) {
+            set.insert(canonical.to_string());
+        }
     }
 
     pub fn contains(&self, class: Class, canonical: &str) -> bool {
@@ -130,25 +139,23 @@ pub fn extract(text: &str) -> Extracted<'_> {
         .collect();
     hidden.sort_by_key(|r| r.start);
     let mut keys = Keys::default();
-    keys.extend(
+    for f in &occurrences {
+        keys.insert_copy(f.kind.class(), &f.canonical);
+    }
+    // Identifiers are compared with code: a name that lost or gained its backticks stays.
+    let mut code_set = FxSet::default();
+    for f in code.found.iter().chain(
         occurrences
             .iter()
-            .map(|f| (f.kind.class(), f.canonical.clone())),
-    );
-    // Identifiers are compared with code: a name that lost or gained its backticks stays.
-    let code_set = code
-        .found
-        .iter()
-        .chain(
-            occurrences
-                .iter()
-                .filter(|f| f.kind == super::Kind::Identifier),
-        )
-        .map(|f| f.canonical.clone())
-        .collect();
+            .filter(|f| f.kind == super::Kind::Identifier),
+    ) {
+        if !code_set.contains(f.canonical.as_str()) {
+            code_set.insert(f.canonical.clone());
+        }
+    }
     let mut all: Vec<&Found> = occurrences.iter().chain(&code.found).collect();
     all.sort_by_key(|f| (f.start, f.end));
-    let mut seen = HashSet::new();
+    let mut seen = FxSet::default();
     all.retain(|f| seen.insert((f.kind.class(), f.canonical.as_str())));
     let facts = located(text, &all);
     drop(seen);

@@ -57,9 +57,12 @@ impl Hasher for Fx {
         self.add(i as u64);
     }
 
+    /// The product's high bits are the well-mixed ones, and a hash table picks its bucket
+    /// from the low bits: rotated, so keys that differ only after their first bytes (digit
+    /// strings, `v1.2.3`, numbered names) do not all fall into a few buckets.
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 }
 

@@ -100,11 +100,18 @@ pub fn occurring(patterns: &[Vec<u8>], text: &[u8]) -> Vec<bool> {
         .collect()
 }
 
-/// An Aho-Corasick automaton over bytes: goto edges in one map, failure links, and
-/// dictionary links to the nearest proper suffix that ends a pattern.
+/// An Aho-Corasick automaton over bytes: goto edges, failure links, and dictionary links
+/// to the nearest proper suffix that ends a pattern.
+///
+/// Most nodes of a trie of long patterns (code blocks) have one child, made right after
+/// them: that edge is the node's [`Trie::chain`] byte, to the next node; only the others
+/// go in the map. A map entry per byte of every pattern was most of the guard's memory on
+/// a text whose code blocks the other text lacks.
 #[derive(Default)]
 struct Trie {
     edges: FxMap<(u32, u8), u32>,
+    /// Per node: the byte leading to node + 1, or [`NO_CHAIN`].
+    chain: Vec<u16>,
     /// The root's edges as a table: most steps of a scan start there.
     root: Vec<u32>,
     fail: Vec<u32>,
@@ -113,13 +120,22 @@ struct Trie {
 }
 
 const NONE: u32 = u32::MAX;
+const NO_CHAIN: u16 = u16::MAX;
 
 impl Trie {
     fn node(&mut self) -> u32 {
         self.fail.push(0);
         self.dict.push(NONE);
         self.terminal.push(false);
+        self.chain.push(NO_CHAIN);
         (self.terminal.len() - 1) as u32
+    }
+
+    fn child(&self, at: u32, b: u8) -> Option<u32> {
+        if self.chain[at as usize] == u16::from(b) {
+            return Some(at + 1);
+        }
+        self.edges.get(&(at, b)).copied()
     }
 
     fn insert(&mut self, pattern: &[u8]) -> u32 {
@@ -128,11 +144,15 @@ impl Trie {
         }
         let mut at = 0;
         for &b in pattern {
-            at = match self.edges.get(&(at, b)) {
-                Some(&next) => next,
+            at = match self.child(at, b) {
+                Some(next) => next,
                 None => {
                     let next = self.node();
-                    self.edges.insert((at, b), next);
+                    if next == at + 1 && self.chain[at as usize] == NO_CHAIN {
+                        self.chain[at as usize] = u16::from(b);
+                    } else {
+                        self.edges.insert((at, b), next);
+                    }
                     next
                 }
             };
@@ -146,16 +166,35 @@ impl Trie {
         if self.terminal.is_empty() {
             self.node();
         }
-        self.root = (0..=255u8)
-            .map(|b| self.edges.get(&(0, b)).copied().unwrap_or(0))
-            .collect();
-        let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new(); self.terminal.len()];
-        for (&(from, b), &to) in &self.edges {
-            children[from as usize].push((b, to));
+        self.root = (0..=255u8).map(|b| self.child(0, b).unwrap_or(0)).collect();
+        // Each node's children, laid out flat by node (a counting sort of the edges): one
+        // vector per node was an allocation per byte of every pattern.
+        let nodes = self.terminal.len();
+        let chained = (0..nodes).filter(|&n| self.chain[n] != NO_CHAIN);
+        let mut first = vec![0u32; nodes + 1];
+        for from in self
+            .edges
+            .keys()
+            .map(|&(from, _)| from as usize)
+            .chain(chained.clone())
+        {
+            first[from + 1] += 1;
         }
+        for i in 0..nodes {
+            first[i + 1] += first[i];
+        }
+        let mut fill = first.clone();
+        let mut children = vec![(0u8, 0u32); first[nodes] as usize];
+        let sequential = chained.map(|n| ((n as u32, self.chain[n] as u8), n as u32 + 1));
+        for ((from, b), to) in self.edges.iter().map(|(&k, &v)| (k, v)).chain(sequential) {
+            children[fill[from as usize] as usize] = (b, to);
+            fill[from as usize] += 1;
+        }
+        drop(fill);
         let mut queue = std::collections::VecDeque::from([0u32]);
         while let Some(node) = queue.pop_front() {
-            for &(b, child) in &children[node as usize] {
+            let own = first[node as usize] as usize..first[node as usize + 1] as usize;
+            for &(b, child) in &children[own] {
                 let fail = if node == 0 {
                     0
                 } else {
@@ -177,7 +216,7 @@ impl Trie {
             if state == 0 {
                 return self.root[b as usize];
             }
-            if let Some(&next) = self.edges.get(&(state, b)) {
+            if let Some(next) = self.child(state, b) {
                 return next;
             }
             state = self.fail[state as usize];
@@ -240,6 +279,23 @@ mod tests {
         assert!(!token_in("id", "provide"));
         assert!(!token_in("id", "ids"));
         assert!(!token_in("é", "éa"));
+    }
+
+    proptest::proptest! {
+        /// Over a small alphabet (so patterns share beginnings, nest and repeat, and the
+        /// chained and mapped edges mix), the automaton answers as a substring search does.
+        #[test]
+        fn the_automaton_agrees_with_a_plain_substring_search(
+            patterns in proptest::collection::vec("[ab\n]{0,6}", 0..12),
+            text in "[ab\n]{0,40}",
+        ) {
+            let patterns: Vec<Vec<u8>> = patterns.iter().map(|p| p.as_bytes().to_vec()).collect();
+            let plain: Vec<bool> = patterns
+                .iter()
+                .map(|p| p.is_empty() || text.as_bytes().windows(p.len()).any(|w| w == &p[..]))
+                .collect();
+            proptest::prop_assert_eq!(occurring(&patterns, text.as_bytes()), plain);
+        }
     }
 
     #[test]

@@ -57,6 +57,12 @@ fn lists(c: &Constraints) -> [Vec<u32>; 12] {
 }
 
 impl Store {
+    /// Gives back the growth slack once every sentence is in.
+    pub fn shrink_to_fit(&mut self) {
+        self.pool.shrink_to_fit();
+        self.records.shrink_to_fit();
+    }
+
     /// Stores `c`; returns its index.
     pub fn push(&mut self, c: &Constraints) -> u32 {
         let mut record = Record {
