@@ -39,6 +39,7 @@ mod guard_props;
 mod guard_real;
 mod guard_table;
 mod guard_telegraphic;
+mod guard_weakening;
 mod harden_bounds;
 mod harden_cli;
 mod harden_display;

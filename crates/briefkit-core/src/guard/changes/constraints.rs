@@ -1,9 +1,10 @@
 //! Constraints compared across aligned sentences: a negation, modal, `only`, exception,
 //! condition or absolute that the proposal lost, reversed or added.
 
-use super::super::lexicon::data;
+use super::super::lexicon::{ENGLISH, data};
 use super::super::lookup::Mark;
 use super::super::reading::{Constraints, Modal, Reading};
+use super::evidence::{contrasts, kept, kept_share, orders_in_time, words};
 use super::{ChangeKind, Found};
 
 fn sentence_span(r: &Reading, s: usize) -> (usize, usize) {
@@ -72,26 +73,65 @@ pub(super) fn lost(
     // condition of its own (`never share data` → `only share data` is a flip).
     let (os, oe) = sentence_span(o, s);
     let conditional = has_condition(c, &o.text[os..oe].to_lowercase());
+    let mine_lower = o.text[os..oe].to_lowercase();
+    // The aligned sentences' text, read only when a constraint needs it.
+    let other_text = std::cell::OnceCell::new();
+    let other_lower = || -> &String {
+        other_text.get_or_init(|| {
+            others
+                .iter()
+                .map(|&(g, _)| {
+                    let (ps, pe) = sentence_span(p, g);
+                    p.text[ps..pe].to_lowercase()
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    };
     if let Some(&at) = c.negation.first()
         && any(|g| &g.negation).is_none()
         && !(conditional && any(|g| &g.only).is_some())
         && !others.iter().any(|(_, g)| reworded_negation(c, g))
     {
-        let (message, p_at) = match any(|g| &g.universal) {
-            Some(u) if c.universal.is_empty() => {
-                (format!("`{}` became `{}`", ow(at), pw(u)), Some(u))
+        let other_words = words(other_lower());
+        // Said another way: the word as a symbol (`w/o`), or a contrast (`not your
+        // preferred approach` → `over preferred approach`).
+        let said = other_words.contains(&ow(at).to_lowercase().as_str())
+            || new_contrast(&mine_lower, other_lower());
+        // The words the negation governs must survive for it to have flipped; when they
+        // went too, the clause was dropped (the instruction layer's finding), except a
+        // `without …` that an instruction set as its condition.
+        let governed = governed(o.text, at, 3);
+        let refs: Vec<&str> = governed.iter().map(String::as_str).collect();
+        let kept_words = kept_share(&refs, &other_words) >= 0.5;
+        if !said && kept_words {
+            push_negation(o, p, (s, q), at, any(|g| &g.universal), c, out);
+        } else {
+            if !said && ow(at).eq_ignore_ascii_case("without") && !c.modals.is_empty() {
+                out.push(constraint(
+                    o,
+                    p,
+                    (s, q),
+                    (Some(at), None),
+                    ChangeKind::Condition,
+                    format!("condition `without {}` was lost", governed.join(" ")),
+                    false,
+                ));
             }
-            _ => (format!("negation `{}` was lost", ow(at)), None),
-        };
-        out.push(constraint(
-            o,
-            p,
-            (s, q),
-            (Some(at), p_at),
-            ChangeKind::Negation,
-            message,
-            false,
-        ));
+            // Not reported, but still one half of a rewording with a reversed bound
+            // (`never more than 15%` → `capped at 15%`): both then go.
+            let mut quiet = constraint(
+                o,
+                p,
+                (s, q),
+                (Some(at), None),
+                ChangeKind::Negation,
+                String::new(),
+                false,
+            );
+            quiet.gone = true;
+            out.push(quiet);
+        }
     }
     for m in &c.modals {
         let theirs: Vec<&Modal> = others.iter().flat_map(|(_, g)| &g.modals).collect();
@@ -109,9 +149,11 @@ pub(super) fn lost(
         } else {
             None
         };
+        // `Optionally downscale` → `Optional downscale`: one word, two readings.
         if let Some(t) = pick
             && effective(t) != effective(m)
             && t.mark != m.mark
+            && !kept(&ow(m.at).to_lowercase(), &[&pw(t.at).to_lowercase()])
         {
             let message = format!("`{}` became `{}`", ow(m.at), pw(t.at));
             out.push(constraint(
@@ -128,6 +170,7 @@ pub(super) fn lost(
     if let Some(&at) = c.only.first()
         && any(|g| &g.only).is_none()
         && any(|g| &g.only_weak).is_none()
+        && !counts_only(o.text, at)
     {
         let message = format!("exclusivity `{}` was lost", ow(at));
         out.push(constraint(
@@ -151,7 +194,7 @@ pub(super) fn lost(
             continue;
         }
         let turned = opposite.and_then(|f| if f(c).is_empty() { any(f) } else { None });
-        if name == "condition" && turned.is_none() && (carried(c, others) || asked(p, others)) {
+        if turned.is_none() && reworded_condition(name, o.text, at, others, p, c, other_lower()) {
             continue;
         }
         let (message, p_at, flip) = match turned {
@@ -178,7 +221,7 @@ pub(super) fn lost(
             .and_then(|at| any(to).map(|t| (at, t)))
     };
     let proposal_sentences: Vec<usize> = others.iter().map(|(q, _)| *q).collect();
-    qualifiers_and_strength(o, p, (s, q), &proposal_sentences, out);
+    super::weakening::weakenings(o, p, (s, q), &proposal_sentences, c, out);
     let absolute = weakened(&c.universal, |g| &g.partial, |g| &g.universal, &c.partial)
         .or_else(|| weakened(&c.partial, |g| &g.universal, |g| &g.partial, &c.universal));
     if let Some((at, t)) = absolute {
@@ -195,6 +238,138 @@ pub(super) fn lost(
     }
 }
 
+/// A negation of sentence `s` lost in `q` (or turned into the universal at `u`).
+fn push_negation(
+    o: &Reading,
+    p: &Reading,
+    (s, q): (usize, usize),
+    at: usize,
+    universal: Option<usize>,
+    c: &Constraints,
+    out: &mut Vec<Found>,
+) {
+    let (message, p_at) = match universal {
+        Some(u) if c.universal.is_empty() => (
+            format!("`{}` became `{}`", word_at(o.text, at), word_at(p.text, u)),
+            Some(u),
+        ),
+        _ => (format!("negation `{}` was lost", word_at(o.text, at)), None),
+    };
+    out.push(constraint(
+        o,
+        p,
+        (s, q),
+        (Some(at), p_at),
+        ChangeKind::Negation,
+        message,
+        false,
+    ));
+}
+
+/// The content words right after the constraint word at `at` (lowercased, up to `n`,
+/// within its clause): what a negation or condition governs.
+fn governed(text: &str, at: usize, n: usize) -> Vec<String> {
+    const FUNCTION: &[&str] = &[
+        "the", "any", "your", "our", "that", "this", "with", "for", "and", "not", "have", "has",
+        "had", "been", "are", "will", "there", "you", "they", "was", "were", "can", "does",
+    ];
+    // The clause ends at punctuation, emphasis or the main clause's modal (`faked
+    // because the backend is not ready **must be logged**`).
+    const MODALS: &[&str] = &["must", "should", "shall", "will", "may", "would", "could"];
+    let rest = &text[at..];
+    let rest = &rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..];
+    let clause = &rest[..rest
+        .find(|c: char| ",.;:()!?*—–".contains(c))
+        .unwrap_or(rest.len())];
+    clause
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .take_while(|w| !MODALS.iter().any(|m| w.eq_ignore_ascii_case(m)))
+        .filter(|w| w.len() >= 3 && !FUNCTION.iter().any(|f| w.eq_ignore_ascii_case(f)))
+        .take(n)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether the proposal sets things against each other (`over`, `>`, `rather than`)
+/// where the original did not: a `not` said as a contrast (`even if not your preferred
+/// approach` → `over preferred approach`).
+fn new_contrast(mine: &str, other: &str) -> bool {
+    [
+        "rather than",
+        "instead of",
+        "instead",
+        "over",
+        "versus",
+        "vs",
+        "as opposed to",
+    ]
+    .iter()
+    .any(|w| data::has_phrase(other, w) && !data::has_phrase(mine, w))
+        || (other.contains(" > ") && !mine.contains(" > "))
+}
+
+/// Whether a condition (`name`: `condition`, `exception`, `time limit`) at `at` that the
+/// aligned sentences lack is said there another way: as a phrase (`for an exchange`), a
+/// question (`No dedicated command? Check hooks`), a topic (`If there's a tradeoff` →
+/// `Tradeoffs:`, most of its clause's words kept) or, for `until`, another word of time
+/// (`until we have tests` → `wait for tests first`). `providing` and `provided` without
+/// `that` are participles, no condition.
+#[allow(clippy::too_many_arguments)]
+fn reworded_condition(
+    name: &str,
+    text: &str,
+    at: usize,
+    others: &[(usize, &Constraints)],
+    p: &Reading,
+    c: &Constraints,
+    other_lower: &str,
+) -> bool {
+    let word = word_at(text, at).to_lowercase();
+    let after = text[at + word.len().min(text.len() - at)..].trim_start();
+    if matches!(word.as_str(), "providing" | "provided") && !after.starts_with("that") {
+        return true;
+    }
+    match name {
+        "condition" => {
+            if carried(c, others) || asked(p, others) {
+                return true;
+            }
+            // `if it makes sense` → `when applicable`: a hedge kept as a hedge.
+            let hedged = ENGLISH
+                .instructions
+                .hedge_conditions
+                .iter()
+                .any(|w| data::has_phrase(other_lower, w));
+            // The clause's first word is usually its subject, which the main clause
+            // keeps anyway (`If the order is late, offer a voucher` → `… for the
+            // order`); after `there is` the first word is what the clause is about.
+            let clause = governed(text, at, 8);
+            let existential = text[at..]
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.to_lowercase().starts_with("there"));
+            let skip = usize::from(clause.len() >= 2 && !existential);
+            let refs: Vec<&str> = clause[skip..].iter().map(String::as_str).collect();
+            hedged || (!refs.is_empty() && kept_share(&refs, &words(other_lower)) >= 0.5)
+        }
+        "time limit" => orders_in_time(other_lower),
+        _ => false,
+    }
+}
+
+/// Whether the `only` at `at` says how few (`only 700 bytes`, `only have one consumer`):
+/// a count within its next two words. That `only` means `merely`; the count keeps it.
+fn counts_only(text: &str, at: usize) -> bool {
+    let rest = &text[at..];
+    rest.split_whitespace().skip(1).take(2).any(|w| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        w.starts_with(|c: char| c.is_ascii_digit())
+            || matches!(w.as_str(), "one" | "two" | "three" | "single" | "few")
+    })
+}
+
 /// Whether a constraint comes with a condition (`without`, `unless`, `until`, `before`,
 /// `after`, `if`): what `never X without Y` and `X only after Y` both have.
 fn has_condition(c: &Constraints, lower: &str) -> bool {
@@ -204,85 +379,6 @@ fn has_condition(c: &Constraints, lower: &str) -> bool {
         || ["without", "before", "after", "unless", "until"]
             .iter()
             .any(|w| data::has_phrase(lower, w))
-}
-
-/// Whether a (lowercased) sentence sets one thing against another (`rather than`,
-/// `instead of`, `over`, `>`): a rewrite saying it with `not` keeps the contrast.
-fn contrasts(lower: &str) -> bool {
-    [
-        "rather than",
-        "instead of",
-        "over",
-        "than",
-        "versus",
-        "vs",
-        "as opposed to",
-    ]
-    .iter()
-    .any(|w| data::has_phrase(lower, w))
-        || lower.contains(" > ")
-}
-
-/// A qualifier of the original sentence `s` (`explicitly`, `gradually`, `each`) that
-/// none of its aligned sentences keeps, and a strength that moved: a preference or habit
-/// (`prefer`, `generally`) turned absolute (`always`, `must`), or the reverse. Both change
-/// how widely or how strongly the instruction applies: `review`, never `flagged`.
-fn qualifiers_and_strength(
-    o: &Reading,
-    p: &Reading,
-    (s, q): (usize, usize),
-    theirs: &[usize],
-    out: &mut Vec<Found>,
-) {
-    let (os, oe) = sentence_span(o, s);
-    let mine = o.text[os..oe].to_lowercase();
-    let other: String = theirs
-        .iter()
-        .map(|&g| {
-            let (ps, pe) = sentence_span(p, g);
-            p.text[ps..pe].to_lowercase()
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    let find = |text: &str, words: &[&'static str]| {
-        words.iter().copied().find(|w| data::has_phrase(text, w))
-    };
-    let at_word = |w: &str| o.text[os..oe].to_lowercase().find(w).map(|n| os + n);
-    for group in data::qualifiers() {
-        if let Some(w) = find(&mine, &group)
-            && find(&other, &group).is_none()
-        {
-            out.push(constraint(
-                o,
-                p,
-                (s, q),
-                (at_word(w), None),
-                ChangeKind::Qualifier,
-                format!("qualifier `{w}` was lost"),
-                false,
-            ));
-            break;
-        }
-    }
-    let (weak, strong) = (data::strength("weak"), data::strength("strong"));
-    let (my_weak, my_strong) = (find(&mine, &weak), find(&mine, &strong));
-    let (their_weak, their_strong) = (find(&other, &weak), find(&other, &strong));
-    let message = match (my_weak, my_strong, their_weak, their_strong) {
-        (Some(w), None, None, Some(t)) => Some((w, format!("`{w}` became `{t}`"))),
-        (None, Some(w), Some(t), None) => Some((w, format!("`{w}` became `{t}`"))),
-        _ => None,
-    };
-    if let Some((w, message)) = message {
-        out.push(constraint(
-            o,
-            p,
-            (s, q),
-            (at_word(w), None),
-            ChangeKind::Strength,
-            message,
-            false,
-        ));
-    }
 }
 
 /// Whether `other` says the negation of `c` with a negative prefix (`not resolved` ↔
@@ -347,12 +443,27 @@ pub(super) fn gained(
     for (f, kind, name) in simple {
         let Some(&at) = f(c).first() else { continue };
         let reworded = match kind {
+            // The word was there (`not only` → `not … only`), or what it negates is new
+            // (a clause added, not a rule flipped).
             ChangeKind::Negation => {
                 contrast
                     || (conditional && !none(|g| &g.only))
                     || others.iter().any(|g| reworded_negation(c, g))
+                    || data::has_phrase(&lower, &pw(at).to_lowercase())
+                    || {
+                        let governed = governed(p.text, at, 3);
+                        let refs: Vec<&str> = governed.iter().map(String::as_str).collect();
+                        kept_share(&refs, &words(&lower)) < 0.5
+                    }
             }
-            _ => !none(|g| &g.only_weak) || (conditional && !none(|g| &g.negation)),
+            // An `only` where the original said `always`, or `only` and a count.
+            _ => {
+                !none(|g| &g.only_weak)
+                    || (conditional && !none(|g| &g.negation))
+                    || !none(|g| &g.universal)
+                    || data::has_phrase(&lower, &pw(at).to_lowercase())
+                    || counts_only(p.text, at)
+            }
         };
         if none(f) && !reworded {
             let message = format!("{name} `{}` was added", pw(at));
@@ -374,10 +485,12 @@ pub(super) fn gained(
                 m.mark,
                 Mark::Permission | Mark::Recommendation | Mark::Optional
             );
+            // `Optionally downscale` → `Optional downscale` was already optional.
             if weaker
                 && !m.negated
                 && let Some(verb) = &m.verb
                 && o.content[s].contains(verb)
+                && !kept(&pw(m.at).to_lowercase(), &words(&lower))
             {
                 let message = format!("an instruction became `{}`", pw(m.at));
                 out.push(constraint(
