@@ -107,7 +107,25 @@ pub(super) fn weakenings(
                 && !ENGLISH.stop_words.contains(w)
         })
         .collect();
-    if kept_share(&content, &other_words) < COUNTERPART {
+    // A shared value anchors a counterpart that shares few words (`Functions should
+    // generally be no longer than 20-30 lines` → `fn.len≤20..30ln`): enough to compare
+    // how strongly it is said, not what it applies to.
+    let counterpart = kept_share(&content, &other_words) >= COUNTERPART;
+    // A lost scope is judged on the rest of the sentence (at least three words of it):
+    // `Add unique indexes to hot tables for frequently queried columns` → `+unique
+    // indexes on hot tables` keeps all of it but the scope.
+    let scope = (instruction(&mine, c) && !named_start(&o.text[os..oe]))
+        .then(|| lost_scope(&mine, &other_words))
+        .flatten()
+        .filter(|phrase| {
+            let rest: Vec<&str> = content
+                .iter()
+                .copied()
+                .filter(|w| !phrase.split(' ').any(|p| p == *w))
+                .collect();
+            rest.len() >= 3 && kept_share(&rest, &other_words) >= COUNTERPART
+        });
+    if !counterpart && scope.is_none() && !shares_value(o, p, s, theirs) {
         return;
     }
     // Where the word is in the original (its sentence start when lowercasing or spacing
@@ -185,6 +203,16 @@ pub(super) fn weakenings(
             format!("hedge `{h}` was added: the proposal makes a rule a habit"),
         );
     }
+    if let Some(phrase) = scope {
+        push(
+            Some(phrase.as_str()),
+            ChangeKind::Scope,
+            format!("scope `{phrase}` was lost"),
+        );
+    }
+    if !counterpart {
+        return;
+    }
     // A time clause said with another word of time (`before running` → `first, then`)
     // is kept.
     if instruction(&mine, c)
@@ -204,16 +232,25 @@ pub(super) fn weakenings(
             format!("alternative `{pair}` lost its `or`: both now read as one"),
         );
     }
-    if instruction(&mine, c)
-        && !named_start(&o.text[os..oe])
-        && let Some(phrase) = lost_scope(&mine, &other_words)
-    {
-        push(
-            Some(phrase.as_str()),
-            ChangeKind::Scope,
-            format!("scope `{phrase}` was lost"),
-        );
-    }
+}
+
+/// The values of sentence `s` (values are in text order).
+fn values_of<'r>(r: &'r Reading, s: usize) -> &'r [super::super::reading::Value] {
+    let lo = r.values.partition_point(|v| v.sentence < s);
+    let hi = r.values.partition_point(|v| v.sentence <= s);
+    &r.values[lo..hi]
+}
+
+/// Whether original sentence `s` and the proposal's sentences `theirs` share a value
+/// (at most [`super::LIMIT`] of each compared: linear).
+fn shares_value(o: &Reading, p: &Reading, s: usize, theirs: &[usize]) -> bool {
+    let mine = values_of(o, s);
+    theirs.iter().take(super::LIMIT).any(|&g| {
+        values_of(p, g)
+            .iter()
+            .take(super::LIMIT)
+            .any(|c| mine.iter().take(super::LIMIT).any(|v| v.key.id == c.key.id))
+    })
 }
 
 /// Whether a sentence starts with a name of two capitalised words that a verb in the
@@ -253,9 +290,8 @@ fn instruction(lower: &str, c: &Constraints) -> bool {
             super::super::lookup::Mark::Obligation | super::super::lookup::Mark::Recommendation
         )
     }) || ENGLISH.instructions.imperative_verbs.contains(&first)
-        || data::strength("strong")
-            .iter()
-            .any(|w| data::has_phrase(lower, w))
+        || strengths().0.iter().any(|w| data::has_phrase(lower, w))
+        || strengths().1.iter().any(|w| data::has_phrase(lower, w))
 }
 
 /// The first `for …` phrase of a (lowercased) sentence none of whose content words
