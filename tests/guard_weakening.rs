@@ -87,8 +87,8 @@ const REPORTED: &[(&str, &str, &str, ChangeKind)] = &[
     ),
     (
         "a time clause lost",
-        "Run the migration script after every schema change.",
-        "Run the migration script.",
+        "Run the database migration script from the repository root after every schema change.",
+        "Run the database migration script from the repository root.",
         Condition,
     ),
     (

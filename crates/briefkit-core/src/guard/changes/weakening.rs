@@ -125,7 +125,16 @@ pub(super) fn weakenings(
                 .collect();
             rest.len() >= 3 && kept_share(&rest, &other_words) >= COUNTERPART
         });
-    if !counterpart && scope.is_none() && !shares_value(o, p, s, theirs) {
+    // Only an order is anchored by its value alone: a description that drops `usually`
+    // beside its numbers (`usually land at $50-200/mo` → `$50–$200 per month`) is read
+    // as a summary.
+    let ordered = c.modals.iter().any(|m| {
+        matches!(
+            m.mark,
+            super::super::lookup::Mark::Obligation | super::super::lookup::Mark::Recommendation
+        )
+    });
+    if !counterpart && scope.is_none() && !(ordered && shares_value(o, p, s, theirs)) {
         return;
     }
     // Where the word is in the original (its sentence start when lowercasing or spacing
@@ -404,4 +413,58 @@ fn lost_alternative(mine: &str, other: &str) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_of_the_data_file_is_a_known_entry() {
+        let keys = [
+            "qualifier",
+            "hedge",
+            "softener",
+            "preference",
+            "ranking",
+            "time",
+            "purpose-ending",
+            "scope-skip",
+            "scope-stop",
+            "scope-end",
+            "bound-upper",
+            "bound-lower",
+        ];
+        for l in DATA.lines().map(str::trim) {
+            if l.is_empty() || l.starts_with('#') {
+                continue;
+            }
+            let (key, rest) = l.split_once(": ").unwrap_or_else(|| panic!("`{l}`"));
+            assert!(keys.contains(&key), "unknown key `{key}`");
+            assert_eq!(l, l.to_lowercase(), "not lowercase: `{l}`");
+            assert!(!l.contains("  ") && !rest.ends_with(','), "`{l}`");
+        }
+        for key in keys {
+            assert!(!list(key).is_empty(), "`{key}` has no words");
+        }
+    }
+
+    #[test]
+    fn a_scope_is_a_for_phrase_whose_words_all_went() {
+        let other = ["prefer", "enums", "over", "strings"];
+        assert_eq!(
+            lost_scope("prefer enums over strings for status fields.", &other).as_deref(),
+            Some("for status fields")
+        );
+        assert_eq!(lost_scope("avoid hacks for portability.", &other), None);
+        assert_eq!(lost_scope("wait for the enums.", &other), None);
+        assert_eq!(
+            lost_alternative("from toc or the title tag", "from toc `<title>` tag").as_deref(),
+            Some("toc or title")
+        );
+        assert_eq!(
+            lost_alternative("from toc or the title tag", "from toc/title tag"),
+            None
+        );
+    }
 }
