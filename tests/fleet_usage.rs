@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::common::clickhouse::{ClickHouse, PASSWORD};
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::argv;
 
 const TABLE: &str = "fleet.usage";
 
@@ -298,13 +299,9 @@ fn ledger_mistakes_exit_2_and_server_refusals_exit_3_without_the_password() {
     assert_eq!(exit, Some(2), "{err}");
     assert!(err.contains("--ledger-format clickhouse"), "{err}");
     assert!(!err.contains("pw-in-url-123"), "{err}");
-    let (exit, err) = code(&[
-        "usage",
-        "--ledger",
-        "usage.jsonl",
-        "--ledger-format",
-        "clickhouse",
-    ]);
+    let (exit, err) = code(&argv(
+        "usage --ledger usage.jsonl --ledger-format clickhouse",
+    ));
     assert_eq!(exit, Some(2), "{err}");
     let (exit, err) = code(&["usage", "--ledger", "clickhouse://h/db.t?batch_rows=lots"]);
     assert_eq!(exit, Some(2), "{err}");

@@ -1,7 +1,17 @@
 //! The one integration-test binary: every test runs the real `brief` binary or links the
-//! library, and shares the helpers in `common` and `loopback` (one link, one build).
+//! library, and shares the helpers in `common`, `harness` and `loopback` (one link, one build).
+
+// The tests set up real processes and terminals the way the product meets them: `pre_exec`
+// (a child's rlimit, its descriptors), `openpty`, signals; that takes `unsafe`, which the
+// workspace lints deny in the product's sources.
+#![allow(unsafe_code)]
+// A test that fails by a panic says where; `clippy.toml`'s allowance covers `#[test]`
+// functions only, not the helpers they share.
+#![allow(clippy::unwrap_used)]
 
 mod common;
+#[macro_use]
+mod harness;
 mod loopback;
 
 mod align;

@@ -240,14 +240,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
         prices.cached,
         prices.output,
     )));
-    let sink: Arc<dyn writer::Sink> = match &config.ledger {
-        crate::cache::ledger::Destination::File(path) => {
-            Arc::new(writer::LedgerSink::new(path.clone()))
-        }
-        crate::cache::ledger::Destination::ClickHouse(target) => Arc::new(
-            writer::ClickHouseSink::new(crate::cache::ledger::clickhouse::sink(target)?),
-        ),
-    };
+    let sink = config.ledger.open()?;
     let (rows, writer) = writer::start(sink, Arc::clone(&stats));
     let recent = dashboard::recent();
     let (book, digesters) = book::start(rows, Arc::clone(&recent));

@@ -510,6 +510,10 @@ fn sink_metrics(out: &mut String, sink: &SinkState) {
 /// A counter family: name, help text, and its value in a series' figures.
 type Counter = (&'static str, &'static str, fn(&Figures) -> u64);
 
+// Why no prometheus-client: it writes OpenMetrics text (`# EOF`, `_total` moved from the
+// counter's name to its series, a different content type), not the 0.0.4 text format the
+// `/metrics` endpoint serves and scrapers and tests read; the format is these lines,
+// `family`, `labels` and `escape`, all here.
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
