@@ -10,6 +10,7 @@
 
 mod constraints;
 mod evidence;
+mod rewording;
 mod values;
 mod weakening;
 
