@@ -10,6 +10,7 @@
 
 mod constraints;
 mod evidence;
+mod phrases;
 mod rewording;
 mod values;
 mod weakening;
