@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::harness::field_strs;
 use serde_json::{Value, json};
 
 /// A tool whose description carries fixed example times, as a scheduling tool's does.
@@ -112,12 +113,7 @@ fn a_capture_mixing_all_four_wires_is_quiet_when_each_only_grows() {
     let capture = jsonl(dir.path(), "capture.jsonl", &bodies);
     let (report, code, stderr) = align(&[capture.to_str().unwrap()]);
     assert_eq!(code, 0, "{report}\n{stderr}");
-    let shapes: Vec<&str> = report["wakes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["shape"].as_str().unwrap())
-        .collect();
+    let shapes: Vec<&str> = field_strs(&report["wakes"], "shape");
     assert_eq!(
         shapes,
         [

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::common::{brief, json, stderr};
-use crate::harness::{argv_then, assert_exit, assert_stderr_has};
+use crate::harness::{argv_then, assert_exit, assert_stderr_has, field_strs};
 
 fn put(dir: &Path, strategy: &str, env: &[(&str, &str)]) -> std::process::Output {
     brief()
@@ -74,12 +74,7 @@ fn an_original_stored_under_two_strategies_keeps_both_records() {
     // The fields it always had: the latest put's strategy.
     assert_eq!(got["strategy"], "tool_output_head_tail");
     assert_eq!(got["original"], "the same original, twice");
-    let strategies: Vec<&str> = got["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["strategy"].as_str().unwrap())
-        .collect();
+    let strategies: Vec<&str> = field_strs(&got["records"], "strategy");
     assert_eq!(strategies.len(), 2, "{got}");
     assert!(strategies.contains(&"manual") && strategies.contains(&"tool_output_head_tail"));
 }

@@ -3,10 +3,11 @@
 use std::fs;
 use std::path::Path;
 
+use crate::common::run_in;
 use crate::common::server::{Reply, Server};
 use crate::common::store::{body, content_tree};
 use crate::common::{brief, json, stderr, stdout, workspace};
-use crate::harness::{assert_exit, object_keys};
+use crate::harness::{assert_exit, field_strs, object_keys};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 
@@ -121,11 +122,7 @@ fn only_the_one_item_is_sent_never_a_rule_and_the_loop_completes() {
         "only the proposal is written"
     );
     assert!(!dir.join("history").exists());
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["accept", "clinic", &id])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["accept", "clinic", &id]);
     assert_exit(&out, 0);
     assert_eq!(body(&dir.join("items/booking.md")), format!("{SHORTER}\n"));
 }
@@ -159,12 +156,7 @@ fn json_reports_the_documented_fields_in_order() {
         ]
     );
     assert_eq!(report["status"], "flagged");
-    let dropped: Vec<&str> = report["dropped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["value"].as_str().unwrap())
-        .collect();
+    let dropped: Vec<&str> = field_strs(&report["dropped"], "value");
     assert!(
         dropped.contains(&"€80") && dropped.iter().any(|d| d.contains("harbour-physio")),
         "{dropped:?}"
@@ -296,13 +288,7 @@ fn an_identical_proposal_is_not_saved_and_a_longer_one_is_saved_as_such() {
     let server = Server::start(Reply::Text(longer));
     let out = compress(ws.path(), &server, &["sample-booking", "--json"]);
     assert_eq!(json(&out)["status"], "longer");
-    let listed = json(
-        &brief()
-            .current_dir(ws.path())
-            .args(["proposals", "clinic", "--json"])
-            .output()
-            .unwrap(),
-    );
+    let listed = json(&run_in(ws.path(), &["proposals", "clinic", "--json"]));
     // Issue 36: an identical answer is not saved (nothing to review); a longer one still is.
     assert_eq!(listed["proposals"].as_array().unwrap().len(), 1);
 }

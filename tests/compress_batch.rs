@@ -5,10 +5,11 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::common::run_in;
 use crate::common::server::{Reply, Server};
 use crate::common::store::content_tree;
 use crate::common::{brief, json, stderr, stdout, workspace};
-use crate::harness::{argv, assert_exit, assert_stderr_has};
+use crate::harness::{argv, assert_exit, assert_stderr_has, field_strs};
 use crate::loopback;
 
 /// A shorter answer for whichever item was sent: its first line.
@@ -127,12 +128,7 @@ fn compress_all_goes_on_after_a_failed_call_and_exits_3() {
     assert_exit(&out, 3);
     let report = json(&out);
     assert_eq!(report["status"], "failed");
-    let statuses: Vec<&str> = report["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["status"].as_str().unwrap())
-        .collect();
+    let statuses: Vec<&str> = field_strs(&report["items"], "status");
     assert_eq!(statuses[1], "failed");
     assert_eq!(statuses.len(), 3);
     let saved = fs::read_dir(ws.path().join("clinic/proposals"))
@@ -231,11 +227,7 @@ fn another_compressor_is_checked_then_used_as_the_system_prompt() {
     assert_stderr_has(&out, "brief check");
     assert!(server.requests().is_empty());
 
-    let lock = brief()
-        .current_dir(ws.path())
-        .args(["lock", "mine"])
-        .output()
-        .unwrap();
+    let lock = run_in(ws.path(), &["lock", "mine"]);
     assert_exit(&lock, 0);
     let out = run(
         ws.path(),
@@ -274,11 +266,7 @@ fn compress_calls_are_kept_apart_from_the_briefs_own_traffic() {
             .unwrap()
             .ends_with("clinic")
     );
-    let locked = brief()
-        .current_dir(ws.path())
-        .args(["lock", "clinic"])
-        .output()
-        .unwrap();
+    let locked = run_in(ws.path(), &["lock", "clinic"]);
     assert_exit(&locked, 0);
     let lock = fs::read_to_string(ws.path().join("clinic/brief.lock")).unwrap();
     assert!(lock.contains("hash"), "{lock}");

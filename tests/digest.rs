@@ -78,10 +78,16 @@ fn digest_cmd(store: &Path) -> assert_cmd::Command {
     cmd
 }
 
-#[test]
-fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
+/// A temporary folder and the CCR store path inside it.
+fn with_store() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("ccr.sqlite");
+    (dir, store)
+}
+
+#[test]
+fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
+    let (dir, store) = with_store();
     let file = write_yaml(dir.path(), &full_digest());
     let out = digest_cmd(&store)
         .args(["digest"])
@@ -310,8 +316,7 @@ fn a_short_detail_stays_verbatim_and_the_record_says_why() {
 
 #[test]
 fn the_human_report_says_why_a_section_stayed_verbatim() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("ccr.sqlite");
+    let (dir, store) = with_store();
     let wake = write_yaml(
         dir.path(),
         &json!({
@@ -512,8 +517,7 @@ fn briefkit_support() -> String {
 
 #[test]
 fn compose_places_the_digest_after_the_prefix_and_the_prefix_hash_does_not_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("ccr.sqlite");
+    let (dir, store) = with_store();
     let first = write_yaml(dir.path(), &full_digest());
     let second = dir.path().join("second.yaml");
     std::fs::write(
@@ -545,8 +549,7 @@ fn compose_places_the_digest_after_the_prefix_and_the_prefix_hash_does_not_chang
 
 #[test]
 fn digest_json_snapshot() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("ccr.sqlite");
+    let (dir, store) = with_store();
     let log: Vec<String> = (0..300).map(|i| format!("line {i}")).collect();
     let wake = write_yaml(
         dir.path(),
@@ -568,8 +571,7 @@ fn digest_json_snapshot() {
 
 #[test]
 fn ccr_get_unknown_json_snapshot() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("ccr.sqlite");
+    let (_dir, store) = with_store();
     let out = digest_cmd(&store)
         .args(["ccr", "get", "000000000000000000000000", "--json"])
         .output()
@@ -583,8 +585,7 @@ fn ccr_get_unknown_json_snapshot() {
 /// next lines began at column 0. Every multi-line field rendered as a list item is checked.
 #[test]
 fn digest_multi_line_detail_lines_after_the_first_fell_to_column_0() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("ccr.sqlite");
+    let (dir, store) = with_store();
     let wake = write_yaml(
         dir.path(),
         &json!({
@@ -627,8 +628,7 @@ fn digest_multi_line_detail_lines_after_the_first_fell_to_column_0() {
 /// `--json` the document is all there is (the human form keeps the table).
 #[test]
 fn digest_json_printed_the_human_table_on_stderr() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("ccr.sqlite");
+    let (dir, store) = with_store();
     let wake = write_yaml(dir.path(), &full_digest());
     let out = digest_cmd(&store)
         .arg("digest")

@@ -3,7 +3,7 @@
 use std::fs;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
-use crate::harness::{assert_exit, assert_stderr_has};
+use crate::harness::{assert_exit, assert_stderr_has, field_strs};
 
 /// Imports `source` as `prompt.md` into `./out` and returns the workspace and the output.
 fn import(source: &str, extra: &[&str]) -> (tempfile::TempDir, std::process::Output) {
@@ -78,12 +78,7 @@ fn sections_become_items_with_ids_from_their_headings() {
     let (ws, out) = import(SHAPES[1].1, &["--json"]);
     assert_exit(&out, 0);
     let report = json(&out);
-    let ids: Vec<&str> = report["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["id"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = field_strs(&report["items"], "id");
     assert_eq!(ids, ["depot-helper", "intake", "dispatch"]);
     let item = fs::read_to_string(ws.path().join("out/items/intake.md")).unwrap();
     assert!(item.starts_with("---\ntype: instruction\ntitle: \"Intake\"\n---\n## Intake\n"));
@@ -108,12 +103,7 @@ fn duplicate_and_odd_headings_get_valid_unique_ids() {
     let (_ws, out) = import(source, &["--split", "h1", "--json"]);
     assert_exit(&out, 0);
     let report = json(&out);
-    let ids: Vec<&str> = report["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["id"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = field_strs(&report["items"], "id");
     assert_eq!(ids, ["rules", "rules-2", "section", "unicode-grosse"]);
     for id in &ids {
         assert!(

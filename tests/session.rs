@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
 use crate::harness::{
-    Workspace, argv, argv_then, assert_exit, assert_stderr_has, new_session, ok, session,
+    Workspace, argv, argv_then, assert_exit, assert_stderr_has, field_strs, new_session, ok,
+    session,
 };
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
@@ -619,12 +620,7 @@ fn tools_prints_the_framework_tools_per_provider() {
         &["session", "tools", "--format", "anthropic"],
     ))
     .unwrap();
-    let names: Vec<&str> = anthropic
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = field_strs(&anthropic, "name");
     assert_eq!(
         names,
         [

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
+use crate::harness::field_strs;
 use crate::harness::{
     BriefCommand, Workspace, argv, assert_exit, assert_stderr_has, command::ledger_rows,
     new_session, ok, session,
@@ -89,12 +90,7 @@ fn a_valid_state_replaces_tier2_and_reports_what_it_forgot() {
         assert_eq!(report["resume_id"], "msg_5");
         assert!(report["tokens_after"].as_u64().unwrap() > 0);
         assert!(report["tokens_before"].as_u64().unwrap() > 0);
-        let forgotten: Vec<&str> = report["forgotten"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["value"].as_str().unwrap())
-            .collect();
+        let forgotten: Vec<&str> = field_strs(&report["forgotten"], "value");
         assert!(
             forgotten.contains(&"INV-7731") || forgotten.iter().any(|f| f.contains("7731")),
             "{forgotten:?}"
@@ -259,11 +255,7 @@ fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
             .unwrap()
             .ends_with("clinic")
     );
-    let usage = brief()
-        .current_dir(root)
-        .args(argv("usage --by brief --json --ledger ledger.jsonl"))
-        .output()
-        .unwrap();
+    let usage = run_in(root, &argv("usage --by brief --json --ledger ledger.jsonl"));
     let text = crate::common::stdout(&usage);
     assert!(text.contains("\"compaction\""), "{text}");
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
-use crate::harness::{Workspace, assert_stderr_has};
+use crate::harness::{Workspace, assert_stderr_has, field_strs};
 use crate::harness::{
     argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
 };
@@ -314,12 +314,7 @@ fn from_95_percent_a_turn_holds_back_a_high_volume_tool_call_and_hands_out_the_o
     assert_eq!(blocked.len(), 1, "{report}");
     assert_eq!(blocked[0]["name"], "find_slot");
     assert_eq!(blocked[0]["gate"]["status"], "context_budget_exceeded");
-    let handed: Vec<&str> = report["tool_calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let handed: Vec<&str> = field_strs(&report["tool_calls"], "name");
     assert_eq!(handed, ["book_slot"], "{report}");
     let log = fs::read_to_string(root.join("s/log.jsonl")).unwrap();
     assert!(log.contains("critical_high_volume"), "{log}");

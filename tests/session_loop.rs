@@ -13,7 +13,7 @@ use crate::common::{json, run_in, stderr, stdout};
 use crate::harness::{
     self, Workspace, argv, argv_then, assert_exit, command::with_openai, ok, session,
 };
-use crate::harness::{assert_stderr_has, assert_stdout_has};
+use crate::harness::{assert_stderr_has, assert_stdout_has, field_strs};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -191,12 +191,7 @@ fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_aft
             .unwrap()
             .contains("new patients are seen on Mondays")
     );
-    let kinds: Vec<&str> = report["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["kind"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = field_strs(&report["ops"], "kind");
     assert_eq!(kinds, ["tool", "model"], "{report}");
     assert_eq!(report["ops"][0]["outcome"], "ok");
     assert_eq!(model.requests().len(), 3, "no model call was made twice");

@@ -13,7 +13,7 @@ use crate::common::{brief, json, run_in, stderr, stdout};
 use crate::harness::{
     self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
 };
-use crate::harness::{Workspace, assert_stderr_has};
+use crate::harness::{Workspace, assert_stderr_has, field_strs};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
 
@@ -154,12 +154,7 @@ fn tool_estimate_is_for_the_briefs_tools_not_fetch_url() {
         &argv("session turn s --user 'Hours and a slot?' --tool-estimate 500000 --json"),
     );
     let report = json(&out);
-    let handed: Vec<&str> = report["tool_calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let handed: Vec<&str> = field_strs(&report["tool_calls"], "name");
     assert_eq!(handed, ["fetch_url"], "{report}");
     assert_eq!(report["blocked"][0]["name"], "find_slot");
 }

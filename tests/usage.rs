@@ -4,7 +4,7 @@ use std::fs;
 use std::io::Write;
 
 use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
-use crate::harness::{argv, assert_exit, assert_stderr_has, object_keys};
+use crate::harness::{argv, assert_exit, assert_stderr_has, field_strs, object_keys};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
@@ -111,12 +111,7 @@ fn usage_by_day_and_since() {
     let v = json(&out);
     assert_eq!(v["since"], "2026-12-01");
     assert_eq!(v["total"]["calls"], 6);
-    let days: Vec<&str> = v["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["key"].as_str().unwrap())
-        .collect();
+    let days: Vec<&str> = field_strs(&v["groups"], "key");
     assert_eq!(days, ["2026-12-01", "2026-12-02"]);
     let late = brief()
         .args([

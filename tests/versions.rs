@@ -14,10 +14,16 @@ fn stable(text: &str) -> String {
     stamps.replace_all(text, "[TIME]").into_owned()
 }
 
-#[test]
-fn the_first_accept_imports_the_old_body_then_writes_the_new_one() {
+/// A workspace with the clinic brief, and the brief's folder.
+fn clinic() -> (tempfile::TempDir, std::path::PathBuf) {
     let ws = workspace("clinic");
     let dir = ws.path().join("clinic");
+    (ws, dir)
+}
+
+#[test]
+fn the_first_accept_imports_the_old_body_then_writes_the_new_one() {
+    let (ws, dir) = clinic();
     let before = fs::read_to_string(dir.join("items/booking.md")).unwrap();
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--json"]);
@@ -51,8 +57,7 @@ fn the_first_accept_imports_the_old_body_then_writes_the_new_one() {
 
 #[test]
 fn history_json_lists_every_version_with_the_documented_fields() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     assert_eq!(
         run_in(ws.path(), &["accept", "clinic", &id]).status.code(),
@@ -90,8 +95,7 @@ fn history_json_lists_every_version_with_the_documented_fields() {
 
 #[test]
 fn a_stale_proposal_is_refused_with_exit_4_and_nothing_written() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     let file = dir.join("items/booking.md");
     fs::write(
@@ -110,8 +114,7 @@ fn a_stale_proposal_is_refused_with_exit_4_and_nothing_written() {
 
 #[test]
 fn a_flagged_proposal_needs_allow_flags_and_records_what_was_accepted() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let id = write_proposal(
         &dir,
         "booking",
@@ -152,8 +155,7 @@ fn unknown_and_malformed_ids_are_bad_input() {
 
 #[test]
 fn accepting_twice_names_the_version_it_became() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     assert_eq!(
         run_in(ws.path(), &["accept", "clinic", &id]).status.code(),
@@ -166,8 +168,7 @@ fn accepting_twice_names_the_version_it_became() {
 
 #[test]
 fn rule_context_and_tool_items_cannot_take_a_proposal() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     for item in ["cancellations", "visit"] {
         let id = write_proposal(&dir, item, "Shorter.\n", &[], 1);
         let tree = content_tree(ws.path());
@@ -183,8 +184,7 @@ fn rule_context_and_tool_items_cannot_take_a_proposal() {
 
 #[test]
 fn discard_removes_the_proposal_and_nothing_else() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let keep = write_proposal(
         &dir,
         "persona",
@@ -218,8 +218,7 @@ fn discard_removes_the_proposal_and_nothing_else() {
 
 #[test]
 fn restore_makes_an_old_body_current_as_a_new_version() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let original = body(&dir.join("items/booking.md"));
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     assert_eq!(
@@ -245,8 +244,7 @@ fn restore_makes_an_old_body_current_as_a_new_version() {
 
 #[test]
 fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let file = dir.join("items/persona.md");
     let out = run_in(
         ws.path(),
@@ -296,8 +294,7 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
 
 #[test]
 fn a_restored_rule_is_reported_by_check_until_it_is_locked_again() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     let file = dir.join("items/cancellations.md");
     assert_eq!(
         run_in(ws.path(), &["record", "clinic", "cancellations"])
@@ -332,8 +329,7 @@ fn a_restored_rule_is_reported_by_check_until_it_is_locked_again() {
 
 #[test]
 fn a_broken_history_is_bad_input_naming_the_file() {
-    let ws = workspace("clinic");
-    let dir = ws.path().join("clinic");
+    let (ws, dir) = clinic();
     assert_eq!(
         run_in(ws.path(), &["record", "clinic", "persona"])
             .status

@@ -6,9 +6,10 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use crate::common::run_in;
 use crate::common::store::{body, content_tree, write_proposal};
-use crate::common::{brief, json, workspace};
-use crate::harness::assert_exit;
+use crate::common::{json, workspace};
+use crate::harness::{assert_exit, field_strs};
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -41,11 +42,7 @@ fn committed_then_edited() -> (tempfile::TempDir, String, String) {
 }
 
 fn show(root: &Path, version: &str) -> String {
-    let out = brief()
-        .current_dir(root)
-        .args(["show", "clinic", "booking", "--version", version])
-        .output()
-        .unwrap();
+    let out = run_in(root, &["show", "clinic", "booking", "--version", version]);
     assert_exit(&out, 0);
     String::from_utf8(out.stdout).unwrap()
 }
@@ -53,11 +50,10 @@ fn show(root: &Path, version: &str) -> String {
 #[test]
 fn record_after_a_hand_edit_keeps_the_committed_body_as_version_1() {
     let (ws, committed, edited) = committed_then_edited();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["record", "clinic", "booking", "-m", "insurance", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(
+        ws.path(),
+        &["record", "clinic", "booking", "-m", "insurance", "--json"],
+    );
     assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "recorded");
@@ -73,19 +69,13 @@ fn the_first_accept_after_a_hand_edit_keeps_the_committed_body_too() {
     let (ws, committed, edited) = committed_then_edited();
     let dir = ws.path().join("clinic");
     let id = write_proposal(&dir, "booking", "Booking: 45 minutes, €80.\n", &[], 1);
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["accept", "clinic", &id, "--allow-flags", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(
+        ws.path(),
+        &["accept", "clinic", &id, "--allow-flags", "--json"],
+    );
     assert_exit(&out, 0);
     let report = json(&out);
-    let actions: Vec<&str> = report["written"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["action"].as_str().unwrap())
-        .collect();
+    let actions: Vec<&str> = field_strs(&report["written"], "action");
     assert_eq!(actions, ["import", "record", "compress"]);
     assert_eq!(show(ws.path(), "1").trim_end(), committed.trim_end());
     assert_eq!(show(ws.path(), "2").trim_end(), edited.trim_end());
@@ -100,21 +90,16 @@ fn an_unedited_or_untracked_item_starts_its_history_with_its_own_body() {
     git(ws.path(), &["commit", "-q", "-m", "brief"]);
     let dir = ws.path().join("clinic");
     let id = write_proposal(&dir, "booking", "Booking: 45 minutes, €80.\n", &[], 1);
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["accept", "clinic", &id, "--allow-flags", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(
+        ws.path(),
+        &["accept", "clinic", &id, "--allow-flags", "--json"],
+    );
     assert_exit(&out, 0);
     assert_eq!(json(&out)["written"][0]["action"], "import");
     assert_eq!(json(&out)["written"].as_array().unwrap().len(), 2);
     // Not in a git work tree: record writes the one version it always did.
     let ws = workspace("clinic");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["record", "clinic", "booking", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["record", "clinic", "booking", "--json"]);
     assert_exit(&out, 0);
     assert_eq!(json(&out)["written"].as_array().unwrap().len(), 1);
 }
@@ -126,11 +111,7 @@ fn accepting_a_proposal_identical_to_the_body_writes_nothing() {
     let current = body(&dir.join("items/booking.md"));
     let id = write_proposal(&dir, "booking", &current, &[], 1);
     let mut tree = content_tree(ws.path());
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["accept", "clinic", &id, "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["accept", "clinic", &id, "--json"]);
     assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "unchanged");

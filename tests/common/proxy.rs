@@ -260,8 +260,10 @@ impl Proxy {
     }
 
     /// Waits (bounded) until the ledger has `n` rows.
+    /// Waits until the ledger has `n` rows: returns as soon as they are there, and gives a
+    /// loaded machine (CI's two cores) ample time before a test sees fewer.
     pub fn wait_rows(&self, n: usize) -> Vec<serde_json::Value> {
-        self.wait_rows_for(n, Duration::from_secs(2))
+        self.wait_rows_for(n, Duration::from_secs(30))
     }
 
     /// Waits up to `limit` until the ledger has `n` rows.

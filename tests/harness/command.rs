@@ -185,3 +185,13 @@ pub fn assert_stdout_has(output: &Output, needle: &str) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains(needle), "{stdout}");
 }
+
+/// The text field `key` of every object in the JSON array `items`.
+pub fn field_strs<'a>(items: &'a Value, key: &str) -> Vec<&'a str> {
+    items
+        .as_array()
+        .expect("a JSON array")
+        .iter()
+        .map(|item| item[key].as_str().expect("a text field"))
+        .collect()
+}

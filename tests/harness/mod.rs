@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 pub use command::{
     BriefCommand, Ran, argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has,
-    object_keys, ok, ran,
+    field_strs, object_keys, ok, ran,
 };
 pub use session::{Session, envelope, new_session, session};
 

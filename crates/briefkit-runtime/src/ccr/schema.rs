@@ -180,6 +180,19 @@ fn connect(path: &Path, create: bool) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Refuses a store a newer briefkit wrote (its schema `version` above ours).
+fn refuse_newer(path: &Path, version: i64) -> Result<()> {
+    if version <= VERSION {
+        return Ok(());
+    }
+    Err(Error::input(format!(
+        "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
+        path.display()
+    ))
+    .with_hint("use the newer briefkit that wrote it, or another store")
+    .with_topic(Topic::Setting(Setting::CcrStore)))
+}
+
 /// Whether the open database is a CCR store (`true`) or new, with no tables (`false`),
 /// read without writing; anything else (another program's tables, a newer schema) is
 /// refused before the file is touched.
@@ -192,14 +205,7 @@ fn is_store(conn: &Connection, path: &Path) -> Result<bool> {
     let version: i64 = snapshot
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(|e| sql(path, e))?;
-    if version > VERSION {
-        return Err(Error::input(format!(
-            "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
-            path.display()
-        ))
-        .with_hint("use the newer briefkit that wrote it, or another store")
-        .with_topic(Topic::Setting(Setting::CcrStore)));
-    }
+    refuse_newer(path, version)?;
     let (tables, ours): (i64, i64) = snapshot
         .query_row(
             "SELECT count(*), sum(name = 'ccr_entries') FROM sqlite_schema WHERE type = 'table'",
@@ -310,14 +316,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
         }
         return tx.commit().map_err(|e| sql(path, e));
     }
-    if version > VERSION {
-        return Err(Error::input(format!(
-            "CCR store {} has schema version {version}; this briefkit reads version {VERSION}",
-            path.display()
-        ))
-        .with_hint("use the newer briefkit that wrote it, or another store")
-        .with_topic(Topic::Setting(Setting::CcrStore)));
-    }
+    refuse_newer(path, version)?;
     // Version 0: new, or not ours. Decide under the write lock so two first openers do not
     // both create.
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)

@@ -14,6 +14,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::ccr::digest::crush::type_name;
+
 const SUPPORTED: &[&str] = &[
     "type",
     "properties",
@@ -86,18 +88,6 @@ pub fn validate(schema: &Value, instance: &Value) -> Vec<Violation> {
 
 fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 fn is_type(value: &Value, name: &str) -> bool {

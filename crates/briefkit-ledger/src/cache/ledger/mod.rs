@@ -125,6 +125,16 @@ pub struct Entry {
     /// fleet's proxies apart. `null` in rows written before it was recorded.
     #[serde(default)]
     pub host: Option<String>,
+    /// Prices per million tokens the recording process was told for this call (`brief
+    /// proxy --price-input`, `--price-cached`, `--price-output`), so `brief usage` prices
+    /// the row as the proxy's dashboard did; `null` when none was given (then the brief's
+    /// `pricing` or the list price apply, as everywhere).
+    #[serde(default)]
+    pub price_input_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_cached_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_output_per_mtok: Option<f64>,
 }
 
 /// The name rows record as their `host`: `BRIEF_HOST` when set (a container's hostname is
@@ -215,6 +225,9 @@ impl Entry {
             reasoning_tokens: None,
             drift_offset: None,
             host: host(),
+            price_input_per_mtok: None,
+            price_cached_per_mtok: None,
+            price_output_per_mtok: None,
         }
     }
 

@@ -148,7 +148,9 @@ impl Field {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
+/// The JSON Schema type of `value` (`integer` for a whole number); the session's envelope
+/// checks name types the same way.
+pub fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

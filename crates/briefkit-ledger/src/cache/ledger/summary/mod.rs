@@ -65,25 +65,24 @@ pub struct Prices {
 /// and sums agree whatever order (or grouping, as SQL sums them) they are made in.
 pub const UNITS_PER_CURRENCY: f64 = 1e15;
 
-impl Prices {
-    /// Cost of a call's usage, and what it would have cost with no cache at all. Of the
-    /// `write` tokens, `write_1h` were written for an hour and are priced as such.
-    pub fn cost(
-        &self,
-        input: u64,
-        cached: u64,
-        write: u64,
-        write_1h: u64,
-        output: u64,
-    ) -> (f64, f64) {
-        let (with, without) = self.cost_units(input, cached, write, write_1h, output);
-        (
-            with as f64 / UNITS_PER_CURRENCY,
-            without as f64 / UNITS_PER_CURRENCY,
-        )
-    }
+/// A sum of [`UNITS_PER_CURRENCY`] as every view shows it (`brief usage --json`, `/stats`,
+/// both dashboards): rounded to a millionth of the currency, half away from zero, in
+/// integers so that no view rounds differently from another.
+pub fn cost_figure(units: i128) -> f64 {
+    const PER_MILLIONTH: i128 = 1_000_000_000;
+    let half = PER_MILLIONTH / 2;
+    let millionths = if units >= 0 {
+        units.saturating_add(half) / PER_MILLIONTH
+    } else {
+        units.saturating_sub(half) / PER_MILLIONTH
+    };
+    millionths as f64 / 1e6
+}
 
-    /// [`Prices::cost`] in [`UNITS_PER_CURRENCY`], exact.
+impl Prices {
+    /// Cost of a call's usage, and what it would have cost with no cache at all, in
+    /// [`UNITS_PER_CURRENCY`], exact: the one pricing of a call, which every view sums. Of
+    /// the `write` tokens, `write_1h` were written for an hour and are priced as such.
     pub fn cost_units(
         &self,
         input: u64,
@@ -264,21 +263,22 @@ impl Totals {
             .then(|| self.cached_input_tokens as f64 / self.input_tokens_reporting as f64)
     }
 
-    /// The estimated cost of the priced calls.
+    /// The estimated cost of the priced calls, as every view shows it ([`cost_figure`]).
     pub fn cost(&self) -> f64 {
-        self.cost_units as f64 / UNITS_PER_CURRENCY
+        cost_figure(self.cost_units)
     }
 
     /// What the priced calls would have cost with no cache at all.
     pub fn cost_without_cache(&self) -> f64 {
-        self.cost_without_cache_units as f64 / UNITS_PER_CURRENCY
+        cost_figure(self.cost_without_cache_units)
     }
 
     /// What caching saved (negative when cache writes cost more than the reads saved).
     pub fn savings(&self) -> f64 {
-        self.cost_without_cache_units
-            .saturating_sub(self.cost_units) as f64
-            / UNITS_PER_CURRENCY
+        cost_figure(
+            self.cost_without_cache_units
+                .saturating_sub(self.cost_units),
+        )
     }
 }
 

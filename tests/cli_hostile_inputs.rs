@@ -5,6 +5,7 @@
 use std::fs;
 use std::path::Path;
 
+use crate::common::run_in;
 use crate::common::server::{Reply, Server, loopback};
 use crate::common::store::content_tree;
 use crate::common::{brief, stderr, stdout, workspace};
@@ -123,24 +124,12 @@ fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() 
     let saved = fs::read_to_string(&file).unwrap();
     assert_no_escape("proposal file", &saved);
     assert!(saved.contains("model: m-1"), "{saved}");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["proposals", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["proposals", "clinic"]);
     assert_no_escape("proposals", &format!("{}{}", stdout(&out), stderr(&out)));
     let id = file.file_stem().unwrap().to_string_lossy().into_owned();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["accept", "clinic", &id, "--allow-flags"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["accept", "clinic", &id, "--allow-flags"]);
     assert_exit(&out, 0);
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["history", "clinic", "booking"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["history", "clinic", "booking"]);
     assert_no_escape("history", &format!("{}{}", stdout(&out), stderr(&out)));
     let out = brief()
         .current_dir(ws.path())
@@ -166,18 +155,10 @@ fn a_planted_model_name_in_a_proposal_or_version_is_sanitised_when_shown() {
         text.replace("model: test-model", "model: \"evil\\e]0;title\\a\\e[2J\""),
     )
     .unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["proposals", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["proposals", "clinic"]);
     assert_exit(&out, 0);
     assert_no_escape("proposals", &format!("{}{}", stdout(&out), stderr(&out)));
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["proposals", "clinic", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["proposals", "clinic", "--json"]);
     assert_no_escape("proposals --json", &stdout(&out));
 }
 
@@ -274,11 +255,7 @@ fn a_planted_oversized_proposal_cannot_brick_the_item() {
 /// `brief accept --allow-flags` of a planted proposal exits 2 naming `why` and writes nothing.
 fn accept_is_refused(root: &Path, id: &str, why: &str) {
     let tree = content_tree(root);
-    let out = brief()
-        .current_dir(root)
-        .args(["accept", "clinic", id, "--allow-flags"])
-        .output()
-        .unwrap();
+    let out = run_in(root, &["accept", "clinic", id, "--allow-flags"]);
     assert_exit(&out, 2);
     assert_stderr_has(&out, why);
     assert_eq!(content_tree(root), tree);
@@ -308,55 +285,27 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
     let ws = workspace("clinic");
     let file = ws.path().join("clinic/items/booking.md");
     let original = fs::read_to_string(&file).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["record", "clinic", "booking"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["record", "clinic", "booking"]);
     assert_exit(&out, 0);
     let huge = format!("{original}{}", "padding words here\n".repeat(70_000));
     assert!(huge.len() > 1024 * 1024);
     fs::write(&file, &huge).unwrap();
-    let check = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let check = run_in(ws.path(), &["check", "clinic"]);
     assert_exit(&check, 2);
     // record keeps the oversized hand edit as a version and says the item is over the limit.
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["record", "clinic", "booking", "-m", "too big"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["record", "clinic", "booking", "-m", "too big"]);
     assert_exit(&out, 0);
     assert_stderr_has(&out, "limit");
     assert!(ws.path().join("clinic/history/booking/0002.md").is_file());
     // history shows the versions to choose from; other commands keep refusing.
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["history", "clinic", "booking"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["history", "clinic", "booking"]);
     assert_exit(&out, 0);
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["compose", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["compose", "clinic"]);
     assert_exit(&out, 2);
     // restore brings the small body back, and the brief loads again.
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["restore", "clinic", "booking", "1"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["restore", "clinic", "booking", "1"]);
     assert_exit(&out, 0);
     assert_eq!(fs::read_to_string(&file).unwrap(), original);
-    let check = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let check = run_in(ws.path(), &["check", "clinic"]);
     assert_ne!(check.status.code(), Some(2), "{}", stderr(&check));
 }

@@ -4,6 +4,7 @@
 
 use std::fs;
 
+use crate::common::run_in;
 use crate::common::{brief, snapshot_tree, stderr, workspace};
 use crate::harness::assert_exit;
 
@@ -21,11 +22,7 @@ fn check_with(from: &str, to: &str) -> (i32, String, String) {
     let column = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
     fs::write(&manifest, &text).unwrap();
     let before = snapshot_tree(ws.path());
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["check", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(before, snapshot_tree(ws.path()));
     (
         out.status.code().unwrap(),
@@ -100,22 +97,14 @@ fn manifest_numbers_out_of_range_are_refused_at_their_line_and_column() {
 #[test]
 fn a_duplicate_key_is_reported_at_its_own_line_not_at_1_1() {
     let ws = workspace("clinic");
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["session", "new", "s", "--brief", "clinic"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["session", "new", "s", "--brief", "clinic"]);
     assert_exit(&out, 0);
     let config = ws.path().join("s/session.yaml");
     let mut text = fs::read_to_string(&config).unwrap();
     let lines = text.lines().count();
     text.push_str("# a comment\n\ncontext_limit: 9000\n");
     fs::write(&config, &text).unwrap();
-    let out = brief()
-        .current_dir(ws.path())
-        .args(["session", "status", "s"])
-        .output()
-        .unwrap();
+    let out = run_in(ws.path(), &["session", "status", "s"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
@@ -141,11 +130,7 @@ fn a_duplicate_key_is_reported_at_its_own_line_not_at_1_1() {
     ] {
         let text = format!("{original}\n{extra}");
         fs::write(&manifest, text).unwrap();
-        let out = brief()
-            .current_dir(ws.path())
-            .args(["check", "clinic"])
-            .output()
-            .unwrap();
+        let out = run_in(ws.path(), &["check", "clinic"]);
         assert_eq!(out.status.code(), Some(2));
         assert!(
             stderr(&out).contains(&format!("brief.yaml:{at}")),
@@ -193,18 +178,13 @@ fn import_of_a_crlf_prompt_does_not_claim_byte_for_byte() {
     )
     .unwrap();
     for (file, out_dir, exact_claim) in [("crlf.md", "a", false), ("lf.md", "b", true)] {
-        let out = brief()
-            .current_dir(dir.path())
-            .args(["import", file, out_dir])
-            .output()
-            .unwrap();
+        let out = run_in(dir.path(), &["import", file, out_dir]);
         assert_exit(&out, 0);
         let all = format!("{}{}", crate::common::stdout(&out), stderr(&out));
-        let json_out = brief()
-            .current_dir(dir.path())
-            .args(["import", file, &format!("{out_dir}-json"), "--json"])
-            .output()
-            .unwrap();
+        let json_out = run_in(
+            dir.path(),
+            &["import", file, &format!("{out_dir}-json"), "--json"],
+        );
         let summary = crate::common::json(&json_out)["summary"]
             .as_str()
             .unwrap()
@@ -349,11 +329,7 @@ fn the_stats_example_in_the_docs_is_what_the_binary_prints() {
     let command = "$ brief stats briefs/support\n";
     let start = docs.find(command).expect("the stats example") + command.len();
     let shown = &docs[start..start + docs[start..].find("```").unwrap()];
-    let out = brief()
-        .current_dir(repo)
-        .args(["stats", "briefs/support"])
-        .output()
-        .unwrap();
+    let out = run_in(repo, &["stats", "briefs/support"]);
     assert_exit(&out, 0);
     assert_eq!(
         shown,
