@@ -26,17 +26,18 @@ use score::{Change, Counts, Labels, Span, Text, Unit, cut, score_pair};
 
 // What the guard reaches on this held-out set (measured 2026-12-02: instructions P=0.15
 // R=0.27 (30/176/16), changes P=0.14 R=0.24 (4/25/35), weakened 26/44, 12 of 13 pairs not
-// clean). Issue 32's targets are higher (instruction P 0.75, change P 0.50, every DROPPED
+// clean; after the change layer asked for evidence and read weakenings: changes P=0.70
+// R=0.30 (7/3/32), weakened 29/44, 11 of 13 pairs not clean, every lossy pair among them). Issue 32's targets are higher (instruction P 0.75, change P 0.50, every DROPPED
 // found, 40% of changes, half the weakened): these floors keep what is reached from sliding
 // back while the guard climbs; raise them with it.
 /// Share of `dropped_instructions` reports that point at a real loss.
 const MIN_INSTRUCTION_PRECISION: f64 = 0.14;
 /// Share of `changed` reports that point at a real loss.
-const MIN_CHANGE_PRECISION: f64 = 0.13;
+const MIN_CHANGE_PRECISION: f64 = 0.65;
 /// Share of DROPPED instructions and facts that some report names (the target is 1.0).
 const MIN_DROPPED_RECALL: f64 = 0.27;
 /// Share of labelled changed constraints that some report catches.
-const MIN_CHANGE_RECALL: f64 = 0.23;
+const MIN_CHANGE_RECALL: f64 = 0.30;
 /// Share of WEAKENED instructions and facts reported in either layer.
 const MIN_WEAKENED_FOUND: f64 = 0.59;
 /// Every pair with a real loss gets a status other than `clean`.

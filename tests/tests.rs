@@ -46,6 +46,7 @@ mod guard_props;
 mod guard_real;
 mod guard_table;
 mod guard_telegraphic;
+mod guard_weakening;
 mod harden_bounds;
 mod harden_spool;
 mod hostile_linear;

@@ -4,13 +4,17 @@
 use super::super::lexicon::data;
 use super::super::lookup::Mark;
 use super::super::reading::{Constraints, Modal, Reading};
+use super::evidence::{contrasts, kept, kept_share, words};
+use super::rewording::{
+    counts_only, governed, has_condition, new_contrast, reworded_condition, reworded_negation,
+};
 use super::{ChangeKind, Found};
 
-fn sentence_span(r: &Reading, s: usize) -> (usize, usize) {
+pub(super) fn sentence_span(r: &Reading, s: usize) -> (usize, usize) {
     (r.sentences[s].start, r.sentences[s].end)
 }
 
-fn word_at(text: &str, at: usize) -> &str {
+pub(super) fn word_at(text: &str, at: usize) -> &str {
     let rest = &text[at..];
     let end = rest
         .find(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-'))
@@ -72,26 +76,65 @@ pub(super) fn lost(
     // condition of its own (`never share data` → `only share data` is a flip).
     let (os, oe) = sentence_span(o, s);
     let conditional = has_condition(c, &o.text[os..oe].to_lowercase());
+    let mine_lower = o.text[os..oe].to_lowercase();
+    // The aligned sentences' text, read only when a constraint needs it.
+    let other_text = std::cell::OnceCell::new();
+    let other_lower = || -> &String {
+        other_text.get_or_init(|| {
+            others
+                .iter()
+                .map(|&(g, _)| {
+                    let (ps, pe) = sentence_span(p, g);
+                    p.text[ps..pe].to_lowercase()
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    };
     if let Some(&at) = c.negation.first()
         && any(|g| &g.negation).is_none()
         && !(conditional && any(|g| &g.only).is_some())
         && !others.iter().any(|(_, g)| reworded_negation(c, g))
     {
-        let (message, p_at) = match any(|g| &g.universal) {
-            Some(u) if c.universal.is_empty() => {
-                (format!("`{}` became `{}`", ow(at), pw(u)), Some(u))
+        let other_words = words(other_lower());
+        // Said another way: the word as a symbol (`w/o`), or a contrast (`not your
+        // preferred approach` → `over preferred approach`).
+        let said = other_words.contains(&ow(at).to_lowercase().as_str())
+            || new_contrast(&mine_lower, other_lower());
+        // The words the negation governs must survive for it to have flipped; when they
+        // went too, the clause was dropped (the instruction layer's finding), except a
+        // `without …` that an instruction set as its condition.
+        let governed = governed(o.text, at, 3);
+        let refs: Vec<&str> = governed.iter().map(String::as_str).collect();
+        let kept_words = kept_share(&refs, &other_words) >= 0.5;
+        if !said && kept_words {
+            push_negation(o, p, (s, q), at, any(|g| &g.universal), c, out);
+        } else {
+            if !said && ow(at).eq_ignore_ascii_case("without") && !c.modals.is_empty() {
+                out.push(constraint(
+                    o,
+                    p,
+                    (s, q),
+                    (Some(at), None),
+                    ChangeKind::Condition,
+                    format!("condition `without {}` was lost", governed.join(" ")),
+                    false,
+                ));
             }
-            _ => (format!("negation `{}` was lost", ow(at)), None),
-        };
-        out.push(constraint(
-            o,
-            p,
-            (s, q),
-            (Some(at), p_at),
-            ChangeKind::Negation,
-            message,
-            false,
-        ));
+            // Not reported, but still one half of a rewording with a reversed bound
+            // (`never more than 15%` → `capped at 15%`): both then go.
+            let mut quiet = constraint(
+                o,
+                p,
+                (s, q),
+                (Some(at), None),
+                ChangeKind::Negation,
+                String::new(),
+                false,
+            );
+            quiet.gone = true;
+            out.push(quiet);
+        }
     }
     for m in &c.modals {
         let theirs: Vec<&Modal> = others.iter().flat_map(|(_, g)| &g.modals).collect();
@@ -109,9 +152,11 @@ pub(super) fn lost(
         } else {
             None
         };
+        // `Optionally downscale` → `Optional downscale`: one word, two readings.
         if let Some(t) = pick
             && effective(t) != effective(m)
             && t.mark != m.mark
+            && !kept(&ow(m.at).to_lowercase(), &[&pw(t.at).to_lowercase()])
         {
             let message = format!("`{}` became `{}`", ow(m.at), pw(t.at));
             out.push(constraint(
@@ -128,6 +173,7 @@ pub(super) fn lost(
     if let Some(&at) = c.only.first()
         && any(|g| &g.only).is_none()
         && any(|g| &g.only_weak).is_none()
+        && !counts_only(o.text, at)
     {
         let message = format!("exclusivity `{}` was lost", ow(at));
         out.push(constraint(
@@ -151,7 +197,7 @@ pub(super) fn lost(
             continue;
         }
         let turned = opposite.and_then(|f| if f(c).is_empty() { any(f) } else { None });
-        if name == "condition" && turned.is_none() && (carried(c, others) || asked(p, others)) {
+        if turned.is_none() && reworded_condition(name, o.text, at, others, p, c, other_lower()) {
             continue;
         }
         let (message, p_at, flip) = match turned {
@@ -178,7 +224,7 @@ pub(super) fn lost(
             .and_then(|at| any(to).map(|t| (at, t)))
     };
     let proposal_sentences: Vec<usize> = others.iter().map(|(q, _)| *q).collect();
-    qualifiers_and_strength(o, p, (s, q), &proposal_sentences, out);
+    super::weakening::weakenings(o, p, (s, q), &proposal_sentences, c, out);
     let absolute = weakened(&c.universal, |g| &g.partial, |g| &g.universal, &c.partial)
         .or_else(|| weakened(&c.partial, |g| &g.universal, |g| &g.partial, &c.universal));
     if let Some((at, t)) = absolute {
@@ -195,159 +241,32 @@ pub(super) fn lost(
     }
 }
 
-/// Whether a constraint comes with a condition (`without`, `unless`, `until`, `before`,
-/// `after`, `if`): what `never X without Y` and `X only after Y` both have.
-fn has_condition(c: &Constraints, lower: &str) -> bool {
-    !c.exception.is_empty()
-        || !c.condition.is_empty()
-        || !c.until.is_empty()
-        || ["without", "before", "after", "unless", "until"]
-            .iter()
-            .any(|w| data::has_phrase(lower, w))
-}
-
-/// Whether a (lowercased) sentence sets one thing against another (`rather than`,
-/// `instead of`, `over`, `>`): a rewrite saying it with `not` keeps the contrast.
-fn contrasts(lower: &str) -> bool {
-    [
-        "rather than",
-        "instead of",
-        "over",
-        "than",
-        "versus",
-        "vs",
-        "as opposed to",
-    ]
-    .iter()
-    .any(|w| data::has_phrase(lower, w))
-        || lower.contains(" > ")
-}
-
-/// A qualifier of the original sentence `s` (`explicitly`, `gradually`, `each`) that
-/// none of its aligned sentences keeps, and a strength that moved: a preference or habit
-/// (`prefer`, `generally`) turned absolute (`always`, `must`), or the reverse. Both change
-/// how widely or how strongly the instruction applies: `review`, never `flagged`.
-fn qualifiers_and_strength(
+/// A negation of sentence `s` lost in `q` (or turned into the universal at `u`).
+fn push_negation(
     o: &Reading,
     p: &Reading,
     (s, q): (usize, usize),
-    theirs: &[usize],
+    at: usize,
+    universal: Option<usize>,
+    c: &Constraints,
     out: &mut Vec<Found>,
 ) {
-    let (os, oe) = sentence_span(o, s);
-    let mine = o.text[os..oe].to_lowercase();
-    // Built only when the original sentence has a qualifier or a strength word (most
-    // have none): lowercasing and joining the aligned sentences for every pair was a
-    // fifth of the guard's time on ordinary briefs.
-    let other = std::cell::OnceCell::new();
-    let other = || -> &str {
-        other.get_or_init(|| {
-            theirs
-                .iter()
-                .map(|&g| {
-                    let (ps, pe) = sentence_span(p, g);
-                    p.text[ps..pe].to_lowercase()
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+    let (message, p_at) = match universal {
+        Some(u) if c.universal.is_empty() => (
+            format!("`{}` became `{}`", word_at(o.text, at), word_at(p.text, u)),
+            Some(u),
+        ),
+        _ => (format!("negation `{}` was lost", word_at(o.text, at)), None),
     };
-    // A phrase can only be in `mine` when its first word is one of `mine`'s words:
-    // one set lookup instead of a substring search per word of every list.
-    let is_word = |c: char| c.is_alphanumeric() || c == '\'';
-    let my_words: super::super::hash::FxSet<&str> = mine
-        .split(|c: char| !is_word(c))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let may_be_mine = |phrase: &str| {
-        let first = phrase.split(|c: char| !is_word(c)).next().unwrap_or("");
-        first.is_empty() || my_words.contains(first)
-    };
-    let find = |text: &str, words: &[&'static str]| {
-        words.iter().copied().find(|w| data::has_phrase(text, w))
-    };
-    let find_mine = |words: &[&'static str]| {
-        words
-            .iter()
-            .copied()
-            .find(|w| may_be_mine(w) && data::has_phrase(&mine, w))
-    };
-    let at_word = |w: &str| o.text[os..oe].to_lowercase().find(w).map(|n| os + n);
-    for group in data::qualifiers() {
-        if let Some(w) = find_mine(&group)
-            && find(other(), &group).is_none()
-        {
-            out.push(constraint(
-                o,
-                p,
-                (s, q),
-                (at_word(w), None),
-                ChangeKind::Qualifier,
-                format!("qualifier `{w}` was lost"),
-                false,
-            ));
-            break;
-        }
-    }
-    let (weak, strong) = (data::strength("weak"), data::strength("strong"));
-    let (my_weak, my_strong) = (find_mine(&weak), find_mine(&strong));
-    // A strength moved only when the original has exactly one of the two.
-    let message = if my_weak.is_some() != my_strong.is_some() {
-        let (their_weak, their_strong) = (find(other(), &weak), find(other(), &strong));
-        match (my_weak, my_strong, their_weak, their_strong) {
-            (Some(w), None, None, Some(t)) => Some((w, format!("`{w}` became `{t}`"))),
-            (None, Some(w), Some(t), None) => Some((w, format!("`{w}` became `{t}`"))),
-            _ => None,
-        }
-    } else {
-        None
-    };
-    if let Some((w, message)) = message {
-        out.push(constraint(
-            o,
-            p,
-            (s, q),
-            (at_word(w), None),
-            ChangeKind::Strength,
-            message,
-            false,
-        ));
-    }
-}
-
-/// Whether `other` says the negation of `c` with a negative prefix (`not resolved` ↔
-/// `unresolved`).
-fn reworded_negation(c: &Constraints, other: &Constraints) -> bool {
-    other.affixed.iter().any(|w| c.negated.contains(w))
-}
-
-/// Whether one of the aligned sentences is a question, the condition of the sentence
-/// after it (`No dedicated command? Check hooks`).
-fn asked(p: &Reading, others: &[(usize, &Constraints)]) -> bool {
-    others.iter().any(|&(q, _)| {
-        let (_, end) = sentence_span(p, q);
-        p.text[end..].trim_start().starts_with('?')
-            || (q > 0 && {
-                let (_, prev_end) = sentence_span(p, q - 1);
-                p.text[prev_end..].trim_start().starts_with('?')
-            })
-    })
-}
-
-/// Whether the aligned sentences carry the condition's clause as a phrase (`if the
-/// customer wants an exchange` → `for an exchange`): at least half of the clause's content
-/// after its first word (usually its subject) follows a carrier word there.
-fn carried(c: &Constraints, others: &[(usize, &Constraints)]) -> bool {
-    let rest = if c.clause.len() >= 2 {
-        &c.clause[1..]
-    } else {
-        &c.clause[..]
-    };
-    let kept = rest
-        .iter()
-        .filter(|w| others.iter().any(|(_, g)| g.carried.contains(w)))
-        .count();
-    kept >= 1 && kept * 2 >= rest.len()
+    out.push(constraint(
+        o,
+        p,
+        (s, q),
+        (Some(at), p_at),
+        ChangeKind::Negation,
+        message,
+        false,
+    ));
 }
 
 /// Constraints the proposal's sentence `q` added that its aligned original sentences lack.
@@ -377,12 +296,27 @@ pub(super) fn gained(
     for (f, kind, name) in simple {
         let Some(&at) = f(c).first() else { continue };
         let reworded = match kind {
+            // The word was there (`not only` → `not … only`), or what it negates is new
+            // (a clause added, not a rule flipped).
             ChangeKind::Negation => {
                 contrast
                     || (conditional && !none(|g| &g.only))
                     || others.iter().any(|g| reworded_negation(c, g))
+                    || data::has_phrase(&lower, &pw(at).to_lowercase())
+                    || {
+                        let governed = governed(p.text, at, 3);
+                        let refs: Vec<&str> = governed.iter().map(String::as_str).collect();
+                        kept_share(&refs, &words(&lower)) < 0.5
+                    }
             }
-            _ => !none(|g| &g.only_weak) || (conditional && !none(|g| &g.negation)),
+            // An `only` where the original said `always`, or `only` and a count.
+            _ => {
+                !none(|g| &g.only_weak)
+                    || (conditional && !none(|g| &g.negation))
+                    || !none(|g| &g.universal)
+                    || data::has_phrase(&lower, &pw(at).to_lowercase())
+                    || counts_only(p.text, at)
+            }
         };
         if none(f) && !reworded {
             let message = format!("{name} `{}` was added", pw(at));
@@ -404,10 +338,12 @@ pub(super) fn gained(
                 m.mark,
                 Mark::Permission | Mark::Recommendation | Mark::Optional
             );
+            // `Optionally downscale` → `Optional downscale` was already optional.
             if weaker
                 && !m.negated
                 && let Some(verb) = &m.verb
                 && o.content[s].contains(verb)
+                && !kept(&pw(m.at).to_lowercase(), &words(&lower))
             {
                 let message = format!("an instruction became `{}`", pw(m.at));
                 out.push(constraint(

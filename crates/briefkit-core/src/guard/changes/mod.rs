@@ -9,7 +9,11 @@
 //! `unless` ↔ `if … not`) is one rewording, not two changes.
 
 mod constraints;
+mod evidence;
+mod phrases;
+mod rewording;
 mod values;
+mod weakening;
 
 use serde::{Deserialize, Serialize};
 
@@ -43,8 +47,11 @@ pub enum ChangeKind {
     /// A qualifier of how an instruction applies was lost (`explicitly`, `gradually`,
     /// `each`, `in depth`).
     Qualifier,
-    /// A preference or habit turned absolute (`prefer` → `always`), or the reverse.
+    /// A preference or habit turned absolute (`prefer` → `always`), or the reverse, or a
+    /// hedge dropped (`ideally`, `it is recommended`).
     Strength,
+    /// A phrase saying what an instruction applies to was lost (`for object shapes`).
+    Scope,
 }
 
 impl ChangeKind {
@@ -62,6 +69,7 @@ impl ChangeKind {
             ChangeKind::Absolute => "absolute",
             ChangeKind::Qualifier => "qualifier",
             ChangeKind::Strength => "strength",
+            ChangeKind::Scope => "scope",
         }
     }
 }
@@ -111,7 +119,8 @@ impl Change {
             | ChangeKind::Condition
             | ChangeKind::Absolute
             | ChangeKind::Qualifier
-            | ChangeKind::Strength => Confidence::Review,
+            | ChangeKind::Strength
+            | ChangeKind::Scope => Confidence::Review,
         }
     }
 }

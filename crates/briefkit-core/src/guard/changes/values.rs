@@ -19,6 +19,10 @@ pub(super) fn values(
 ) {
     // Bounded, so a sentence of a thousand values stays linear.
     let theirs = &theirs[..theirs.len().min(LIMIT)];
+    let v = &as_written(o, v);
+    let read: Vec<Value> = theirs.iter().map(|c| as_written(p, c)).collect();
+    let theirs: Vec<&Value> = read.iter().collect();
+    let theirs = &theirs[..];
     let same: Vec<&&Value> = theirs.iter().filter(|c| c.key.id == v.key.id).collect();
     if same.iter().any(|c| differ(v, c, mine).is_none()) {
         return;
@@ -47,8 +51,148 @@ pub(super) fn values(
     }
     let c = same[0];
     if let Some((kind, message, flip)) = differ(v, c, mine) {
-        out.push(value_change(o, p, v, c, kind, message, flip));
+        let moved = match kind {
+            // `limited to 100 requests per minute` → `Limits: … 100 req/min`.
+            ChangeKind::Bound if c.bound.is_none() => {
+                v.bound.is_some_and(|b| bound_nearby(p, c, b.upper))
+            }
+            // `reduced this to 15 minutes for access tokens` → `access token 15min`.
+            ChangeKind::Subject => subject_follows(o, v, p, c),
+            ChangeKind::Noun => abbreviated(o, v, p, c) || named(o, v) || named(p, c) || v.key.word,
+            _ => false,
+        };
+        if !moved {
+            out.push(value_change(o, p, v, c, kind, message, flip));
+        }
     }
+}
+
+/// A value as its text reads it: a bound word after `/` is a unit (`req/min`), a `+`
+/// standing apart is `and` (`React 18 + TypeScript`), a `>` or `<` after another count
+/// compares two things (`3 small > 1 large`), and a noun behind an arrow or a colon is
+/// another clause (`401 → refresh token`).
+fn as_written(r: &Reading, v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(b) = v.bound {
+        let text = |from: usize, to: usize| r.text.get(from..to).unwrap_or("");
+        let word = text(b.at.min(b.end), b.end.max(b.at)).trim();
+        let before = text(0, b.at).chars().next_back();
+        let apart_plus = word == "+" && b.at > v.end && text(v.end, b.at).contains(' ');
+        // `3 small > 1 large`: spaced, with a count just before it.
+        let comparison = matches!(word, ">" | "<" | "≥" | "≤" | ">=" | "<=")
+            && b.at < v.start
+            && text(b.end, r.text.len()).starts_with(' ')
+            && text(0, b.at).ends_with(' ')
+            && text(0, b.at)
+                .split_whitespace()
+                .rev()
+                .take(3)
+                .any(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+        if before == Some('/') || apart_plus || comparison {
+            v.bound = None;
+        }
+    }
+    if v.noun_end > v.end
+        && r.text
+            .get(v.end..v.noun_end)
+            .is_some_and(|t| t.contains(['→', ':', '=', '>', '<']))
+    {
+        v.noun.clear();
+    }
+    v
+}
+
+/// Whether the proposal sets a bound on the same side for the list or label `c` is in:
+/// its own line before it (`Max wait: 60s`) or the lines above, up to a heading or a
+/// blank line after text (`Limits:` over `* Authenticated: 100 req/min`).
+fn bound_nearby(p: &Reading, c: &Value, upper: bool) -> bool {
+    let words = super::weakening::list(if upper { "bound-upper" } else { "bound-lower" });
+    let mut start = p.text[..c.start].rfind('\n').map_or(0, |n| n + 1);
+    let mut lines = 0;
+    loop {
+        let line = p.text[start..c.start.max(start)].to_lowercase();
+        let line = line.replace("/min", " ").replace("/max", " ");
+        if words
+            .iter()
+            .any(|w| super::super::lexicon::data::has_phrase(&line, w))
+        {
+            return true;
+        }
+        let this = p.text[start..].lines().next().unwrap_or("").trim_start();
+        if start == 0 || lines >= 8 || this.starts_with('#') {
+            return false;
+        }
+        let prev_end = start - 1;
+        start = p.text[..prev_end].rfind('\n').map_or(0, |n| n + 1);
+        let prev = p.text[start..prev_end].trim_start();
+        let item = prev.starts_with(['*', '-', '+']) || prev.is_empty();
+        if !item && lines > 0 && !prev.ends_with(':') {
+            return false;
+        }
+        lines += 1;
+    }
+}
+
+/// Whether a number is part of a name or version rather than a count (`RFC 8785`,
+/// `Windows 10`, `UTF-8`, `SPDX 3`): the word before it is capitalised or joined to it.
+fn named(r: &Reading, v: &Value) -> bool {
+    let before = &r.text[..v.start];
+    if before.ends_with(['-', '.', '/']) {
+        return true;
+    }
+    let before = before.trim_end();
+    let word = before.split_whitespace().next_back().unwrap_or("");
+    let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
+    let Some(&first) = letters.first() else {
+        return false;
+    };
+    // What ends before the word: a sentence or list item starts with a capital anyway.
+    let ahead = before[..before.len() - word.len()].trim_end();
+    let opens = ahead.is_empty()
+        || ahead.ends_with(['.', '!', '?', ':', '-', '*', '#', '>', '|', '('])
+        || ahead.ends_with(|c: char| c.is_ascii_digit());
+    let acronym = letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase());
+    let inner = letters[1..].iter().any(|c| c.is_uppercase()) || word.starts_with('.');
+    acronym || inner || (first.is_uppercase() && !opens)
+}
+
+/// Whether the words naming whose the proposal's value is follow the value in the
+/// original (`15 minutes for access tokens` → `access token 15min`): the same binding.
+fn subject_follows(o: &Reading, v: &Value, p: &Reading, c: &Value) -> bool {
+    let theirs = p.text[c.subject_start.min(c.start)..c.start].to_lowercase();
+    let end = o.sentences[v.sentence].end.min(v.end + 80);
+    let mut cut = end;
+    while !o.text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let after = o.text[v.end..cut.max(v.end)].to_lowercase();
+    let after = super::evidence::words(&after);
+    super::evidence::words(&theirs)
+        .iter()
+        .any(|w| w.len() >= 4 && super::evidence::kept(w, &after))
+}
+
+/// Whether letters joined to the proposal's number shorten the original's unit (`700
+/// bytes` → `700b`, `60 seconds` → `60s`).
+fn attached_unit(p: &Reading, c: &Value, unit: &str) -> bool {
+    let letters: String = p.text[c.start..]
+        .chars()
+        .skip_while(|ch| !ch.is_alphabetic() && !ch.is_whitespace())
+        .take_while(|ch| ch.is_alphabetic())
+        .collect::<String>()
+        .to_lowercase();
+    !letters.is_empty() && unit.to_lowercase().starts_with(&letters)
+}
+
+/// Whether the proposal's counted noun is the original's shortened (`100 requests` →
+/// `100 req/min`).
+fn abbreviated(o: &Reading, v: &Value, p: &Reading, c: &Value) -> bool {
+    let mine = o.text[v.end..v.noun_end.max(v.end)].to_lowercase();
+    let theirs = p.text[c.end..c.noun_end.max(c.end)].to_lowercase();
+    let mine = super::evidence::words(&mine);
+    super::evidence::words(&theirs)
+        .iter()
+        .any(|w| w.len() >= 3 && super::evidence::kept(w, &mine))
 }
 
 /// How `c` (the same value in the proposal) is bound differently from `v`, if it is.
@@ -200,7 +344,11 @@ pub(super) fn unbound(
     let mut seen: super::super::hash::FxMap<Binding, bool> = Default::default();
     for v in &o.values {
         // A number word that is not a count (`one of`) binds nothing worth keeping.
-        if (v.noun.is_empty() && v.unit.is_none()) || v.key.word || reported.contains(&v.sentence) {
+        if (v.noun.is_empty() && v.unit.is_none())
+            || v.key.word
+            || reported.contains(&v.sentence)
+            || named(o, v)
+        {
             continue;
         }
         let Some(theirs) = by_key.get(&v.key.id) else {
@@ -214,11 +362,15 @@ pub(super) fn unbound(
                 (Some(a), Some(b)) => a.dimension == b.dimension && a.magnitude == b.magnitude,
                 (Some(_), None) => c.noun.is_empty(),
                 _ => true,
-            };
+            } || v
+                .unit
+                .as_ref()
+                .is_some_and(|a| attached_unit(p, c, &a.text));
             // A number left bare or beside a symbol (`50 items` -> `50`, `18 +`) is bound
             // to nothing else: only a different content noun is a changed binding.
             let noun = v.noun.is_empty()
                 || (c.noun.is_empty() && c.unit.is_none())
+                || abbreviated(o, v, p, c)
                 || (c.sentence < p.content.len()
                     && v.noun
                         .iter()
@@ -232,9 +384,9 @@ pub(super) fn unbound(
                 .as_ref()
                 .map(|u| (u.dimension, u.magnitude.to_bits())),
         );
-        let kept = *seen
-            .entry(signature)
-            .or_insert_with(|| theirs.len() > SCAN || theirs.iter().any(|&i| fits(&p.values[i])));
+        let kept = *seen.entry(signature).or_insert_with(|| {
+            theirs.len() > SCAN || theirs.iter().any(|&i| fits(&as_written(p, &p.values[i])))
+        });
         if kept {
             continue;
         }
