@@ -21,6 +21,7 @@
 mod counterpart;
 mod instruct;
 mod lists;
+mod notation;
 mod units;
 
 use super::changes::{Lines, squash};
@@ -64,6 +65,7 @@ pub struct Input<'a> {
 }
 
 pub use counterpart::Windows;
+pub use notation::readable;
 pub use units::Units;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
