@@ -22,6 +22,7 @@ mod counterpart;
 mod instruct;
 mod lists;
 mod notation;
+mod scope;
 mod units;
 
 use super::changes::{Lines, squash};
@@ -148,6 +149,8 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
     let mut missing_words: Vec<Vec<Id>> = vec![Vec::new(); units.len()];
     let mut why: Vec<String> = vec![String::new(); units.len()];
     let mut gone_items: Vec<Vec<String>> = vec![Vec::new(); units.len()];
+    // Units kept but for the scope that bounded them (`for large result sets`).
+    let mut narrowed = vec![false; units.len()];
     // Each unit's nearest counterpart first: how much the proposal keeps of a unit it
     // kept says how terse it writes, and the bar for "no counterpart" follows it.
     let founds: Vec<Option<counterpart::Found>> = units
@@ -188,6 +191,40 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             .any(|&k| df.get(&k) == Some(&1) && search.has(found.from, found.to, k));
         sure[i] = found.share < SURE && !own_kept;
         let link = input.linked.get(u.sentence).copied();
+        // The order kept, the scope that bounded it gone (`Use pagination for large
+        // result sets` → `paginate`): widened, worth a look.
+        if u.items.is_empty()
+            && found.share >= report_below * 0.5
+            && let Some(scope) = scope::lost(&text[u.start..u.end], &missing_words[i], vocab)
+        {
+            verdict[i] = Verdict::Partial;
+            narrowed[i] = true;
+            sure[i] = false;
+            why[i] = format!(
+                "its words survive ({:.0}%), but its scope `{scope}` was lost",
+                found.share * 100.0
+            );
+            continue;
+        }
+        // A qualifier that went (`slightly flirty` → `flirty`, `mostly zen` → `zen`), in a
+        // sentence the second layer did not already report on.
+        let lost_qualifiers =
+            super::lexicon::data::qualifier_mask(&text[u.start..u.end].to_lowercase())
+                & !search.qualifiers(found.from, found.to);
+        if lost_qualifiers != 0
+            && found.share >= report_below
+            && link != Some(super::changes::Link::Changed)
+        {
+            verdict[i] = Verdict::Partial;
+            narrowed[i] = true;
+            sure[i] = false;
+            why[i] = format!(
+                "its words survive ({:.0}%), but its qualifier `{}` was lost",
+                found.share * 100.0,
+                super::lexicon::data::qualifier_name(lost_qualifiers.trailing_zeros())
+            );
+            continue;
+        }
         if found.share < pass_from && link == Some(super::changes::Link::Changed) {
             // The second layer reported what changed in this sentence: one finding, not
             // two. Not counted as kept.
@@ -332,7 +369,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             _ => group
                 .iter()
                 .copied()
-                .filter(|&i| !gone_items[i].is_empty())
+                .filter(|&i| !gone_items[i].is_empty() || narrowed[i])
                 .take(1)
                 .collect(),
         };

@@ -84,6 +84,25 @@ pub fn qualifiers() -> impl Iterator<Item = Vec<&'static str>> {
         .map(|(_, words)| words.split(", ").collect())
 }
 
+/// Which qualifiers (`qualifiers()`, in file order, the first 32) a lowercased text has,
+/// as bits.
+pub fn qualifier_mask(lower: &str) -> u32 {
+    static LIST: OnceLock<Vec<Vec<&'static str>>> = OnceLock::new();
+    let list = LIST.get_or_init(|| qualifiers().take(32).collect());
+    list.iter()
+        .enumerate()
+        .filter(|(_, words)| words.iter().any(|w| has_phrase(lower, w)))
+        .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// The first word of the qualifier at bit `bit` of a [`qualifier_mask`].
+pub fn qualifier_name(bit: u32) -> &'static str {
+    qualifiers()
+        .nth(bit as usize)
+        .and_then(|words| words.first().copied())
+        .unwrap_or("")
+}
+
 /// The words of a strength: `weak` (a preference, a habit) or `strong` (an absolute).
 pub fn strength(which: &str) -> Vec<&'static str> {
     entries(STRENGTH)
@@ -207,6 +226,10 @@ mod tests {
         assert!(strength("weak").contains(&"prefer"));
         assert!(strength("strong").contains(&"always"));
         assert!(has_phrase("only when explicitly asked", "explicitly"));
+        let mask = qualifier_mask("occasionally epic, explicitly asked");
+        assert_eq!(mask.count_ones(), 2);
+        assert_eq!(qualifier_name(mask.trailing_zeros()), "explicitly");
+        assert_eq!(qualifier_mask("epic declarations"), 0);
         assert!(!has_phrase("everything", "every"));
         assert!(has_phrase("try to keep", "try to"));
         assert!(!has_phrase("entry to", "try to"));
