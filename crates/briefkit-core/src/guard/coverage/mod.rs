@@ -195,7 +195,8 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
         // result sets` → `paginate`): widened, worth a look.
         if u.items.is_empty()
             && found.share >= report_below * 0.5
-            && let Some(scope) = scope::lost(&text[u.start..u.end], &missing_words[i], vocab)
+            && let Some(scope) =
+                scope::lost(&text[u.start..u.end], &u.keys, &missing_words[i], vocab)
         {
             verdict[i] = Verdict::Partial;
             narrowed[i] = true;
@@ -361,10 +362,17 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             Verdict::Partial => coverage.borderline += 1,
             Verdict::Dropped => coverage.dropped += 1,
         }
-        // A dropped instruction is reported at its first copy; a list that lost items
-        // at each copy that did.
+        // A dropped instruction is reported at its first copy in each sentence (the
+        // same clause after two different rules went twice); a list that lost items at
+        // each copy that did.
         let report: Vec<usize> = match best {
-            Verdict::Dropped => group.iter().copied().take(1).collect(),
+            Verdict::Dropped => group
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(n, i)| n == 0 || units[i].sentence != units[group[n - 1]].sentence)
+                .map(|(_, i)| i)
+                .collect(),
             Verdict::Kept => Vec::new(),
             _ => group
                 .iter()

@@ -11,7 +11,7 @@ const WORDS: usize = 12;
 
 /// The scope phrase that ends `unit` when every word of it, and nothing else of the
 /// unit, is among its `missing` key words (stems): the part before it was kept.
-pub fn lost(unit: &str, missing: &[Id], vocab: &Vocab) -> Option<String> {
+pub fn lost(unit: &str, keys: &[Id], missing: &[Id], vocab: &Vocab) -> Option<String> {
     if missing.is_empty() {
         return None;
     }
@@ -33,23 +33,35 @@ pub fn lost(unit: &str, missing: &[Id], vocab: &Vocab) -> Option<String> {
     if lower[words[at].0..].contains([',', ';', ':', '(']) {
         return None;
     }
-    let is_missing = |w: &str| {
+    // Only the unit's key words count (`frequently` is no key word, `columns` is).
+    let key = |w: &str| {
         vocab
             .find(w)
-            .is_some_and(|id| missing.contains(&vocab.key(id)))
+            .map(|id| vocab.key(id))
+            .filter(|k| keys.contains(k))
     };
+    let is_missing = |w: &str| key(w).is_some_and(|k| missing.contains(&k));
     let content: Vec<&str> = tail
         .iter()
         .map(|(_, w)| *w)
-        .filter(|w| w.len() >= 4)
+        .filter(|w| key(w).is_some())
         .collect();
-    let head_lost = words[..at]
+    // The order itself kept: most of the key words before the scope survive (a verb
+    // like `implement` may go: `Implement rate limiting` → `rate limit`).
+    let head: Vec<&str> = words[..at]
         .iter()
-        .filter(|(_, w)| w.len() >= 4)
-        .any(|(_, w)| is_missing(w));
-    (!content.is_empty() && content.iter().all(|w| is_missing(w)) && !head_lost).then(|| {
-        lower[words[at].0..]
-            .trim_end_matches(['.', '!'])
-            .to_string()
-    })
+        .map(|(_, w)| *w)
+        .filter(|w| key(w).is_some())
+        .collect();
+    let head_lost = head.iter().filter(|w| is_missing(w)).count() * 2 >= head.len();
+    // Two key words or more (`for large result sets`, not `in names`): a scope, not a
+    // word a rewrite leaves implied; no code or aside in it.
+    let plain = !lower[words[at].0..].contains(['`', '—', '–', '-']);
+    (plain && content.len() >= 2 && content.iter().all(|w| is_missing(w)) && !head_lost).then(
+        || {
+            lower[words[at].0..]
+                .trim_end_matches(['.', '!'])
+                .to_string()
+        },
+    )
 }

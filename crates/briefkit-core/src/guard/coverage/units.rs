@@ -291,7 +291,13 @@ impl<'a> Units<'a> {
                 .or(self.section.filter(|_| shape != Shape::Heading));
             let context = sample_line(text, first.start, last.end).or_else(|| {
                 (families & instruct::ORDER_MARKS == 0)
-                    .then(|| data::context_role(&text[first.start..]).or(section))
+                    // An item under a lead-in giving an order (`Include:` `- Examples for
+                    // complex functions`) is one of the things ordered.
+                    .then(|| {
+                        data::context_role(&text[first.start..])
+                            .filter(|_| !inherited.is_some_and(|l| l.order))
+                            .or(section)
+                    })
                     .flatten()
                     .filter(|role| *role != "rationale" || !ordering || section.is_some())
             });
