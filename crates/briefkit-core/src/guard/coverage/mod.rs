@@ -43,6 +43,9 @@ const PASS: f64 = 0.6;
 /// none of the words only it has, has no counterpart at all: reported at high confidence.
 /// Above it, a counterpart that keeps some of it may be a heavy rewording: `review`.
 const SURE: f64 = 0.25;
+/// In a terse proposal, a nearest match keeping this share or more is not reported for
+/// lacking the unit's own words (telegraphic text abbreviates exactly those).
+const OWN_TERSE: f64 = 0.4;
 /// A unit of the original taken for a repeat of another must share this much with it.
 const REPEAT: f64 = 0.75;
 /// At most this many units of the original are compared with a unit taken for a repeat.
@@ -256,7 +259,11 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
         // unit adds to its neighbours went.
         let own_weight: f64 = own.iter().map(|&k| weight(k)).sum();
         let total: f64 = weights.iter().sum();
+        // In a terse proposal (bars lowered) a match keeping [`OWN_TERSE`] or more is a
+        // rewording more often than not: its own words were abbreviated, not lost.
+        let terse = report_below < REPORT;
         if (found.share < pass_from || own_weight * 3.0 >= total)
+            && !(terse && found.share >= OWN_TERSE)
             && !kept_fact
             && !own.is_empty()
             && !own.iter().any(|&k| search.has(found.from, found.to, k))
