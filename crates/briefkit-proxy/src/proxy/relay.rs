@@ -115,8 +115,10 @@ impl Call {
         });
         let blind = meter.and_then(Meter::blind).map(str::to_string);
         let wire = self.wire;
+        let prices = self.app.prices;
         let make = move |meta: &Meta| {
             let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
+            prices.stamp(&mut entry);
             entry.time = crate::clock::format_rfc3339(finished);
             entry.session = Some(meta.session.clone());
             entry.prefix_hash = meta.analysis.prefix_hash.clone();
