@@ -105,7 +105,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
         .collect();
     assert_eq!(fields.len(), 9, "{fields:?}");
     for section in sections {
-        let keys = object_keys(&section);
+        let keys = object_keys(section);
         assert_eq!(
             keys,
             [

@@ -66,7 +66,7 @@ fn history_json_lists_every_version_with_the_documented_fields() {
     assert_eq!(keys, ["status", "summary", "item", "versions"]);
     assert_eq!(report["status"], "ok");
     let v2 = &report["versions"][1];
-    let keys = object_keys(&v2);
+    let keys = object_keys(v2);
     assert_eq!(
         keys,
         [

@@ -410,13 +410,13 @@ mod tests {
     fn leap_days_are_dates_and_other_february_29ths_are_not() {
         assert_eq!(parse("2000-02-29"), Some(951_782_400_000));
         assert_eq!(
-            parse("2024-02-29").map(|ms| format_rfc3339(ms)),
+            parse("2024-02-29").map(format_rfc3339),
             Some("2024-02-29T00:00:00.000Z".into())
         );
         assert_eq!(parse("1900-02-29"), None);
         assert_eq!(parse("2023-02-29"), None);
         assert_eq!(
-            parse("0000-01-01").map(|ms| format_rfc3339(ms)),
+            parse("0000-01-01").map(format_rfc3339),
             Some("0000-01-01T00:00:00.000Z".into())
         );
     }

@@ -221,14 +221,12 @@ fn deeper(
 ) -> Deeper {
     let identical = original == proposal;
     // The proposal as the third layer searches it, when a notation hides its words.
-    let readable: Option<String>;
-    let readable_facts: Option<extract::Extracted>;
     let mut vocab = vocab::Vocab::default();
     let language = reading::language(original_facts, &mut vocab);
-    readable = language
+    let readable = language
         .filter(|_| !identical)
         .and_then(|lk| coverage::readable(original, proposal, lk));
-    readable_facts = readable.as_deref().map(extract::extract);
+    let readable_facts = readable.as_deref().map(extract::extract);
     let o_facts = fact_keys(original_facts, &mut vocab);
     let p_facts = if identical {
         Vec::new()

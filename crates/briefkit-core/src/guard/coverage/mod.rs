@@ -263,7 +263,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
         // rewording more often than not: its own words were abbreviated, not lost.
         let terse = report_below < REPORT;
         if (found.share < pass_from || own_weight * 3.0 >= total)
-            && !(terse && found.share >= OWN_TERSE)
+            && (!terse || found.share < OWN_TERSE)
             && !kept_fact
             && !own.is_empty()
             && !own.iter().any(|&k| search.has(found.from, found.to, k))
