@@ -29,13 +29,15 @@ use score::{Change, Counts, Labels, Span, Text, Unit, cut, score_pair};
 // clean; after the change layer asked for evidence and read weakenings: changes P=0.70
 // R=0.30 (7/3/32), weakened 29/44, 11 of 13 pairs not clean, every lossy pair among them). Issue 32's targets are higher (instruction P 0.75, change P 0.50, every DROPPED
 // found, 40% of changes, half the weakened): these floors keep what is reached from sliding
-// back while the guard climbs; raise them with it.
+// back while the guard climbs; raise them with it. Guardins (notation, short forms, what a
+// unit is): instructions P=0.33 R=0.68 (33/68/7), weakened 24/44 — under the 0.59 floor
+// below: the earlier 26 included crux units hit by false "dropped" reports.
 /// Share of `dropped_instructions` reports that point at a real loss.
-const MIN_INSTRUCTION_PRECISION: f64 = 0.14;
+const MIN_INSTRUCTION_PRECISION: f64 = 0.32;
 /// Share of `changed` reports that point at a real loss.
 const MIN_CHANGE_PRECISION: f64 = 0.65;
 /// Share of DROPPED instructions and facts that some report names (the target is 1.0).
-const MIN_DROPPED_RECALL: f64 = 0.27;
+const MIN_DROPPED_RECALL: f64 = 0.68;
 /// Share of labelled changed constraints that some report catches.
 const MIN_CHANGE_RECALL: f64 = 0.30;
 /// Share of WEAKENED instructions and facts reported in either layer.

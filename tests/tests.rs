@@ -42,6 +42,7 @@ mod guard_changes;
 mod guard_cli;
 mod guard_coverage;
 mod guard_coverage_props;
+mod guard_notation;
 mod guard_props;
 mod guard_real;
 mod guard_table;

@@ -220,8 +220,13 @@ fn deeper(
     dropped: &[Fact],
 ) -> Deeper {
     let identical = original == proposal;
+    // The proposal as the third layer searches it, when a notation hides its words.
     let mut vocab = vocab::Vocab::default();
     let language = reading::language(original_facts, &mut vocab);
+    let readable = language
+        .filter(|_| !identical)
+        .and_then(|lk| coverage::readable(original, proposal, lk));
+    let readable_facts = readable.as_deref().map(extract::extract);
     let o_facts = fact_keys(original_facts, &mut vocab);
     let p_facts = if identical {
         Vec::new()
@@ -240,13 +245,23 @@ fn deeper(
     });
     let mut windows = None;
     let p = (!identical).then(|| {
-        let mut building = language.map(|lk| coverage::Windows::new(proposal, lk, &p_facts));
+        let mut building = language
+            .filter(|_| readable_facts.is_none())
+            .map(|lk| coverage::Windows::new(proposal, lk, &p_facts));
         let p = reading::read(proposal_facts, &mut vocab, language, |vocab, view| {
             if let Some(building) = building.as_mut() {
                 building.sentence(vocab, view);
             }
         });
         windows = building.map(coverage::Windows::finish);
+        if let (Some(facts), Some(lk)) = (readable_facts.as_ref(), language) {
+            let keys = fact_keys(facts, &mut vocab);
+            let mut building = coverage::Windows::new(facts.text, lk, &keys);
+            reading::read(facts, &mut vocab, language, |vocab, view| {
+                building.sentence(vocab, view);
+            });
+            windows = Some(building.finish());
+        }
         p
     });
     let (changed, linked) = match &p {

@@ -66,6 +66,11 @@ impl<'t> Vocab<'t> {
         }
     }
 
+    /// The id of a word already interned (lowercased), if it is.
+    pub fn find(&self, word: &str) -> Option<Id> {
+        self.ids.get(word).copied()
+    }
+
     pub fn word(&self, id: Id) -> &str {
         &self.words[id as usize]
     }

@@ -27,6 +27,8 @@ pub struct Window {
     /// Continues the paragraph or list item of the sentence before it: the two may be
     /// one unit of the original split in two.
     pub continues: bool,
+    /// The qualifiers it has (`explicitly`, `occasionally`: `qualifier_mask`).
+    pub qualifiers: u32,
 }
 
 /// At most this many windows on either side of the best one are joined into a list's
@@ -144,11 +146,15 @@ impl<'a> Windows<'a> {
                 && !units::at_line_start(text, start)
         });
         self.last_end = Some(view.sentence.end);
+        let qualifiers = super::super::lexicon::data::qualifier_mask(
+            &text[view.sentence.start..view.sentence.end.min(text.len())].to_lowercase(),
+        );
         let window = Window {
             keys: Box::default(),
             families,
             block,
             continues,
+            qualifiers,
         };
         self.pending = Some((keys, window));
     }
@@ -342,6 +348,11 @@ impl<'a> Search<'a> {
             }
         }
         found
+    }
+
+    /// The qualifiers of window range `from..=to`.
+    pub fn qualifiers(&self, from: usize, to: usize) -> u32 {
+        (from..=to).fold(0, |m, q| m | self.windows[q].qualifiers)
     }
 
     /// Whether window range `from..=to` has every key of `wanted`.

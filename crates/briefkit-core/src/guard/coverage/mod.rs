@@ -21,6 +21,8 @@
 mod counterpart;
 mod instruct;
 mod lists;
+mod notation;
+mod scope;
 mod units;
 
 use super::changes::{Lines, squash};
@@ -41,6 +43,9 @@ const PASS: f64 = 0.6;
 /// none of the words only it has, has no counterpart at all: reported at high confidence.
 /// Above it, a counterpart that keeps some of it may be a heavy rewording: `review`.
 const SURE: f64 = 0.25;
+/// In a terse proposal, a nearest match keeping this share or more is not reported for
+/// lacking the unit's own words (telegraphic text abbreviates exactly those).
+const OWN_TERSE: f64 = 0.4;
 /// A unit of the original taken for a repeat of another must share this much with it.
 const REPEAT: f64 = 0.75;
 /// At most this many units of the original are compared with a unit taken for a repeat.
@@ -64,6 +69,7 @@ pub struct Input<'a> {
 }
 
 pub use counterpart::Windows;
+pub use notation::readable;
 pub use units::Units;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -146,6 +152,8 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
     let mut missing_words: Vec<Vec<Id>> = vec![Vec::new(); units.len()];
     let mut why: Vec<String> = vec![String::new(); units.len()];
     let mut gone_items: Vec<Vec<String>> = vec![Vec::new(); units.len()];
+    // Units kept but for the scope that bounded them (`for large result sets`).
+    let mut narrowed = vec![false; units.len()];
     // Each unit's nearest counterpart first: how much the proposal keeps of a unit it
     // kept says how terse it writes, and the bar for "no counterpart" follows it.
     let founds: Vec<Option<counterpart::Found>> = units
@@ -186,6 +194,41 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             .any(|&k| df.get(&k) == Some(&1) && search.has(found.from, found.to, k));
         sure[i] = found.share < SURE && !own_kept;
         let link = input.linked.get(u.sentence).copied();
+        // The order kept, the scope that bounded it gone (`Use pagination for large
+        // result sets` → `paginate`): widened, worth a look.
+        if u.items.is_empty()
+            && found.share >= report_below * 0.5
+            && let Some(scope) =
+                scope::lost(&text[u.start..u.end], &u.keys, &missing_words[i], vocab)
+        {
+            verdict[i] = Verdict::Partial;
+            narrowed[i] = true;
+            sure[i] = false;
+            why[i] = format!(
+                "its words survive ({:.0}%), but its scope `{scope}` was lost",
+                found.share * 100.0
+            );
+            continue;
+        }
+        // A qualifier that went (`slightly flirty` → `flirty`, `mostly zen` → `zen`), in a
+        // sentence the second layer did not already report on.
+        let lost_qualifiers =
+            super::lexicon::data::qualifier_mask(&text[u.start..u.end].to_lowercase())
+                & !search.qualifiers(found.from, found.to);
+        if lost_qualifiers != 0
+            && found.share >= report_below
+            && link != Some(super::changes::Link::Changed)
+        {
+            verdict[i] = Verdict::Partial;
+            narrowed[i] = true;
+            sure[i] = false;
+            why[i] = format!(
+                "its words survive ({:.0}%), but its qualifier `{}` was lost",
+                found.share * 100.0,
+                super::lexicon::data::qualifier_name(lost_qualifiers.trailing_zeros())
+            );
+            continue;
+        }
         if found.share < pass_from && link == Some(super::changes::Link::Changed) {
             // The second layer reported what changed in this sentence: one finding, not
             // two. Not counted as kept.
@@ -216,7 +259,11 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
         // unit adds to its neighbours went.
         let own_weight: f64 = own.iter().map(|&k| weight(k)).sum();
         let total: f64 = weights.iter().sum();
+        // In a terse proposal (bars lowered) a match keeping [`OWN_TERSE`] or more is a
+        // rewording more often than not: its own words were abbreviated, not lost.
+        let terse = report_below < REPORT;
         if (found.share < pass_from || own_weight * 3.0 >= total)
+            && (!terse || found.share < OWN_TERSE)
             && !kept_fact
             && !own.is_empty()
             && !own.iter().any(|&k| search.has(found.from, found.to, k))
@@ -322,15 +369,22 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             Verdict::Partial => coverage.borderline += 1,
             Verdict::Dropped => coverage.dropped += 1,
         }
-        // A dropped instruction is reported at its first copy; a list that lost items
-        // at each copy that did.
+        // A dropped instruction is reported at its first copy in each sentence (the
+        // same clause after two different rules went twice); a list that lost items at
+        // each copy that did.
         let report: Vec<usize> = match best {
-            Verdict::Dropped => group.iter().copied().take(1).collect(),
+            Verdict::Dropped => group
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(n, i)| n == 0 || units[i].sentence != units[group[n - 1]].sentence)
+                .map(|(_, i)| i)
+                .collect(),
             Verdict::Kept => Vec::new(),
             _ => group
                 .iter()
                 .copied()
-                .filter(|&i| !gone_items[i].is_empty())
+                .filter(|&i| !gone_items[i].is_empty() || narrowed[i])
                 .take(1)
                 .collect(),
         };

@@ -57,6 +57,8 @@ struct Lead {
     families: u16,
     /// Gives an order, so its list items are instructions.
     order: bool,
+    /// Names what its items illustrate or explain (`Bad examples:`): they are context.
+    context: Option<&'static str>,
 }
 
 /// The shape of the sentence starting at byte `start`: a list item, heading or table row
@@ -174,6 +176,8 @@ pub struct Units<'a> {
     done: Finished,
     pending: Option<Pending>,
     heading: Option<(usize, usize)>,
+    /// What the current heading says of the units under it (`## Examples`: context).
+    section: Option<&'static str>,
     lead: Option<Lead>,
 }
 
@@ -190,6 +194,7 @@ impl<'a> Units<'a> {
             },
             pending: None,
             heading: None,
+            section: None,
             lead: None,
         }
     }
@@ -278,10 +283,24 @@ impl<'a> Units<'a> {
             // `For example, …`) and gives no order of its own is context.
             // An example or a preface is context even in the imperative (`For example,
             // run …`); a rationale only when it gives no order.
-            let context = (families & instruct::ORDER_MARKS == 0)
-                .then(|| data::context_role(&text[first.start..]))
-                .flatten()
-                .filter(|role| *role != "rationale" || !ordering);
+            // A unit inside a quotation, a line of a sample dialogue or a line of code
+            // illustrates, whatever it says; so does one under a heading or lead-in that
+            // names examples or reasons, unless it gives an order of its own.
+            let section = inherited
+                .and_then(|l| l.context)
+                .or(self.section.filter(|_| shape != Shape::Heading));
+            let context = sample_line(text, first.start, last.end).or_else(|| {
+                (families & instruct::ORDER_MARKS == 0)
+                    // An item under a lead-in giving an order (`Include:` `- Examples for
+                    // complex functions`) is one of the things ordered.
+                    .then(|| {
+                        data::context_role(&text[first.start..])
+                            .filter(|_| !inherited.is_some_and(|l| l.order))
+                            .or(section)
+                    })
+                    .flatten()
+                    .filter(|role| *role != "rationale" || !ordering || section.is_some())
+            });
             let order = order || context.is_some();
             if let Some(lead) = inherited {
                 families |= lead.families & instruct::CHECKED;
@@ -305,11 +324,14 @@ impl<'a> Units<'a> {
                 order: !heading && (order || inherited.is_some_and(|l| l.order)),
             });
             if heading {
+                let role = data::section_role(&text[first.start..last.end]);
                 self.heading = Some((first.start, last.end));
+                self.section = role.filter(|r| *r != "order");
                 self.lead = Some(Lead {
                     span: (first.start, last.end),
                     families,
-                    order: instruct::marks_instruction(families),
+                    order: instruct::marks_instruction(families) || role == Some("order"),
+                    context: self.section,
                 });
             }
         }
@@ -317,11 +339,14 @@ impl<'a> Units<'a> {
             return;
         };
         if ends_with_colon && !matches!(shape, Shape::Item { .. } | Shape::Heading) {
+            let role = data::section_role(&text[last.unit.start..last.unit.end]);
+            let context = role.filter(|r| *r != "order").or(self.section);
             self.lead = Some(Lead {
                 span: (last.unit.start, last.unit.end),
                 families: last.unit.families,
                 // A lead-in that is context (`It has these fields:`) lends no order.
-                order: last.order && last.unit.context.is_none(),
+                order: last.order && last.unit.context.is_none() && context.is_none(),
+                context,
             });
         }
         // Facts can join only the last unit read: the others are settled.
@@ -405,6 +430,29 @@ fn clause_end(toks: &[Token], i: usize) -> &[Token] {
         .position(|t| matches!(t.tok, Tok::Mark(',' | ';' | ':')))
         .map_or(toks.len() - i, |n| n + 1);
     &toks[i..i + len]
+}
+
+/// Whether the unit at `start..end` only shows what something looks like: it starts
+/// inside a quotation, or on a line of a sample dialogue (`User: …`) or of code (`//
+/// comment`, `return x;`, `fn main() {`).
+fn sample_line(text: &str, start: usize, end: usize) -> Option<&'static str> {
+    let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |n| end + n);
+    let before = &text[line_start..start];
+    let quoted = (before.matches('"').count() % 2 == 1 && text[end..line_end].contains('"'))
+        || before.matches('“').count() > before.matches('”').count();
+    let line = text[line_start..line_end].trim_start_matches([' ', '\t', '>']);
+    let content = line
+        .strip_prefix(['-', '*', '+'])
+        .map_or(line, str::trim_start);
+    let trimmed = line.trim_end();
+    let code = line.starts_with("//")
+        || line.starts_with("/*")
+        || trimmed.ends_with('{')
+        || trimmed.ends_with("};")
+        || trimmed.ends_with(");")
+        || (trimmed.ends_with(';') && trimmed.contains(" = "));
+    (quoted || code || data::starts_with_speaker(content)).then_some("example")
 }
 
 pub fn at_line_start(text: &str, at: usize) -> bool {

@@ -9,6 +9,8 @@ const ABBREVIATIONS: &str = include_str!("data/abbreviations.txt");
 const SYMBOLS: &str = include_str!("data/symbols.txt");
 const CONTEXT: &str = include_str!("data/context.txt");
 const STRENGTH: &str = include_str!("data/strength.txt");
+const FENCES: &str = include_str!("data/fences.txt");
+const SECTIONS: &str = include_str!("data/sections.txt");
 
 /// The entries of a data file: `(key, rest)` per line, comments and blank lines skipped.
 fn entries(file: &'static str) -> impl Iterator<Item = (&'static str, &'static str)> {
@@ -31,11 +33,74 @@ pub fn symbols() -> impl Iterator<Item = (&'static str, &'static str)> {
     entries(SYMBOLS)
 }
 
+/// The symbols read as their words in the counterpart search, longest first: every
+/// symbol of the file but the comparisons (`<`, `>=`, `≤`), which the reader already
+/// takes for bounds.
+pub fn symbol_words() -> &'static [(&'static str, &'static str)] {
+    static TABLE: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut v: Vec<_> = symbols()
+            .filter(|(s, _)| !matches!(*s, "<" | ">" | "<=" | ">=" | "≤" | "≥"))
+            .collect();
+        v.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
+        v
+    })
+}
+
+/// What a heading or lead-in says of the units under it (`example`, `rationale`: they
+/// are context; `order`: its list is the agent's rules), by the first of its words found
+/// in `sections.txt`.
+pub fn section_role(text: &str) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    entries(SECTIONS)
+        .filter(|(role, _)| *role != "speaker")
+        .find(|(_, w)| words.contains(w))
+        .map(|(role, _)| role)
+}
+
+/// Whether a line starts with a speaker's label (`User:`, `Agent:`): a line of a sample
+/// dialogue.
+pub fn starts_with_speaker(line: &str) -> bool {
+    let Some((label, _)) = line.split_once(':') else {
+        return false;
+    };
+    let label = label.trim().to_lowercase();
+    entries(SECTIONS).any(|(role, w)| role == "speaker" && w == label)
+}
+
+/// Whether a fenced block's info string names a programming or data language.
+pub fn is_code_language(tag: &str) -> bool {
+    entries(FENCES).any(|(_, tags)| tags.split(' ').any(|t| t == tag))
+}
+
 /// The qualifiers (`explicitly`, `gradually`, `each`), each with the words that keep it.
 pub fn qualifiers() -> impl Iterator<Item = Vec<&'static str>> {
     entries(STRENGTH)
         .filter(|(key, _)| *key == "qualifier")
         .map(|(_, words)| words.split(", ").collect())
+}
+
+/// Which qualifiers (`qualifiers()`, in file order, the first 32) a lowercased text has,
+/// as bits.
+pub fn qualifier_mask(lower: &str) -> u32 {
+    static LIST: OnceLock<Vec<Vec<&'static str>>> = OnceLock::new();
+    let list = LIST.get_or_init(|| qualifiers().take(32).collect());
+    list.iter()
+        .enumerate()
+        .filter(|(_, words)| words.iter().any(|w| has_phrase(lower, w)))
+        .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// The first word of the qualifier at bit `bit` of a [`qualifier_mask`].
+pub fn qualifier_name(bit: u32) -> &'static str {
+    qualifiers()
+        .nth(bit as usize)
+        .and_then(|words| words.first().copied())
+        .unwrap_or("")
 }
 
 /// The words of a strength: `weak` (a preference, a habit) or `strong` (an absolute).
@@ -107,7 +172,7 @@ mod tests {
 
     #[test]
     fn every_line_of_every_file_is_an_entry() {
-        for file in [ABBREVIATIONS, SYMBOLS, CONTEXT, STRENGTH] {
+        for file in [ABBREVIATIONS, SYMBOLS, CONTEXT, STRENGTH, FENCES, SECTIONS] {
             for l in lines(file) {
                 let (key, rest) = l.split_once(": ").unwrap_or_else(|| panic!("`{l}`"));
                 assert!(!key.trim().is_empty() && !rest.trim().is_empty(), "`{l}`");
@@ -161,9 +226,44 @@ mod tests {
         assert!(strength("weak").contains(&"prefer"));
         assert!(strength("strong").contains(&"always"));
         assert!(has_phrase("only when explicitly asked", "explicitly"));
+        let mask = qualifier_mask("occasionally epic, explicitly asked");
+        assert_eq!(mask.count_ones(), 2);
+        assert_eq!(qualifier_name(mask.trailing_zeros()), "explicitly");
+        assert_eq!(qualifier_mask("epic declarations"), 0);
         assert!(!has_phrase("everything", "every"));
         assert!(has_phrase("try to keep", "try to"));
         assert!(!has_phrase("entry to", "try to"));
+    }
+
+    #[test]
+    fn notation_symbols_read_as_words_and_code_tags_are_known() {
+        let words = |sym: &str| symbol_words().iter().find(|(s, _)| *s == sym).map(|e| e.1);
+        assert_eq!(words("¬"), Some("not"));
+        assert!(words("∀").is_some_and(|w| w.contains("every")));
+        assert!(words("w/o").is_some());
+        // Comparisons stay bounds for the reader.
+        assert_eq!(words("≥"), None);
+        assert!(
+            symbol_words()
+                .windows(2)
+                .all(|p| p[0].0.len() >= p[1].0.len())
+        );
+        assert!(is_code_language("rust") && is_code_language("yaml"));
+        assert!(!is_code_language("crux") && !is_code_language(""));
+    }
+
+    #[test]
+    fn sections_say_what_is_under_them() {
+        assert_eq!(section_role("Bad examples:"), Some("example"));
+        assert_eq!(
+            section_role("## Team Motivation Effects"),
+            Some("rationale")
+        );
+        assert_eq!(section_role("### Agent-Specific Styles"), Some("order"));
+        assert_eq!(section_role("## Installation"), None);
+        assert!(starts_with_speaker("User: Can you help?"));
+        assert!(!starts_with_speaker("Users must log in: always"));
+        assert!(!starts_with_speaker("no label here"));
     }
 
     #[test]
