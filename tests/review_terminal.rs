@@ -29,8 +29,8 @@ struct Terminal {
 /// A new pseudo-terminal: its master end, and the terminal end a child is given.
 fn open_pty() -> (File, File) {
     use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
-    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
-        .expect("openpt");
+    let master =
+        openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).expect("openpt");
     grantpt(&master).expect("grantpt");
     unlockpt(&master).expect("unlockpt");
     let name = ptsname(&master, Vec::new()).expect("ptsname");
