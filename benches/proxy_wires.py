@@ -96,7 +96,14 @@ def gemini_body(_stream):
 
 
 RESPONSES_USAGE = {"input_tokens": 4096, "input_tokens_details": {"cached_tokens": 3968},
-                   "output_tokens": 2, "total_tokens": 4098}
+                   "output_tokens": 2, "output_tokens_details": {"reasoning_tokens": 0},
+                   "total_tokens": 4098}
+RESPONSE = {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+            "model": "bench-model", "parallel_tool_calls": True, "tool_choice": "auto",
+            "tools": [], "output": [
+                {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "ok", "annotations": []}]}],
+            "usage": RESPONSES_USAGE}
 ANTHROPIC_USAGE = {"input_tokens": 128, "cache_read_input_tokens": 3968,
                    "cache_creation_input_tokens": 0, "output_tokens": 2}
 GEMINI_USAGE = {"promptTokenCount": 4096, "cachedContentTokenCount": 3968,
@@ -113,19 +120,13 @@ WIRES = {
              (bp.STREAM_FIRST, bp.STREAM_REST)),
     "responses": (
         "/v1/responses", "/v1/responses", responses_body,
-        json.dumps({"id": "resp_1", "object": "response", "status": "completed",
-                    "model": "bench-model", "output": [
-                        {"type": "message", "role": "assistant",
-                         "content": [{"type": "output_text", "text": "ok"}]}],
-                    "usage": RESPONSES_USAGE}).encode(),
+        json.dumps(RESPONSE).encode(),
         (sse({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress",
                                                        "model": "bench-model"}},
              "response.created"),
          sse({"type": "response.output_text.delta", "item_id": "m", "output_index": 0,
               "delta": "ok"}, "response.output_text.delta")
-         + sse({"type": "response.completed", "response": {
-             "id": "resp_1", "status": "completed", "model": "bench-model",
-             "usage": RESPONSES_USAGE}}, "response.completed"))),
+         + sse({"type": "response.completed", "response": RESPONSE}, "response.completed"))),
     "anthropic": (
         "/v1/messages", "/v1/messages", anthropic_body,
         json.dumps({"id": "msg_1", "type": "message", "role": "assistant",
@@ -312,14 +313,20 @@ def added(row, direct):
     return {k: row[k] - direct[k] for k in ("p50", "p99", "first_p50", "first_p99")}
 
 
-def run_cases(ports, wires, paces, n, results, label_of):
+def run_cases(ports, wires, paces, n, results, label_of, notes=None):
     for pace in paces:
         for wire in wires:
             path, stream_path, make, _, _ = WIRES[wire]
             for stream in (False, True):
                 body = json.dumps(make(stream)).encode()
-                got = latency(ports, stream_path if stream else path, body,
-                              n if pace < 0.02 else max(n // 2, 100), pace)
+                try:
+                    got = latency(ports, stream_path if stream else path, body,
+                                  n if pace < 0.02 else max(n // 2, 100), pace)
+                except (RuntimeError, OSError) as err:
+                    if notes is None:
+                        raise
+                    notes.append(f"{'/'.join(ports)} {wire} stream={stream}: {str(err)[:300]}")
+                    continue
                 for name, row in got.items():
                     if name == "direct":
                         continue
@@ -373,7 +380,7 @@ def main():
                 try:
                     run_cases({"direct": upstream, "litellm": litellm_port},
                               args.litellm_wires.split(","), paces, args.litellm_n, results,
-                              lambda name: name)
+                              lambda name: name, notes)
                 finally:
                     bp.stop(litellm)
         else:
