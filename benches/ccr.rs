@@ -11,6 +11,9 @@
 //!
 //! `CCR_BENCH_ONLY=store|digest|crush` runs one part.
 
+// A benchmark that fails should stop at once and say where.
+#![allow(clippy::unwrap_used)]
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

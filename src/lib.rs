@@ -20,7 +20,7 @@ pub use briefkit_mcp::mcp;
 pub use briefkit_proxy::proxy;
 pub use briefkit_runtime::{
     brief, cache, call_status, ccr, clock, compact, compress, document, error, files, guard,
-    numbers, paths, probe, prompt, provider, redact, session, store, text, tokens, wire,
+    numbers, paths, probe, prompt, provider, redact, session, store, sys, text, tokens, wire,
 };
 
 pub mod cli;

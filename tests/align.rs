@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::process::Output;
 
+use crate::harness::assert_stderr_has;
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -314,11 +315,7 @@ fn a_corrupt_state_file_is_bad_input_and_is_left_alone() {
             &fixture("openai-wake-1"),
         ]);
         assert_eq!(output.status.code(), Some(2), "{content}");
-        assert!(
-            stderr(&output).contains("state.json"),
-            "{}",
-            stderr(&output)
-        );
+        assert_stderr_has(&output, "state.json");
         assert!(stdout(&output).is_empty());
         assert_eq!(std::fs::read_to_string(&state).expect("read"), content);
     }
@@ -374,5 +371,5 @@ fn stdin_json_lines_are_wakes_and_a_bad_line_is_named() {
     let lines = format!("{}\n[1, 2\n", read("openai-wake-1"));
     let output = brief().arg("-").write_stdin(lines).output().expect("runs");
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("<stdin>:2"), "{}", stderr(&output));
+    assert_stderr_has(&output, "<stdin>:2");
 }

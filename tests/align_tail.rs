@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in};
+use crate::harness::{argv, argv_then};
 
 fn system() -> Value {
     json!([{"type": "text", "text": "You are a careful assistant.", "cache_control": {"type": "ephemeral"}}])
@@ -178,14 +179,10 @@ fn session_renders_stay_cache_aligned_until_a_purge() {
         "--var",
         "plan=Pro",
     ];
-    let mut new = vec![
-        "session",
-        "new",
-        "s",
-        "--brief",
-        support.as_str(),
-        "--framework-tools",
-    ];
+    let mut new = argv_then(
+        "session new s --brief",
+        &[support.as_str(), "--framework-tools"],
+    );
     new.extend(vars);
     ok(dir, &new);
     for format in ["openai", "anthropic"] {
@@ -193,13 +190,10 @@ fn session_renders_stay_cache_aligned_until_a_purge() {
         for (i, turn) in ["--user", "--assistant", "--user"].iter().enumerate() {
             ok(
                 dir,
-                &[
-                    "session",
-                    "append",
-                    "s",
-                    turn,
-                    &format!("turn {i} of {format}"),
-                ],
+                &argv_then(
+                    "session append s",
+                    &[turn, &format!("turn {i} of {format}")],
+                ),
             );
             let body = ok(dir, &["session", "render", "s", "--format", format]);
             let name = format!("{format}{i}.json");
@@ -217,28 +211,13 @@ fn session_renders_stay_cache_aligned_until_a_purge() {
     fs::write(dir.join("before.json"), before).unwrap();
     ok(
         dir,
-        &[
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "msg_1",
-            "--summary",
-            "the first turn",
-        ],
+        &argv("session purge s --ids msg_1 --summary 'the first turn'"),
     );
     let after = ok(dir, &["session", "render", "s", "--format", "openai"]);
     fs::write(dir.join("after.json"), after).unwrap();
     let out = run_in(
         dir,
-        &[
-            "align",
-            "--json",
-            "--volatile-tail",
-            "1",
-            "before.json",
-            "after.json",
-        ],
+        &argv("align --json --volatile-tail 1 before.json after.json"),
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(

@@ -8,6 +8,7 @@ use briefkit::ccr::{self, Lookup, Store, Strategy};
 
 use crate::ccr_store::{ccr_cmd, clocked, query, store_path};
 use crate::common::{brief, json, stderr, stdout};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
@@ -15,18 +16,11 @@ fn cli_put_prints_the_hash_and_get_prints_the_original_bytes() {
     let path = store_path(&dir);
     let original = "exact bytes\r\n  with trailing space \n\u{1F600}";
     let out = ccr_cmd(&path)
-        .args([
-            "ccr",
-            "put",
-            "--strategy",
-            "tool_output_head_tail",
-            "--source",
-            "t",
-        ])
+        .args(argv("ccr put --strategy tool_output_head_tail --source t"))
         .write_stdin(original)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let hash = stdout(&out).trim().to_string();
     assert_eq!(hash, ccr::hash(original.as_bytes()));
     let got = ccr_cmd(&path)
@@ -260,7 +254,7 @@ fn the_store_defaults_to_the_state_directory() {
         .write_stdin("x")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(dir.path().join("xdg/briefkit/ccr.sqlite").is_file());
     let out = brief()
         .env_remove("BRIEF_CCR_PATH")
@@ -270,7 +264,7 @@ fn the_store_defaults_to_the_state_directory() {
         .write_stdin("x")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         dir.path()
             .join("home/.local/state/briefkit/ccr.sqlite")
@@ -372,8 +366,8 @@ fn a_truncated_store_is_reported_as_damaged() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
     let out = ccr_cmd(&path).args(["ccr", "stats"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "is damaged");
 }
 
 #[test]
@@ -390,11 +384,7 @@ fn another_sqlite_database_is_not_taken_for_a_store() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("not a briefkit CCR store"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "not a briefkit CCR store");
 }
 
 #[test]

@@ -5,20 +5,16 @@
 use std::path::Path;
 
 use crate::common::{brief, json, stderr};
+use crate::harness::{argv_then, assert_exit, assert_stderr_has};
 
 fn put(dir: &Path, strategy: &str, env: &[(&str, &str)]) -> std::process::Output {
     brief()
         .env("BRIEF_CCR_PATH", dir.join("ccr.sqlite"))
         .envs(env.iter().copied())
-        .args([
-            "ccr",
-            "put",
-            "--strategy",
-            strategy,
-            "--source",
-            "test",
-            "--json",
-        ])
+        .args(argv_then(
+            "ccr put --strategy",
+            &[strategy, "--source", "test", "--json"],
+        ))
         .write_stdin("the same original, twice")
         .output()
         .unwrap()
@@ -32,13 +28,9 @@ fn headrooms_ttl_is_read_when_ours_is_not_set_and_ours_wins() {
         "manual",
         &[("HEADROOM_CCR_TTL_SECONDS", "3600")],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["ttl_seconds"], 3600);
-    assert!(
-        stderr(&out).contains("HEADROOM_CCR_TTL_SECONDS"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "HEADROOM_CCR_TTL_SECONDS");
     let out = put(
         dir.path(),
         "manual",

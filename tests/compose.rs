@@ -1,4 +1,5 @@
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::harness::{argv_then, assert_exit};
 
 const VARS: [&str; 4] = [
     "--var",
@@ -16,7 +17,7 @@ fn text_puts_static_items_first_and_the_volatile_part_last() {
         .args(VARS)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stdout(&out));
 }
 
@@ -29,7 +30,7 @@ fn openai_body_has_the_static_then_the_volatile_system_message_and_function_tool
         .args(VARS)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "compact JSON is one line");
     let body = json(&out);
@@ -93,17 +94,10 @@ fn composes_that_differ_only_in_var_values_share_a_byte_identical_prefix() {
         let visit = format!("last_visit={visit}");
         let out = run_in(
             ws.path(),
-            &[
-                "compose",
-                "clinic",
-                "--format",
-                "anthropic",
-                "--stats",
-                "--var",
-                &patient,
-                "--var",
-                &visit,
-            ],
+            &argv_then(
+                "compose clinic --format anthropic --stats --var",
+                &[&patient, "--var", &visit],
+            ),
         );
         assert_eq!(out.status.code(), Some(0));
         let body = json(&out);
@@ -180,7 +174,7 @@ fn compose_json_with_stats_keeps_stderr_for_warnings_only() {
         ws.path(),
         &[&["compose", "clinic", "--json", "--stats"][..], &VARS].concat(),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stderr(&out), "");
     assert!(json(&out)["prefix"]["hash"].is_string(), "{}", stdout(&out));
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::common::server::{Reply, Server};
 use crate::common::store::{body, content_tree};
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::{assert_exit, object_keys};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 
@@ -72,7 +73,7 @@ fn only_the_one_item_is_sent_never_a_rule_and_the_loop_completes() {
     let dir = ws.path().join("clinic");
     let server = Server::start(Reply::Text(SHORTER.into()));
     let out = compress(ws.path(), &server, &["booking"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert!(
@@ -125,7 +126,7 @@ fn only_the_one_item_is_sent_never_a_rule_and_the_loop_completes() {
         .args(["accept", "clinic", &id])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(body(&dir.join("items/booking.md")), format!("{SHORTER}\n"));
 }
 
@@ -136,14 +137,9 @@ fn json_reports_the_documented_fields_in_order() {
         "## Booking\n\nA first visit takes 45 minutes and costs €95.".into(),
     ));
     let out = compress(ws.path(), &server, &["booking", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
-    let keys: Vec<&str> = report
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = object_keys(&report);
     assert_eq!(
         keys,
         [
@@ -207,7 +203,7 @@ fn terminal_escapes_and_control_characters_are_removed_from_the_answer() {
     );
     let server = Server::start(Reply::Text(answer));
     let out = compress(ws.path(), &server, &["booking", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let id = json(&out)["proposal_id"].as_str().unwrap().to_string();
     assert_eq!(
         saved(ws.path(), &id)["body"].as_str().unwrap(),
@@ -225,7 +221,7 @@ fn an_outer_code_fence_is_unwrapped_over_the_anthropic_wire_format() {
         &server,
         &["booking", "--json", "--provider", "anthropic"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(server.requests()[0].path.ends_with("/v1/messages"));
     let id = json(&out)["proposal_id"].as_str().unwrap().to_string();
     assert_eq!(
@@ -261,7 +257,7 @@ fn a_successful_call_is_recorded_in_the_ledger_with_its_usage() {
     let ws = workspace("clinic");
     let server = Server::start(Reply::Text(SHORTER.into()));
     let out = compress(ws.path(), &server, &["booking"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let ledger = fs::read_to_string(ws.path().join("state/briefkit/usage.jsonl")).unwrap();
     let line: serde_json::Value = serde_json::from_str(ledger.trim()).unwrap();
     assert_eq!(line["status"], "ok");
@@ -281,7 +277,7 @@ fn a_server_error_exits_3_and_writes_nothing() {
         r#"{"error":{"message":"bad model"}}"#.into(),
     ));
     let out = compress(ws.path(), &server, &["booking"]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     assert_eq!(content_tree(ws.path()), tree);
 }
 
@@ -291,7 +287,7 @@ fn an_identical_proposal_is_not_saved_and_a_longer_one_is_saved_as_such() {
     let current = body(&ws.path().join("clinic/items/sample-booking.md"));
     let server = Server::start(Reply::Text(current.clone()));
     let out = compress(ws.path(), &server, &["sample-booking", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["status"], "identical");
     let longer = format!(
         "{}\n\n**Pia:** Both slots are 45 minutes long, as every first visit is.",
@@ -316,7 +312,7 @@ fn the_review_screen_shows_tokens_findings_and_a_word_diff() {
     let ws = workspace("clinic");
     let server = Server::start(Reply::Text("## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address online.".into()));
     let out = compress(ws.path(), &server, &["booking"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let ids = regex::Regex::new(r"booking-\d{14}-[0-9a-f]{4}").unwrap();
     insta::assert_snapshot!(ids.replace_all(&stdout(&out), "[ID]"));
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::common::server::{Reply, Server};
 use crate::common::store::content_tree;
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 use crate::loopback;
 
 /// A shorter answer for whichever item was sent: its first line.
@@ -63,7 +64,7 @@ fn compress_all_makes_one_proposal_per_eligible_item_and_lists_the_refused_ones(
     let ws = workspace("clinic");
     let server = first_line_server();
     let out = run(ws.path(), &server.url(), &["--all"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let requests = server.requests();
     assert_eq!(
         requests.len(),
@@ -79,12 +80,12 @@ fn compress_all_makes_one_proposal_per_eligible_item_and_lists_the_refused_ones(
         .count();
     assert_eq!(saved, 3);
     insta::assert_snapshot!("all_human", without_ids(&stdout(&out)));
-    assert!(stderr(&out).contains("3 proposals"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("3 items refused"), "{}", stderr(&out));
+    assert_stderr_has(&out, "3 proposals");
+    assert_stderr_has(&out, "3 items refused");
 
     let ws = workspace("clinic");
     let out = run(ws.path(), &server.url(), &["--all", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "ok");
     assert_eq!(report["items"].as_array().unwrap().len(), 3);
@@ -123,7 +124,7 @@ fn compress_all_goes_on_after_a_failed_call_and_exits_3() {
         }
     });
     let out = run(ws.path(), &server.url(), &["--all", "--json"]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     let report = json(&out);
     assert_eq!(report["status"], "failed");
     let statuses: Vec<&str> = report["items"]
@@ -146,7 +147,7 @@ fn estimate_counts_tokens_and_cost_without_calling() {
     let server = Server::start(Reply::Text("never asked".into()));
     let tree = content_tree(ws.path());
     let out = run(ws.path(), &server.base_url, &["--all", "--estimate"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(server.requests().is_empty());
     assert_eq!(content_tree(ws.path()), tree);
     assert!(!ws.path().join("state/briefkit/usage.jsonl").exists());
@@ -157,17 +158,9 @@ fn estimate_counts_tokens_and_cost_without_calling() {
     let out = run(
         ws.path(),
         &server.base_url,
-        &[
-            "booking",
-            "--estimate",
-            "--json",
-            "--price-input",
-            "3",
-            "--price-output",
-            "15",
-        ],
+        &argv("booking --estimate --json --price-input 3 --price-output 15"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(
         "estimate_json",
         serde_json::to_string_pretty(&json(&out)).unwrap()
@@ -182,16 +175,9 @@ fn settings_go_into_the_request_and_the_proposal() {
     let out = run(
         ws.path(),
         &server.url(),
-        &[
-            "booking",
-            "--temperature",
-            "0.3",
-            "--max-tokens",
-            "777",
-            "--json",
-        ],
+        &argv("booking --temperature 0.3 --max-tokens 777 --json"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let sent = server.requests()[0].json();
     assert_eq!(sent["temperature"], 0.3);
     let cap = sent
@@ -241,8 +227,8 @@ fn another_compressor_is_checked_then_used_as_the_system_prompt() {
         &server.url(),
         &["booking", "--compressor", "mine"],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("brief check"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "brief check");
     assert!(server.requests().is_empty());
 
     let lock = brief()
@@ -250,13 +236,13 @@ fn another_compressor_is_checked_then_used_as_the_system_prompt() {
         .args(["lock", "mine"])
         .output()
         .unwrap();
-    assert_eq!(lock.status.code(), Some(0), "{}", stderr(&lock));
+    assert_exit(&lock, 0);
     let out = run(
         ws.path(),
         &server.url(),
         &["booking", "--compressor", "mine", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let sent = server.requests()[0].json();
     let system = sent["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("terse house style"), "{system}");
@@ -276,7 +262,7 @@ fn compress_calls_are_kept_apart_from_the_briefs_own_traffic() {
     let ws = workspace("clinic");
     let server = first_line_server();
     let out = run(ws.path(), &server.url(), &["booking"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let line = ledger_lines(ws.path()).pop().unwrap();
     assert_eq!(line["command"], "compress");
     assert_eq!(line["brief"], "compressor");
@@ -293,7 +279,7 @@ fn compress_calls_are_kept_apart_from_the_briefs_own_traffic() {
         .args(["lock", "clinic"])
         .output()
         .unwrap();
-    assert_eq!(locked.status.code(), Some(0), "{}", stderr(&locked));
+    assert_exit(&locked, 0);
     let lock = fs::read_to_string(ws.path().join("clinic/brief.lock")).unwrap();
     assert!(lock.contains("hash"), "{lock}");
     assert!(
@@ -316,7 +302,7 @@ fn attempts_count_every_http_request_of_a_failed_call() {
     let ws = workspace("clinic");
     let server = Server::start(Reply::Status(500, r#"{"error":{"message":"down"}}"#.into()));
     let out = run(ws.path(), &server.base_url, &["booking"]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     let requests = server.requests().len() as u64;
     assert!(requests > 1, "a 500 is retried");
     let line = ledger_lines(ws.path()).pop().unwrap();
@@ -336,14 +322,7 @@ fn a_call_cut_by_ctrl_c_is_recorded_as_cancelled() {
         .env_remove("OPENAI_API_KEY")
         .current_dir(ws.path())
         .env("XDG_STATE_HOME", ws.path().join("state"))
-        .args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-        ])
+        .args(argv("compress clinic booking --model m --base-url"))
         .arg(server.url())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -356,8 +335,8 @@ fn a_call_cut_by_ctrl_c_is_recorded_as_cancelled() {
     // SAFETY: signals our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+    assert_exit(&out, 130);
+    assert_stderr_has(&out, "cancelled");
     assert!(!ws.path().join("clinic/proposals").exists());
     let line = ledger_lines(ws.path()).pop().unwrap();
     assert_eq!(line["status"], "cancelled");
@@ -369,10 +348,10 @@ fn a_second_compress_all_warns_about_the_proposals_already_pending() {
     let ws = workspace("clinic");
     let server = first_line_server();
     let first = run(ws.path(), &server.url(), &["--all"]);
-    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_exit(&first, 0);
     assert!(!stderr(&first).contains("already have a pending"));
     let again = run(ws.path(), &server.url(), &["--all"]);
-    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_exit(&again, 0);
     let err = stderr(&again);
     assert!(
         err.contains("3 items already have a pending proposal (persona, booking, sample-booking)"),
@@ -395,7 +374,7 @@ fn an_unreachable_server_says_no_proposal_was_saved() {
         &format!("http://127.0.0.1:{port}/v1"),
         &["--all"],
     );
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     let err = stderr(&out);
     assert!(err.contains("no proposal was saved"), "{err}");
     assert!(!err.contains("other proposals"), "{err}");
@@ -409,7 +388,7 @@ fn a_proposal_keeps_unreported_cache_figures_unknown() {
     let ws = workspace("clinic");
     let server = first_line_server();
     let out = run(ws.path(), &server.url(), &["persona", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let id = json(&out)["proposal_id"].as_str().unwrap().to_string();
     let text = fs::read_to_string(ws.path().join(format!("clinic/proposals/{id}.yaml"))).unwrap();
     let proposal: serde_json::Value = serde_yaml::from_str(&text).unwrap();

@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
@@ -52,10 +53,10 @@ fn check_json_lists_load_errors_with_their_locations() {
     let ws = workspace("clinic");
     broken(ws.path());
     let out = run_in(ws.path(), &["check", "clinic", "--json"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     // One document on stdout, the text on stderr.
     let report = json(&out);
-    assert!(stderr(&out).contains("persona.md:2"), "{}", stderr(&out));
+    assert_stderr_has(&out, "persona.md:2");
     insta::assert_snapshot!(
         "check_json_unreadable",
         serde_json::to_string_pretty(&report).unwrap()
@@ -82,7 +83,7 @@ fn github_annotations_locate_load_errors_and_load_warnings() {
         ws.path(),
         &["check", "clinic", "other", "--format", "github"],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     let text = stdout(&out);
     let error = text
         .lines()

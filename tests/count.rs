@@ -5,6 +5,7 @@ use std::fs;
 use briefkit::tokens::{self, Encoding};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{argv_then, assert_exit};
 
 /// Text of `size` bytes that crosses many read blocks, with words, numbers, CJK, emoji,
 /// runs of spaces and line breaks, and a different sentence in every line.
@@ -35,17 +36,12 @@ fn files_are_counted_exactly_per_file_and_in_total() {
     for &encoding in Encoding::ALL {
         let out = run_in(
             dir.path(),
-            &[
-                "count",
-                "big.md",
-                "small.txt",
-                "empty.txt",
-                "--tokenizer",
-                encoding.name(),
-                "--json",
-            ],
+            &argv_then(
+                "count big.md small.txt empty.txt --tokenizer",
+                &[encoding.name(), "--json"],
+            ),
         );
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         let report = json(&out);
         let expected = tokens::count(encoding, &big);
         assert_eq!(report["status"], "ok");
@@ -70,7 +66,7 @@ fn the_human_output_is_one_line_per_file_and_a_total() {
     .unwrap();
     fs::write(dir.path().join("b.md"), "hello world\n").unwrap();
     let out = run_in(dir.path(), &["count", "a.md", "b.md"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stdout(&out));
 }
 
@@ -84,7 +80,7 @@ fn stdin_is_counted_exactly_and_printed_as_a_bare_number() {
             .write_stdin(text.clone())
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         assert_eq!(stdout(&out), format!("{expected}\n"));
     }
     let out = brief()

@@ -8,6 +8,7 @@ use std::process::Stdio;
 
 use crate::common::store::{body, content_tree, write_proposal};
 use crate::common::{brief, json, run_in, stderr, workspace};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const NEW_BODY: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -119,14 +120,14 @@ fn after_an_interrupted_accept_another_proposal_records_the_body_and_the_first_i
     );
     crash(ws.path(), "after-version", &["accept", "clinic", &first]);
     let out = run_in(ws.path(), &["accept", "clinic", &second]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         actions(ws.path(), "booking"),
         ["import", "compress", "record", "compress"]
     );
     let tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["accept", "clinic", &first]);
-    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert_exit(&out, 4);
     assert_eq!(content_tree(ws.path()), tree);
 }
 
@@ -148,7 +149,7 @@ fn a_crash_during_restore_is_finished_by_running_it_again() {
     );
     assert_eq!(body(&file), NEW_BODY);
     let out = run_in(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["status"], "completed");
     assert_eq!(body(&file), old);
     assert_eq!(
@@ -202,11 +203,7 @@ fn two_concurrent_accepts_one_wins_the_other_exits_4() {
         );
         if pause {
             assert_eq!(first.status.code(), Some(0));
-            assert!(
-                stderr(&second).contains("being changed by another brief process"),
-                "{}",
-                stderr(&second)
-            );
+            assert_stderr_has(&second, "being changed by another brief process");
         }
         assert_eq!(actions(ws.path(), "booking"), ["import", "compress"]);
         let current = body(&dir.join("items/booking.md"));

@@ -9,9 +9,9 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
+use crate::harness::{Workspace, argv, assert_exit, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Recorded, Server};
-use crate::session::{new_session, ok};
 
 const KEY: &str = "sk-test-operator-SECRET-91c4";
 
@@ -46,10 +46,9 @@ fn carries_the_key(request: &Recorded) -> bool {
 /// model named hears nothing.
 #[test]
 fn session_turn_never_sends_the_key_to_a_base_url_the_model_names() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
+    session(root).user("Book Ada.");
     let attacker = Server::answering(|_| say("openai", "{}"));
     let named = format!("{}/v1", attacker.url());
     let operator = Server::start(vec![
@@ -66,7 +65,7 @@ fn session_turn_never_sends_the_key_to_a_base_url_the_model_names() {
     ]);
     let base = format!("{}/v1", operator.url());
     let out = with_key(root, &base, &["session", "turn", "s", "--model", "m"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         attacker.requests().is_empty(),
         "the model's host got a request"
@@ -85,36 +84,16 @@ fn session_turn_never_sends_the_key_to_a_base_url_the_model_names() {
 /// the base URL the operator set in the environment, on every request.
 #[test]
 fn every_provider_call_carries_the_key_only_to_the_configured_base_url() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
+    session(root).user("Book Ada.");
     let state = compacted_state();
     let server = Server::answering(move |_| say("openai", &state));
     let base = format!("{}/v1", server.url());
     let commands: [&[&str]; 4] = [
         &["compress", "clinic", "booking", "--model", "m"],
-        &[
-            "probe",
-            "clinic",
-            "--model",
-            "m",
-            "--repeat",
-            "2",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-        ],
-        &[
-            "session",
-            "turn",
-            "s",
-            "--model",
-            "m",
-            "--user",
-            "Any slot?",
-        ],
+        &argv("probe clinic --model m --repeat 2 --var patient=Ada --var last_visit=May"),
+        &argv("session turn s --model m --user 'Any slot?'"),
         &[
             "session", "compact", "s", "--model", "m", "--resume", "Go on.",
         ],

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, snapshot_tree, stderr, stdout};
+use crate::harness::{argv, assert_exit, assert_stderr_has, object_keys};
 
 /// A build log with diagnostics in the middle, `n` lines long.
 fn build_log(n: usize) -> String {
@@ -88,14 +89,9 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
         .arg("--json")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
-    let keys: Vec<&str> = report
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = object_keys(&report);
     assert_eq!(
         keys,
         ["status", "summary", "digest_version", "text", "sections"]
@@ -109,12 +105,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
         .collect();
     assert_eq!(fields.len(), 9, "{fields:?}");
     for section in sections {
-        let keys: Vec<&str> = section
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let keys = object_keys(section);
         assert_eq!(
             keys,
             [
@@ -201,7 +192,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
             .args(["ccr", "get", hash])
             .output()
             .unwrap();
-        assert!(got.status.success(), "{}", stderr(&got));
+        assert_exit(&got, 0);
         assert_eq!(stdout(&got), expected(section["id"].as_str().unwrap()));
     }
     let get = digest_cmd(&store)
@@ -237,7 +228,7 @@ fn instruction_bearing_fields_survive_byte_for_byte_and_by_the_guard() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out);
     for original in [TASK, DONE, DECISION].iter().chain(CONSTRAINTS.iter()) {
         assert!(text.contains(original), "not verbatim: {original}");
@@ -334,7 +325,7 @@ fn the_human_report_says_why_a_section_stayed_verbatim() {
         .arg(&wake)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stderr(&out));
 }
 
@@ -499,19 +490,14 @@ fn compose_with_digest(dir: &Path, store: &Path, format: &str, digest: &Path) ->
             format,
             "--stats",
         ])
-        .args([
-            "--var",
-            "date=2026-11-30",
-            "--var",
-            "customer_name=Ada",
-            "--var",
-            "plan=Pro",
-        ])
+        .args(argv(
+            "--var date=2026-11-30 --var customer_name=Ada --var plan=Pro",
+        ))
         .arg("--digest")
         .arg(digest)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let prefix = stderr(&out)
         .lines()
         .find(|l| l.starts_with("prefix"))
@@ -576,7 +562,7 @@ fn digest_json_snapshot() {
         .args(["--min-bytes", "100", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!("digest_json", stdout(&out));
 }
 
@@ -588,7 +574,7 @@ fn ccr_get_unknown_json_snapshot() {
         .args(["ccr", "get", "000000000000000000000000", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let text = stdout(&out).replace(&store.display().to_string(), "[STORE]");
     insta::assert_snapshot!("ccr_get_unknown_json", text);
 }
@@ -614,7 +600,7 @@ fn digest_multi_line_detail_lines_after_the_first_fell_to_column_0() {
         .arg(&wake)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out);
     for expected in [
         "- Never delete rows.\n  - not even test rows",
@@ -650,7 +636,7 @@ fn digest_json_printed_the_human_table_on_stderr() {
         .arg("--json")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stderr(&out), "");
     assert!(
         json(&out)["sections"]
@@ -662,5 +648,5 @@ fn digest_json_printed_the_human_table_on_stderr() {
         .arg(&wake)
         .output()
         .unwrap();
-    assert!(stderr(&human).contains("SECTION"), "{}", stderr(&human));
+    assert_stderr_has(&human, "SECTION");
 }

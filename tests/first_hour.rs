@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::common::server::{Reply, Server};
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 
@@ -34,7 +35,7 @@ fn compress(root: &Path, server: &Server, item: &str) -> std::process::Output {
             &server.base_url,
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     out
 }
 
@@ -69,12 +70,12 @@ fn accept_by_item_name_says_next_brief_lock_and_check_strict_passes_after_it() {
     keep_the_samples_times(root);
     assert_eq!(run(root, &["lock", "clinic"]).status.code(), Some(0));
     let before = run(root, &["check", "clinic", "--strict"]);
-    assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
+    assert_exit(&before, 0);
     let server = Server::start(Reply::Text(SHORTER.into()));
     compress(root, &server, "booking");
 
     let accepted = run(root, &["accept", "clinic", "booking"]);
-    assert_eq!(accepted.status.code(), Some(0), "{}", stderr(&accepted));
+    assert_exit(&accepted, 0);
     let said = stderr(&accepted);
     assert!(said.contains("accepted booking-"), "{said}");
     assert!(
@@ -84,14 +85,14 @@ fn accept_by_item_name_says_next_brief_lock_and_check_strict_passes_after_it() {
     );
     // As it said: check --strict fails on the moved prefix until the lock is renewed.
     let stale = run(root, &["check", "clinic", "--strict"]);
-    assert_eq!(stale.status.code(), Some(1), "{}", stderr(&stale));
+    assert_exit(&stale, 1);
     assert_eq!(run(root, &["lock", "clinic"]).status.code(), Some(0));
     let after = run(root, &["check", "clinic", "--strict"]);
-    assert_eq!(after.status.code(), Some(0), "{}", stderr(&after));
+    assert_exit(&after, 0);
 
     // restore and record say it too, and --json carries it as `relock`.
     let restored = run(root, &["restore", "clinic", "booking", "1", "--json"]);
-    assert_eq!(restored.status.code(), Some(0), "{}", stderr(&restored));
+    assert_exit(&restored, 0);
     let doc = json(&restored);
     assert_eq!(doc["relock"]["next"], "brief lock clinic");
     assert_eq!(doc["relock"]["prefix_changed"], true);
@@ -100,12 +101,8 @@ fn accept_by_item_name_says_next_brief_lock_and_check_strict_passes_after_it() {
     let text = fs::read_to_string(&item).unwrap();
     fs::write(&item, text.replace("45 minutes", "50 minutes")).unwrap();
     let recorded = run(root, &["record", "clinic", "booking"]);
-    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
-    assert!(
-        stderr(&recorded).contains("next: brief lock clinic ("),
-        "{}",
-        stderr(&recorded)
-    );
+    assert_exit(&recorded, 0);
+    assert_stderr_has(&recorded, "next: brief lock clinic (");
 }
 
 #[test]
@@ -130,7 +127,7 @@ fn the_cache_write_cost_carries_the_pricings_currency() {
     let server = Server::start(Reply::Text(SHORTER.into()));
     compress(root, &server, "booking");
     let out = run(root, &["accept", "clinic", "--latest", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let doc = json(&out);
     let tokens = doc["relock"]["tokens_rewritten"].as_f64().unwrap();
     assert_eq!(doc["relock"]["cache_write_cost"]["currency"], "EUR");
@@ -146,12 +143,8 @@ fn the_cache_write_cost_carries_the_pricings_currency() {
     )
     .unwrap();
     let refused = run(root, &["stats", "clinic"]);
-    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(
-        stderr(&refused).contains("ISO 4217"),
-        "{}",
-        stderr(&refused)
-    );
+    assert_exit(&refused, 2);
+    assert_stderr_has(&refused, "ISO 4217");
 }
 
 #[test]
@@ -175,20 +168,16 @@ fn an_item_name_with_several_proposals_is_refused_with_the_candidates() {
     }
     let none = run(root, &["accept", "clinic", "persona"]);
     assert_eq!(none.status.code(), Some(2));
-    assert!(
-        stderr(&none).contains("items with pending proposals: booking"),
-        "{}",
-        stderr(&none)
-    );
+    assert_stderr_has(&none, "items with pending proposals: booking");
     // --latest picks the newest; then the name alone is unambiguous.
     let review = run(root, &["review", "clinic", "booking", "--latest", "--json"]);
-    assert_eq!(review.status.code(), Some(0), "{}", stderr(&review));
+    assert_exit(&review, 0);
     let newest = json(&review)["proposal_id"].as_str().unwrap().to_string();
     assert!(newest == first || newest == second);
     let discarded = run(root, &["discard", "clinic", "--latest"]);
-    assert_eq!(discarded.status.code(), Some(0), "{}", stderr(&discarded));
+    assert_exit(&discarded, 0);
     let accepted = run(root, &["accept", "clinic", "booking"]);
-    assert_eq!(accepted.status.code(), Some(0), "{}", stderr(&accepted));
+    assert_exit(&accepted, 0);
 }
 
 #[test]
@@ -200,18 +189,12 @@ fn a_body_the_model_returned_unchanged_is_not_saved_as_a_proposal() {
     let server = Server::start(Reply::Text(body));
     let out = run(
         root,
-        &[
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "test-model",
-            "--base-url",
-            &server.base_url,
-            "--json",
-        ],
+        &argv_then(
+            "compress clinic booking --model test-model --base-url",
+            &[&server.base_url, "--json"],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let doc = json(&out);
     assert_eq!(doc["status"], "identical", "{doc}");
     assert!(doc["summary"].as_str().unwrap().contains("nothing saved"));
@@ -230,7 +213,7 @@ fn retype_writes_the_imports_suggestions_into_an_existing_brief() {
     )
     .unwrap();
     let out = run_in(root, &["import", "prompt.md", "desk"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let limits = root.join("desk/items/limits.md");
     assert!(
         fs::read_to_string(&limits)
@@ -239,7 +222,7 @@ fn retype_writes_the_imports_suggestions_into_an_existing_brief() {
     );
 
     let dry = run_in(root, &["retype", "desk", "--dry-run", "--json"]);
-    assert_eq!(dry.status.code(), Some(0), "{}", stderr(&dry));
+    assert_exit(&dry, 0);
     insta::assert_json_snapshot!("retype_dry_run_json", json(&dry));
     assert!(
         fs::read_to_string(&limits)
@@ -248,13 +231,9 @@ fn retype_writes_the_imports_suggestions_into_an_existing_brief() {
     );
 
     let out = run_in(root, &["retype", "desk"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("rule *"), "{}", stdout(&out));
-    assert!(
-        stderr(&out).contains("next: brief lock desk"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stdout_has(&out, "rule *");
+    assert_stderr_has(&out, "next: brief lock desk");
     let text = fs::read_to_string(&limits).unwrap();
     assert!(text.starts_with("---\ntype: rule\n"), "{text}");
     assert!(
@@ -300,14 +279,7 @@ fn a_line_marked_as_a_deliberate_constant_passes_check_and_never_reaches_the_mod
     );
     let composed = run(
         root,
-        &[
-            "compose",
-            "clinic",
-            "--var",
-            "patient=A",
-            "--var",
-            "last_visit=2026-10-01",
-        ],
+        &argv("compose clinic --var patient=A --var last_visit=2026-10-01"),
     );
     let prompt = stdout(&composed);
     assert!(
@@ -338,7 +310,7 @@ fn history_lists_accepted_flags_whole_and_its_json_has_them() {
     ));
     compress(root, &server, "booking");
     let out = run(root, &["accept", "clinic", "booking", "--allow-flags"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let history = run(root, &["history", "clinic", "booking"]);
     let text = stdout(&history);
     assert!(
@@ -386,17 +358,10 @@ fn the_first_write_to_the_default_ledger_says_where_once() {
     // A ledger the user names is theirs: nothing to announce.
     let named = run(
         root,
-        &[
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            &server.base_url,
-            "--ledger",
-            "mine.jsonl",
-        ],
+        &argv_then(
+            "compress clinic booking --model m --base-url",
+            &[&server.base_url, "--ledger", "mine.jsonl"],
+        ),
     );
     assert!(!stderr(&named).contains("recording model calls"));
 }
@@ -409,25 +374,12 @@ fn a_timeout_past_a_day_is_refused_as_a_ttl_past_100_years_is() {
         &["compress", "clinic", "booking", "--timeout", "99999999999h"],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("longer than the longest timeout"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "longer than the longest timeout");
 }
 
 fn session_new(root: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "session",
-        "new",
-        "s",
-        "--brief",
-        "clinic",
-        "--var",
-        "patient=Ada",
-        "--var",
-        "last_visit=2026-10-01",
-    ];
+    let mut args =
+        argv("session new s --brief clinic --var patient=Ada --var last_visit=2026-10-01");
     args.extend_from_slice(extra);
     run(root, &args)
 }
@@ -436,8 +388,8 @@ fn session_new(root: &Path, extra: &[&str]) -> std::process::Output {
 fn a_context_limit_below_tier_1_is_refused_and_nothing_is_written() {
     let ws = workspace("clinic");
     let out = session_new(ws.path(), &["--context-limit", "50"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("below Tier 1"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "below Tier 1");
     assert!(!ws.path().join("s").exists());
 }
 
@@ -448,17 +400,9 @@ fn a_tool_call_for_a_tool_the_brief_lacks_is_refused() {
     assert_eq!(session_new(root, &[]).status.code(), Some(0));
     let out = run(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "book_taxi",
-            "--args",
-            "{}",
-        ],
+        &argv("session append s --tool-call book_taxi --args {}"),
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(
         stderr(&out).contains("no such tool") && stderr(&out).contains("find_slot"),
         "{}",
@@ -477,7 +421,7 @@ fn an_over_budget_append_says_so_and_status_reflects_the_critical_level() {
         root,
         &["session", "append", "s", "--user", "Any slot on Monday?"],
     );
-    assert_eq!(asked.status.code(), Some(0), "{}", stderr(&asked));
+    assert_exit(&asked, 0);
     let call = run(
         root,
         &[
@@ -490,23 +434,17 @@ fn an_over_budget_append_says_so_and_status_reflects_the_critical_level() {
             r#"{"day": "Monday"}"#,
         ],
     );
-    assert_eq!(call.status.code(), Some(0), "{}", stderr(&call));
+    assert_exit(&call, 0);
     let id = stdout(&call).trim().to_string();
     let big = "slot ".repeat(5000);
     let result = run(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            &id,
-            "--text",
-            &big,
-            "--json",
-        ],
+        &argv_then(
+            "session append s --tool-result",
+            &[&id, "--text", &big, "--json"],
+        ),
     );
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_exit(&result, 0);
     let doc = json(&result);
     assert_eq!(doc["status"], "over_budget", "{doc}");
     assert_eq!(doc["over_budget"], true);

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use crate::common::clickhouse::{ClickHouse, PASSWORD};
 use crate::common::proxy::{Proxy, Script, Upstream, send};
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::argv;
 
 pub(crate) const TABLE: &str = "fleet.usage";
 
@@ -122,20 +123,12 @@ fn by(ch: &ClickHouse, sql: &str) -> Vec<(String, u64)> {
 fn session_turn(root: &Path, state: &Path, url: &str) -> std::process::Output {
     let server =
         crate::loopback::Server::start(vec![crate::loopback::model::say("openai", "Booked.")]);
-    crate::session::new_session(root, &["--context-limit", "100000"]);
+    crate::harness::new_session(root, &["--context-limit", "100000"]);
     brief()
         .current_dir(root)
         .env("XDG_STATE_HOME", state)
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args([
-            "session",
-            "turn",
-            "s",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-        ])
+        .args(argv("session turn s --provider openai --model test-model"))
         .args(["--base-url", &format!("{}/v1", server.url())])
         .args(["--user", "Book me in.", "--ledger", url])
         .output()
@@ -382,14 +375,9 @@ fn probe(
     brief()
         .current_dir(dir)
         .env("XDG_STATE_HOME", state)
-        .args([
-            "probe",
-            "clinic",
-            "--var",
-            "patient=Ines",
-            "--var",
-            "last_visit=2026-11-02",
-        ])
+        .args(argv(
+            "probe clinic --var patient=Ines --var last_visit=2026-11-02",
+        ))
         .args(["--provider", "openai", "--model", "m"])
         .args(["--base-url", &format!("{}/v1", server.base_url)])
         .args(["--ledger", url])

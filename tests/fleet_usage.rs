@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::common::clickhouse::{ClickHouse, PASSWORD};
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::argv;
 
 const TABLE: &str = "fleet.usage";
 
@@ -71,6 +72,17 @@ pub(crate) fn ledger_rows(priced_brief: &Path) -> Vec<Value> {
             "target_brief": if i % 4 == 2 { json!("clinic") } else { Value::Null },
             "target_brief_dir": if i % 8 == 2 { json!(priced_brief.display().to_string()) } else { Value::Null },
         });
+        // Some rows carry the prices a proxy was given (`--price-*`), one of them only
+        // an input price: the rest of its prices come from elsewhere, in both readers.
+        match i % 10 {
+            1 | 4 => {
+                row["price_input_per_mtok"] = json!(2.5);
+                row["price_cached_per_mtok"] = json!(0.25);
+                row["price_output_per_mtok"] = json!(10.0);
+            }
+            7 => row["price_input_per_mtok"] = json!(0.7),
+            _ => {} // none given, or a row from before prices were recorded
+        }
         match i % 3 {
             0 => row["host"] = json!("machine-a"),
             1 => row["host"] = json!("machine-b"),
@@ -298,13 +310,9 @@ fn ledger_mistakes_exit_2_and_server_refusals_exit_3_without_the_password() {
     assert_eq!(exit, Some(2), "{err}");
     assert!(err.contains("--ledger-format clickhouse"), "{err}");
     assert!(!err.contains("pw-in-url-123"), "{err}");
-    let (exit, err) = code(&[
-        "usage",
-        "--ledger",
-        "usage.jsonl",
-        "--ledger-format",
-        "clickhouse",
-    ]);
+    let (exit, err) = code(&argv(
+        "usage --ledger usage.jsonl --ledger-format clickhouse",
+    ));
     assert_eq!(exit, Some(2), "{err}");
     let (exit, err) = code(&["usage", "--ledger", "clickhouse://h/db.t?batch_rows=lots"]);
     assert_eq!(exit, Some(2), "{err}");
@@ -365,4 +373,44 @@ fn a_clickhouse_server_named_but_missing_fails_the_same_way() {
         Some("/nonexistent/clickhouse-server".into()),
         &["/usr/sbin/clickhouse-server"],
     );
+}
+
+#[test]
+fn usage_over_a_table_from_before_rows_carried_prices_reads_them_as_unpriced() {
+    // A table `ledger init` made before the price columns: inserts skip the fields it has
+    // no column for, and `usage` reads it as rows that carry no prices.
+    let ch = ClickHouse::start();
+    init(&ch);
+    for column in [
+        "price_input_per_mtok",
+        "price_cached_per_mtok",
+        "price_output_per_mtok",
+    ] {
+        ch.query(&format!("ALTER TABLE {TABLE} DROP COLUMN {column}"));
+    }
+    let briefs = workspace("clinic");
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ledger_rows(&briefs.path().join("clinic"));
+    let with_prices = dir.path().join("with-prices.jsonl");
+    write_ledger(&with_prices, &rows);
+    assert_eq!(push(&with_prices, &ch.url(TABLE))["rows_sent"], 240);
+    let bare: Vec<Value> = rows
+        .into_iter()
+        .map(|mut row| {
+            let fields = row.as_object_mut().unwrap();
+            fields.retain(|key, _| !key.starts_with("price_"));
+            row
+        })
+        .collect();
+    let without_prices = dir.path().join("without-prices.jsonl");
+    write_ledger(&without_prices, &bare);
+    let mut from_file = json(&usage(
+        &without_prices.display().to_string(),
+        &["--by", "model", "--json"],
+    ));
+    let mut from_ch = json(&usage(&ch.url(TABLE), &["--by", "model", "--json"]));
+    for report in [&mut from_file, &mut from_ch] {
+        report.as_object_mut().unwrap().remove("ledger");
+    }
+    assert_eq!(from_file, from_ch);
 }

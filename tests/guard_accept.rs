@@ -5,6 +5,7 @@ use std::fs;
 
 use crate::common::store::{content_tree, write_proposal};
 use crate::common::{run_in, stderr, workspace};
+use crate::harness::assert_exit;
 
 #[test]
 fn a_proposal_that_only_changed_a_unit_needs_allow_flags_and_records_the_change() {
@@ -21,7 +22,7 @@ fn a_proposal_that_only_changed_a_unit_needs_allow_flags_and_records_the_change(
     );
     let tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["accept", "clinic", &id]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let err = stderr(&out);
     assert!(err.contains("changed"), "{err}");
     assert!(err.contains("`minutes` became `hours`"), "{err}");
@@ -29,7 +30,7 @@ fn a_proposal_that_only_changed_a_unit_needs_allow_flags_and_records_the_change(
     assert_eq!(content_tree(ws.path()), tree);
 
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--allow-flags"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v2 = fs::read_to_string(dir.join("history/booking/0002.md")).unwrap();
     assert!(
         v2.contains(

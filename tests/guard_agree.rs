@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::common::store::{body, content_tree, write_proposal};
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::assert_exit;
 
 /// The clinic's persona without its second sentence (line 7 of the item file).
 const PERSONA_CUT: &str = "You are Pia, the booking assistant of Harbour Street Physio.\n";
@@ -91,7 +92,7 @@ fn every_surface_names_a_dropped_instruction_with_its_line() {
 
     let tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["accept", "clinic", &id]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let err = stderr(&out);
     assert!(err.contains("dropped 1 instruction"), "{err}");
     assert!(
@@ -102,7 +103,7 @@ fn every_surface_names_a_dropped_instruction_with_its_line() {
     assert_eq!(content_tree(ws.path()), tree);
 
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--allow-flags"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v2 = fs::read_to_string(dir.join("history/persona/0002.md")).unwrap();
     assert!(
         v2.contains(
@@ -129,7 +130,7 @@ fn a_faithful_proposal_is_clean_everywhere_whatever_its_file_claims() {
         "clean"
     );
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(body(&dir.join("items/persona.md")), PERSONA_KEPT);
 }
 
@@ -245,7 +246,7 @@ fn compress_and_accept_disagreed_on_count_and_line_of_dropped_instructions() {
     };
     let human = compress(false);
     let printed = compress(true);
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     let compressed = json(&printed);
     let id = compressed["proposal_id"].as_str().unwrap().to_string();
     let positions = |list: &serde_json::Value| -> Vec<(String, u64, u64)> {
@@ -286,7 +287,7 @@ fn compress_and_accept_disagreed_on_count_and_line_of_dropped_instructions() {
         );
     }
     let out = run_in(root, &["accept", "clinic", &id]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let refused = stderr(&out);
     assert!(refused.contains("dropped 2 instructions"), "{refused}");
     for (file, line, column) in &expected {

@@ -2,6 +2,7 @@
 
 use std::process::Output;
 
+use crate::harness::{assert_exit, assert_stderr_has, assert_stdout_has};
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -46,14 +47,14 @@ fn json(output: &Output) -> Value {
 #[test]
 fn a_lossy_rewrite_is_reported_and_exits_1() {
     let output = run(&["--color", "never", "guard", ORIGINAL, LOSSY]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_exit(&output, 1);
     insta::assert_snapshot!("guard_lossy_human", stdout(&output));
 }
 
 #[test]
 fn a_faithful_rewrite_is_clean_and_exits_0() {
     let output = run(&["--color", "never", "guard", ORIGINAL, FAITHFUL]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_exit(&output, 0);
     insta::assert_snapshot!("guard_faithful_human", stdout(&output));
 }
 
@@ -142,11 +143,7 @@ fn either_text_may_come_from_stdin() {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stdout(&output).contains("<stdin>:1:29"),
-        "{}",
-        stdout(&output)
-    );
+    assert_stdout_has(&output, "<stdin>:1:29");
 }
 
 #[test]
@@ -154,7 +151,7 @@ fn both_texts_from_stdin_is_bad_usage() {
     let output = run(&["guard", "-", "-"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(output.stdout.is_empty());
-    assert!(stderr(&output).contains("both `-`"), "{}", stderr(&output));
+    assert_stderr_has(&output, "both `-`");
 }
 
 #[test]
@@ -170,11 +167,7 @@ fn a_missing_file_is_bad_input_naming_the_path() {
     let error: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(error["status"], "error");
     assert_eq!(error["error"]["kind"], "input");
-    assert!(
-        stderr(&output).contains("fixtures/guard/no-such-file.md: no such file"),
-        "{}",
-        stderr(&output)
-    );
+    assert_stderr_has(&output, "fixtures/guard/no-such-file.md: no such file");
 }
 
 #[test]
@@ -217,7 +210,7 @@ fn a_dropped_instruction_is_named_with_its_line_and_exits_1() {
         "Be friendly.\nUse the customer's first name.\n",
     );
     let output = run(&["--color", "never", "guard", &original, &proposal]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_exit(&output, 1);
     let text = stdout(&output);
     assert!(
         text.contains(&format!(

@@ -14,9 +14,9 @@ use briefkit::session::subagent::fetch::{Reach, fetch_within};
 use briefkit::session::subagent::html;
 
 use crate::common::{brief, run_in, stderr};
+use crate::harness::{Workspace, assert_exit, assert_stderr_has, new_session, ok, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 /// Runs `work` on a thread of its own and fails when it has not finished after
 /// `limit`: a guard against a hang, never a measurement (BENCHMARKS.md has the timings).
@@ -167,7 +167,7 @@ fn session_with_call(root: &Path, session: &str, name: &str, args: Value) {
             "100000",
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     ok(
         root,
         &["session", "append", session, "--user", "Look it up."],
@@ -220,7 +220,7 @@ fn web_search_agent_caps_its_backends_answer_in_bytes_and_hits() {
     let done = json!({"status": "completed", "summary": "Nothing found."}).to_string();
     let model = Server::start(vec![say("openai", &done)]);
     let out = subagent(root, "s", &model, &[("BRIEF_SEARCH_URL", &backend.url())]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let sent = model.requests()[0].json().to_string();
     assert!(sent.contains("hit-9") && !sent.contains("hit-10\\u003e") && !sent.contains("hit-10>"));
     assert!(!sent.contains("hit-39999"));
@@ -236,8 +236,8 @@ fn web_search_agent_caps_its_backends_answer_in_bytes_and_hits() {
     session_with_call(root, "t", "web_search_agent", json!({"query": "slots"}));
     let model = Server::start(vec![say("openai", &done)]);
     let out = subagent(root, "t", &model, &[("BRIEF_SEARCH_URL", &backend.url())]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("longer than"), "{}", stderr(&out));
+    assert_exit(&out, 3);
+    assert_stderr_has(&out, "longer than");
     assert!(model.requests().is_empty());
 }
 
@@ -270,8 +270,8 @@ fn delegate_task_never_writes_through_a_planted_subagents_link() {
         std::os::unix::fs::symlink(outside.path(), &link).unwrap();
         let model = Server::start(vec![say("openai", &done)]);
         let out = subagent(root, session, &model, &[]);
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+        assert_exit(&out, 2);
+        assert_stderr_has(&out, "symbolic link");
         assert!(model.requests().is_empty());
     }
     assert!(
@@ -310,7 +310,7 @@ fn a_log_id_that_names_a_path_is_refused_on_replay_with_its_line() {
     }
     let model = Server::start(vec![]);
     let out = subagent(root, "s", &model, &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(!root.join("outside").exists());
 }
 
@@ -328,7 +328,7 @@ fn a_session_path_holding_colon_space_makes_a_child_brief_that_loads() {
     let done = json!({"status": "completed", "summary": "10:30 is free."}).to_string();
     let model = Server::start(vec![say("openai", &done)]);
     let out = subagent(root, "odd: place/s", &model, &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let manifest = root.join("odd: place/s/subagents/tool_call_2/brief/brief.yaml");
     let yaml: serde_yaml::Value =
         serde_yaml::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
@@ -343,10 +343,9 @@ fn a_session_path_holding_colon_space_makes_a_child_brief_that_loads() {
 
 #[test]
 fn a_log_counter_near_u64_max_is_refused_never_wrapped() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "hello"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
+    let root = ws.root();
+    session(root).user("hello");
     let log = root.join("s/log.jsonl");
     let clean = std::fs::read_to_string(&log).unwrap();
     let line = clean.lines().count() + 1;
@@ -378,12 +377,8 @@ fn a_log_counter_near_u64_max_is_refused_never_wrapped() {
         "effective_estimate": 1, "current_context_tokens": 1, "available_operation_tokens": 1});
     std::fs::write(&log, format!("{clean}{edge}\n")).unwrap();
     let out = run_in(root, &["session", "gate", "s", "--estimate", "10"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("past the highest id"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "past the highest id");
     assert_eq!(
         std::fs::read_to_string(&log).unwrap(),
         format!("{clean}{edge}\n")
@@ -419,7 +414,7 @@ fn ledger_push_refuses_a_time_outside_clickhouses_range_with_its_line() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     let err = stderr(&out);
     assert!(
         err.contains("usage.jsonl:2") && err.contains("usage.jsonl:3"),
@@ -492,7 +487,7 @@ fn no_key_goes_to_a_brief_named_base_url_without_the_operators_allow() {
     )
     .unwrap();
     let out = run(&turn, None);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let sent = server.requests();
     assert_eq!(sent.len(), 1);
     assert!(
@@ -503,15 +498,15 @@ fn no_key_goes_to_a_brief_named_base_url_without_the_operators_allow() {
     std::fs::remove_file(root.join("config/briefkit/allowed_hosts")).unwrap();
     // Allowed by the variable.
     let out = run(&turn, Some("example.org, 127.0.0.1"));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     // Another host listed does not allow this one.
     let out = run(&turn, Some("example.org"));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
 }
 
 #[test]
 fn an_implausible_upstream_usage_is_not_summed_in_stats() {
-    use crate::common::proxy::{Proxy, Script, Upstream, send};
+    use crate::common::proxy::{Proxy, Script, Upstream, post_chat};
     let up = Upstream::start(|_| {
         Script::json(
             200,
@@ -521,13 +516,7 @@ fn an_implausible_upstream_usage_is_not_summed_in_stats() {
     let proxy = Proxy::start(&up.url, &[]);
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).to_string();
     for _ in 0..2 {
-        let (status, _, _) = send(
-            &proxy.url,
-            "POST",
-            "/v1/chat/completions",
-            &[],
-            body.as_bytes(),
-        );
+        let (status, _, _) = post_chat(&proxy.url, body.as_bytes());
         assert_eq!(status, 200);
     }
     let started = Instant::now();

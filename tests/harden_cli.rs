@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::common::server::{Reply, Server, loopback};
 use crate::common::store::content_tree;
 use crate::common::{brief, stderr, stdout, workspace};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 const KEY: &str = "sk-test-SECRET123-abcdef";
 
@@ -16,15 +17,10 @@ fn compress_with(root: &Path, base_url: &str, extra: &[&str]) -> std::process::O
         .current_dir(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
         .env("OPENAI_API_KEY", KEY)
-        .args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "test-model",
-            "--base-url",
-            base_url,
-        ])
+        .args(argv_then(
+            "compress clinic booking --model test-model --base-url",
+            &[base_url],
+        ))
         .args(extra)
         .output()
         .unwrap()
@@ -42,7 +38,7 @@ fn a_redirect_carries_neither_the_key_nor_the_item_elsewhere() {
         let tree = content_tree(ws.path());
         let out = compress_with(ws.path(), &origin.url(), &[]);
         assert_eq!(out.status.code(), Some(3), "{code}: {}", stderr(&out));
-        assert!(stderr(&out).contains("redirected to"), "{}", stderr(&out));
+        assert_stderr_has(&out, "redirected to");
         assert!(
             elsewhere.requests().is_empty(),
             "{code}: the target was contacted"
@@ -62,12 +58,8 @@ fn an_answer_echoing_the_key_is_flagged_and_not_saved() {
     let server = Server::start(Reply::Text(echoed));
     let tree = content_tree(ws.path());
     let out = compress_with(ws.path(), &server.base_url, &["--json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("contains the API key"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 1);
+    assert_stderr_has(&out, "contains the API key");
     let all = format!("{}{}", stdout(&out), stderr(&out));
     assert!(!all.to_lowercase().contains(&KEY.to_lowercase()), "{all}");
     assert_eq!(content_tree(ws.path()), tree);
@@ -80,12 +72,8 @@ fn an_answer_over_the_cap_writes_nothing() {
     let server = Server::start(Reply::Text("word ".repeat(60 * 1024)));
     let tree = content_tree(ws.path());
     let out = compress_with(ws.path(), &server.base_url, &[]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("the limit is 256 KiB"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 3);
+    assert_stderr_has(&out, "the limit is 256 KiB");
     assert_eq!(content_tree(ws.path()), tree);
 }
 
@@ -123,7 +111,7 @@ fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() 
     let ws = workspace("clinic");
     let server = hostile_model_server();
     let out = compress_with(ws.path(), &server.url(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_no_escape("compress", &format!("{}{}", stdout(&out), stderr(&out)));
     let proposals = ws.path().join("clinic/proposals");
     let file = fs::read_dir(&proposals)
@@ -147,7 +135,7 @@ fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() 
         .args(["accept", "clinic", &id, "--allow-flags"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let out = brief()
         .current_dir(ws.path())
         .args(["history", "clinic", "booking"])
@@ -157,14 +145,10 @@ fn a_server_provided_model_name_is_sanitised_wherever_it_is_printed_or_stored() 
     let out = brief()
         .current_dir(ws.path())
         .env("OPENAI_API_KEY", KEY)
-        .args([
-            "probe",
-            "clinic",
-            "--model",
-            "test-model",
-            "--base-url",
-            &server.url(),
-        ])
+        .args(argv_then(
+            "probe clinic --model test-model --base-url",
+            &[&server.url()],
+        ))
         .output()
         .unwrap();
     assert_no_escape("probe", &format!("{}{}", stdout(&out), stderr(&out)));
@@ -187,7 +171,7 @@ fn a_planted_model_name_in_a_proposal_or_version_is_sanitised_when_shown() {
         .args(["proposals", "clinic"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_no_escape("proposals", &format!("{}{}", stdout(&out), stderr(&out)));
     let out = brief()
         .current_dir(ws.path())
@@ -211,45 +195,30 @@ fn a_silent_server_trips_the_idle_timeout_from_the_flag_or_brief_timeout() {
         if let Some(env) = env {
             cmd.env("BRIEF_TIMEOUT", env);
         }
-        cmd.args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ]);
+        cmd.args(argv_then(
+            "compress clinic booking --model m --base-url",
+            &[&server.url()],
+        ));
         if let Some(flag) = flag {
             cmd.args(["--timeout", flag]);
         }
         let tree = content_tree(ws.path());
         let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("no data from the server for 300 ms (idle timeout"),
-            "{}",
-            stderr(&out)
-        );
+        assert_exit(&out, 3);
+        assert_stderr_has(&out, "no data from the server for 300 ms (idle timeout");
         assert_eq!(content_tree(ws.path()), tree);
     }
     let ws = workspace("clinic");
     let out = brief()
         .current_dir(ws.path())
         .env("BRIEF_TIMEOUT", "soon")
-        .args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            "http://127.0.0.1:9",
-        ])
+        .args(argv(
+            "compress clinic booking --model m --base-url http://127.0.0.1:9",
+        ))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("BRIEF_TIMEOUT"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "BRIEF_TIMEOUT");
 }
 
 #[test]
@@ -278,7 +247,7 @@ fn usage_skips_impossible_figures_with_a_warning_by_line() {
         .arg(&path)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let err = stderr(&out);
     for line in [":2:", ":3:", ":4:"] {
         assert!(err.contains(line), "{line}: {err}");
@@ -310,8 +279,8 @@ fn accept_is_refused(root: &Path, id: &str, why: &str) {
         .args(["accept", "clinic", id, "--allow-flags"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains(why), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, why);
     assert_eq!(content_tree(root), tree);
 }
 
@@ -344,7 +313,7 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
         .args(["record", "clinic", "booking"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let huge = format!("{original}{}", "padding words here\n".repeat(70_000));
     assert!(huge.len() > 1024 * 1024);
     fs::write(&file, &huge).unwrap();
@@ -353,15 +322,15 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
         .args(["check", "clinic"])
         .output()
         .unwrap();
-    assert_eq!(check.status.code(), Some(2), "{}", stderr(&check));
+    assert_exit(&check, 2);
     // record keeps the oversized hand edit as a version and says the item is over the limit.
     let out = brief()
         .current_dir(ws.path())
         .args(["record", "clinic", "booking", "-m", "too big"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("limit"), "{}", stderr(&out));
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "limit");
     assert!(ws.path().join("clinic/history/booking/0002.md").is_file());
     // history shows the versions to choose from; other commands keep refusing.
     let out = brief()
@@ -369,20 +338,20 @@ fn restore_and_record_work_on_an_item_over_the_loader_limit() {
         .args(["history", "clinic", "booking"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let out = brief()
         .current_dir(ws.path())
         .args(["compose", "clinic"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     // restore brings the small body back, and the brief loads again.
     let out = brief()
         .current_dir(ws.path())
         .args(["restore", "clinic", "booking", "1"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(fs::read_to_string(&file).unwrap(), original);
     let check = brief()
         .current_dir(ws.path())

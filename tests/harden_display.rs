@@ -9,8 +9,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{Workspace, argv, argv_then, assert_exit, assert_stdout_has};
 use crate::loopback::{Reply, Server};
-use crate::session::new_session;
 
 /// A title, a hyperlink whose target is not its text, clear-screen, the alternate screen,
 /// an 8-bit CSI, an 8-bit OSC, a cursor move and a right-to-left override.
@@ -48,9 +48,8 @@ fn hostile_stream(text: &str, model: &str) -> Reply {
 
 #[test]
 fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![hostile_stream(
         HOSTILE,
         "gpt\u{1b}]0;model title\u{7}-x\u{202e}",
@@ -60,24 +59,14 @@ fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
         .env("XDG_STATE_HOME", root.join("state"))
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .env("OPENAI_API_KEY", "sk-test-display-0000")
-        .args([
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Book it",
-            "--provider",
-            "openai",
-        ])
-        .args([
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", server.url()),
-        ])
+        .args(argv("session turn s --user 'Book it' --provider openai"))
+        .args(argv_then(
+            "--model test-model --base-url",
+            &[&format!("{}/v1", server.url())],
+        ))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let shown = stdout(&out);
     assert_terminal_safe("turn stdout", &shown);
     assert_terminal_safe("turn stderr", &stderr(&out));
@@ -103,9 +92,9 @@ fn a_models_escape_sequences_reach_neither_session_turn_nor_session_show() {
 
     let id = "msg_2";
     let show = run_in(root, &["session", "show", "s", id]);
-    assert_eq!(show.status.code(), Some(0), "{}", stderr(&show));
+    assert_exit(&show, 0);
     assert_terminal_safe("session show", &stdout(&show));
-    assert!(stdout(&show).contains("<U+202E>"), "{}", stdout(&show));
+    assert_stdout_has(&show, "<U+202E>");
     let exact = json(&run_in(root, &["session", "show", "s", id, "--json"]));
     assert_eq!(exact["entry"]["text"], HOSTILE);
 

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::common::bounded::{bounded, mkfifo, refused, session_root};
 use crate::common::{stderr, stdout};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 #[test]
 fn reads_without_a_size_limit_refuse_devices_and_fifos_at_once() {
@@ -18,15 +19,7 @@ fn reads_without_a_size_limit_refuse_devices_and_fifos_at_once() {
         let cases: [(&str, Vec<&str>); 8] = [
             (
                 "session append --file",
-                vec![
-                    "session",
-                    "append",
-                    "s",
-                    "--tool-result",
-                    "msg_1",
-                    "--file",
-                    source,
-                ],
+                argv_then("session append s --tool-result msg_1 --file", &[source]),
             ),
             (
                 "session append --subagent",
@@ -124,14 +117,7 @@ fn a_ccr_put_of_1000_mib_is_refused_before_reading_by_the_documented_limit() {
     assert!(!store.exists(), "the store was created for a refused put");
     let compressed_too = bounded(
         dir.path(),
-        &[
-            "ccr",
-            "put",
-            "--store",
-            "ccr.sqlite",
-            "--compressed",
-            "huge.log",
-        ],
+        &argv("ccr put --store ccr.sqlite --compressed huge.log"),
         None,
     );
     refused(&compressed_too, "--compressed", &["over the 64 MiB limit"]);
@@ -221,17 +207,11 @@ fn a_refused_store_leaves_a_foreign_or_empty_file_unchanged() {
     fs::write(&empty, "").unwrap();
     let out = bounded(
         root,
-        &[
-            "ccr",
-            "get",
-            "ffffffffffffffffffffffff",
-            "--store",
-            "empty.sqlite",
-        ],
+        &argv("ccr get ffffffffffffffffffffffff --store empty.sqlite"),
         None,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("unknown"), "{}", stderr(&out));
+    assert_exit(&out, 1);
+    assert_stderr_has(&out, "unknown");
     for args in [vec!["ccr", "stats"], vec!["ccr", "gc"]] {
         let mut args = args.clone();
         args.extend(["--store", "empty.sqlite"]);
@@ -249,7 +229,7 @@ fn a_refused_store_leaves_a_foreign_or_empty_file_unchanged() {
         &["ccr", "put", "notes.txt", "--store", "empty.sqlite"],
         None,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let hash = stdout(&out).trim().to_string();
     let out = bounded(
         root,
@@ -287,22 +267,14 @@ fn a_ledger_is_summed_a_line_at_a_time_and_an_endless_line_is_skipped() {
     }
     let out = bounded(
         root,
-        &[
-            "usage",
-            "--json",
-            "--by",
-            "model",
-            "--ledger",
-            "usage.jsonl",
-        ],
+        &argv("usage --json --by model --ledger usage.jsonl"),
         None,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["total"]["calls"], 2, "{report}");
-    assert!(
-        stderr(&out).contains("usage.jsonl:2: longer than the 1 MiB a ledger line can be"),
-        "{}",
-        stderr(&out)
+    assert_stderr_has(
+        &out,
+        "usage.jsonl:2: longer than the 1 MiB a ledger line can be",
     );
 }

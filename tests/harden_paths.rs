@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::store::write_proposal;
 use crate::common::{brief, snapshot_tree, stderr, workspace};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 /// A brief in a workspace, plus a directory outside it with one file in it.
 struct Planted {
@@ -45,10 +46,10 @@ fn edit_booking(dir: &Path) {
 /// Records two versions of `booking` (import + an edit), through the binary.
 fn two_versions(p: &Planted) {
     let out = run(&p.root, &["record", "clinic", "booking"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     edit_booking(&p.dir);
     let out = run(&p.root, &["record", "clinic", "booking"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
 }
 
 fn refused(out: &std::process::Output, what: &str) {
@@ -144,7 +145,7 @@ fn a_link_at_the_target_is_replaced_not_written_through() {
     symlink(&outside_item, &item).unwrap();
     let before = snapshot_tree(&p.outside);
     let out = run(&p.root, &["restore", "clinic", "booking", "1"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert_eq!(snapshot_tree(&p.outside), before);
 }
 
@@ -164,7 +165,7 @@ fn temporary_files_left_by_a_killed_writer_are_removed_by_the_next() {
     fs::write(p.dir.join("items/.notes"), "keep").unwrap();
     edit_booking(&p.dir);
     let out = run(&p.root, &["record", "clinic", "booking"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     for orphan in &orphans {
         assert!(!orphan.exists(), "{}", orphan.display());
     }
@@ -179,13 +180,13 @@ fn a_fifo_as_a_version_or_proposal_is_refused_without_hanging() {
     fs::remove_file(&v2).unwrap();
     mkfifo(&v2);
     let out = run(&p.root, &["history", "clinic", "booking"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "FIFO");
     fs::create_dir_all(p.dir.join("proposals")).unwrap();
     mkfifo(&p.dir.join("proposals/booking-20260102030401-a001.yaml"));
     let out = run(&p.root, &["proposals", "clinic"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "FIFO");
 }
 
 #[test]
@@ -195,8 +196,8 @@ fn a_fifo_as_an_item_is_refused_without_hanging() {
     fs::remove_file(&item).unwrap();
     mkfifo(&item);
     let out = run(&p.root, &["compose", "clinic"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "FIFO");
 }
 
 fn mkfifo(path: &Path) {
@@ -218,22 +219,17 @@ fn a_ledger_that_is_a_link_or_not_a_ledger_is_refused_before_any_call() {
     for (ledger, via_env) in [(&link, false), (&manifest, false), (&link, true)] {
         let before = (snapshot_tree(&p.outside), fs::read(&manifest).unwrap());
         let mut cmd = brief();
-        cmd.current_dir(&p.root).args([
-            "compress",
-            "clinic",
-            "booking",
-            "--model",
-            "m",
-            "--base-url",
-            &server.base_url,
-        ]);
+        cmd.current_dir(&p.root).args(argv_then(
+            "compress clinic booking --model m --base-url",
+            &[&server.base_url],
+        ));
         if via_env {
             cmd.env("BRIEF_LEDGER", ledger);
         } else {
             cmd.arg("--ledger").arg(ledger);
         }
         let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_exit(&out, 2);
         assert!(
             stderr(&out).contains("symbolic link") || stderr(&out).contains("not a ledger"),
             "{}",
@@ -265,17 +261,10 @@ fn a_byte_order_mark_is_accepted_in_the_manifest_and_items() {
     }
     let out = run(
         &p.root,
-        &[
-            "compose",
-            "clinic",
-            "--var",
-            "patient=Ann",
-            "--var",
-            "last_visit=May",
-        ],
+        &argv("compose clinic --var patient=Ann --var last_visit=May"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("byte-order mark"), "{}", stderr(&out));
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "byte-order mark");
     assert!(!crate::common::stdout(&out).contains('\u{feff}'));
     let out = run(&p.root, &["check", "clinic"]);
     assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -349,8 +338,8 @@ fn compact_write_refuses_a_linked_file_and_writes_nothing() {
     symlink(&real, &link).unwrap();
     let before = snapshot_tree(&p.outside);
     let out = run(&p.root, &["compact", "notes.md", "--write"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "symbolic link");
     assert_eq!(snapshot_tree(&p.outside), before);
     assert!(link.is_symlink());
 }
@@ -390,5 +379,5 @@ fn a_brief_yaml_linked_outside_the_brief_is_refused() {
     fs::rename(p.outside.join("brief.yaml"), p.dir.join("manifest.yaml")).unwrap();
     symlink("manifest.yaml", &manifest).unwrap();
     let out = run(&p.root, &["stats", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
 }

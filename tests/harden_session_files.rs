@@ -9,6 +9,7 @@ use std::process::Output;
 
 use crate::common::bounded::{bounded, bounded_env, mkfifo, refused, session_root};
 use crate::common::stderr;
+use crate::harness::{argv, assert_exit};
 
 /// Every session command that opens the session, with arguments that succeed on the
 /// session `session_root` makes, and the files each one opens besides `session.yaml` and
@@ -26,35 +27,15 @@ fn session_commands() -> Vec<(Vec<&'static str>, &'static [&'static str])> {
         // Turns and compactions fail at the model call (nothing listens there) when nothing
         // is refused first.
         (
-            vec![
-                "session",
-                "turn",
-                "s",
-                "--user",
-                "hi",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-            ],
+            argv(
+                "session turn s --user hi --provider openai --model m --base-url http://127.0.0.1:9/v1",
+            ),
             &[".lock", ".cache.json", "turn-op_7.json"],
         ),
         (
-            vec![
-                "session",
-                "compact",
-                "s",
-                "--resume",
-                "go on",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-            ],
+            argv(
+                "session compact s --resume 'go on' --provider openai --model m --base-url http://127.0.0.1:9/v1",
+            ),
             WRITERS,
         ),
     ]
@@ -142,7 +123,7 @@ fn orphaned_temporary_files_in_a_session_are_swept_under_its_lock() {
     }
     fs::write(dir.join(".notes"), "not ours").unwrap();
     let out = bounded(ws.path(), &["session", "append", "s", "--user", "hi"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     for name in orphans {
         assert!(!dir.join(name).exists(), "{name} was left");
     }
@@ -150,7 +131,7 @@ fn orphaned_temporary_files_in_a_session_are_swept_under_its_lock() {
     // Reading commands take no lock and remove nothing.
     fs::write(dir.join(orphans[0]), "x").unwrap();
     let out = bounded(ws.path(), &["session", "status", "s"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(dir.join(orphans[0]).exists());
 }
 

@@ -11,6 +11,7 @@ use crate::common::{brief, stderr};
 use crate::fleet::{
     TABLE, calls, counts, init, proxy, spool_files, upstream, wait_rows, wait_stats,
 };
+use crate::harness::argv_then;
 
 /// A small tmpfs mounted at a new directory, unmounted when dropped.
 struct SmallDisk {
@@ -28,13 +29,10 @@ impl SmallDisk {
         }
         let dir = tempfile::tempdir().unwrap();
         let out = Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0700"),
-                "tmpfs",
-            ])
+            .args(argv_then(
+                "-t tmpfs -o",
+                &[&format!("size={size},mode=0700"), "tmpfs"],
+            ))
             .arg(dir.path())
             .output()
             .unwrap();

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{brief, snapshot_tree};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const WATCHDOG: Duration = Duration::from_secs(20);
 
@@ -43,7 +44,7 @@ fn deep_flow_nesting_in_a_rule_front_matter_is_refused_at_once() {
     let dir = one_rule_brief(&rule);
     let before = snapshot_tree(dir.path());
     let output = run(dir.path(), &["compose", "b"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("b/items/r.md:3:72"), "{err}");
     assert!(err.contains("nested deeper than 64 levels"), "{err}");
@@ -57,7 +58,7 @@ fn deep_flow_nesting_in_brief_lock_is_refused_at_once() {
     fs::write(dir.path().join("b/brief.lock"), lock).unwrap();
     let before = snapshot_tree(dir.path());
     let output = run(dir.path(), &["check", "b"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("brief.lock:2:"), "{err}");
     assert!(err.contains("invalid lock file: nested deeper"), "{err}");
@@ -78,11 +79,7 @@ fn deep_flow_nesting_in_brief_yaml_is_refused_at_once() {
             "{command}: {}",
             stderr(&output)
         );
-        assert!(
-            stderr(&output).contains("brief.yaml:3:"),
-            "{}",
-            stderr(&output)
-        );
+        assert_stderr_has(&output, "brief.yaml:3:");
         assert_eq!(snapshot_tree(dir.path()), before);
     }
 }
@@ -177,7 +174,7 @@ fn guard_with_forty_thousand_dropped_code_blocks_answers_at_once() {
         dir.path(),
         &["guard", "original.md", "proposal.md", "--json"],
     );
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_exit(&output, 1);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let dropped = report["dropped"].as_array().expect("dropped facts");
     assert_eq!(dropped.len(), 20_000);

@@ -3,6 +3,7 @@
 use std::fs;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 /// Imports `source` as `prompt.md` into `./out` and returns the workspace and the output.
 fn import(source: &str, extra: &[&str]) -> (tempfile::TempDir, std::process::Output) {
@@ -16,7 +17,7 @@ fn import(source: &str, extra: &[&str]) -> (tempfile::TempDir, std::process::Out
 
 fn compose_raw(ws: &tempfile::TempDir) -> String {
     let out = run_in(ws.path(), &["compose", "out", "--no-compact"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     stdout(&out)
 }
 
@@ -75,7 +76,7 @@ fn composing_an_imported_prompt_reproduces_the_source_for_every_shape() {
 #[test]
 fn sections_become_items_with_ids_from_their_headings() {
     let (ws, out) = import(SHAPES[1].1, &["--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let ids: Vec<&str> = report["items"]
         .as_array()
@@ -105,7 +106,7 @@ fn split_h1_keeps_second_level_sections_together() {
 fn duplicate_and_odd_headings_get_valid_unique_ids() {
     let source = "# Rules!\na\n\n# Rules!\nb\n\n# ***\nc\n\n# Ünïcode Größe\nd\n";
     let (_ws, out) = import(source, &["--split", "h1", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let ids: Vec<&str> = report["items"]
         .as_array()
@@ -127,7 +128,7 @@ fn duplicate_and_odd_headings_get_valid_unique_ids() {
 #[test]
 fn placeholders_import_as_literal_text_not_as_errors() {
     let (ws, out) = import(SHAPES[5].1, &["--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["escaped_placeholders"], 2);
     let item = fs::read_to_string(ws.path().join("out/items/greeting.md")).unwrap();
     assert!(item.contains("Hello \\{{customer}}"), "{item}");
@@ -136,7 +137,7 @@ fn placeholders_import_as_literal_text_not_as_errors() {
         "code is left as written: {item}"
     );
     let composed = run_in(ws.path(), &["compose", "out"]);
-    assert_eq!(composed.status.code(), Some(0), "{}", stderr(&composed));
+    assert_exit(&composed, 0);
     assert!(stdout(&composed).contains("Hello {{customer}}, your parcel {{ parcel_id }}"));
 }
 
@@ -165,15 +166,11 @@ fn blank_lines_holding_spaces_are_said_and_the_text_is_otherwise_kept() {
 #[test]
 fn importing_into_an_existing_brief_is_refused_and_writes_nothing() {
     let (ws, out) = import("# A\nx\n", &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let before = snapshot_tree(ws.path());
     let again = run_in(ws.path(), &["import", "prompt.md", "out"]);
     assert_eq!(again.status.code(), Some(2));
-    assert!(
-        stderr(&again).contains("already a brief"),
-        "{}",
-        stderr(&again)
-    );
+    assert_stderr_has(&again, "already a brief");
     assert_eq!(snapshot_tree(ws.path()), before);
 }
 
@@ -183,7 +180,7 @@ fn a_file_that_is_not_utf8_is_bad_input() {
     fs::write(ws.path().join("prompt.md"), b"# A\n\xff\xfe\n").unwrap();
     let out = run_in(ws.path(), &["import", "prompt.md", "out"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("not valid UTF-8"), "{}", stderr(&out));
+    assert_stderr_has(&out, "not valid UTF-8");
     assert!(!ws.path().join("out").exists());
 }
 
@@ -192,15 +189,11 @@ fn the_human_report_lists_items_and_the_next_step_with_a_quoted_path() {
     let ws = tempfile::tempdir().unwrap();
     fs::write(ws.path().join("prompt.md"), SHAPES[1].1).unwrap();
     let out = run_in(ws.path(), &["import", "prompt.md", "My Brief"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let table = stdout(&out);
     assert!(table.starts_with("ID"), "{table}");
     assert!(table.contains("depot-helper"), "{table}");
-    assert!(
-        stderr(&out).contains("brief lock 'My Brief'"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "brief lock 'My Brief'");
 }
 
 #[test]
@@ -209,7 +202,7 @@ fn a_section_over_the_item_limit_is_refused_before_anything_is_written() {
     let line = "Sort each parcel by its postcode before the vans leave.\n";
     let source = line.repeat(2 * 1024 * 1024 / line.len() + 1);
     let (ws, out) = import(&source, &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     let err = stderr(&out);
     assert!(err.contains("limit"), "{err}");
     assert!(err.contains("nothing was written"), "{err}");
@@ -223,7 +216,7 @@ fn a_prompt_of_many_sections_imports_every_one_with_its_line() {
         .map(|i| format!("## Depot {i}\n\nBay {i} takes parcels up to {i} kg.\n\n"))
         .collect();
     let (ws, out) = import(&source, &["--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["exact"], true);
     let items = report["items"].as_array().unwrap();

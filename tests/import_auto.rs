@@ -9,7 +9,8 @@ use briefkit::brief::import::{Split, plan};
 use briefkit::brief::unescape_braces;
 use proptest::prelude::*;
 
-use crate::common::{json, run_in, stderr, stdout};
+use crate::common::{json, run_in, stdout};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const TAGGED: &str = "You are the depot's parcel assistant.\n\n<ROLE>\nYou sort parcels and answer drivers.\n</ROLE>\n\n<LIMITS>\n- Never accept a parcel over 30 kg.\n- Always weigh a parcel before you label it.\n- Do not promise a delivery day.\n</LIMITS>\n\n<EXAMPLE>\nDriver: Where does bay 4 go?\nAssistant: Bay 4 goes on the north route van.\n</EXAMPLE>\n";
 
@@ -42,7 +43,7 @@ fn items(report: &serde_json::Value) -> Vec<(String, String, String)> {
 #[test]
 fn xml_style_tags_split_a_prompt_without_headings_and_types_are_suggested() {
     let (ws, out) = import(TAGGED, &["--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["split"], "auto");
     assert_eq!(report["structure"], "XML-style section tags");
@@ -73,19 +74,15 @@ fn xml_style_tags_split_a_prompt_without_headings_and_types_are_suggested() {
 #[test]
 fn rules_and_title_lines_split_and_the_table_shows_suggestions_with_reasons() {
     let (_ws, out) = import(RULED, &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stdout(&out));
-    assert!(
-        stderr(&out).contains("split auto: 3 sections at upper-case title lines"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "split auto: 3 sections at upper-case title lines");
 }
 
 #[test]
 fn apply_types_writes_the_suggestions_and_the_brief_locks_and_checks() {
     let (ws, out) = import(TAGGED, &["--apply-types", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["types_applied"], true);
     let limits = fs::read_to_string(ws.path().join("out/items/limits.md")).unwrap();
@@ -116,11 +113,7 @@ fn explicit_heading_splits_ignore_other_markers() {
 fn a_prompt_with_no_marker_is_one_item_and_says_how_to_split_it() {
     let (_ws, out) = import("Be brief.\n\nAnswer in English.\n", &[]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("note: one item: mark the sections"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "note: one item: mark the sections");
 }
 
 /// One block of a generated prompt.

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{brief, fixtures, run_in, stderr, workspace};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has};
 
 const VARS: [&str; 4] = ["--var", "patient=Ada", "--var", "last_visit=2026-01-02"];
 
@@ -67,7 +68,7 @@ fn compose_json_text_and_wire_bodies() {
         .concat(),
     );
     let hash = openai["prefix"]["hash"].as_str().unwrap();
-    assert!(stderr(&stats).contains(hash), "{}", stderr(&stats));
+    assert_stderr_has(&stats, hash);
 }
 
 #[test]
@@ -98,16 +99,7 @@ fn usage_json_by_prefix_and_by_model() {
         ("usage_json_prefix", &[][..]),
         (
             "usage_json_model_priced",
-            &[
-                "--by",
-                "model",
-                "--price-input",
-                "3",
-                "--price-cached",
-                "0.3",
-                "--price-output",
-                "15",
-            ][..],
+            &argv("--by model --price-input 3 --price-cached 0.3 --price-output 15")[..],
         ),
     ] {
         let out = brief()
@@ -153,13 +145,10 @@ fn align_json_stable_drifted_wakes_and_bad_input() {
     insta::assert_snapshot!("align_json_tools_drift", pretty(&drifted));
     let wakes = document(
         root,
-        &[
-            "align",
-            "--json",
-            "--wakes",
-            &f("openai-wake-1"),
-            &f("openai-first-user-edited"),
-        ],
+        &argv_then(
+            "align --json --wakes",
+            &[&f("openai-wake-1"), &f("openai-first-user-edited")],
+        ),
         0,
     );
     insta::assert_snapshot!("align_json_wakes", pretty(&wakes));
@@ -178,7 +167,7 @@ fn show_diff_and_session_tools_json() {
     let shown = document(ws.path(), &["show", "clinic", "booking", "--json"], 0);
     insta::assert_snapshot!("show_json", pretty(&shown));
     let recorded = run_in(ws.path(), &["record", "clinic", "booking", "-m", "first"]);
-    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+    assert_exit(&recorded, 0);
     let item = ws.path().join("clinic/items/booking.md");
     let text = std::fs::read_to_string(&item).unwrap();
     std::fs::write(&item, text.replace("45 minutes", "50 minutes")).unwrap();

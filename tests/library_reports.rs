@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::common::store::write_proposal;
 use crate::common::{run_in, stderr, stdout, workspace};
+use crate::harness::assert_stderr_has;
 
 const SHORT_BOOKING: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -199,10 +200,9 @@ fn advice_naming_commands_is_the_cli_s_while_the_library_error_carries_its_topic
     assert_eq!(refused.topic(), Some(&Topic::Count(CountTopic::NotUtf8)));
     let out = run_in(ws.path(), &["count", "latin1.txt"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("hint: brief count counts text: convert it to UTF-8 first"),
-        "{}",
-        stderr(&out)
+    assert_stderr_has(
+        &out,
+        "hint: brief count counts text: convert it to UTF-8 first",
     );
 
     let nothing = inspect::compare(&dir, "booking", None, None, &mut ignore).unwrap_err();

@@ -4,6 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{brief, run_in, snapshot_tree, stderr, workspace};
+use crate::harness::assert_stderr_has;
 
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
@@ -117,11 +118,7 @@ fn an_item_file_not_in_the_manifest_is_only_a_warning() {
     );
     let out = run_in(ws.path(), &["lock", "clinic"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("warning: clinic/items/draft.md: not in brief.yaml"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "warning: clinic/items/draft.md: not in brief.yaml");
 }
 
 #[cfg(unix)]

@@ -6,6 +6,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 
 use crate::common::{run_in, stderr, stdout, workspace};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn an_items_dir_that_is_a_symlink_out_of_the_brief_is_refused() {
@@ -15,12 +16,8 @@ fn an_items_dir_that_is_a_symlink_out_of_the_brief_is_refused() {
     fs::rename(&items, &moved).unwrap();
     symlink(&moved, &items).unwrap();
     let out = run_in(ws.path(), &["compose", "clinic"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("points outside the brief directory"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "points outside the brief directory");
 }
 
 #[test]
@@ -30,14 +27,7 @@ fn a_symlink_to_a_file_inside_the_brief_still_loads() {
     let compose = || {
         run_in(
             ws.path(),
-            &[
-                "compose",
-                "clinic",
-                "--var",
-                "patient=Ada",
-                "--var",
-                "last_visit=May",
-            ],
+            &argv("compose clinic --var patient=Ada --var last_visit=May"),
         )
     };
     let before = compose();
@@ -57,20 +47,12 @@ fn a_dangling_symlink_or_a_directory_as_an_item_is_named() {
     symlink("nowhere.md", dir.join("items/booking.md")).unwrap();
     let out = run_in(ws.path(), &["compose", "clinic"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("items/booking.md: cannot read"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "items/booking.md: cannot read");
     fs::remove_file(dir.join("items/booking.md")).unwrap();
     fs::create_dir(dir.join("items/booking.md")).unwrap();
     let out = run_in(ws.path(), &["compose", "clinic"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("a directory, not a regular file"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "a directory, not a regular file");
 }
 
 #[test]
@@ -79,18 +61,10 @@ fn a_missing_item_and_an_unlisted_file_are_still_reported() {
     let dir = ws.path().join("clinic");
     fs::copy(dir.join("items/booking.md"), dir.join("items/draft.md")).unwrap();
     let out = run_in(ws.path(), &["stats", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("items/draft.md: not in brief.yaml"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "items/draft.md: not in brief.yaml");
     fs::remove_file(dir.join("items/booking.md")).unwrap();
     let out = run_in(ws.path(), &["stats", "clinic"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("missing item file for `booking`"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "missing item file for `booking`");
 }

@@ -3,10 +3,11 @@
 use std::fs;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::{assert_exit, assert_stdout_has};
 
 fn lock(root: &std::path::Path) {
     let out = run_in(root, &["lock", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
 }
 
 #[test]
@@ -145,11 +146,7 @@ fn a_placeholder_in_the_static_tier_fails_the_check() {
     .unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("clinic/items/booking.md:4:6: placeholder `{{phone}}`"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "clinic/items/booking.md:4:6: placeholder `{{phone}}`");
 }
 
 #[test]
@@ -163,11 +160,7 @@ fn exceeding_max_brief_tokens_fails() {
     fs::write(&manifest, text).unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("over budget.max_brief_tokens (50)"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "over budget.max_brief_tokens (50)");
 }
 
 #[test]
@@ -242,11 +235,7 @@ fn regression_a_crlf_only_change_to_a_rule_says_so() {
     fs::write(&rule, text).unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("only its line endings changed"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "only its line endings changed");
 }
 
 #[test]
@@ -274,6 +263,6 @@ fn regression_lock_respects_the_writer_lock() {
         .unwrap();
     held.try_lock().unwrap();
     let out = run_in(ws.path(), &["lock", "clinic"]);
-    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert_exit(&out, 4);
     assert!(!ws.path().join("clinic/brief.lock").exists());
 }

@@ -9,9 +9,9 @@ use std::fs;
 use serde_json::{Value, json};
 
 use crate::common::{run_in, stdout};
+use crate::harness::{Workspace, argv_then, new_session, session};
 use crate::loopback::model::say;
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 use crate::session_mcp::{call, mcp_with};
 
 fn structured(answer: &Value) -> &Value {
@@ -55,16 +55,10 @@ fn compose_gives_the_bytes_the_command_prints_and_paths_resolve_against_the_root
     for (answer, format) in answers.iter().zip(["openai", "anthropic"]) {
         let cli = run_in(
             root,
-            &[
-                "compose",
-                "clinic",
-                "--format",
-                format,
-                "--var",
-                "patient=Ada",
-                "--var",
-                "last_visit=May",
-            ],
+            &argv_then(
+                "compose clinic --format",
+                &[format, "--var", "patient=Ada", "--var", "last_visit=May"],
+            ),
         );
         assert_eq!(
             structured(answer)["body"].as_str().unwrap(),
@@ -83,10 +77,9 @@ fn compose_gives_the_bytes_the_command_prints_and_paths_resolve_against_the_root
 
 #[test]
 fn the_gate_resumes_and_refuses_high_volume_operations_from_critical() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "hello"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
+    let root = ws.root();
+    session(root).user("hello");
     let answers = mcp_with(
         root,
         &[],
@@ -142,23 +135,9 @@ fn ccr_put_digest_compress_and_subagent_call_the_library() {
         )
     });
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "When are you open?"],
-    );
+    session(root).user("When are you open?");
     let args = json!({"url": format!("{}/hours", site.url())}).to_string();
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "fetch_url",
-            "--args",
-            &args,
-        ],
-    );
+    session(root).tool_call("fetch_url", &args);
     let envelope = json!({"status": "completed", "summary": "Open 9 to 5."}).to_string();
     let sub_model = Server::start(vec![say("openai", &envelope)]);
     let sub_base = format!("{}/v1", sub_model.url());
@@ -244,11 +223,8 @@ fn the_session_tools_answer_what_the_commands_print_with_json() {
     );
     for ws in [&cli_ws, &mcp_ws] {
         new_session(ws.path(), &["--context-limit", "100000"]);
-        ok(ws.path(), &["session", "append", "s", "--user", "hello"]);
-        ok(
-            ws.path(),
-            &["session", "append", "s", "--assistant", "Hi, Ada."],
-        );
+        session(ws.path()).user("hello");
+        session(ws.path()).assistant("Hi, Ada.");
     }
     let cli = |args: &[&str]| -> Value {
         let mut all = vec!["session"];

@@ -1,45 +1,28 @@
 //! JSON-RPC 2.0 framing of `brief mcp` over stdio with the real binary: every line that is
 //! not a message is answered with the error the spec prescribes, and the server goes on.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
+use crate::harness::mcp::Mcp;
 use serde_json::{Value, json};
 
 /// Sends the handshake, then each raw line in `lines`, reading one answer per line.
 fn answers_to_raw_lines(lines: &[&str]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
-        .arg("mcp")
-        .current_dir(dir.path())
-        .env("BRIEF_LEDGER", dir.path().join("ledger.jsonl"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |line: &str| {
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}})
-        .to_string(),
+    let mut mcp = Mcp::start(
+        Command::new(env!("CARGO_BIN_EXE_brief"))
+            .arg("mcp")
+            .current_dir(dir.path())
+            .env("BRIEF_LEDGER", dir.path().join("ledger.jsonl")),
     );
-    let _ = out.next();
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    let mut answers = Vec::new();
-    for line in lines {
-        send(line);
-        let answer = out.next().expect("an answer").unwrap();
-        answers.push(serde_json::from_str(&answer).unwrap());
-    }
-    drop(stdin);
-    let _ = child.wait();
+    let answers = lines
+        .iter()
+        .map(|line| {
+            mcp.send_line(line);
+            mcp.answer()
+        })
+        .collect();
+    mcp.finish();
     answers
 }
 

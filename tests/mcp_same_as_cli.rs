@@ -13,10 +13,10 @@ use std::fs;
 use serde_json::json;
 
 use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::harness::{Workspace, argv, assert_exit, assert_stdout_has, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
-use crate::session::{new_session, ok};
-use crate::session_mcp::{call, mcp_with};
+use crate::session_mcp::{call, call_tool, mcp_with};
 
 #[test]
 fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
@@ -53,7 +53,7 @@ fn mcp_compose_returns_the_bytes_and_hash_the_cli_prints() {
             args.extend(["--var", var]);
         }
         let printed = run_in(root, &args);
-        assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+        assert_exit(&printed, 0);
         let printed = stdout(&printed);
         assert_eq!(
             tool["body"].as_str().unwrap(),
@@ -96,19 +96,14 @@ fn mcp_guard_returns_the_document_brief_guard_json_prints() {
     let proposal = "Refunds within 14 days. You may promise more.";
     fs::write(root.join("original.md"), original).unwrap();
     fs::write(root.join("proposal.md"), proposal).unwrap();
-    let answers = mcp_with(
+    let answer = call_tool(
         root,
-        &[],
-        &[],
-        &[call(
-            1,
-            "guard",
-            json!({"original": original, "proposal": proposal}),
-        )],
+        "guard",
+        json!({"original": original, "proposal": proposal}),
     );
-    let tool = &answers[0]["result"]["structuredContent"];
+    let tool = &answer["result"]["structuredContent"];
     let printed = run_in(root, &["guard", "original.md", "proposal.md", "--json"]);
-    assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
+    assert_exit(&printed, 1);
     let report = json(&printed);
     assert_eq!(report["status"], "flagged");
     // The same document, key for key and in the same order.
@@ -120,20 +115,11 @@ fn mcp_guard_returns_the_document_brief_guard_json_prints() {
 
 #[test]
 fn mcp_session_status_returns_the_document_session_status_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
-    let answers = mcp_with(
-        root,
-        &[],
-        &[],
-        &[call(1, "session_status", json!({"session": "s"}))],
-    );
-    let tool = &answers[0]["result"]["structuredContent"];
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("Book Ada on Tuesday.");
+    let answer = call_tool(root, "session_status", json!({"session": "s"}));
+    let tool = &answer["result"]["structuredContent"];
     let printed: serde_json::Value =
         serde_json::from_str(&ok(root, &["session", "status", "s", "--json"])).unwrap();
     // The clinic's 4,000-token window leaves nothing once completion, overhead and margin
@@ -211,19 +197,14 @@ fn mcp_guard_text_is_the_bytes_brief_guard_json_prints() {
     let proposal = "Call us before 5 pm.";
     fs::write(root.join("original"), original).unwrap();
     fs::write(root.join("proposal"), proposal).unwrap();
-    let answers = mcp_with(
+    let answer = call_tool(
         root,
-        &[],
-        &[],
-        &[call(
-            1,
-            "guard",
-            json!({"original": original, "proposal": proposal}),
-        )],
+        "guard",
+        json!({"original": original, "proposal": proposal}),
     );
     let printed = run_in(root, &["guard", "original", "proposal", "--json"]);
-    assert_eq!(printed.status.code(), Some(1), "{}", stderr(&printed));
-    assert_eq!(document(&answers[0]), stdout(&printed));
+    assert_exit(&printed, 1);
+    assert_eq!(document(&answer), stdout(&printed));
 }
 
 #[test]
@@ -256,7 +237,7 @@ fn mcp_compress_text_is_the_bytes_brief_compress_json_prints() {
         .args(["--provider", "openai", "--model", "test-model"])
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     // The server names files absolute against its root, as all its paths; the file is
     // the same one, at the same line and column.
     let tool = document(&answers[0]).replace(&format!("{}/", root.display()), "");
@@ -296,8 +277,8 @@ fn mcp_digest_text_is_the_bytes_brief_digest_json_prints() {
         .args(["digest", "wake.yaml", "--min-bytes", "512", "--json"])
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
-    assert!(stdout(&printed).contains("[ccr:"), "{}", stdout(&printed));
+    assert_exit(&printed, 0);
+    assert_stdout_has(&printed, "[ccr:");
     assert_eq!(document(&answers[0]), stdout(&printed));
 }
 
@@ -326,23 +307,14 @@ fn mcp_ccr_put_text_is_the_bytes_brief_ccr_put_json_prints() {
     let printed = brief()
         .current_dir(root)
         .envs(env)
-        .args([
-            "ccr",
-            "put",
-            "original.txt",
-            "--compressed",
-            "compressed.txt",
-        ])
-        .args([
-            "--strategy",
-            "tool_output_head_tail",
-            "--source",
-            "cargo test",
-        ])
+        .args(argv("ccr put original.txt --compressed compressed.txt"))
+        .args(argv(
+            "--strategy tool_output_head_tail --source 'cargo test'",
+        ))
         .args(["--ttl", "2h", "--json"])
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     // The clock moved between the two puts: creation and expiry (also in the summary).
     let run_dependent = ["created", "expires", "summary"];
     assert_eq!(

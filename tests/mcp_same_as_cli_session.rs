@@ -10,9 +10,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, copy_dir, stderr, stdout, workspace};
+use crate::harness::{Workspace, argv, argv_then, assert_exit, new_session, session};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
-use crate::session::{new_session, ok};
 use crate::session_mcp::{call, mcp_with};
 
 const KEY: &str = "sk-test-same-bytes-0123456789";
@@ -82,22 +82,15 @@ fn assert_same_bytes(printed: &str, tool: &Value) {
 
 #[test]
 fn mcp_gate_returns_the_line_session_gate_json_prints_byte_for_byte() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "20000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "20000"]);
+    let root = ws.root();
     for (estimate, code) in [("100", 0), ("900000", 1)] {
         let (exit, printed, tool) = both(
             root,
-            &[
-                "session",
-                "gate",
-                "SESSION",
-                "--estimate",
-                estimate,
-                "--kind",
-                "tool",
-                "--json",
-            ],
+            &argv_then(
+                "session gate SESSION --estimate",
+                &[estimate, "--kind", "tool", "--json"],
+            ),
             "gate",
             json!({"estimate": estimate.parse::<u64>().unwrap(), "kind": "tool"}),
         );
@@ -109,29 +102,13 @@ fn mcp_gate_returns_the_line_session_gate_json_prints_byte_for_byte() {
 
 #[test]
 fn mcp_purge_returns_the_document_session_purge_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
-    ok(
-        root,
-        &["session", "append", "s", "--assistant", "Booked for 10:30."],
-    );
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("Book Ada on Tuesday.");
+    session(root).assistant("Booked for 10:30.");
     let (exit, printed, tool) = both(
         root,
-        &[
-            "session",
-            "purge",
-            "SESSION",
-            "--ids",
-            "msg_1",
-            "--summary",
-            "Ada: Tuesday 10:30.",
-            "--json",
-        ],
+        &argv("session purge SESSION --ids msg_1 --summary 'Ada: Tuesday 10:30.' --json"),
         "purge",
         json!({"ids": ["msg_1"], "summary": "Ada: Tuesday 10:30."}),
     );
@@ -142,19 +119,9 @@ fn mcp_purge_returns_the_document_session_purge_json_prints() {
 
 #[test]
 fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada on 2026-12-01.",
-        ],
-    );
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("Book Ada on 2026-12-01.");
     let state = json!({
         "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
         "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
@@ -173,29 +140,18 @@ fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
         .env("OPENAI_API_KEY", KEY)
         .args(["session", "compact", path, "--resume", "Book it.", "--json"])
-        .args([
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ])
+        .args(argv_then(
+            "--provider openai --model test-model --base-url",
+            &[&base],
+        ))
         .output()
         .unwrap();
-    assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+    assert_exit(&printed, 0);
     fs::remove_dir_all(&session).unwrap();
     fs::rename(&before, &session).unwrap();
     let answers = mcp_with(
         root,
-        &[
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ],
+        &argv_then("--provider openai --model test-model --base-url", &[&base]),
         &[("OPENAI_API_KEY", KEY)],
         &[call(
             1,
@@ -214,35 +170,14 @@ fn session_with_delegate(root: &Path, model: &Server) {
     let base = format!("{}/v1", model.url());
     new_session(
         root,
-        &[
-            "--framework-tools",
-            "--context-limit",
-            "100000",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-        ],
+        &argv_then(
+            "--framework-tools --context-limit 100000 --provider openai --model test-model --base-url",
+            &[&base],
+        ),
     );
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Find Ada a slot."],
-    );
+    session(root).user("Find Ada a slot.");
     let goal = json!({"goal": "Find a free slot on 2026-12-01", "constraints": "mornings only"});
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "delegate_task",
-            "--args",
-            &goal.to_string(),
-        ],
-    );
+    session(root).tool_call("delegate_task", &goal.to_string());
 }
 
 #[test]
@@ -293,13 +228,9 @@ fn mcp_subagent_returns_the_document_session_subagent_json_prints_when_done_and_
 
 #[test]
 fn mcp_session_status_text_is_the_bytes_session_status_json_prints() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("Book Ada on Tuesday.");
     let (exit, printed, tool) = both(
         root,
         &["session", "status", "SESSION", "--json"],

@@ -2,18 +2,15 @@
 
 use std::fs;
 
-use crate::common::{run_in, stderr};
+use crate::common::run_in;
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn init_quotes_a_path_with_a_space_in_its_next_step() {
     let ws = tempfile::tempdir().unwrap();
     let out = run_in(ws.path(), &["init", "My Brief"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("`brief lock 'My Brief'`"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "`brief lock 'My Brief'`");
 }
 
 #[test]
@@ -28,14 +25,14 @@ fn a_fresh_brief_from_init_locks_and_checks_clean_without_hitting_a_budget() {
     );
     assert_eq!(run_in(ws.path(), &["lock", "b"]).status.code(), Some(0));
     let check = run_in(ws.path(), &["check", "b"]);
-    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    assert_exit(&check, 0);
 }
 
 #[test]
 fn generate_man_dir_writes_one_page_per_subcommand() {
     let ws = tempfile::tempdir().unwrap();
     let out = run_in(ws.path(), &["generate", "man", "--dir", "man1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let page = fs::read_to_string(ws.path().join("man1/brief-compose.1")).unwrap();
     assert!(page.contains(".TH brief-compose"), "{page}");
     assert!(ws.path().join("man1/brief.1").exists());
@@ -48,12 +45,8 @@ fn generate_man_dir_writes_one_page_per_subcommand() {
 fn an_unknown_item_id_suggests_the_closest() {
     let ws = crate::common::workspace("clinic");
     let out = run_in(ws.path(), &["history", "clinic", "bookin"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("did you mean `booking`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "did you mean `booking`?");
 }
 
 #[test]
@@ -66,9 +59,9 @@ fn an_empty_rule_is_an_error_at_its_line() {
     )
     .unwrap();
     let out = run_in(ws.path(), &["compose", "b", "--var", "user_name=Ada"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("limits.md:4"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("an empty rule"), "{}", stderr(&out));
+    assert_exit(&out, 2);
+    assert_stderr_has(&out, "limits.md:4");
+    assert_stderr_has(&out, "an empty rule");
 }
 
 #[test]
@@ -77,21 +70,10 @@ fn a_var_given_twice_with_different_values_is_warned_about() {
     assert_eq!(run_in(ws.path(), &["init", "b"]).status.code(), Some(0));
     let out = run_in(
         ws.path(),
-        &[
-            "compose",
-            "b",
-            "--var",
-            "user_name=Ada",
-            "--var",
-            "user_name=Bob",
-        ],
+        &argv("compose b --var user_name=Ada --var user_name=Bob"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--var user_name is given twice"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "--var user_name is given twice");
     assert!(String::from_utf8_lossy(&out.stdout).contains("Bob"));
 }
 
@@ -102,11 +84,10 @@ fn a_typo_in_the_manifests_item_list_suggests_the_file_that_exists() {
     let text = fs::read_to_string(&manifest).unwrap();
     fs::write(&manifest, text.replacen("booking", "bookin", 1)).unwrap();
     let out = run_in(ws.path(), &["check", "clinic"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("missing item file for `bookin`: expected items/bookin.md or items/bookin.tool.yaml; did you mean `booking`?"),
-        "{}",
-        stderr(&out)
+    assert_exit(&out, 2);
+    assert_stderr_has(
+        &out,
+        "missing item file for `bookin`: expected items/bookin.md or items/bookin.tool.yaml; did you mean `booking`?",
     );
 }
 

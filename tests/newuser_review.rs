@@ -5,6 +5,7 @@
 use std::fs;
 
 use crate::common::{brief, snapshot_tree, stderr, workspace};
+use crate::harness::assert_exit;
 
 /// Rewrites one `key: value` of the clinic fixture's manifest, runs `brief check` and
 /// returns (exit code, stderr), checking nothing was written.
@@ -104,7 +105,7 @@ fn a_duplicate_key_is_reported_at_its_own_line_not_at_1_1() {
         .args(["session", "new", "s", "--brief", "clinic"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let config = ws.path().join("s/session.yaml");
     let mut text = fs::read_to_string(&config).unwrap();
     let lines = text.lines().count();
@@ -197,7 +198,7 @@ fn import_of_a_crlf_prompt_does_not_claim_byte_for_byte() {
             .args(["import", file, out_dir])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
+        assert_exit(&out, 0);
         let all = format!("{}{}", crate::common::stdout(&out), stderr(&out));
         let json_out = brief()
             .current_dir(dir.path())
@@ -353,7 +354,7 @@ fn the_stats_example_in_the_docs_is_what_the_binary_prints() {
         .args(["stats", "briefs/support"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         shown,
         crate::common::stdout(&out),

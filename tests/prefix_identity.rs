@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::{argv_then, assert_exit};
 use crate::loopback::{Reply, Server};
 
 const VARS: [&str; 4] = [
@@ -23,7 +24,7 @@ fn compose_with_stats(dir: &Path, args: &[&str]) -> (String, String) {
     all.extend_from_slice(args);
     all.extend_from_slice(&VARS);
     let out = run_in(dir, &all);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     (stdout(&out), stats_hash(&stderr(&out), "prefix"))
 }
 
@@ -60,24 +61,20 @@ fn compose_openai_prints_the_bytes_probe_sends() {
     let base = format!("{}/v1", server.url());
     let out = run_in(
         ws.path(),
-        &[
-            "probe",
-            "clinic",
-            "--provider",
-            "openai",
-            "--model",
-            "m",
-            "--base-url",
-            &base,
-            "--var",
-            "patient=Ada Lovelace",
-            "--var",
-            "last_visit=2026-10-02",
-            "--ledger",
-            "usage.jsonl",
-        ],
+        &argv_then(
+            "probe clinic --provider openai --model m --base-url",
+            &[
+                &base,
+                "--var",
+                "patient=Ada Lovelace",
+                "--var",
+                "last_visit=2026-10-02",
+                "--ledger",
+                "usage.jsonl",
+            ],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let sent = String::from_utf8(server.requests()[0].body.clone()).unwrap();
     let printed: Value = serde_json::from_str(printed.trim_end()).unwrap();
     // The system messages and the tools appear in the sent body as the very bytes compose
@@ -126,7 +123,7 @@ fn one_hash_in_compose_stats_lock_and_align() {
         "the brief's wire is openai by default"
     );
     let out = run_in(ws.path(), &["lock", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let lock = fs::read_to_string(ws.path().join("clinic/brief.lock")).unwrap();
     assert!(lock.contains(&format!("hash: {openai_hash}")), "{lock}");
     let file = ws.path().join("body.json");
@@ -207,7 +204,7 @@ fn two_composes_with_different_vars_are_no_drift_and_raise_no_warning() {
                 args.extend(["--var", var]);
             }
             let out = run_in(ws.path(), &args);
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_exit(&out, 0);
             let file = ws.path().join(format!("{name}-{format}.json"));
             fs::write(&file, &out.stdout).unwrap();
             (file, stats_hash(&stderr(&out), "prefix"))

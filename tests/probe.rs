@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::harness::{argv, argv_then, assert_exit};
 use crate::loopback::{Reply, Server};
 use serde_json::Value;
 
@@ -55,16 +56,10 @@ fn probe(
         .current_dir(dir)
         .env("XDG_STATE_HOME", dir.join("state"))
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args([
-            "probe",
-            "clinic",
-            "--provider",
-            provider,
-            "--model",
-            model,
-            "--base-url",
-            &base,
-        ])
+        .args(argv_then(
+            "probe clinic --provider",
+            &[provider, "--model", model, "--base-url", &base],
+        ))
         .args(VISIT)
         .args(extra)
         .output()
@@ -96,7 +91,7 @@ fn openai_repeat_served_from_cache_exits_0_and_is_ledgered() {
         "gpt-4.1-mini",
         &["--json", "--cache-key"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v = json(&out);
     assert_eq!(v["status"], "ok");
     assert_eq!(v["verdict"]["cached"], true);
@@ -167,7 +162,7 @@ fn anthropic_write_then_read_counts_all_input() {
         "claude-sonnet-4-5",
         &["--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v = json(&out);
     assert_eq!(v["calls"][0]["cache_write_tokens"], 2300);
     assert_eq!(v["calls"][1]["input_tokens"], 2324);
@@ -193,7 +188,7 @@ fn a_prefix_under_the_minimum_says_the_figures() {
         "claude-3-5-haiku-20241022",
         &[],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let text = stdout(&out);
     assert!(
         text.contains("under the 2048-token minimum of Anthropic Claude Haiku 3.5"),
@@ -279,20 +274,14 @@ fn a_provider_failure_exits_3_and_the_failed_call_is_ledgered_without_the_key() 
         .current_dir(dir.path())
         .env("XDG_STATE_HOME", dir.path().join("state"))
         .env("OPENAI_API_KEY", key)
-        .args([
-            "probe",
-            "clinic",
-            "--provider",
-            "openai",
-            "--model",
-            "gpt-4.1-mini",
-            "--base-url",
-            &base,
-        ])
+        .args(argv_then(
+            "probe clinic --provider openai --model gpt-4.1-mini --base-url",
+            &[&base],
+        ))
         .args(VISIT)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     assert!(
         stderr(&out).contains("call 2 of 2; recorded in ")
             && stderr(&out).contains("state/briefkit/usage.jsonl with status http_401"),
@@ -322,16 +311,9 @@ fn concurrent_probes_append_whole_lines_to_one_ledger() {
             let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_brief"));
             cmd.current_dir(dir.path())
                 .env("BRIEF_LEDGER", &ledger)
-                .args([
-                    "--color",
-                    "never",
-                    "probe",
-                    "clinic",
-                    "--provider",
-                    "openai",
-                    "--model",
-                    "gpt-4.1-mini",
-                ])
+                .args(argv(
+                    "--color never probe clinic --provider openai --model gpt-4.1-mini",
+                ))
                 .args([
                     "--base-url",
                     &format!("{}/v1", server.url()),
@@ -373,16 +355,10 @@ fn bad_probe_arguments_exit_2_and_call_nothing() {
     assert!(stderr(&unknown).contains("unknown provider"));
     let missing_var = brief()
         .current_dir(dir.path())
-        .args([
-            "probe",
-            "clinic",
-            "--provider",
-            "openai",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ])
+        .args(argv_then(
+            "probe clinic --provider openai --model m --base-url",
+            &[&server.url()],
+        ))
         .output()
         .unwrap();
     assert_eq!(missing_var.status.code(), Some(2));
@@ -427,7 +403,7 @@ fn probe_shows_each_call_on_a_terminal_only() {
 
     let server = Server::start(usage.iter().map(|u| openai_sse(Some(u))).collect());
     let piped = probe(dir.path(), &server, "openai", "gpt-4.1-mini", &[]);
-    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert_exit(&piped, 0);
     assert!(!stderr(&piped).contains("call 1/2"), "{}", stderr(&piped));
 }
 
@@ -465,14 +441,10 @@ fn responses_and_gemini_probes_read_their_cached_tokens() {
             .current_dir(dir.path())
             .env("XDG_STATE_HOME", dir.path().join("state"))
             .env("BRIEF_RETRY_BASE_MS", "1")
-            .args([
-                "probe",
-                "clinic",
-                "--provider",
-                provider,
-                "--model",
-                "m-test",
-            ])
+            .args(argv_then(
+                "probe clinic --provider",
+                &[provider, "--model", "m-test"],
+            ))
             .args(["--base-url", &base, "--json"])
             .args(VISIT)
             .output()

@@ -7,6 +7,17 @@ use crate::loopback::{Reply, odd_cuts};
 use briefkit::provider::{CallOptions, Usage};
 use briefkit::wire::Wire;
 
+/// The usage the Responses and Gemini fixtures report, read back.
+fn fixture_usage() -> Usage {
+    Usage {
+        input_tokens: 2048,
+        cached_input_tokens: Some(1920),
+        output_tokens: 31,
+        reasoning_tokens: Some(12),
+        ..Usage::default()
+    }
+}
+
 #[test]
 fn a_responses_call_streams_and_reads_the_completed_usage() {
     let body = responses_stream(ESCAPED_TEXT, true);
@@ -21,16 +32,7 @@ fn a_responses_call_streams_and_reads_the_completed_usage() {
         assert_eq!(answer.text, ESCAPED_TEXT);
         assert_eq!(answer.finish_reason, "completed");
         assert!(answer.complete);
-        assert_eq!(
-            answer.usage,
-            Some(Usage {
-                input_tokens: 2048,
-                cached_input_tokens: Some(1920),
-                output_tokens: 31,
-                reasoning_tokens: Some(12),
-                ..Usage::default()
-            })
-        );
+        assert_eq!(answer.usage, Some(fixture_usage()));
         let request = &server.requests()[0];
         assert!(
             request.head.starts_with("POST /v1/responses "),
@@ -78,16 +80,7 @@ fn a_gemini_call_puts_the_model_in_the_path_and_the_key_in_its_header() {
         assert_eq!(answer.text, ESCAPED_TEXT);
         assert_eq!(answer.finish_reason, "STOP");
         assert_eq!(answer.model, "test-model-2025");
-        assert_eq!(
-            answer.usage,
-            Some(Usage {
-                input_tokens: 2048,
-                cached_input_tokens: Some(1920),
-                output_tokens: 31,
-                reasoning_tokens: Some(12),
-                ..Usage::default()
-            })
-        );
+        assert_eq!(answer.usage, Some(fixture_usage()));
         let request = &server.requests()[0];
         assert!(
             request

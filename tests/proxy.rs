@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::proxy::{Proxy, Script, Upstream, send};
+use crate::common::proxy::{Proxy, Script, Upstream, post_chat, send};
+use crate::harness::assert_exit;
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 
 const KEY: &str = "sk-proj-proxytestSECRETabcdefghijklmnop";
@@ -145,13 +146,7 @@ fn a_stream_without_a_usage_frame_is_recorded_with_null_tokens() {
         Script::sse(&body, 2, Duration::ZERO, true)
     });
     let proxy = Proxy::start(&upstream.url, &[]);
-    let (status, _, _) = send(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        openai_body("x", true).as_bytes(),
-    );
+    let (status, _, _) = post_chat(&proxy.url, openai_body("x", true).as_bytes());
     assert_eq!(status, 200);
     let row = &proxy.wait_rows(1)[0];
     assert_eq!(row["status"], "ok");
@@ -248,13 +243,7 @@ fn brief_usage_reads_the_proxy_rows() {
     let upstream = upstream_for_both();
     let proxy = Proxy::start(&upstream.url, &[]);
     for _ in 0..2 {
-        send(
-            &proxy.url,
-            "POST",
-            "/v1/chat/completions",
-            &[],
-            openai_body("Be brief.", false).as_bytes(),
-        );
+        post_chat(&proxy.url, openai_body("Be brief.", false).as_bytes());
     }
     proxy.wait_rows(2);
     let out = crate::common::brief()
@@ -262,11 +251,7 @@ fn brief_usage_reads_the_proxy_rows() {
         .arg(&proxy.ledger)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("4096") && text.contains("3840"), "{text}");
 }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::proxy::{Proxy, Script, Upstream, dechunk, open, parse_response, send};
+use crate::common::proxy::{
+    Proxy, Script, Upstream, dechunk, open, open_chat, parse_response, post_chat, send,
+};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 
 fn body(stream: bool) -> String {
@@ -30,13 +32,7 @@ fn dead_url() -> String {
 #[test]
 fn an_unreachable_upstream_is_a_502_in_each_providers_error_shape() {
     let proxy = Proxy::start(&dead_url(), &[]);
-    let (status, _, answer) = send(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(false).as_bytes(),
-    );
+    let (status, _, answer) = post_chat(&proxy.url, body(false).as_bytes());
     assert_eq!(status, 502);
     let error: Value = serde_json::from_slice(&answer).unwrap();
     assert_eq!(error["error"]["type"], "server_error");
@@ -72,13 +68,7 @@ fn an_upstream_error_status_is_passed_through_and_recorded() {
         )
     });
     let proxy = Proxy::start(&upstream.url, &[]);
-    let (status, _, answer) = send(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(false).as_bytes(),
-    );
+    let (status, _, answer) = post_chat(&proxy.url, body(false).as_bytes());
     assert_eq!(status, 429);
     assert!(
         String::from_utf8(answer)
@@ -129,13 +119,7 @@ fn a_client_that_disconnects_cancels_the_upstream_call() {
         Script::sse(&body, 200, Duration::from_millis(10), true)
     });
     let proxy = Proxy::start(&upstream.url, &[]);
-    let mut stream = open(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(true).as_bytes(),
-    );
+    let mut stream = open_chat(&proxy.url, body(true).as_bytes());
     let mut first = [0u8; 256];
     let n = stream.read(&mut first).unwrap();
     assert!(n > 0);
@@ -160,13 +144,7 @@ fn a_client_that_disconnects_cancels_the_upstream_call() {
 fn an_upstream_that_never_answers_times_out_with_a_502() {
     let upstream = Upstream::start(|_| Script::silent());
     let proxy = Proxy::start(&upstream.url, &["--timeout", "300ms"]);
-    let (status, _, answer) = send(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(false).as_bytes(),
-    );
+    let (status, _, answer) = post_chat(&proxy.url, body(false).as_bytes());
     assert_eq!(status, 502);
     let error: Value = serde_json::from_slice(&answer).unwrap();
     assert!(
@@ -187,13 +165,7 @@ fn an_upstream_that_goes_quiet_mid_stream_ends_the_clients_stream_at_the_timeout
         script
     });
     let proxy = Proxy::start(&upstream.url, &["--timeout", "300ms"]);
-    let mut stream = open(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(true).as_bytes(),
-    );
+    let mut stream = open_chat(&proxy.url, body(true).as_bytes());
     let mut raw = Vec::new();
     // Ends at the proxy's idle timeout, long before the upstream's 30 s hang.
     let _ = stream.read_to_end(&mut raw);
@@ -251,13 +223,7 @@ fn a_ledger_that_cannot_be_written_fails_no_call_and_is_reported_once() {
     std::fs::create_dir(&ledger).unwrap();
     let mut proxy = Proxy::start_with(&upstream.url, &ledger, &[]);
     for _ in 0..3 {
-        let (status, _, _) = send(
-            &proxy.url,
-            "POST",
-            "/v1/chat/completions",
-            &[],
-            body(false).as_bytes(),
-        );
+        let (status, _, _) = post_chat(&proxy.url, body(false).as_bytes());
         assert_eq!(status, 200);
     }
     let mut stats = Value::Null;
@@ -291,13 +257,7 @@ fn sigterm_lets_a_stream_in_flight_finish_and_its_row_is_written() {
         Script::sse(&body, 20, Duration::from_millis(15), true)
     });
     let mut proxy = Proxy::start(&upstream.url, &[]);
-    let mut stream = open(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(true).as_bytes(),
-    );
+    let mut stream = open_chat(&proxy.url, body(true).as_bytes());
     let mut raw = vec![0u8; 64];
     let n = stream.read(&mut raw).unwrap();
     raw.truncate(n);

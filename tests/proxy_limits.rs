@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::proxy::{Proxy, Script, Upstream, open, parse_response, send};
+use crate::common::proxy::{Proxy, Script, Upstream, open_chat, parse_response, post_chat, send};
 use crate::loopback::fixtures::{OPENAI_USAGE, openai_stream};
 
 fn body(stream: bool) -> String {
@@ -107,13 +107,7 @@ fn a_client_that_stops_reading_its_answer_is_disconnected_at_the_idle_timeout() 
     );
     let upstream = Upstream::start(move |_| Script::json(200, &big));
     let proxy = Proxy::start(&upstream.url, &["--client-idle-timeout", "300ms"]);
-    let stream = open(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(false).as_bytes(),
-    );
+    let stream = open_chat(&proxy.url, body(false).as_bytes());
     let rows = proxy.wait_rows_for(1, Duration::from_secs(15));
     drop(stream);
     assert_eq!(rows.len(), 1, "the stalled call ended and has its row");
@@ -126,13 +120,7 @@ fn past_max_connections_a_new_connection_is_answered_503_and_a_freed_slot_serves
     let proxy = Proxy::start(&upstream.url, &["--max-connections", "2"]);
     let held: Vec<TcpStream> = (0..2).map(|_| half_open(&proxy.url)).collect();
     std::thread::sleep(Duration::from_millis(100));
-    let (status, head, answer) = send(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(false).as_bytes(),
-    );
+    let (status, head, answer) = post_chat(&proxy.url, body(false).as_bytes());
     assert_eq!(status, 503, "{head}");
     assert!(head.to_ascii_lowercase().contains("retry-after: 1"));
     let error: Value = serde_json::from_slice(&answer).unwrap();
@@ -146,14 +134,7 @@ fn past_max_connections_a_new_connection_is_answered_503_and_a_freed_slot_serves
     drop(held);
     let mut status = 0;
     for _ in 0..100 {
-        status = send(
-            &proxy.url,
-            "POST",
-            "/v1/chat/completions",
-            &[],
-            body(false).as_bytes(),
-        )
-        .0;
+        status = post_chat(&proxy.url, body(false).as_bytes()).0;
         if status == 200 {
             break;
         }
@@ -206,25 +187,13 @@ fn two_thousand_half_open_connections_leave_the_proxy_answering_and_sigterm_stop
     );
     let held: Vec<TcpStream> = (0..count).map(|_| half_open(&proxy.url)).collect();
     for _ in 0..10 {
-        let (status, _, _) = send(
-            &proxy.url,
-            "POST",
-            "/v1/chat/completions",
-            &[],
-            body(false).as_bytes(),
-        );
+        let (status, _, _) = post_chat(&proxy.url, body(false).as_bytes());
         assert_eq!(status, 200);
     }
     let stats: Value = serde_json::from_str(&proxy.get("/stats")).unwrap();
     assert_eq!(stats["status"], "ok");
     // A stream the upstream takes 5 s to finish, in flight when the signal comes.
-    let mut stream = open(
-        &proxy.url,
-        "POST",
-        "/v1/chat/completions",
-        &[],
-        body(true).as_bytes(),
-    );
+    let mut stream = open_chat(&proxy.url, body(true).as_bytes());
     let mut first = [0u8; 64];
     assert!(stream.read(&mut first).unwrap() > 0);
     let started = Instant::now();

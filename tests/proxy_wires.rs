@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::proxy::{Proxy, Script, Upstream, send};
+use crate::harness::{argv, assert_exit};
 use crate::loopback::fixtures::{GEMINI_USAGE, RESPONSES_USAGE, gemini_stream, responses_stream};
 
 const GEMINI_KEY: &str = "AIzaSyProxyTestSECRETabcdefghijklmn";
@@ -73,11 +74,7 @@ fn usage_json(ledger: &std::path::Path, by: &str) -> Value {
         .arg(ledger)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -294,15 +291,9 @@ fn anthropic_cache_writes_are_recorded_per_ttl_bucket() {
     assert_eq!(row["output_tokens"], 7);
     // Priced per bucket: reads 0.1x, 5-minute writes 1.25x, 1-hour writes 2x of input.
     let out = crate::common::brief()
-        .args([
-            "usage",
-            "--json",
-            "--price-input",
-            "3",
-            "--price-output",
-            "15",
-            "--ledger",
-        ])
+        .args(argv(
+            "usage --json --price-input 3 --price-output 15 --ledger",
+        ))
         .arg(&proxy.ledger)
         .output()
         .unwrap();

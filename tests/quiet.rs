@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{run_in, stderr, stdout, workspace};
+use crate::harness::argv;
 
 /// Runs `brief -q ARGS` and returns (exit code, stdout, stderr).
 fn quiet(root: &Path, args: &[&str]) -> (Option<i32>, String, String) {
@@ -29,17 +30,7 @@ fn confirmations_and_messages_go_quiet() {
     silent(root, &["lock", "clinic"]);
     silent(
         root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "clinic",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=2026-10-01",
-        ],
+        &argv("session new s --brief clinic --var patient=Ada --var last_visit=2026-10-01"),
     );
     fs::write(root.join("note.txt"), "kept for later\n").unwrap();
     let store = root.join("ccr.sqlite");
@@ -81,16 +72,7 @@ fn warnings_go_but_errors_stay() {
     let root = ws.path();
     let (code, out, err) = quiet(
         root,
-        &[
-            "compose",
-            "clinic",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=2026-10-01",
-            "--var",
-            "unused=1",
-        ],
+        &argv("compose clinic --var patient=Ada --var last_visit=2026-10-01 --var unused=1"),
     );
     assert_eq!(code, Some(0));
     assert!(!out.is_empty(), "the prompt is the data");

@@ -5,6 +5,7 @@
 use std::fs;
 
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::{assert_exit, session};
 
 fn keys(value: &serde_json::Value) -> Vec<&str> {
     value
@@ -19,7 +20,7 @@ fn keys(value: &serde_json::Value) -> Vec<&str> {
 fn lock_json_names_the_lock_its_rules_and_the_prefix() {
     let ws = workspace("clinic");
     let first = run_in(ws.path(), &["lock", "clinic", "--json"]);
-    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_exit(&first, 0);
     let report = json(&first);
     assert_eq!(
         keys(&report),
@@ -49,7 +50,7 @@ fn lock_json_names_the_lock_its_rules_and_the_prefix() {
     let body = fs::read_to_string(&persona).unwrap();
     fs::write(&persona, body.replace("booking assistant", "front desk")).unwrap();
     let again = run_in(ws.path(), &["lock", "clinic"]);
-    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_exit(&again, 0);
     assert!(stdout(&again).is_empty());
     assert!(
         stderr(&again).starts_with("updated clinic/brief.lock: 1 rule item locked"),
@@ -65,7 +66,7 @@ fn init_json_lists_the_items_it_wrote() {
         ws.path(),
         &["init", "desk", "--name", "Help desk", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(
         keys(&report),
@@ -102,7 +103,7 @@ fn session_new_append_log_and_show_json_keep_their_keys_in_order() {
         root,
         &["session", "new", "s", "--brief", "clinic", "--json"],
     );
-    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    assert_exit(&made, 0);
     let made = json(&made);
     assert_eq!(
         keys(&made),
@@ -130,7 +131,7 @@ fn session_new_append_log_and_show_json_keep_their_keys_in_order() {
         ["status", "summary", "id", "kind", "tokens"]
     );
     let id = appended["id"].as_str().unwrap().to_string();
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     assert_eq!(keys(&log), ["status", "summary", "entries"]);
     assert_eq!(
         keys(&log["entries"][0]),

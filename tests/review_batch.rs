@@ -3,7 +3,8 @@
 use std::fs;
 
 use crate::common::store::{content_tree, write_proposal};
-use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::common::{json, run_in, stdout, workspace};
+use crate::harness::{assert_exit, assert_stderr_has};
 
 const SHORTER_PERSONA: &str =
     "You are Pia of Harbour Street Physio; you book, move and cancel visits.\n";
@@ -15,7 +16,7 @@ fn review_shows_a_pending_proposal_again_and_writes_nothing() {
     let id = write_proposal(&dir, "persona", SHORTER_PERSONA, &[], 1);
     let tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["review", "clinic", &id]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let screen = stdout(&out);
     assert!(
         screen.contains(&format!("proposal {id} for `persona`")),
@@ -43,7 +44,7 @@ fn review_of_a_flagged_proposal_prints_accept_with_allow_flags() {
     // A body that drops every fact of the original is flagged by the guard.
     let id = write_proposal(&dir, "booking", "Book visits.\n", &[], 1);
     let out = run_in(ws.path(), &["review", "clinic", &id]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(
         stdout(&out).contains(&format!("brief accept clinic {id} --allow-flags")),
         "{}",
@@ -75,7 +76,7 @@ fn review_of_an_unknown_proposal_is_bad_input() {
         ws.path(),
         &["review", "clinic", "persona-20260102030401-a001"],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
 }
 
 #[test]
@@ -88,7 +89,7 @@ fn discard_stale_drops_only_proposals_whose_item_changed() {
     let text = fs::read_to_string(&path).unwrap();
     fs::write(&path, format!("{text}\nOne more line.\n")).unwrap();
     let out = run_in(ws.path(), &["discard", "clinic", "--stale", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v = json(&out);
     assert_eq!(v["status"], "discarded");
     assert_eq!(v["discarded"][0]["proposal_id"], stale.as_str());
@@ -105,12 +106,8 @@ fn discard_all_drops_every_proposal_and_nothing_else() {
     write_proposal(&dir, "booking", "Book visits.\n", &[], 2);
     let mut tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["discard", "clinic", "--all"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("discarded 2 pending proposals"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "discarded 2 pending proposals");
     tree.retain(|(path, _)| !path.components().any(|c| c.as_os_str() == "proposals"));
     let mut after = content_tree(ws.path());
     after.retain(|(path, _)| !path.components().any(|c| c.as_os_str() == "proposals"));
@@ -126,5 +123,5 @@ fn discard_all_drops_every_proposal_and_nothing_else() {
 fn discard_needs_an_id_or_all_or_stale() {
     let ws = workspace("clinic");
     let out = run_in(ws.path(), &["discard", "clinic"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
 }

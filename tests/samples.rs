@@ -15,6 +15,7 @@ use briefkit::wire::canonical::sorted;
 use briefkit::wire::prefix::StablePrefix;
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 const IDENTITY: &str =
     "---\ntype: identity\n---\nYou are Pip, the order-status assistant of a small bicycle shop.\n";
@@ -49,7 +50,7 @@ fn compose_out(root: &Path, format: &str, date: &str) -> std::process::Output {
 
 fn prefix_hash(root: &Path, format: &str, date: &str) -> String {
     let out = compose_out(root, format, date);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let body: Value = serde_json::from_str(&stdout(&out)).unwrap();
     StablePrefix::of_body(&body).unwrap().hash
 }
@@ -143,14 +144,14 @@ fn compose_renders_the_example_as_turns_in_every_format() {
     let ws = workspace_with(EXAMPLE);
     for format in ["text", "openai", "anthropic"] {
         let out = compose_out(ws.path(), format, "2026-12-01");
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         insta::assert_snapshot!(format!("compose_{format}"), stdout(&out));
     }
     // Anthropic: at most 4 breakpoints (here: the static system and the last example).
     let out = compose_out(ws.path(), "anthropic", "2026-12-01");
     let breakpoints = stdout(&out).matches("\"cache_control\"").count();
     assert_eq!(breakpoints, 2);
-    assert!(stderr(&out).contains("examples "), "{}", stderr(&out));
+    assert_stderr_has(&out, "examples ");
 }
 
 #[test]
@@ -232,24 +233,13 @@ fn a_brief_without_message_samples_has_no_examples_key_in_its_prefix() {
 fn a_session_sends_the_examples_as_compose_does_with_the_same_prefix_hash() {
     let ws = workspace_with(EXAMPLE);
     let root = ws.path();
-    let out = run_in(
-        root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "b",
-            "--var",
-            "date=2026-12-01",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(root, &argv("session new s --brief b --var date=2026-12-01"));
+    assert_exit(&out, 0);
     let out = run_in(root, &["session", "append", "s", "--user", "Where is 7?"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     for format in ["openai", "anthropic"] {
         let out = run_in(root, &["session", "render", "s", "--format", format]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         // `session render` prints keys sorted: compare both in that one form.
         let body: Value = serde_json::from_str(&stdout(&out)).unwrap();
         let composed = compose_out(root, format, "2026-12-01");
@@ -274,7 +264,7 @@ fn a_session_sends_the_examples_as_compose_does_with_the_same_prefix_hash() {
 fn compact_write_compacts_each_message_and_keeps_a_valid_body() {
     let ws = workspace_with(EXAMPLE);
     let out = run_in(ws.path(), &["compact", "b", "--write"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let written = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
     assert!(written.starts_with("---\ntype: sample\nformat: messages\n---\n- role: user\n"));
     assert!(!written.contains("   \n"), "{written}");

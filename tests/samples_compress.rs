@@ -6,7 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{brief, json, stderr, stdout};
+use crate::common::{brief, json, stderr};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has};
 use crate::loopback::fixtures::{OPENAI_USAGE, openai_stream};
 use crate::loopback::{Reply, Server};
 
@@ -59,18 +60,12 @@ fn run(root: &Path, args: &[&str]) -> std::process::Output {
 fn compress(root: &Path, server: &Server) -> Value {
     let out = run(
         root,
-        &[
-            "compress",
-            "b",
-            "example",
-            "--json",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ],
+        &argv_then(
+            "compress b example --json --model m --base-url",
+            &[&server.url()],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     json(&out)
 }
 
@@ -98,14 +93,14 @@ fn each_message_is_compressed_in_its_own_call_and_the_proposal_keeps_the_roles()
     assert_eq!(report["status"], "clean", "{report}");
     let id = report["proposal_id"].as_str().unwrap().to_string();
     let out = run(ws.path(), &["review", "b", &id]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("role: assistant"), "{}", stdout(&out));
+    assert_exit(&out, 0);
+    assert_stdout_has(&out, "role: assistant");
     let out = run(ws.path(), &["accept", "b", &id]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let written = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
     insta::assert_snapshot!(written);
     let out = run(ws.path(), &["compose", "b", "--format", "openai"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let body = json(&out);
     assert_eq!(body["messages"][1]["content"], "Where is order 1042?");
     assert_eq!(body["messages"][2]["name"], "example_assistant");
@@ -121,12 +116,8 @@ fn a_dropped_fact_is_named_by_its_message() {
     assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
     let id = report["proposal_id"].as_str().unwrap().to_string();
     let out = run(ws.path(), &["accept", "b", &id]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("message 2 (assistant): price $40"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 1);
+    assert_stderr_has(&out, "message 2 (assistant): price $40");
 }
 
 #[test]
@@ -158,7 +149,7 @@ fn a_proposal_that_changes_a_role_or_the_count_is_refused() {
         let before = fs::read_to_string(ws.path().join("b/items/example.md")).unwrap();
         let out = run(ws.path(), &["accept", "b", &id, "--allow-flags"]);
         assert_eq!(out.status.code(), Some(2), "{to}: {}", stderr(&out));
-        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert_stderr_has(&out, says);
         assert_eq!(
             fs::read_to_string(ws.path().join("b/items/example.md")).unwrap(),
             before
@@ -176,25 +167,17 @@ fn brief_guard_compares_two_sample_files_message_by_message() {
         ws.path(),
         &["guard", "b/items/example.md", "shorter.md", "--json"],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     assert_eq!(report["dropped"][0]["value"], "$40");
     assert_eq!(report["dropped"][0]["in_message"], "message 2 (assistant)");
     let out = run(ws.path(), &["guard", "b/items/example.md", "shorter.md"]);
-    assert!(
-        stdout(&out).contains("b/items/example.md message 2 (assistant):1:"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "b/items/example.md message 2 (assistant):1:");
     let swapped = ws.path().join("swapped.md");
     fs::write(&swapped, EXAMPLE.replace("role: assistant", "role: user")).unwrap();
     let out = run(ws.path(), &["guard", "b/items/example.md", "swapped.md"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("changes the role of message 2"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "changes the role of message 2");
     assert!(original.exists());
 }
 
@@ -219,24 +202,16 @@ fn a_compressor_brief_with_worked_examples_sends_them_before_the_item() {
     )
     .unwrap();
     let out = run(ws.path(), &["lock", "comp"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let server = model("Order 1042 left on 3 May ($40): https://shop.example/t/1042");
     let out = run(
         ws.path(),
-        &[
-            "compress",
-            "b",
-            "example",
-            "--json",
-            "--compressor",
-            "comp",
-            "--model",
-            "m",
-            "--base-url",
-            &server.url(),
-        ],
+        &argv_then(
+            "compress b example --json --compressor comp --model m --base-url",
+            &[&server.url()],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     for request in server.requests() {
         let messages = request.json()["messages"].clone();
         assert_eq!(messages[0]["role"], "system");
@@ -256,17 +231,9 @@ fn estimate_counts_one_call_per_message_of_a_sample() {
     let ws = workspace();
     let out = run(
         ws.path(),
-        &[
-            "compress",
-            "b",
-            "--all",
-            "--estimate",
-            "--json",
-            "--model",
-            "m",
-        ],
+        &argv("compress b --all --estimate --json --model m"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let estimates = report["estimates"].as_array().unwrap();
     let calls: Vec<u64> = estimates

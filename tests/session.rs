@@ -3,36 +3,15 @@
 //! and crash safety. Every test runs the real binary on the clinic fixture.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Stdio};
 
 use serde_json::{Value, json};
 
 use crate::common::{json, run_in, snapshot_tree, stderr, stdout, workspace};
-
-pub fn new_session(root: &Path, extra: &[&str]) -> PathBuf {
-    let mut args = vec![
-        "session",
-        "new",
-        "s",
-        "--brief",
-        "clinic",
-        "--var",
-        "patient=Ada",
-        "--var",
-        "last_visit=2026-10-01",
-    ];
-    args.extend_from_slice(extra);
-    let out = run_in(root, &args);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    root.join("s")
-}
-
-pub fn ok(root: &Path, args: &[&str]) -> String {
-    let out = run_in(root, args);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    stdout(&out).trim_end().to_string()
-}
+use crate::harness::{
+    Workspace, argv, argv_then, assert_exit, assert_stderr_has, new_session, ok, session,
+};
 
 fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = run_in(root, args);
@@ -40,7 +19,7 @@ fn code(root: &Path, args: &[&str]) -> (Option<i32>, String) {
 }
 
 fn render(root: &Path, format: &str) -> Value {
-    serde_json::from_str(&ok(root, &["session", "render", "s", "--format", format])).unwrap()
+    session(root).render(format)
 }
 
 /// The render without its last message (Tier 3), `cache_control` left out: what must
@@ -92,59 +71,18 @@ pub fn assert_grew(before: &Value, after: &Value) {
 
 #[test]
 fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
+    let root = ws.root();
+    assert_eq!(session(root).user("Book Ada for Tuesday."), "msg_1");
     assert_eq!(
-        ok(
-            root,
-            &["session", "append", "s", "--user", "Book Ada for Tuesday."]
-        ),
-        "msg_1"
-    );
-    assert_eq!(
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-call",
-                "find_slot",
-                "--args",
-                r#"{"day":"Tuesday"}"#
-            ]
-        ),
+        session(root).tool_call("find_slot", r#"{"day":"Tuesday"}"#),
         "tool_call_2"
     );
     assert_eq!(
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                "tool_call_2",
-                "--text",
-                "10:30 free"
-            ]
-        ),
+        session(root).tool_result("tool_call_2", "10:30 free"),
         "tool_res_3"
     );
-    assert_eq!(
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--assistant",
-                "Tuesday 10:30 is free."
-            ]
-        ),
-        "msg_4"
-    );
+    assert_eq!(session(root).assistant("Tuesday 10:30 is free."), "msg_4");
 
     let body = render(root, "openai");
     // Chat Completions and Anthropic: messages; Responses: input; Gemini: contents.
@@ -212,10 +150,9 @@ fn entries_get_visible_ids_from_one_counter_and_render_in_tier_order() {
 
 #[test]
 fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "first"]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("first");
     let mut before = (render(root, "openai"), render(root, "anthropic"));
     for args in [
         vec!["--assistant", "second"],
@@ -230,8 +167,8 @@ fn renders_stay_append_only_while_tier2_grows_and_a_purge_breaks_them_once() {
         if args[0] == "--tool-call" {
             // A call without its result renders for no provider.
             let out = run_in(root, &["session", "render", "s"]);
-            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-            assert!(stderr(&out).contains("tool_call_4"), "{}", stderr(&out));
+            assert_exit(&out, 2);
+            assert_stderr_has(&out, "tool_call_4");
             continue;
         }
         let after = (render(root, "openai"), render(root, "anthropic"));
@@ -255,35 +192,11 @@ fn the_log_only_ever_grows_through_every_operation() {
     let mut previous = log();
     let steps: Vec<Vec<&str>> = vec![
         vec!["session", "append", "s", "--user", "hello"],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "{}",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "slots",
-        ],
+        argv("session append s --tool-call find_slot --args {}"),
+        argv("session append s --tool-result tool_call_2 --text slots"),
         vec!["session", "gate", "s", "--estimate", "10"],
         vec!["session", "gate", "s", "--estimate", "100000"],
-        vec![
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "tool_call_2,tool_res_3",
-            "--summary",
-            "no slots",
-        ],
+        argv("session purge s --ids tool_call_2,tool_res_3 --summary 'no slots'"),
         vec!["session", "append", "s", "--assistant", "done"],
     ];
     for step in steps {
@@ -307,39 +220,22 @@ fn the_log_only_ever_grows_through_every_operation() {
 
 #[test]
 fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_purge() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &[
-            "--context-limit",
-            "4000",
-            "--reserve",
-            "200",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
-    );
+    let ws = Workspace::clinic_session(&argv(
+        "--context-limit 4000 --reserve 200 --overhead 0 --margin 0",
+    ));
+    let root = ws.root();
     let long = "Ada's notes from the last visit. ".repeat(60);
-    ok(root, &["session", "append", "s", "--user", &long]);
-    ok(root, &["session", "append", "s", "--user", "short"]);
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    session(root).user(&long);
+    session(root).user("short");
+    let status = session(root).status();
     let available = status["available_operation_tokens"].as_u64().unwrap();
     let estimate = (available + 100).to_string();
     let out = run_in(
         root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            &estimate,
-            "--kind",
-            "tool",
-            "--json",
-        ],
+        &argv_then(
+            "session gate s --estimate",
+            &[&estimate, "--kind", "tool", "--json"],
+        ),
     );
     assert_eq!(out.status.code(), Some(1));
     let blocked = json(&out);
@@ -362,7 +258,7 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
         blocked["current_context_tokens"],
         status["current_context_tokens"]
     );
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let status = session(root).status();
     assert_eq!(status["pending_operations"], json!(["op_1"]));
     // Still too big: still blocked, same id.
     let out = run_in(root, &["session", "gate", "s", "--resume", "op_1"]);
@@ -370,18 +266,10 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
     assert_eq!(json(&out)["pending_operation_id"], "op_1");
     ok(
         root,
-        &[
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "msg_1",
-            "--summary",
-            "Notes read.",
-        ],
+        &argv("session purge s --ids msg_1 --summary 'Notes read.'"),
     );
     let out = run_in(root, &["session", "gate", "s", "--resume", "op_1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let allowed = json(&out);
     let keys: Vec<&String> = allowed.as_object().unwrap().keys().collect();
     assert_eq!(
@@ -394,7 +282,7 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
         ]
     );
     assert_eq!(allowed["operation_id"], "op_1");
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let status = session(root).status();
     assert_eq!(status["pending_operations"], json!([]));
     // A new operation gets the next id.
     let allowed = json(&run_in(root, &["session", "gate", "s", "--estimate", "1"]));
@@ -403,36 +291,13 @@ fn the_gate_blocks_with_the_seed_object_and_resumes_the_same_operation_after_a_p
 
 #[test]
 fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "one"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "{}",
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "a long list of slots",
-        ],
-    );
-    ok(root, &["session", "append", "s", "--user", "four"]);
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("one");
+    session(root).tool_call("find_slot", "{}");
+    session(root).tool_result("tool_call_2", "a long list of slots");
+    session(root).user("four");
+    let log = session(root).log();
     let tokens: Vec<u64> = log["entries"]
         .as_array()
         .unwrap()
@@ -455,16 +320,9 @@ fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
     }
     let report = json(&run_in(
         root,
-        &[
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "tool_call_2,tool_res_3",
-            "--summary",
-            "No slot on Tuesday.",
-            "--json",
-        ],
+        &argv(
+            "session purge s --ids tool_call_2,tool_res_3 --summary 'No slot on Tuesday.' --json",
+        ),
     ));
     assert_eq!(report["status"], "ok");
     assert_eq!(report["removed_ids"], json!(["tool_call_2", "tool_res_3"]));
@@ -489,7 +347,7 @@ fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
         "[msg_5] Summary: No slot on Tuesday."
     );
     assert_eq!(body["messages"][3]["content"], "[msg_4] four");
-    let states: Vec<String> = json(&run_in(root, &["session", "log", "s", "--json"]))["entries"]
+    let states: Vec<String> = session(root).log()["entries"]
         .as_array()
         .unwrap()
         .iter()
@@ -515,34 +373,11 @@ fn purge_reports_its_cache_cost_and_keeps_calls_with_their_results() {
 
 #[test]
 fn bad_input_exits_2_and_changes_nothing() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "hi"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "{}",
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "x",
-        ],
-    );
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("hi");
+    session(root).tool_call("find_slot", "{}");
+    session(root).tool_result("tool_call_2", "x");
     fs::write(
         root.join("bad.json"),
         r#"{"summary": "x", "findings": [{"finding": "f", "confidence": "sure"}]}"#,
@@ -550,24 +385,8 @@ fn bad_input_exits_2_and_changes_nothing() {
     .unwrap();
     let cases: Vec<Vec<&str>> = vec![
         vec!["session", "append", "s", "--user", ""],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find slot",
-            "--args",
-            "{}",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            "[1]",
-        ],
+        argv("session append s --tool-call 'find slot' --args {}"),
+        argv("session append s --tool-call find_slot --args [1]"),
         vec![
             "session",
             "append",
@@ -577,50 +396,11 @@ fn bad_input_exits_2_and_changes_nothing() {
             "--args",
             "{",
         ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "again",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_9",
-            "--text",
-            "who",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_res_3",
-            "--text",
-            "who",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--file",
-            "missing.txt",
-        ],
-        vec![
-            "session",
-            "append",
-            "s",
-            "--subagent",
-            "tool_call_2",
-            "bad.json",
-        ],
+        argv("session append s --tool-result tool_call_2 --text again"),
+        argv("session append s --tool-result tool_call_9 --text who"),
+        argv("session append s --tool-result tool_res_3 --text who"),
+        argv("session append s --tool-result tool_call_2 --file missing.txt"),
+        argv("session append s --subagent tool_call_2 bad.json"),
         vec!["session", "append", "s", "--user", "a", "--assistant", "b"],
         vec!["session", "append", "nowhere", "--user", "a"],
         vec!["session", "gate", "s", "--resume", "op_7"],
@@ -641,25 +421,10 @@ fn bad_input_exits_2_and_changes_nothing() {
 
 #[test]
 fn a_subagent_envelope_is_validated_and_appended_whole() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "check the calendar"],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "delegate_task",
-            "--args",
-            r#"{"goal":"check"}"#,
-        ],
-    );
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
+    let root = ws.root();
+    session(root).user("check the calendar");
+    session(root).tool_call("delegate_task", r#"{"goal":"check"}"#);
     let findings: Vec<Value> = (0..200).map(|i| json!({"finding": format!("slot {i} free"), "evidence": "calendar", "confidence": "high"})).collect();
     let envelope = json!({"status": "completed", "summary": "200 slots", "findings": findings, "tests_run": 3});
     fs::write(
@@ -677,14 +442,7 @@ fn a_subagent_envelope_is_validated_and_appended_whole() {
     assert_eq!(
         ok(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--subagent",
-                "tool_call_2",
-                "env.json"
-            ]
+            &argv("session append s --subagent tool_call_2 env.json")
         ),
         "tool_res_3"
     );
@@ -725,22 +483,11 @@ fn a_subagent_envelope_is_validated_and_appended_whole() {
 
 #[test]
 fn status_and_log_report_tiers_and_levels() {
-    let ws = workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &[
-            "--context-limit",
-            "2000",
-            "--reserve",
-            "100",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
-    );
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let ws = Workspace::clinic_session(&argv(
+        "--context-limit 2000 --reserve 100 --overhead 0 --margin 0",
+    ));
+    let root = ws.root();
+    let status = session(root).status();
     assert_eq!(status["status"], "ok");
     let t = |k: &str| status[k].as_u64().unwrap();
     assert_eq!(
@@ -760,8 +507,8 @@ fn status_and_log_report_tiers_and_levels() {
     );
     // Fill to the critical level: the level and the advice change.
     let big = "word ".repeat(1700);
-    ok(root, &["session", "append", "s", "--user", &big]);
-    let status = json(&run_in(root, &["session", "status", "s", "--json"]));
+    session(root).user(&big);
+    let status = session(root).status();
     assert_eq!(status["level"], "critical");
     let body = render(root, "openai");
     let tier3 = body["messages"].as_array().unwrap().last().unwrap()["content"]
@@ -772,16 +519,7 @@ fn status_and_log_report_tiers_and_levels() {
     assert!(tier3.contains("compact_context"), "{tier3}");
     let out = run_in(
         root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            "1",
-            "--kind",
-            "subagent",
-            "--high-volume",
-        ],
+        &argv("session gate s --estimate 1 --kind subagent --high-volume"),
     );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
@@ -792,8 +530,8 @@ fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
     let ws = workspace("clinic");
     let root = ws.path();
     let dir = new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "one"]);
-    ok(root, &["session", "append", "s", "--user", "two"]);
+    session(root).user("one");
+    session(root).user("two");
     let log = dir.join("log.jsonl");
     let good = fs::read(&log).unwrap();
     let mut torn = good.clone();
@@ -801,15 +539,8 @@ fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
     fs::write(&log, &torn).unwrap();
     let out = run_in(root, &["session", "log", "s"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("unfinished last line"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(
-        ok(root, &["session", "append", "s", "--user", "three"]),
-        "msg_3"
-    );
+    assert_stderr_has(&out, "unfinished last line");
+    assert_eq!(session(root).user("three"), "msg_3");
     let now = fs::read(&log).unwrap();
     assert_eq!(now[..good.len()], good[..]);
     assert!(now.ends_with(b"\n"));
@@ -824,7 +555,7 @@ fn a_torn_last_line_is_tolerated_and_other_damage_is_named_by_line() {
     ] {
         let out = run_in(root, &args);
         assert_eq!(out.status.code(), Some(2));
-        assert!(stderr(&out).contains("log.jsonl:1:"), "{}", stderr(&out));
+        assert_stderr_has(&out, "log.jsonl:1:");
     }
     assert_eq!(fs::read(&log).unwrap(), damaged);
 }
@@ -849,7 +580,7 @@ fn twenty_processes_appending_at_once_all_land_with_unique_ids() {
         .into_iter()
         .map(|c| {
             let out = c.wait_with_output().unwrap();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_exit(&out, 0);
             stdout(&out).trim().to_string()
         })
         .collect();
@@ -861,7 +592,7 @@ fn twenty_processes_appending_at_once_all_land_with_unique_ids() {
     for line in log.lines() {
         serde_json::from_str::<Value>(line).expect("no interleaved line");
     }
-    let listed = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let listed = session(root).log();
     let mut texts: Vec<String> = (1..=20).map(|n| format!("msg_{n}")).collect();
     let mut got: Vec<String> = listed["entries"]
         .as_array()
@@ -917,15 +648,15 @@ fn damaged_log_line_was_in_details_not_locations() {
     let ws = workspace("clinic");
     let root = ws.path();
     let dir = new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "one"]);
-    ok(root, &["session", "append", "s", "--user", "two"]);
+    session(root).user("one");
+    session(root).user("two");
     let log = dir.join("log.jsonl");
     let mut damaged = fs::read_to_string(&log).unwrap();
     let lines = damaged.lines().count();
     damaged.push_str("{\"event\":\"append\",\"at\":\"x\",\"entries\":[}\n");
     fs::write(&log, &damaged).unwrap();
     let out = run_in(root, &["session", "log", "s", "--json"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     let value = json(&out);
     let location = &value["error"]["locations"][0];
     assert!(

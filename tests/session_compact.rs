@@ -7,9 +7,13 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr};
+use crate::harness::{
+    BriefCommand, Workspace, argv, assert_exit, assert_stderr_has, command::ledger_rows,
+    new_session, ok, session,
+};
 use crate::loopback::fixtures::{OPENAI_USAGE, anthropic_stream, openai_stream};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok, stable};
+use crate::session::stable;
 
 fn answer(provider: &str, text: &str) -> Reply {
     let body = if provider == "anthropic" {
@@ -34,66 +38,21 @@ fn state() -> Value {
 
 fn compact(root: &Path, server: &Server, provider: &str) -> std::process::Output {
     brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .in_workspace(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args([
-            "session",
-            "compact",
-            "s",
-            "--resume",
-            "Confirm the Tuesday slot with Ada.",
-            "--json",
-        ])
-        .args([
-            "--provider",
-            provider,
-            "--model",
-            "test-model",
-            "--base-url",
-            &server.url(),
-        ])
+        .args(argv(
+            "session compact s --resume 'Confirm the Tuesday slot with Ada.' --json",
+        ))
+        .model_at(provider, &server.url())
         .output()
         .unwrap()
 }
 
 fn filled(root: &Path) {
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada; invoice INV-7731 is unpaid.",
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            r#"{"day":"Tuesday"}"#,
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "Tuesday 10:30 is free",
-        ],
-    );
+    session(root).user("Book Ada; invoice INV-7731 is unpaid.");
+    session(root).tool_call("find_slot", r#"{"day":"Tuesday"}"#);
+    session(root).tool_result("tool_call_2", "Tuesday 10:30 is free");
 }
 
 fn ledger_commands(root: &Path) -> Vec<String> {
@@ -212,11 +171,7 @@ fn two_invalid_states_fail_with_exit_3_and_change_nothing() {
         ]);
         let out = compact(root, &server, provider);
         assert_eq!(out.status.code(), Some(3), "{provider}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains("invalid CompactedState"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stderr_has(&out, "invalid CompactedState");
         assert_eq!(snapshot_tree(&root.join("s")), session_before);
         assert_eq!(server.requests().len(), 2);
     }
@@ -224,12 +179,11 @@ fn two_invalid_states_fail_with_exit_3_and_change_nothing() {
 
 #[test]
 fn a_provider_failure_changes_nothing_and_an_empty_memory_is_refused() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     let server = Server::start(vec![]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
     assert!(server.requests().is_empty());
     filled_more(root);
     let before = snapshot_tree(&root.join("s"));
@@ -240,13 +194,13 @@ fn a_provider_failure_changes_nothing_and_an_empty_memory_is_refused() {
         r#"{"error":{"message":"bad"}}"#,
     )]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_exit(&out, 3);
     assert_eq!(snapshot_tree(&root.join("s")), before);
     let _ = run_in(root, &["session", "log", "s"]);
 }
 
 fn filled_more(root: &Path) {
-    ok(root, &["session", "append", "s", "--user", "hello"]);
+    session(root).user("hello");
 }
 
 #[test]
@@ -279,14 +233,6 @@ fn the_bundled_compaction_brief_is_locked_and_clean() {
     );
 }
 
-fn ledger_rows(root: &Path) -> Vec<Value> {
-    std::fs::read_to_string(root.join("ledger.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Regression (issue 27): compaction rows carried the session's brief name with the
 /// compaction brief's prefix hash, so `usage --by brief` billed compaction to the session's
 /// brief. They name the compaction brief, with the session's as `target_brief`, as
@@ -298,7 +244,7 @@ fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
     filled(root);
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let rows = ledger_rows(root);
     assert_eq!(rows.len(), 1);
     let (_, hash) = briefkit::session::compact::compaction_brief().unwrap();
@@ -315,14 +261,7 @@ fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
     );
     let usage = brief()
         .current_dir(root)
-        .args([
-            "usage",
-            "--by",
-            "brief",
-            "--json",
-            "--ledger",
-            "ledger.jsonl",
-        ])
+        .args(argv("usage --by brief --json --ledger ledger.jsonl"))
         .output()
         .unwrap();
     let text = crate::common::stdout(&usage);
@@ -332,13 +271,12 @@ fn compaction_rows_name_the_compaction_brief_and_target_the_sessions() {
 /// Regression (issue 27): a compaction could grow Tier 2 without a word.
 #[test]
 fn a_compaction_that_does_not_shrink_tier2_warns() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "Hi."]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("Hi.");
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert!(report["tokens_after"].as_u64() >= report["tokens_before"].as_u64());
     let warnings = report["warnings"].as_array().unwrap();
@@ -349,23 +287,18 @@ fn a_compaction_that_does_not_shrink_tier2_warns() {
             .unwrap()
             .starts_with("Tier 2 did not shrink")
     );
-    assert!(
-        stderr(&out).contains("warning: Tier 2 did not shrink"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "warning: Tier 2 did not shrink");
 }
 
 #[test]
 fn a_compaction_that_shrinks_tier2_has_no_warning() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
     let long = "Ada asked about the Tuesday slot and the invoice again. ".repeat(40);
-    ok(root, &["session", "append", "s", "--user", &long]);
+    session(root).user(&long);
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert!(report["tokens_after"].as_u64() < report["tokens_before"].as_u64());
     assert_eq!(report["warnings"], json!([]));
@@ -379,18 +312,7 @@ fn the_frameworks_own_report_figures_are_not_forgotten_facts() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     filled(root);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "purge",
-            "--args",
-            r#"{"ids":["tool_call_2","tool_res_3"]}"#,
-        ],
-    );
+    session(root).tool_call("purge", r#"{"ids":["tool_call_2","tool_res_3"]}"#);
     let session = briefkit::session::Session::open(&root.join("s")).unwrap();
     let ids = ["tool_call_2".to_string(), "tool_res_3".to_string()];
     let (_, result) = session
@@ -405,7 +327,7 @@ fn the_frameworks_own_report_figures_are_not_forgotten_facts() {
     drop(session);
     let server = Server::start(vec![answer("openai", &state().to_string())]);
     let out = compact(root, &server, "openai");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let forgotten: Vec<String> = report["forgotten"]
         .as_array()

@@ -4,14 +4,14 @@
 use std::fs;
 
 use crate::common::{brief, run_in, stderr, workspace};
-use crate::session::{new_session, ok};
+use crate::harness::{argv_then, new_session, ok, session};
 
 #[test]
 fn a_kill_at_any_point_of_an_append_loses_no_acknowledged_entry() {
     let ws = workspace("clinic");
     let root = ws.path();
     let dir = new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "acknowledged"]);
+    session(root).user("acknowledged");
     for (n, point) in ["before-append", "torn-append", "after-append"]
         .iter()
         .enumerate()
@@ -37,13 +37,7 @@ fn a_kill_at_any_point_of_an_append_loses_no_acknowledged_entry() {
         );
         let id = ok(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--user",
-                &format!("after crash {n}"),
-            ],
+            &argv_then("session append s --user", &[&format!("after crash {n}")]),
         );
         let log = run_in(root, &["session", "show", "s", "msg_1"]);
         assert_eq!(log.status.code(), Some(0));

@@ -8,9 +8,12 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{Workspace, assert_stderr_has};
+use crate::harness::{
+    argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
+};
 use crate::loopback::Server;
 use crate::loopback::model::{answer, say};
-use crate::session::{new_session, ok};
 
 /// A tool result of about `tokens` tokens.
 fn bulky(tokens: usize) -> String {
@@ -20,21 +23,11 @@ fn bulky(tokens: usize) -> String {
 }
 
 fn status(root: &Path) -> Value {
-    json(&run_in(root, &["session", "status", "s", "--json"]))
+    session(root).status()
 }
 
 fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .args(["session", "turn", "s", "--provider", "openai"])
-        .args([
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", server.url()),
-        ])
+    with_openai(root, server, &["session", "turn", "s"])
         .args(extra)
         .output()
         .unwrap()
@@ -44,73 +37,34 @@ fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
 fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call() {
     // (the result comes from a sub-agent, a compaction rather than a purge frees the room)
     for (via_subagent, compaction) in [(false, false), (true, false), (false, true)] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(
-            root,
-            &[
-                "--framework-tools",
-                "--context-limit",
-                "6000",
-                "--reserve",
-                "300",
-            ],
-        );
-        ok(
-            root,
-            &["session", "append", "s", "--user", "Find me a slot."],
-        );
+        let ws = Workspace::clinic_session(&argv(
+            "--framework-tools --context-limit 6000 --reserve 300",
+        ));
+        let root = ws.root();
+        session(root).user("Find me a slot.");
         let (name, args) = if via_subagent {
             ("fetch_url", r#"{"url":"https://example.org/slots"}"#)
         } else {
             ("find_slot", r#"{"day":"2026-12-01"}"#)
         };
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-call",
-                name,
-                "--args",
-                args,
-            ],
-        );
+        session(root).tool_call(name, args);
         let text = bulky(6000);
         let out = if via_subagent {
             let envelope = json!({"status": "completed", "summary": text});
             fs::write(root.join("env.json"), envelope.to_string()).unwrap();
             run_in(
                 root,
-                &[
-                    "session",
-                    "append",
-                    "s",
-                    "--subagent",
-                    "tool_call_2",
-                    "env.json",
-                    "--json",
-                ],
+                &argv("session append s --subagent tool_call_2 env.json --json"),
             )
         } else {
             fs::write(root.join("big.txt"), &text).unwrap();
             run_in(
                 root,
-                &[
-                    "session",
-                    "append",
-                    "s",
-                    "--tool-result",
-                    "tool_call_2",
-                    "--file",
-                    "big.txt",
-                    "--json",
-                ],
+                &argv("session append s --tool-result tool_call_2 --file big.txt --json"),
             )
         };
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+        assert_exit(&out, 0);
+        let log = session(root).log();
         let entry = &log["entries"][2];
         assert_eq!(entry["id"], "tool_res_3");
         assert_eq!(entry["over_budget"], true, "{log}");
@@ -136,7 +90,7 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
         assert_eq!(json(&out)["status"], "context_budget_exceeded");
         let server = Server::start(vec![say("openai", "never sent")]);
         let out = turn(root, &server, &["--user", "and?"]);
-        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_exit(&out, 1);
         let blocked = json(&out);
         assert_eq!(blocked["status"], "context_budget_exceeded");
         assert!(
@@ -166,20 +120,12 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
                 .args(["--base-url", &format!("{}/v1", server.url())])
                 .output()
                 .unwrap();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_exit(&out, 0);
             assert_eq!(server.requests().len(), 1);
         } else {
             ok(
                 root,
-                &[
-                    "session",
-                    "purge",
-                    "s",
-                    "--ids",
-                    "tool_call_2,tool_res_3",
-                    "--summary",
-                    "a slot at 10:30",
-                ],
+                &argv("session purge s --ids tool_call_2,tool_res_3 --summary 'a slot at 10:30'"),
             );
         }
         assert_eq!(status(root)["over_budget"], false);
@@ -189,26 +135,15 @@ fn a_result_over_the_budget_is_kept_whole_marked_and_holds_the_next_model_call()
             .to_string();
         let server = Server::start(vec![say("openai", "10:30 it is.")]);
         let out = turn(root, &server, &["--resume", &op]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         assert!(stdout(&out).contains("10:30 it is."));
     }
 }
 
 #[test]
 fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &[
-            "--context-limit",
-            "100000",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
-    );
+    let ws = Workspace::clinic_session(&argv("--context-limit 100000 --overhead 0 --margin 0"));
+    let root = ws.root();
     let available = status(root)["available_operation_tokens"].as_u64().unwrap();
     // One call's estimate fits, two do not: the second is gated with the first spoken for.
     let estimate = (available * 6 / 10).to_string();
@@ -223,15 +158,12 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     let out = turn(
         root,
         &server,
-        &[
-            "--user",
-            "Any slot early December?",
-            "--tool-estimate",
-            &estimate,
-            "--json",
-        ],
+        &argv_then(
+            "--user 'Any slot early December?' --tool-estimate",
+            &[&estimate, "--json"],
+        ),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     let calls = report["tool_calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1, "{report}");
@@ -261,31 +193,20 @@ fn a_turn_gates_each_tool_call_it_hands_back_and_resume_releases_a_blocked_one()
     // Human output: the handed-out call as a JSON line, the blocked one as the seed's object.
     // Resuming while nothing was freed blocks again, and hands nothing out.
     let out = turn(root, &server, &["--resume", &op]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
-    assert!(stderr(&out).contains("tool_call_4"), "{}", stderr(&out));
+    assert_stderr_has(&out, "tool_call_4");
     // A new turn waits for both calls.
     let out = turn(root, &server, &["--user", "hello?"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_exit(&out, 2);
 
     // The first call's result arrives (small): its estimate is no longer spoken for.
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_3",
-            "--text",
-            "none",
-        ],
-    );
+    session(root).tool_result("tool_call_3", "none");
     // The blocked call was answered with the gate's object (the model reads it); resumed,
     // a new call of the same tool and arguments is handed out.
     assert_eq!(blocked[0]["result_id"], "tool_res_5");
     let out = turn(root, &server, &["--resume", &op]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(line["id"], "tool_call_7");
     assert_eq!(line["name"], "find_slot");
@@ -312,7 +233,7 @@ fn a_tool_items_result_estimate_is_the_gates_estimate() {
         &server,
         &["--user", "A slot?", "--tool-estimate", "999", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let op = json(&out)["tool_calls"][0]["operation_id"]
         .as_str()
         .unwrap()
@@ -385,15 +306,7 @@ fn from_95_percent_a_turn_holds_back_a_high_volume_tool_call_and_hands_out_the_o
     let out = turn(
         root,
         &server,
-        &[
-            "--user",
-            "Any slot?",
-            "--max-tokens",
-            "20",
-            "--tool-estimate",
-            "5",
-            "--json",
-        ],
+        &argv("--user 'Any slot?' --max-tokens 20 --tool-estimate 5 --json"),
     );
     let report = json(&out);
     assert_eq!(out.status.code(), Some(1), "{}\n{report}", stderr(&out));

@@ -9,26 +9,23 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::common::{json, run_in, stderr, stdout};
+use crate::harness::{
+    self, Workspace, argv, argv_then, assert_exit, command::with_openai, ok, session,
+};
+use crate::harness::{assert_stderr_has, assert_stdout_has};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+    with_openai(root, server, args)
         .env("BRIEF_FETCH_ALLOW_PRIVATE", "1")
-        .args(args)
-        .args(["--provider", "openai", "--model", "test-model"])
-        .args(["--base-url", &format!("{}/v1", server.url())])
         .output()
         .unwrap()
 }
 
 fn status(root: &Path) -> Value {
-    json(&run_in(root, &["session", "status", "s", "--json"]))
+    session(root).status()
 }
 
 /// The tool results of a recorded OpenAI request, by the call they answer.
@@ -55,20 +52,18 @@ fn thousands(n: u64) -> String {
 }
 
 fn envelope(url: &str) -> String {
-    json!({
-        "status": "completed",
-        "summary": "Mondays are open for new patients.",
-        "findings": [{"finding": "New patients on Mondays", "evidence": "Hours page", "confidence": "high"}],
-        "sources": [url],
-    })
-    .to_string()
+    harness::envelope(
+        "Mondays are open for new patients.",
+        "New patients on Mondays",
+        "Hours page",
+        url,
+    )
 }
 
 #[test]
 fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the_turn_completes() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![
         answer(
             "openai",
@@ -91,18 +86,9 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
     let out = with_model(
         root,
         &server,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Any slot on 1 December?",
-            "--tool-estimate",
-            "500000",
-            "--json",
-        ],
+        &argv("session turn s --user 'Any slot on 1 December?' --tool-estimate 500000 --json"),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     let blocked = &report["blocked"][0];
     assert_eq!(blocked["id"], "tool_call_3");
@@ -116,7 +102,7 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
 
     // The next model call reads the object as the call's result, and purges.
     let out = with_model(root, &server, &["session", "turn", "s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let second = server.requests()[1].json();
     let results = tool_messages(&second);
     assert_eq!(results.len(), 1, "{second}");
@@ -130,12 +116,8 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
     assert!(object["available_operation_tokens"].as_u64().unwrap() < 500000);
 
     let out = with_model(root, &server, &["session", "turn", "s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stdout(&out).contains("which hour suits you"),
-        "{}",
-        stdout(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stdout_has(&out, "which hour suits you");
     let third = server.requests()[2].json();
     assert!(
         !third.to_string().contains("context_budget_exceeded"),
@@ -145,9 +127,8 @@ fn a_blocked_tool_call_is_answered_with_the_gate_object_the_model_purges_and_the
 
 #[test]
 fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_after_a_kill() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let site = Server::answering(|_| {
         Reply::status(
             200,
@@ -199,7 +180,7 @@ fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_aft
     assert_eq!(figures["open_calls"], json!(["tool_call_3"]), "{figures}");
 
     let out = with_model(root, &model, &args);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "ok", "{report}");
     assert_eq!(report["outcome"], "answered");
@@ -225,7 +206,7 @@ fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_aft
     assert_eq!(results.len(), 2, "{last}");
     assert!(results.iter().any(|r| r.contains("09:00")));
     assert!(results.iter().any(|r| r.contains("\"completed\"")));
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     let users = log["entries"]
         .as_array()
         .unwrap()
@@ -242,9 +223,8 @@ fn session_run_drives_a_tool_and_a_sub_agent_to_the_final_answer_and_goes_on_aft
 
 #[test]
 fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_answered() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let model = Server::start(vec![
         answer(
             "openai",
@@ -258,7 +238,7 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
         &model,
         &["session", "run", "s", "--user", "Tuesday 8 December?"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(line["id"], "tool_call_2");
     assert!(
@@ -266,20 +246,9 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
         "{}",
         stderr(&out)
     );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "10:00 free",
-        ],
-    );
+    session(root).tool_result("tool_call_2", "10:00 free");
     let out = with_model(root, &model, &["session", "run", "s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stdout(&out).trim(), "Tuesday at 10:00 it is.");
     assert!(
         stderr(&out).contains("op_"),
@@ -290,19 +259,8 @@ fn a_run_without_tool_exec_hands_the_brief_tools_back_and_goes_on_once_they_are_
 
 #[test]
 fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use_its_count() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &[
-            "--context-limit",
-            "30000",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
-    );
+    let ws = Workspace::clinic_session(&argv("--context-limit 30000 --overhead 0 --margin 0"));
+    let root = ws.root();
     let local = status(root)["current_context_tokens"].as_u64().unwrap();
     let reported = local * 3;
     let body = crate::loopback::model::openai(Some("Hello Ada."), &[], true).replace(
@@ -312,7 +270,7 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
     assert!(body.contains(&reported.to_string()));
     let server = Server::start(vec![Reply::sse(&body, &[])]);
     let out = with_model(root, &server, &["session", "turn", "s", "--user", "Hi"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
 
     let figures = status(root);
     let calibration = &figures["calibration"];
@@ -342,15 +300,7 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
     let estimate = ((by_local + by_provider) / 2).to_string();
     let out = run_in(
         root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            &estimate,
-            "--kind",
-            "tool",
-        ],
+        &argv_then("session gate s --estimate", &[&estimate, "--kind", "tool"]),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let object: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
@@ -359,9 +309,8 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
 
 #[test]
 fn a_provider_that_reports_no_usage_leaves_the_local_count_and_says_so() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "30000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "30000"]);
+    let root = ws.root();
     let body = crate::loopback::model::openai(Some("Hello."), &[], true);
     let cut = body
         .rfind("data: {\"id\":\"c1\",\"model\":\"test-model\",\"choices\":[],")
@@ -369,12 +318,8 @@ fn a_provider_that_reports_no_usage_leaves_the_local_count_and_says_so() {
     let body = format!("{}data: [DONE]\n\n", &body[..cut]);
     let server = Server::start(vec![Reply::sse(&body, &[])]);
     let out = with_model(root, &server, &["session", "turn", "s", "--user", "Hi"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("reported no input tokens"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "reported no input tokens");
     let figures = status(root);
     assert_eq!(figures["calibration"], Value::Null);
     assert_eq!(

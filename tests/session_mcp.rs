@@ -2,14 +2,14 @@
 //! is listed last in the fixed order and runs the same compaction as `brief session
 //! compact`, against a scripted loopback model.
 
-use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
+use crate::harness::mcp::Mcp;
 use serde_json::{Value, json};
 
+use crate::harness::{Workspace, new_session, ok, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
-use crate::session::{new_session, ok};
 
 /// Starts `brief mcp FLAGS` with `env` and sends `requests` (JSON-RPC, one per line) after
 /// the handshake; returns the answers.
@@ -19,44 +19,28 @@ pub(crate) fn mcp_with(
     env: &[(&str, &str)],
     requests: &[Value],
 ) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
-        .arg("mcp")
-        .args(flags)
-        .current_dir(root)
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .env("BRIEF_RETRY_BASE_MS", "1")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |value: Value| {
-        writeln!(stdin, "{value}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}}),
+    let mut mcp = Mcp::start(
+        Command::new(env!("CARGO_BIN_EXE_brief"))
+            .arg("mcp")
+            .args(flags)
+            .current_dir(root)
+            .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+            .env("BRIEF_RETRY_BASE_MS", "1")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .envs(env.iter().copied()),
     );
-    let _ = lines.next();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let mut answers = Vec::new();
-    for request in requests {
-        send(request.clone());
-        let line = lines.next().unwrap().unwrap();
-        answers.push(serde_json::from_str(&line).unwrap());
-    }
-    drop(stdin);
-    let _ = child.wait();
+    let answers = requests.iter().map(|request| mcp.ask(request)).collect();
+    mcp.finish();
     answers
+}
+
+/// Calls one tool of a fresh `brief mcp` in `root` (no flags, no extra environment) and
+/// gives its answer.
+pub(crate) fn call_tool(root: &std::path::Path, name: &str, arguments: Value) -> Value {
+    mcp_with(root, &[], &[], &[call(1, name, arguments)]).remove(0)
 }
 
 pub(crate) fn call(id: u64, name: &str, arguments: Value) -> Value {
@@ -65,19 +49,9 @@ pub(crate) fn call(id: u64, name: &str, arguments: Value) -> Value {
 
 #[test]
 fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada on 2026-12-01.",
-        ],
-    );
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
+    let root = ws.root();
+    session(root).user("Book Ada on 2026-12-01.");
     let state = json!({
         "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
         "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
@@ -161,16 +135,7 @@ fn compacted_state() -> String {
 
 fn session_with_one_message(root: &std::path::Path) {
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Book Ada on 2026-12-01.",
-        ],
-    );
+    session(root).user("Book Ada on 2026-12-01.");
 }
 
 /// Issue 21, defect 1: a tool call that named its own host received the server's key. The
@@ -344,35 +309,12 @@ fn mcp_refuses_to_start_with_a_bad_allow_base_url() {
 /// caller naming its own tool arguments.
 #[test]
 fn mcp_hints_name_tool_arguments_not_command_line_flags() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Find a slot."]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
+    session(root).user("Find a slot.");
     let tool_call = r#"{"day": "2026-12-01"}"#;
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            "find_slot",
-            "--args",
-            tool_call,
-        ],
-    );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            "tool_call_2",
-            "--text",
-            "10:00",
-        ],
-    );
+    session(root).tool_call("find_slot", tool_call);
+    session(root).tool_result("tool_call_2", "10:00");
     let answers = mcp_with(
         root,
         &[],
@@ -432,13 +374,9 @@ fn mcp_hints_name_tool_arguments_not_command_line_flags() {
 /// same as before on the command line.
 #[test]
 fn session_errors_reached_by_mcp_tools_name_no_command_line_flags() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Read the plans page."],
-    );
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("Read the plans page.");
     // A model may name a framework tool this session was made without (`session append
     // --tool-call` refuses that name, issue 36): the call as a turn records it.
     let url = json!({"url": "https://example.com/plans"}).to_string();

@@ -10,26 +10,23 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{
+    self, argv, argv_then, assert_exit, command::with_openai, new_session, ok, session,
+};
+use crate::harness::{Workspace, assert_stderr_has};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 fn with_model(root: &Path, server: &Server, args: &[&str]) -> Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+    with_openai(root, server, args)
         .env("BRIEF_FETCH_ALLOW_PRIVATE", "1")
         .env("BRIEF_CCR_PATH", root.join("ccr.sqlite"))
-        .args(args)
-        .args(["--provider", "openai", "--model", "test-model"])
-        .args(["--base-url", &format!("{}/v1", server.url())])
         .output()
         .unwrap()
 }
 
 fn status(root: &Path) -> Value {
-    json(&run_in(root, &["session", "status", "s", "--json"]))
+    session(root).status()
 }
 
 fn page() -> Server {
@@ -37,20 +34,13 @@ fn page() -> Server {
 }
 
 fn envelope(url: &str) -> String {
-    json!({
-        "status": "completed",
-        "summary": "Open on Mondays.",
-        "findings": [{"finding": "Open on Mondays", "evidence": "the page", "confidence": "high"}],
-        "sources": [url],
-    })
-    .to_string()
+    harness::envelope("Open on Mondays.", "Open on Mondays", "the page", url)
 }
 
 #[test]
 fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let site = page();
     let url = format!("{}/hours", site.url());
     let model = Server::start(vec![
@@ -60,18 +50,9 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
     let out = with_model(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "When are you open?",
-            "--subagent-estimate",
-            "900000",
-            "--json",
-        ],
+        &argv("session turn s --user 'When are you open?' --subagent-estimate 900000 --json"),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     let op = report["blocked"][0]["operation_id"]
         .as_str()
@@ -82,14 +63,14 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
 
     // Resumed with its own estimate it still does not fit; a new one replaces it.
     let out = with_model(root, &model, &["session", "resume", "s", &op, "--json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
     let out = with_model(
         root,
         &model,
         &["session", "resume", "s", &op, "--estimate", "800", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let resumed = json(&out);
     assert_eq!(resumed["outcome"], "ran", "{resumed}");
     assert_eq!(resumed["call"]["name"], "fetch_url");
@@ -109,57 +90,34 @@ fn a_blocked_sub_agent_is_resumed_with_a_new_estimate_and_runs() {
 
 #[test]
 fn a_cancelled_operation_is_no_longer_pending() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
-    let out = run_in(
-        root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            "900000",
-            "--kind",
-            "tool",
-        ],
-    );
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
+    let root = ws.root();
+    let out = run_in(root, &argv("session gate s --estimate 900000 --kind tool"));
     assert_eq!(out.status.code(), Some(1));
     let op = json(&out)["pending_operation_id"]
         .as_str()
         .unwrap()
         .to_string();
     let out = run_in(root, &["session", "cancel", "s", &op, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["operation_id"], op.as_str());
     assert_eq!(status(root)["pending_operations"], json!([]));
     let again = run_in(root, &["session", "cancel", "s", &op]);
-    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert_exit(&again, 2);
     let resume = run_in(root, &["session", "gate", "s", "--resume", &op]);
     assert_eq!(resume.status.code(), Some(2));
 }
 
 #[test]
 fn a_sub_agent_is_high_volume_at_the_gate_whoever_asks() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(
-        root,
-        &[
-            "--context-limit",
-            "4000",
-            "--reserve",
-            "1",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
-    );
+    let ws = Workspace::clinic_session(&argv(
+        "--context-limit 4000 --reserve 1 --overhead 0 --margin 0",
+    ));
+    let root = ws.root();
     // Fill the context to 95% (Critical), where high-volume operations are refused.
     let current = status(root)["current_context_tokens"].as_u64().unwrap();
     let fill = "word ".repeat((3_600 - current) as usize);
-    ok(root, &["session", "append", "s", "--user", &fill]);
+    session(root).user(&fill);
     while status(root)["level"] != "critical" {
         ok(
             root,
@@ -180,9 +138,8 @@ fn a_sub_agent_is_high_volume_at_the_gate_whoever_asks() {
 
 #[test]
 fn tool_estimate_is_for_the_briefs_tools_not_fetch_url() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let model = Server::start(vec![answer(
         "openai",
         None,
@@ -194,16 +151,7 @@ fn tool_estimate_is_for_the_briefs_tools_not_fetch_url() {
     let out = with_model(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Hours and a slot?",
-            "--tool-estimate",
-            "500000",
-            "--json",
-        ],
+        &argv("session turn s --user 'Hours and a slot?' --tool-estimate 500000 --json"),
     );
     let report = json(&out);
     let handed: Vec<&str> = report["tool_calls"]
@@ -218,9 +166,8 @@ fn tool_estimate_is_for_the_briefs_tools_not_fetch_url() {
 
 #[test]
 fn a_compaction_a_turn_runs_warns_when_tier2_did_not_shrink() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let state = json!({
         "project_summary": "Booking Ada for a follow-up after her knee surgery in October.",
         "established_context": ["Ada prefers mornings", "Tuesday 10:30 is free", "the clinic opens at 08:00"],
@@ -242,20 +189,15 @@ fn a_compaction_a_turn_runs_warns_when_tier2_did_not_shrink() {
         say("openai", &state.to_string()),
     ]);
     let out = with_model(root, &model, &["session", "turn", "s", "--user", "Hi."]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("Tier 2 did not shrink"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "Tier 2 did not shrink");
 }
 
 #[test]
 fn a_wake_digest_opens_tier3_and_the_cached_prefix_does_not_move() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &[]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    let ws = Workspace::clinic_session(&[]);
+    let root = ws.root();
+    session(root).user("Book Ada.");
     let before = ok(root, &["session", "render", "s", "--format", "text"]);
     std::fs::write(
         root.join("wake.yaml"),
@@ -263,7 +205,7 @@ fn a_wake_digest_opens_tier3_and_the_cached_prefix_does_not_move() {
     )
     .unwrap();
     let out = with_model_free(root, &["session", "digest", "s", "wake.yaml", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let body: Value =
         serde_json::from_str(&ok(root, &["session", "render", "s", "--format", "openai"])).unwrap();
     let messages = body["messages"].as_array().unwrap();
@@ -314,7 +256,7 @@ fn a_session_follows_a_later_change_of_its_briefs_model() {
     let settings = std::fs::read_to_string(root.join("s/session.yaml")).unwrap();
     assert!(settings.contains("first-model"));
     let out = run_in(root, &["session", "model", "s", "--from-brief", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let changed = json(&out);
     assert_eq!(changed["model"], "second-model");
     assert_eq!(changed["previous_model"], "first-model");
@@ -326,9 +268,8 @@ fn a_session_follows_a_later_change_of_its_briefs_model() {
 
 #[test]
 fn the_run_report_lists_every_operation_status_and_summary_first() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
     let model = Server::start(vec![
         answer(
             "openai",
@@ -340,18 +281,12 @@ fn the_run_report_lists_every_operation_status_and_summary_first() {
     let out = with_model(
         root,
         &model,
-        &[
-            "session",
-            "run",
-            "s",
-            "--user",
-            "Wednesday 9 December?",
-            "--tool-exec",
-            "cat >/dev/null; echo '{\"free\":[\"11:00\"]}'",
-            "--json",
-        ],
+        &argv_then(
+            "session run s --user 'Wednesday 9 December?' --tool-exec",
+            &["cat >/dev/null; echo '{\"free\":[\"11:00\"]}'", "--json"],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = regex::Regex::new(r#""millis": \d+"#)
         .unwrap()
         .replace_all(&stdout(&out), r#""millis": "[ms]""#)
@@ -374,29 +309,12 @@ fn mcp_runs_the_loop_and_cancels_a_pending_operation_as_the_cli_does() {
     let model = Server::start(vec![say("openai", "Hello Ada.")]);
     new_session(
         root,
-        &[
-            "--context-limit",
-            "100000",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", model.url()),
-        ],
+        &argv_then(
+            "--context-limit 100000 --provider openai --model test-model --base-url",
+            &[&format!("{}/v1", model.url())],
+        ),
     );
-    let blocked = run_in(
-        root,
-        &[
-            "session",
-            "gate",
-            "s",
-            "--estimate",
-            "900000",
-            "--kind",
-            "tool",
-        ],
-    );
+    let blocked = run_in(root, &argv("session gate s --estimate 900000 --kind tool"));
     let op = json(&blocked)["pending_operation_id"]
         .as_str()
         .unwrap()

@@ -9,7 +9,7 @@ use briefkit::session::render::{self, Format};
 use serde_json::Value;
 
 use crate::common::{run_in, stderr};
-use crate::session::{new_session, ok};
+use crate::harness::{argv, argv_then, assert_stderr_has, new_session, ok, session};
 
 fn render(root: &Path, format: &str) -> Value {
     let body: Value =
@@ -62,36 +62,14 @@ fn shape(body: &Value) -> Vec<String> {
 
 fn two_calls_appended_one_at_a_time(root: &Path) {
     new_session(root, &["--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Two slots?"]);
+    session(root).user("Two slots?");
     for day in ["a", "b"] {
         let args = format!(r#"{{"day":"{day}"}}"#);
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-call",
-                "find_slot",
-                "--args",
-                &args,
-            ],
-        );
+        session(root).tool_call("find_slot", &args);
     }
     // Answered in the other order.
     for (call, text) in [("tool_call_3", "b is free"), ("tool_call_2", "a is free")] {
-        ok(
-            root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                call,
-                "--text",
-                text,
-            ],
-        );
+        session(root).tool_result(call, text);
     }
 }
 
@@ -131,15 +109,7 @@ fn a_purge_summary_never_lands_between_a_call_and_its_result() {
     // tool_call_3 and its result stood inside the group: the summary goes after the group.
     ok(
         root,
-        &[
-            "session",
-            "purge",
-            "s",
-            "--ids",
-            "tool_call_3,tool_res_4",
-            "--summary",
-            "b was free",
-        ],
+        &argv("session purge s --ids tool_call_3,tool_res_4 --summary 'b was free'"),
     );
     let openai = shape(&render(root, "openai"));
     assert_eq!(
@@ -169,18 +139,10 @@ fn a_result_of_no_open_call_is_refused_at_append_time() {
     for call in ["tool_call_9", "tool_call_2", "msg_1"] {
         let out = run_in(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                call,
-                "--text",
-                "x",
-            ],
+            &argv_then("session append s --tool-result", &[call, "--text", "x"]),
         );
         assert_eq!(out.status.code(), Some(2), "{call}: {}", stderr(&out));
-        assert!(stderr(&out).contains(call), "{}", stderr(&out));
+        assert_stderr_has(&out, call);
     }
     assert_eq!(
         std::fs::read(root.join("s/log.jsonl")).unwrap(),

@@ -6,9 +6,9 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::common::{brief, json, run_in, stdout};
+use crate::harness::{BriefCommand, Workspace, argv_then, assert_exit, command::v1};
 use crate::loopback::{Reply, Server};
-use crate::session::new_session;
 
 /// A Responses stream: optional text, optional function calls, `response.completed`.
 fn responses_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
@@ -43,17 +43,10 @@ fn responses_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
 
 fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process::Output {
     brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+        .in_workspace(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args(["session", "turn", "s", "--provider", "responses"])
-        .args([
-            "--model",
-            "test-model",
-            "--base-url",
-            &format!("{}/v1", server.url()),
-        ])
+        .args(["session", "turn", "s"])
+        .model_at("responses", &v1(server))
         .args(extra)
         .output()
         .unwrap()
@@ -61,9 +54,8 @@ fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process
 
 #[test]
 fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![
         responses_answer(
             Some("Checking."),
@@ -76,7 +68,7 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
         &server,
         &["--user", "Book Ada a follow-up.", "--json"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let call = &report["tool_calls"][0];
     assert_eq!(call["name"], "find_slot");
@@ -86,19 +78,14 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
 
     let out = run_in(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            &visible,
-            "--text",
-            "10:30 is free",
-        ],
+        &argv_then(
+            "session append s --tool-result",
+            &[&visible, "--text", "10:30 is free"],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let rendered = run_in(root, &["session", "render", "s", "--format", "responses"]);
-    assert_eq!(rendered.status.code(), Some(0), "{}", stderr(&rendered));
+    assert_exit(&rendered, 0);
     let body: Value = serde_json::from_str(&stdout(&rendered)).unwrap();
     let input = body["input"].as_array().unwrap();
     let function_call = input
@@ -115,7 +102,7 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
     assert!(output["output"].as_str().unwrap().contains("10:30 is free"));
 
     let out = turn(root, &server, &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stdout(&out), "10:30 is free.\n");
     let requests = server.requests();
     let (first, second) = (requests[0].json(), requests[1].json());
@@ -156,9 +143,8 @@ fn gemini_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
 
 #[test]
 fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--context-limit", "100000"]);
+    let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
+    let root = ws.root();
     let server = Server::start(vec![
         gemini_answer(
             Some("Checking."),
@@ -179,26 +165,21 @@ fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
             .unwrap()
     };
     let out = gemini_turn(&["--user", "Book Ada a follow-up.", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let visible = report["tool_calls"][0]["id"].as_str().unwrap().to_string();
     assert_eq!(report["tool_calls"][0]["name"], "find_slot");
     assert_eq!(report["usage"]["cached_input_tokens"], 768);
     let out = run_in(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-result",
-            &visible,
-            "--text",
-            "10:30 is free",
-        ],
+        &argv_then(
+            "session append s --tool-result",
+            &[&visible, "--text", "10:30 is free"],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let out = gemini_turn(&[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(stdout(&out), "10:30 is free.\n");
     let requests = server.requests();
     assert!(

@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, session};
 use crate::loopback::Server;
 use crate::loopback::model::say;
-use crate::session::ok;
 
 #[test]
 fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
@@ -18,28 +18,12 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
     let base = format!("{}/v1", server.url());
     let out = run_in(
         root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "clinic",
-            "--context-limit",
-            "100000",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-            "--provider",
-            "openai",
-            "--model",
-            "test-model",
-            "--base-url",
-            &base,
-            "--json",
-        ],
+        &argv_then(
+            "session new s --brief clinic --context-limit 100000 --var patient=Ada --var last_visit=May --provider openai --model test-model --base-url",
+            &[&base, "--json"],
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let made = json(&out);
     assert_eq!(made["provider"], "openai");
     assert_eq!(made["model"], "test-model");
@@ -51,7 +35,7 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
         .args(["session", "turn", "s", "--user", "A follow-up, please."])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stdout(&out).contains("Which day suits you?"));
     let sent = server.requests()[0].json();
     assert_eq!(sent["model"], "test-model");
@@ -61,19 +45,11 @@ fn a_session_started_with_a_provider_needs_no_provider_flags_on_its_turns() {
         .current_dir(root)
         .env("XDG_STATE_HOME", root.join("state"))
         .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .args([
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Tuesday?",
-            "--model",
-            "other-model",
-        ])
+        .args(argv("session turn s --user Tuesday? --model other-model"))
         .args(["--base-url", &format!("{}/v1", server2.url())])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(server2.requests()[0].json()["model"], "other-model");
 }
 
@@ -83,25 +59,13 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
     let root = ws.path();
     let out = run_in(
         root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "clinic",
-            "--var",
-            "pateint=Ada",
-        ],
+        &argv("session new s --brief clinic --var pateint=Ada"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--var pateint is not used by any volatile item"),
-        "{}",
-        stderr(&out)
-    );
-    ok(root, &["session", "append", "s", "--user", "hello"]);
+    assert_exit(&out, 0);
+    assert_stderr_has(&out, "--var pateint is not used by any volatile item");
+    session(root).user("hello");
     // Status and gate count Tier 3 as written; a render needs every value.
-    let status: Value = json(&run_in(root, &["session", "status", "s", "--json"]));
+    let status: Value = session(root).status();
     assert!(status["tier3_tokens"].as_u64().unwrap() > 0);
     let out = run_in(root, &["session", "render", "s"]);
     assert_eq!(out.status.code(), Some(2));
@@ -112,30 +76,12 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
     );
     let out = run_in(
         root,
-        &[
-            "session",
-            "render",
-            "s",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-        ],
+        &argv("session render s --var patient=Ada --var last_visit=May"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stdout(&out).contains("Ada"));
     for args in [
-        vec![
-            "session",
-            "render",
-            "s",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-            "--var",
-            "typo=1",
-        ],
+        argv("session render s --var patient=Ada --var last_visit=May --var typo=1"),
         vec!["session", "status", "s", "--var", "typo=1"],
         vec!["session", "gate", "s", "--estimate", "1", "--var", "typo=1"],
     ] {
@@ -148,23 +94,11 @@ fn volatile_values_are_needed_only_by_a_render_and_an_unknown_var_is_warned_abou
     }
     let out = brief()
         .current_dir(root)
-        .args([
-            "session",
-            "turn",
-            "s",
-            "--var",
-            "typo=1",
-            "--provider",
-            "openai",
-        ])
+        .args(argv("session turn s --var typo=1 --provider openai"))
         .args(["--model", "m", "--base-url", "http://127.0.0.1:9/v1"])
         .output()
         .unwrap();
-    assert!(
-        stderr(&out).contains("--var typo is not used by any volatile item"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "--var typo is not used by any volatile item");
 }
 
 #[test]
@@ -184,16 +118,7 @@ fn a_session_of_a_brief_with_a_model_keeps_it_and_its_turns_need_no_flags() {
     .unwrap();
     let made = json(&run_in(
         root,
-        &[
-            "session",
-            "new",
-            "s",
-            "--brief",
-            "clinic",
-            "--context-limit",
-            "100000",
-            "--json",
-        ],
+        &argv("session new s --brief clinic --context-limit 100000 --json"),
     ));
     assert_eq!(made["provider"], "openai", "{made}");
     assert_eq!(made["model"], "brief-model");
@@ -205,6 +130,6 @@ fn a_session_of_a_brief_with_a_model_keeps_it_and_its_turns_need_no_flags() {
         .args(["--var", "patient=Ada", "--var", "last_visit=May"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(server.requests()[0].json()["model"], "brief-model");
 }

@@ -8,21 +8,23 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::common::{brief, json, run_in, stdout};
+use crate::harness::{
+    self, Workspace, argv, assert_exit, command::with_openai, new_session, ok, session,
+};
+use crate::harness::{assert_stderr_has, command::ledger_rows};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 const PAGE: &str = "<!doctype html><html><head><title>Plans</title><script>track()</script><style>p{color:red}</style></head><body><nav>Home | Blog</nav><h1>Plans and prices</h1><p>The <b>Pro</b> plan costs $12 a month and allows 5 seats.</p><p>Support answers within 4 hours.</p></body></html>";
 
 fn envelope(url: &str) -> String {
-    json!({
-        "status": "completed",
-        "summary": "Pro costs $12 a month for 5 seats.",
-        "findings": [{"finding": "Pro is $12 a month", "evidence": "Plans and prices", "confidence": "high"}],
-        "sources": [url],
-    })
-    .to_string()
+    harness::envelope(
+        "Pro costs $12 a month for 5 seats.",
+        "Pro is $12 a month",
+        "Plans and prices",
+        url,
+    )
 }
 
 fn pages() -> Server {
@@ -38,52 +40,29 @@ fn pages() -> Server {
 }
 
 fn run(root: &Path, model: &Server, args: &[&str], allow_private: bool) -> Output {
-    let mut cmd = brief();
-    cmd.current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .env("OPENAI_API_KEY", "sk-test-subagent-key-0123456789")
-        .args(args)
-        .args(["--provider", "openai", "--model", "test-model"])
-        .args(["--base-url", &format!("{}/v1", model.url())]);
+    let mut cmd = with_openai(root, model, args);
+    cmd.env("OPENAI_API_KEY", "sk-test-subagent-key-0123456789");
     if allow_private {
         cmd.env("BRIEF_FETCH_ALLOW_PRIVATE", "1");
     }
     cmd.output().unwrap()
 }
 
-fn ledger(root: &Path) -> Vec<Value> {
-    std::fs::read_to_string(root.join("ledger.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn session_with_call(root: &Path, name: &str, args: Value) {
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(
+    session(root).user("What does the Pro plan cost?");
+    session(root).tool_call(name, &args.to_string());
+}
+
+/// The page server, and the session with a `fetch_url` call of its `/plans` page.
+fn with_a_fetch_of_plans(root: &Path) -> Server {
+    let site = pages();
+    session_with_call(
         root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "What does the Pro plan cost?",
-        ],
+        "fetch_url",
+        json!({"url": format!("{}/plans", site.url())}),
     );
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--tool-call",
-            name,
-            "--args",
-            &args.to_string(),
-        ],
-    );
+    site
 }
 
 fn result(root: &Path, id: &str) -> Value {
@@ -93,8 +72,8 @@ fn result(root: &Path, id: &str) -> Value {
 
 #[test]
 fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let url = format!("{}/moved", site.url());
     session_with_call(
@@ -113,7 +92,7 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
         &["session", "subagent", "s", "tool_call_2", "--json"],
         true,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["result_id"], "tool_res_3");
     assert_eq!(report["outcome"], "completed");
@@ -156,10 +135,13 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
         );
     }
     // Metered, shown in the log, and renders every provider accepts.
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("subagent"), json!("subagent")]);
     assert!(ok(root, &["session", "log", "s"]).contains("sub-agent result"));
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     assert_eq!(log["entries"][2]["source"], "subagent");
     for format in ["openai", "anthropic"] {
         ok(root, &["session", "render", "s", "--format", format]);
@@ -168,14 +150,9 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
 
 #[test]
 fn fetch_url_refuses_loopback_unless_allowed_and_answers_the_call_with_why() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    let site = pages();
-    session_with_call(
-        root,
-        "fetch_url",
-        json!({"url": format!("{}/plans", site.url())}),
-    );
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
+    let site = with_a_fetch_of_plans(root);
     let model = Server::start(vec![]);
     let out = run(
         root,
@@ -183,7 +160,7 @@ fn fetch_url_refuses_loopback_unless_allowed_and_answers_the_call_with_why() {
         &["session", "subagent", "s", "tool_call_2", "--json"],
         false,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["outcome"], "failed");
     let kept = result(root, "tool_res_3");
     assert!(
@@ -199,8 +176,8 @@ fn fetch_url_refuses_loopback_unless_allowed_and_answers_the_call_with_why() {
 
 #[test]
 fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let page = format!("{}/plans", site.url());
     let results = json!({"results": [
@@ -223,11 +200,7 @@ fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
         true,
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("BRIEF_SEARCH_URL"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "BRIEF_SEARCH_URL");
     let out = brief()
         .current_dir(root)
         .env("XDG_STATE_HOME", root.join("state"))
@@ -240,7 +213,7 @@ fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
         .args(["--base-url", &format!("{}/v1", model.url())])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let search = &backend.requests()[0];
     assert!(
         search
@@ -263,8 +236,8 @@ fn web_search_agent_searches_fetches_the_top_results_and_synthesises_once() {
 
 #[test]
 fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelope() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     session_with_call(
         root,
         "delegate_task",
@@ -286,7 +259,7 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
         &["session", "subagent", "s", "tool_call_2", "--json"],
         false,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let waiting = json(&out);
     assert_eq!(waiting["status"], "waiting");
     let child = waiting["delegate"]["session"].as_str().unwrap().to_string();
@@ -317,7 +290,7 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
         &["session", "subagent", "s", "tool_call_2", "--json"],
         false,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["result_id"], "tool_res_3");
     let kept = result(root, "tool_res_3");
@@ -325,14 +298,17 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
     assert_eq!(kept["delegate"]["turns"], 2);
     assert_eq!(kept["delegate"]["turn_cap"], 8);
     assert!(kept["delegate"]["token_cap"].as_u64().unwrap() > 0);
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("subagent"), json!("subagent")]);
 }
 
 #[test]
 fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let url = format!("{}/plans", site.url());
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
@@ -343,49 +319,32 @@ fn a_turn_runs_its_subagents_and_a_subagent_that_does_not_fit_is_not_started() {
     let out = run(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Price of Pro?",
-            "--run-subagents",
-            "--json",
-        ],
+        &argv("session turn s --user 'Price of Pro?' --run-subagents --json"),
         true,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["subagents"][0]["outcome"], "completed", "{report}");
     assert_eq!(report["subagents"][0]["result_id"], "tool_res_3");
     assert!(report["tool_calls"].as_array().unwrap().is_empty());
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("session"), json!("subagent")]);
 
     // A sub-agent whose estimate does not fit is held back: nothing fetched.
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    let site = pages();
-    session_with_call(
-        root,
-        "fetch_url",
-        json!({"url": format!("{}/plans", site.url())}),
-    );
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
+    let site = with_a_fetch_of_plans(root);
     let model = Server::start(vec![]);
     let out = run(
         root,
         &model,
-        &[
-            "session",
-            "subagent",
-            "s",
-            "tool_call_2",
-            "--estimate",
-            "500000",
-        ],
+        &argv("session subagent s tool_call_2 --estimate 500000"),
         true,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     assert_eq!(json(&out)["status"], "context_budget_exceeded");
     assert!(site.requests().is_empty() && model.requests().is_empty());
     assert!(stdout(&out).contains("pending_operation_id"));
@@ -426,8 +385,8 @@ fn a_fetch_follows_at_most_five_redirects_and_cuts_a_page_at_its_size_cap() {
 
 #[test]
 fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
+    let ws = Workspace::new().brief("clinic");
+    let root = ws.root();
     let site = pages();
     let url = format!("{}/plans", site.url());
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
@@ -439,20 +398,12 @@ fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
     let out = run(
         root,
         &model,
-        &[
-            "session",
-            "turn",
-            "s",
-            "--user",
-            "Price of Pro?",
-            "--run-subagents",
-            "--subagent-estimate",
-            "500000",
-            "--json",
-        ],
+        &argv(
+            "session turn s --user 'Price of Pro?' --run-subagents --subagent-estimate 500000 --json",
+        ),
         true,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_exit(&out, 1);
     let report = json(&out);
     assert!(
         report["subagents"].as_array().unwrap().is_empty(),
@@ -463,6 +414,9 @@ fn a_turn_with_run_subagents_does_not_start_a_subagent_that_does_not_fit() {
     assert_eq!(blocked["gate"]["status"], "context_budget_exceeded");
     assert!(site.requests().is_empty(), "nothing fetched");
     assert_eq!(model.requests().len(), 1, "only the turn's own call");
-    let commands: Vec<Value> = ledger(root).iter().map(|r| r["command"].clone()).collect();
+    let commands: Vec<Value> = ledger_rows(root)
+        .iter()
+        .map(|r| r["command"].clone())
+        .collect();
     assert_eq!(commands, [json!("session")]);
 }

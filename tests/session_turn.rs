@@ -10,9 +10,12 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stderr, stdout};
+use crate::harness::{
+    BriefCommand, Workspace, argv, argv_then, assert_exit, new_session, ok, session,
+};
+use crate::harness::{assert_stderr_has, command::ledger_rows};
 use crate::loopback::model::{answer, cut, malformed, say};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 fn turn(root: &Path, server: &Server, provider: &str, extra: &[&str]) -> Output {
     let base = if provider == "openai" {
@@ -25,12 +28,10 @@ fn turn(root: &Path, server: &Server, provider: &str, extra: &[&str]) -> Output 
 
 fn turn_at(root: &Path, base: &str, provider: &str, extra: &[&str], fault: Option<&str>) -> Output {
     let mut cmd = brief();
-    cmd.current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+    cmd.in_workspace(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
-        .args(["session", "turn", "s", "--provider", provider])
-        .args(["--model", "test-model", "--base-url", base])
+        .args(["session", "turn", "s"])
+        .model_at(provider, base)
         .args(extra);
     if let Some(point) = fault {
         cmd.env("BRIEF_FAULT_INJECT", point);
@@ -39,16 +40,8 @@ fn turn_at(root: &Path, base: &str, provider: &str, extra: &[&str], fault: Optio
 }
 
 fn entries(root: &Path) -> Vec<Value> {
-    let log = json(&run_in(root, &["session", "log", "s", "--json"]));
+    let log = session(root).log();
     log["entries"].as_array().unwrap().clone()
-}
-
-fn ledger(root: &Path) -> Vec<Value> {
-    std::fs::read_to_string(root.join("ledger.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn valid_state() -> String {
@@ -92,9 +85,8 @@ fn write_bodies(dir: &Path, bodies: &[Value]) -> Vec<String> {
 #[test]
 fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
     for provider in ["openai", "anthropic"] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+        let root = ws.root();
         let server = Server::start(vec![
             say(provider, "Which day suits you?"),
             answer(
@@ -132,7 +124,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
             &["--user", "Book Ada a follow-up."],
         );
         step(&mut transcript, "turn --user 'Book Ada a follow-up.'", &out);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         assert_eq!(stdout(&out), "Which day suits you?\n");
 
         let out = turn(
@@ -157,19 +149,11 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
 
         // A turn with the call unanswered is refused; the shell answers it.
         let refused = turn(root, &server, provider, &[]);
-        assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+        assert_exit(&refused, 2);
         assert!(stderr(&refused).contains("tool_call_5"));
         let out = run_in(
             root,
-            &[
-                "session",
-                "append",
-                "s",
-                "--tool-result",
-                "tool_call_5",
-                "--text",
-                "10:30 is free",
-            ],
+            &argv("session append s --tool-result tool_call_5 --text '10:30 is free'"),
         );
         step(
             &mut transcript,
@@ -179,7 +163,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
 
         let out = turn(root, &server, provider, &[]);
         step(&mut transcript, "turn", &out);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
 
         let out = turn(
             root,
@@ -201,12 +185,8 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
         step(&mut transcript, "turn", &out);
         let out = turn(root, &server, provider, &["--user", "Thanks, that is all."]);
         step(&mut transcript, "turn --user 'Thanks, that is all.'", &out);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("invalid CompactedState"),
-            "{}",
-            stderr(&out)
-        );
+        assert_exit(&out, 0);
+        assert_stderr_has(&out, "invalid CompactedState");
         let live: Vec<Value> = entries(root)
             .into_iter()
             .filter(|e| e["state"] == "live")
@@ -268,7 +248,7 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
         );
 
         // Every call is in the ledger: seven turns, two compaction calls.
-        let rows = ledger(root);
+        let rows = ledger_rows(root);
         let commands: Vec<&str> = rows
             .iter()
             .map(|r| r["command"].as_str().unwrap())
@@ -291,20 +271,10 @@ fn a_long_run_stays_aligned_except_at_the_purge_and_the_compaction() {
 fn small_session(root: &Path) -> PathBuf {
     let dir = new_session(
         root,
-        &[
-            "--framework-tools",
-            "--context-limit",
-            "6000",
-            "--reserve",
-            "100",
-            "--overhead",
-            "0",
-            "--margin",
-            "0",
-        ],
+        &argv("--framework-tools --context-limit 6000 --reserve 100 --overhead 0 --margin 0"),
     );
     let filler = "The waiting room plant needs water on Mondays. ".repeat(400);
-    ok(root, &["session", "append", "s", "--user", &filler]);
+    session(root).user(&filler);
     dir
 }
 
@@ -321,7 +291,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
             provider,
             &["--user", "Is Tuesday free?", "--max-tokens", "2000"],
         );
-        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_exit(&out, 1);
         let blocked = json(&out);
         assert_eq!(blocked["status"], "context_budget_exceeded");
         assert_eq!(blocked["estimated_result_tokens"], 2000);
@@ -335,7 +305,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
         assert_eq!(entries(root).len(), 1, "nothing appended while blocked");
         assert!(server.requests().is_empty());
         let unknown = turn(root, &server, provider, &["--resume", "op_99"]);
-        assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
+        assert_exit(&unknown, 2);
         let again = turn(root, &server, provider, &["--resume", &op]);
         assert_eq!(
             again.status.code(),
@@ -345,15 +315,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
         );
         ok(
             root,
-            &[
-                "session",
-                "purge",
-                "s",
-                "--ids",
-                "msg_1",
-                "--summary",
-                "Small talk.",
-            ],
+            &argv("session purge s --ids msg_1 --summary 'Small talk.'"),
         );
         // A smaller cap than the one gated is honoured on resume.
         let out = turn(
@@ -362,7 +324,7 @@ fn a_blocked_turn_prints_the_seed_object_and_resumes_after_a_purge() {
             provider,
             &["--resume", &op, "--json", "--max-tokens", "500"],
         );
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         let sent = server.requests()[0].json();
         let cap = sent
             .get("max_tokens")
@@ -399,9 +361,8 @@ fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
             ("cut", cut(provider)),
             ("malformed", malformed(provider)),
         ] {
-            let ws = crate::common::workspace("clinic");
-            let root = ws.path();
-            new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+            let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+            let root = ws.root();
             let server = Server::start(vec![reply]);
             let out = turn(root, &server, provider, &["--user", "Is Tuesday free?"]);
             assert_eq!(
@@ -410,18 +371,14 @@ fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
                 "{provider} {what}: {}",
                 stderr(&out)
             );
-            assert!(
-                stderr(&out).contains("nothing was appended"),
-                "{}",
-                stderr(&out)
-            );
+            assert_stderr_has(&out, "nothing was appended");
             assert!(entries(root).is_empty(), "{provider} {what}");
             let files: Vec<String> = std::fs::read_dir(root.join("s"))
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .collect();
             assert!(!files.iter().any(|f| f.starts_with("turn-")), "{files:?}");
-            let rows = ledger(root);
+            let rows = ledger_rows(root);
             assert_eq!(rows.len(), 1);
             assert_ne!(rows[0]["status"], "ok", "{provider} {what}: {}", rows[0]);
         }
@@ -432,10 +389,9 @@ fn a_failed_call_a_cut_stream_and_a_malformed_tool_call_append_nothing() {
 fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again() {
     for provider in ["openai", "anthropic"] {
         for point in ["session-turn-after-journal", "session-turn-after-answer"] {
-            let ws = crate::common::workspace("clinic");
-            let root = ws.path();
-            new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-            ok(root, &["session", "append", "s", "--user", "Hello."]);
+            let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+            let root = ws.root();
+            session(root).user("Hello.");
             let server = Server::start(vec![answer(
                 provider,
                 Some("Tidying up."),
@@ -498,7 +454,7 @@ fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again()
                 "{provider} {point}"
             );
             assert_eq!(server.requests().len(), 1);
-            assert_eq!(ledger(root).len(), 1);
+            assert_eq!(ledger_rows(root).len(), 1);
         }
     }
 }
@@ -506,10 +462,9 @@ fn a_turn_interrupted_after_its_answer_arrived_is_finished_by_running_it_again()
 #[test]
 fn two_invalid_states_in_a_turn_leave_memory_as_it_was_and_tell_the_model() {
     for provider in ["openai", "anthropic"] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-        ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+        let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+        let root = ws.root();
+        session(root).user("Book Ada.");
         let server = Server::start(vec![
             answer(
                 provider,
@@ -520,7 +475,7 @@ fn two_invalid_states_in_a_turn_leave_memory_as_it_was_and_tell_the_model() {
             say(provider, r#"{"project_summary": "x"}"#),
         ]);
         let out = turn(root, &server, provider, &["--json"]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_exit(&out, 0);
         let report = json(&out);
         let run = &report["framework"][0];
         assert_eq!(run["outcome"], "failed");
@@ -544,20 +499,8 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
     let root = ws.path();
     let store = root.join("ccr.sqlite");
     new_session(root, &["--framework-tools"]);
-    ok(
-        root,
-        &[
-            "session",
-            "append",
-            "s",
-            "--user",
-            "Invoice INV-7731 is unpaid.",
-        ],
-    );
-    ok(
-        root,
-        &["session", "append", "s", "--user", "Book Ada on Tuesday."],
-    );
+    session(root).user("Invoice INV-7731 is unpaid.");
+    session(root).user("Book Ada on Tuesday.");
     let with_store = |args: &[&str]| {
         brief()
             .current_dir(root)
@@ -566,16 +509,9 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
             .output()
             .unwrap()
     };
-    let purged = json(&with_store(&[
-        "session",
-        "purge",
-        "s",
-        "--ids",
-        "msg_1",
-        "--summary",
-        "An unpaid invoice.",
-        "--json",
-    ]));
+    let purged = json(&with_store(&argv(
+        "session purge s --ids msg_1 --summary 'An unpaid invoice.' --json",
+    )));
     let hash = purged["ccr"].as_str().expect("a CCR hash").to_string();
     let got = json(&with_store(&["ccr", "get", &hash, "--json"]));
     assert_eq!(got["strategy"], "session_purge");
@@ -591,23 +527,11 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
 
     let server = Server::start(vec![say("openai", &valid_state())]);
     let base = format!("{}/v1", server.url());
-    let compacted = with_store(&[
-        "session",
-        "compact",
-        "s",
-        "--resume",
-        "Go on.",
-        "--json",
-        "--provider",
-        "openai",
-        "--model",
-        "test-model",
-        "--base-url",
-        &base,
-        "--ledger",
-        "ledger.jsonl",
-    ]);
-    assert_eq!(compacted.status.code(), Some(0), "{}", stderr(&compacted));
+    let compacted = with_store(&argv_then(
+        "session compact s --resume 'Go on.' --json --provider openai --model test-model --base-url",
+        &[&base, "--ledger", "ledger.jsonl"],
+    ));
+    assert_exit(&compacted, 0);
     let hash = json(&compacted)["ccr"].as_str().unwrap().to_string();
     let got = json(&with_store(&["ccr", "get", &hash, "--json"]));
     assert_eq!(got["strategy"], "session_compact");
@@ -622,9 +546,8 @@ fn purged_and_compacted_originals_come_back_from_the_ccr_store() {
 fn an_answer_that_echoes_the_api_key_in_a_tool_call_is_never_appended() {
     let key = "sk-test-SECRET123456";
     for provider in ["openai", "anthropic"] {
-        let ws = crate::common::workspace("clinic");
-        let root = ws.path();
-        new_session(root, &["--framework-tools", "--context-limit", "100000"]);
+        let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+        let root = ws.root();
         let server = Server::start(vec![answer(
             provider,
             None,
@@ -645,19 +568,14 @@ fn an_answer_that_echoes_the_api_key_in_a_tool_call_is_never_appended() {
             .env("XDG_STATE_HOME", root.join("state"))
             .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
             .env(var, key)
-            .args([
-                "session",
-                "turn",
-                "s",
-                "--user",
-                "Any slot?",
-                "--provider",
-                provider,
-            ])
+            .args(argv_then(
+                "session turn s --user 'Any slot?' --provider",
+                &[provider],
+            ))
             .args(["--model", "test-model", "--base-url", &base])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert_exit(&out, 3);
         assert!(entries(root).is_empty());
         let everything: String = crate::common::snapshot_tree(root)
             .into_iter()

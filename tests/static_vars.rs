@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::{brief, json, stderr, stdout};
+use crate::harness::{argv, assert_exit};
 
 fn write_brief(root: &Path, vars: &str) {
     let dir = root.join("desk");
@@ -39,16 +40,9 @@ fn run(root: &Path, args: &[&str]) -> std::process::Output {
 fn prefix_hash(root: &Path) -> String {
     let out = run(
         root,
-        &[
-            "compose",
-            "desk",
-            "--var",
-            "customer=Ada",
-            "--stats",
-            "--json",
-        ],
+        &argv("compose desk --var customer=Ada --stats --json"),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     report["prefix_hash"]
         .as_str()
@@ -62,13 +56,13 @@ fn static_items_use_build_time_vars_and_the_prefix_covers_their_values() {
     let ws = tempfile::tempdir().unwrap();
     write_brief(ws.path(), "vars:\n  company: Acme\n  team: billing\n");
     let out = run(ws.path(), &["compose", "desk", "--var", "customer=Ada"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         stdout(&out),
         "You answer for Acme's billing team.\n\nSign as Acme. Write {{ticket}} literally.\n\nCustomer: Ada of Acme.\n"
     );
     let locked = run(ws.path(), &["lock", "desk"]);
-    assert_eq!(locked.status.code(), Some(0), "{}", stderr(&locked));
+    assert_exit(&locked, 0);
     let check = run(ws.path(), &["check", "desk", "--json"]);
     assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
     let before = prefix_hash(ws.path());
@@ -94,14 +88,7 @@ fn static_items_use_build_time_vars_and_the_prefix_covers_their_values() {
     // A --var cannot change a static value: the prefix stays what the manifest says.
     let out = run(
         ws.path(),
-        &[
-            "compose",
-            "desk",
-            "--var",
-            "customer=Ada",
-            "--var",
-            "company=Evil",
-        ],
+        &argv("compose desk --var customer=Ada --var company=Evil"),
     );
     assert!(
         stdout(&out).starts_with("You answer for Acme Corp's"),

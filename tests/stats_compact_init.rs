@@ -3,12 +3,13 @@
 use std::fs;
 
 use crate::common::{brief, json, run_in, snapshot_tree, stderr, stdout, workspace};
+use crate::harness::{argv, assert_exit, assert_stderr_has};
 
 #[test]
 fn stats_shows_every_item_the_prefix_context_and_cost() {
     let ws = workspace("clinic");
     let out = run_in(ws.path(), &["stats", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     insta::assert_snapshot!(stdout(&out));
 }
 
@@ -62,7 +63,7 @@ fn compact_on_a_file_prints_the_compacted_text_and_keeps_front_matter() {
     )
     .unwrap();
     let out = brief().args(["compact"]).arg(&path).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         stdout(&out),
         "---\ntitle:   spaced   \n---\n# Notes\n\nLine with break  \nnext\n"
@@ -76,7 +77,7 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
     let rule_text = "---\ntype: rule\n---\n- Never waive the fee.   \n\n\n\n- Ask first.\n";
     fs::write(&rule, rule_text).unwrap();
     let out = run_in(ws.path(), &["compact", "clinic", "--write", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let row = |id: &str| {
         report["items"]
@@ -102,14 +103,7 @@ fn compact_write_rewrites_instructions_but_never_rule_files() {
     // The composed rule is compacted all the same.
     let out = run_in(
         ws.path(),
-        &[
-            "compose",
-            "clinic",
-            "--var",
-            "patient=A",
-            "--var",
-            "last_visit=B",
-        ],
+        &argv("compose clinic --var patient=A --var last_visit=B"),
     );
     assert!(stdout(&out).contains("- Never waive the fee.\n\n- Ask first."));
 }
@@ -128,7 +122,7 @@ fn compact_without_write_changes_nothing() {
 fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(dir.path(), &["init", "helpdesk"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(
         fs::read_to_string(dir.path().join("helpdesk/.gitignore"))
             .unwrap()
@@ -140,7 +134,7 @@ fn init_scaffolds_a_brief_that_composes_locks_and_checks() {
         dir.path(),
         &["compose", "helpdesk", "--var", "user_name=Ada"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(stdout(&out).contains("assistant for helpdesk"));
     brief()
         .current_dir(dir.path())
@@ -272,11 +266,7 @@ fn regression_a_directory_given_as_a_file_is_named_plainly() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("a directory, not a file"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "a directory, not a file");
 }
 
 #[test]
@@ -289,7 +279,7 @@ fn compact_write_leaves_no_carriage_return_in_an_items_front_matter() {
     )
     .unwrap();
     let out = run_in(ws.path(), &["compact", "clinic", "--write"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let written = fs::read_to_string(&persona).unwrap();
     assert!(!written.contains('\r'), "{written:?}");
     assert_eq!(

@@ -4,13 +4,14 @@
 
 use std::fs;
 
-use crate::common::{copy_dir, json, run_in, stderr, stdout, workspace};
+use crate::common::{copy_dir, json, run_in, stdout, workspace};
+use crate::harness::{argv, assert_exit};
 
 /// The clinic fixture, locked, with one instruction edited: the prefix moved, no rule did.
 fn moved_prefix() -> tempfile::TempDir {
     let ws = workspace("clinic");
     let out = run_in(ws.path(), &["lock", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let item = ws.path().join("clinic/items/booking.md");
     let text = fs::read_to_string(&item)
         .unwrap()
@@ -21,7 +22,7 @@ fn moved_prefix() -> tempfile::TempDir {
     let text = fs::read_to_string(&sample).unwrap();
     fs::write(&sample, strip_clock_times(&text)).unwrap();
     let out = run_in(ws.path(), &["lock", "clinic"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = fs::read_to_string(&item)
         .unwrap()
         .replace("50 minutes", "55 minutes");
@@ -119,13 +120,7 @@ fn allow_prefix_change_keeps_an_intended_change_green() {
     let ws = moved_prefix();
     let out = run_in(
         ws.path(),
-        &[
-            "check",
-            "clinic",
-            "--strict",
-            "--allow-prefix-change",
-            "--json",
-        ],
+        &argv("check clinic --strict --allow-prefix-change --json"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let report = json(&out);

@@ -1,7 +1,17 @@
 //! The one integration-test binary: every test runs the real `brief` binary or links the
-//! library, and shares the helpers in `common` and `loopback` (one link, one build).
+//! library, and shares the helpers in `common`, `harness` and `loopback` (one link, one build).
+
+// The tests set up real processes and terminals the way the product meets them: `pre_exec`
+// (a child's rlimit, its descriptors), `openpty`, signals; that takes `unsafe`, which the
+// workspace lints deny in the product's sources.
+#![allow(unsafe_code)]
+// A test that fails by a panic says where; `clippy.toml`'s allowance covers `#[test]`
+// functions only, not the helpers they share.
+#![allow(clippy::unwrap_used)]
 
 mod common;
+#[macro_use]
+mod harness;
 mod loopback;
 
 mod align;
@@ -53,6 +63,7 @@ mod import_auto;
 mod json_snapshots;
 mod library_reports;
 mod limits;
+mod list_prices;
 mod load_errors;
 mod load_listing;
 mod lock_check;
@@ -75,6 +86,7 @@ mod proxy_encodings;
 mod proxy_faults;
 mod proxy_limits;
 mod proxy_memory;
+mod proxy_prices;
 mod proxy_records;
 mod proxy_wires;
 mod quiet;

@@ -2,15 +2,15 @@
 //! `--timeout` (the idle timeout) and honours it: the commands, the session commands (their
 //! model flags could not take it before) and the MCP server for its `compact_context`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use crate::harness::mcp::Mcp;
+use serde_json::json;
 
 use crate::common::{brief, stderr};
+use crate::harness::{Workspace, argv, argv_then, session};
 use crate::loopback::{Reply, Server};
-use crate::session::{new_session, ok};
 
 /// A server that answers with an event-stream head and then says nothing for 5 s.
 fn silent() -> Server {
@@ -21,22 +21,14 @@ const SAID: &str = "no data from the server for 300 ms (idle timeout";
 
 #[test]
 fn every_command_that_calls_a_model_takes_timeout() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools", "--context-limit", "100000"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    let ws = Workspace::clinic_session(&["--framework-tools", "--context-limit", "100000"]);
+    let root = ws.root();
+    session(root).user("Book Ada.");
     let server = silent();
     let base = format!("{}/v1", server.url());
     let commands: [&[&str]; 4] = [
         &["compress", "clinic", "booking"],
-        &[
-            "probe",
-            "clinic",
-            "--var",
-            "patient=Ada",
-            "--var",
-            "last_visit=May",
-        ],
+        &argv("probe clinic --var patient=Ada --var last_visit=May"),
         &["session", "turn", "s"],
         &["session", "compact", "s", "--resume", "Go on."],
     ];
@@ -62,54 +54,30 @@ fn every_command_that_calls_a_model_takes_timeout() {
 
 #[test]
 fn the_mcp_server_takes_timeout_for_its_model_calls() {
-    let ws = crate::common::workspace("clinic");
-    let root = ws.path();
-    new_session(root, &["--framework-tools"]);
-    ok(root, &["session", "append", "s", "--user", "Book Ada."]);
+    let ws = Workspace::clinic_session(&["--framework-tools"]);
+    let root = ws.root();
+    session(root).user("Book Ada.");
     let server = silent();
     let base = format!("{}/v1", server.url());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
-        .args([
-            "mcp",
-            "--model",
-            "m",
-            "--base-url",
-            &base,
-            "--timeout",
-            "300ms",
-        ])
-        .current_dir(root)
-        .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
-        .env("BRIEF_RETRY_BASE_MS", "1")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |value: Value| {
-        writeln!(stdin, "{value}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}}),
+    let mut mcp = Mcp::start(
+        Command::new(env!("CARGO_BIN_EXE_brief"))
+            .args(argv_then(
+                "mcp --model m --base-url",
+                &[&base, "--timeout", "300ms"],
+            ))
+            .current_dir(root)
+            .env("BRIEF_LEDGER", root.join("ledger.jsonl"))
+            .env("BRIEF_RETRY_BASE_MS", "1")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL"),
     );
-    let _ = lines.next();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let started = Instant::now();
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+    let answer = mcp.ask(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "compact_context",
         "arguments": {"session": "s", "resume_instruction": "Go on."}}}),
     );
-    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    drop(stdin);
-    let _ = child.wait();
+    mcp.finish();
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains(SAID), "{text}");

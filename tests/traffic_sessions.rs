@@ -162,3 +162,75 @@ fn conversations_without_a_header_or_with_one_cache_key_are_separate_sessions_ne
         }
     }
 }
+
+#[test]
+fn an_anthropic_system_string_and_its_one_text_block_are_one_prefix_for_align_and_the_proxy() {
+    // The Messages API documents `system: "S"` as shorthand for `[{"type":"text","text":"S"}]`:
+    // one prefix, one hash, no drift, whichever form a client sends on which call.
+    let block = json!([{"type": "text", "text": "Be brief."}]);
+    let body = |system: &Value, turns: &[&str]| {
+        let messages: Vec<Value> = turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let role = ["user", "assistant"][i % 2];
+                json!({"role": role, "content": t})
+            })
+            .collect();
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 64, "stream": true,
+               "system": system, "messages": messages})
+    };
+    let wakes = [
+        body(&json!("Be brief."), &["list files"]),
+        body(&block, &["list files", "a b", "sizes?"]),
+        body(
+            &json!("Be brief."),
+            &["list files", "a b", "sizes?", "1 2", "thanks"],
+        ),
+    ];
+    let (report, code) = align(&wakes);
+    assert_eq!(report["totals"]["drifted"], 0, "{report}");
+    assert_eq!(code, 0, "{report}");
+    // Another text is still drift, named as the system's.
+    let changed = [
+        wakes[0].clone(),
+        body(&json!("Be kind."), &["list files", "a"]),
+    ];
+    let (report, _) = align(&changed);
+    assert_eq!(
+        report["wakes"][1]["drifted_parts"],
+        json!(["system"]),
+        "{report}"
+    );
+
+    let upstream = Upstream::start(|_| {
+        let sse = crate::loopback::fixtures::anthropic_stream("ok", Some("end_turn"), true);
+        Script::sse(&sse, 2, Duration::ZERO, true)
+    });
+    let proxy = Proxy::start(&upstream.url, &[]);
+    for wake in &wakes {
+        let (status, _, _) = send(
+            &proxy.url,
+            "POST",
+            "/v1/messages",
+            &[
+                ("x-api-key", "sk-ant-test-system-forms"),
+                ("anthropic-version", "2023-06-01"),
+                ("x-brief-session", "forms"),
+            ],
+            wake.to_string().as_bytes(),
+        );
+        assert_eq!(status, 200);
+    }
+    let rows = proxy.wait_rows_for(3, Duration::from_secs(5));
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for row in &rows {
+        assert_eq!(row["session"], "forms", "{row}");
+        assert_eq!(row["prefix_hash"], rows[0]["prefix_hash"], "{rows:?}");
+        // Metered alike: the same usage in each form.
+        assert_eq!(row["input_tokens"], rows[0]["input_tokens"], "{row}");
+        assert_eq!(row["status"], "ok", "{row}");
+    }
+    assert_eq!(rows[1]["drifted_parts"], json!([]), "{rows:?}");
+    assert_eq!(rows[2]["drifted_parts"], json!([]), "{rows:?}");
+}

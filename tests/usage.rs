@@ -4,6 +4,7 @@ use std::fs;
 use std::io::Write;
 
 use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
+use crate::harness::{argv, assert_exit, assert_stderr_has, object_keys};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
@@ -15,7 +16,7 @@ fn usage_groups_by_prefix_with_first_and_last_seen() {
         .args(["usage", "--ledger", &ledger()])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let text = stdout(&out).replace(&ledger(), "LEDGER");
     insta::assert_snapshot!(text);
 }
@@ -28,7 +29,7 @@ fn usage_json_has_totals_and_groups_field_by_field() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let v = json(&out);
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys = object_keys(&v);
     assert_eq!(&keys[..2], ["status", "summary"]);
     assert_eq!(v["status"], "ok");
     let t = &v["total"];
@@ -62,14 +63,7 @@ fn usage_json_has_totals_and_groups_field_by_field() {
 fn usage_by_model_with_price_flags_estimates_cost_and_savings() {
     let out = brief()
         .args(["usage", "--ledger", &ledger(), "--by", "model", "--json"])
-        .args([
-            "--price-input",
-            "3",
-            "--price-cached",
-            "0.3",
-            "--price-output",
-            "15",
-        ])
+        .args(argv("--price-input 3 --price-cached 0.3 --price-output 15"))
         .output()
         .unwrap();
     let v = json(&out);
@@ -207,11 +201,7 @@ fn usage_skips_a_torn_last_line_with_a_warning() {
     assert_eq!(v["total"]["calls"], 9);
     assert_eq!(v["warnings"][0]["line"], 10);
     assert_eq!(v["warnings"][0]["torn"], true);
-    assert!(
-        stderr(&out).contains("usage.jsonl:10: torn last line"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "usage.jsonl:10: torn last line");
 }
 
 #[test]
@@ -228,11 +218,7 @@ fn usage_skips_a_corrupt_middle_line_and_names_it() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("usage.jsonl:4: not a ledger entry"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "usage.jsonl:4: not a ledger entry");
     assert!(stdout(&out).contains("9 calls"));
 }
 
@@ -288,7 +274,7 @@ fn usage_with_no_ledger_yet_reports_0_calls_and_exits_0() {
         .arg("usage")
         .output()
         .unwrap();
-    assert_eq!(missing.status.code(), Some(0), "{}", stderr(&missing));
+    assert_exit(&missing, 0);
     let said = format!("{}{}", stdout(&missing), stderr(&missing));
     assert!(said.contains("0 calls"), "{said}");
     let json_out = brief()

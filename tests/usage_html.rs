@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::common::brief;
 use crate::common::browser::{artifact, shared};
 use crate::common::traffic::*;
+use crate::harness::assert_exit;
 
 #[test]
 fn a_usage_report_opens_from_disk_and_shows_what_usage_json_says() {
@@ -23,11 +24,7 @@ fn a_usage_report_opens_from_disk_and_shows_what_usage_json_says() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let usage: Value = serde_json::from_slice(&out.stdout).unwrap();
     let html = std::fs::read_to_string(&file).unwrap();
     assert!(html.len() < 300 * 1024);

@@ -5,6 +5,7 @@ use std::fs;
 
 use crate::common::store::{body, content_tree, write_proposal};
 use crate::common::{json, run_in, stderr, stdout, workspace};
+use crate::harness::{argv, assert_exit, assert_stderr_has, assert_stdout_has, object_keys};
 
 const SHORT_BOOKING: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.\n";
 
@@ -20,7 +21,7 @@ fn the_first_accept_imports_the_old_body_then_writes_the_new_one() {
     let before = fs::read_to_string(dir.join("items/booking.md")).unwrap();
     let id = write_proposal(&dir, "booking", SHORT_BOOKING, &[], 1);
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "accepted");
     assert_eq!(report["version"], 2);
@@ -61,16 +62,11 @@ fn history_json_lists_every_version_with_the_documented_fields() {
         ws.path(),
         &["history", "clinic", "booking", "--json"],
     ));
-    let keys: Vec<&str> = report
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = object_keys(&report);
     assert_eq!(keys, ["status", "summary", "item", "versions"]);
     assert_eq!(report["status"], "ok");
     let v2 = &report["versions"][1];
-    let keys: Vec<&str> = v2.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys = object_keys(v2);
     assert_eq!(
         keys,
         [
@@ -132,7 +128,7 @@ fn a_flagged_proposal_needs_allow_flags_and_records_what_was_accepted() {
     assert_eq!(content_tree(ws.path()), tree);
     insta::assert_snapshot!(stderr(&out));
     let out = run_in(ws.path(), &["accept", "clinic", &id, "--allow-flags"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let v2 = fs::read_to_string(dir.join("history/booking/0002.md")).unwrap();
     assert!(
         v2.contains(
@@ -149,11 +145,7 @@ fn unknown_and_malformed_ids_are_bad_input() {
         for command in ["accept", "discard"] {
             let out = run_in(ws.path(), &[command, "clinic", id]);
             assert_eq!(out.status.code(), Some(2), "{command} {id}");
-            assert!(
-                stderr(&out).contains("brief proposals clinic"),
-                "{}",
-                stderr(&out)
-            );
+            assert_stderr_has(&out, "brief proposals clinic");
         }
     }
 }
@@ -169,11 +161,7 @@ fn accepting_twice_names_the_version_it_became() {
     );
     let out = run_in(ws.path(), &["accept", "clinic", &id]);
     assert_eq!(out.status.code(), Some(4));
-    assert!(
-        stderr(&out).contains("already accepted: it is version 2 of `booking`"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "already accepted: it is version 2 of `booking`");
 }
 
 #[test]
@@ -185,11 +173,7 @@ fn rule_context_and_tool_items_cannot_take_a_proposal() {
         let tree = content_tree(ws.path());
         let out = run_in(ws.path(), &["accept", "clinic", &id]);
         assert_eq!(out.status.code(), Some(2), "{item}");
-        assert!(
-            stderr(&out).contains("never replaced by a model's proposal"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stderr_has(&out, "never replaced by a model's proposal");
         assert_eq!(content_tree(ws.path()), tree);
     }
     let out = run_in(ws.path(), &["history", "clinic", "find_slot"]);
@@ -221,7 +205,7 @@ fn discard_removes_the_proposal_and_nothing_else() {
     insta::assert_snapshot!(stdout(&out));
     let mut tree = content_tree(ws.path());
     let out = run_in(ws.path(), &["discard", "clinic", &id, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["status"], "discarded");
     let gone = dir.join("proposals").join(format!("{id}.yaml"));
     tree.retain(|(path, _)| *path != gone);
@@ -243,7 +227,7 @@ fn restore_makes_an_old_body_current_as_a_new_version() {
         Some(0)
     );
     let out = run_in(ws.path(), &["restore", "clinic", "booking", "1", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(
         (report["status"].as_str(), report["version"].as_u64()),
@@ -256,11 +240,7 @@ fn restore_makes_an_old_body_current_as_a_new_version() {
     assert_eq!(json(&out)["status"], "unchanged");
     let out = run_in(ws.path(), &["restore", "clinic", "booking", "9"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("has no version 9: it has versions 1 to 3"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "has no version 9: it has versions 1 to 3");
 }
 
 #[test]
@@ -272,7 +252,7 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
         ws.path(),
         &["record", "clinic", "persona", "-m", "as imported"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     fs::write(
         &file,
         fs::read_to_string(&file)
@@ -290,14 +270,7 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
     assert_eq!(history["status"], "edited");
     let out = run_in(
         ws.path(),
-        &[
-            "record",
-            "clinic",
-            "persona",
-            "-m",
-            "no cancelling by chat",
-            "--json",
-        ],
+        &argv("record clinic persona -m 'no cancelling by chat' --json"),
     );
     assert_eq!(json(&out)["version"], 2);
     let out = run_in(ws.path(), &["record", "clinic", "persona", "--json"]);
@@ -306,10 +279,9 @@ fn record_versions_a_hand_edit_and_diff_shows_it_word_by_word() {
         ws.path(),
         &["diff", "clinic", "persona", "--from", "1", "--to", "2"],
     );
-    assert!(
-        stdout(&out).contains("You book[-,-] {+and +}move [-and cancel -]appointments."),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        "You book[-,-] {+and +}move [-and cancel -]appointments.",
     );
     let out = run_in(ws.path(), &["show", "clinic", "persona", "--version", "1"]);
     assert!(stdout(&out).contains("book, move and cancel"));
@@ -351,15 +323,11 @@ fn a_restored_rule_is_reported_by_check_until_it_is_locked_again() {
         Some(0)
     );
     let out = run_in(ws.path(), &["restore", "clinic", "cancellations", "1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert!(fs::read_to_string(&file).unwrap().contains("EUR 35"));
     let out = run_in(ws.path(), &["check", "clinic"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("run `brief lock`"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "run `brief lock`");
 }
 
 #[test]
@@ -375,9 +343,5 @@ fn a_broken_history_is_bad_input_naming_the_file() {
     fs::write(dir.join("history/persona/0003.md"), "x").unwrap();
     let out = run_in(ws.path(), &["history", "clinic", "persona"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("history/persona/0002.md: missing"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "history/persona/0002.md: missing");
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::store::{body, content_tree, write_proposal};
-use crate::common::{brief, json, stderr, workspace};
+use crate::common::{brief, json, workspace};
+use crate::harness::assert_exit;
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -45,7 +46,7 @@ fn show(root: &Path, version: &str) -> String {
         .args(["show", "clinic", "booking", "--version", version])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -57,7 +58,7 @@ fn record_after_a_hand_edit_keeps_the_committed_body_as_version_1() {
         .args(["record", "clinic", "booking", "-m", "insurance", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "recorded");
     assert_eq!(report["version"], 2);
@@ -77,7 +78,7 @@ fn the_first_accept_after_a_hand_edit_keeps_the_committed_body_too() {
         .args(["accept", "clinic", &id, "--allow-flags", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     let actions: Vec<&str> = report["written"]
         .as_array()
@@ -104,7 +105,7 @@ fn an_unedited_or_untracked_item_starts_its_history_with_its_own_body() {
         .args(["accept", "clinic", &id, "--allow-flags", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["written"][0]["action"], "import");
     assert_eq!(json(&out)["written"].as_array().unwrap().len(), 2);
     // Not in a git work tree: record writes the one version it always did.
@@ -114,7 +115,7 @@ fn an_unedited_or_untracked_item_starts_its_history_with_its_own_body() {
         .args(["record", "clinic", "booking", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     assert_eq!(json(&out)["written"].as_array().unwrap().len(), 1);
 }
 
@@ -130,7 +131,7 @@ fn accepting_a_proposal_identical_to_the_body_writes_nothing() {
         .args(["accept", "clinic", &id, "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let report = json(&out);
     assert_eq!(report["status"], "unchanged");
     assert_eq!(report["written"].as_array().unwrap().len(), 0);

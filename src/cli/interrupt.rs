@@ -2,18 +2,12 @@
 //! draws the spinner and watches for SIGINT, so an interrupted call can still be recorded
 //! in the ledger (as `cancelled`) before the process exits. Not a subcommand.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::cli::ui::Ui;
 use crate::error::{Error, Result};
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
+use crate::sys::SigintWatch;
 
 /// Runs `work` on a worker thread and waits for it, with a spinner on stderr when stderr is
 /// a terminal. SIGINT during the wait returns an [`crate::error::ErrorKind::Interrupted`] error (exit
@@ -25,14 +19,7 @@ pub fn run<T: Send + 'static>(
     label: &str,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T> {
-    INTERRUPTED.store(false, Ordering::SeqCst);
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    let previous = unsafe {
-        libc::signal(
-            libc::SIGINT,
-            on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        )
-    };
+    let sigint = SigintWatch::start();
     let (send, receive) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = send.send(work());
@@ -42,7 +29,7 @@ pub fn run<T: Send + 'static>(
     let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
     let mut frame = 0;
     let outcome = loop {
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if sigint.seen() {
             break Err(Error::interrupted(format!(
                 "cancelled by Ctrl-C while {label}; nothing saved"
             )));
@@ -62,9 +49,6 @@ pub fn run<T: Send + 'static>(
     if spin {
         let _ = term.clear_line();
     }
-    // SAFETY: restores the disposition `signal` returned above.
-    unsafe {
-        libc::signal(libc::SIGINT, previous);
-    }
+    drop(sigint);
     outcome
 }

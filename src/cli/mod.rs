@@ -57,8 +57,9 @@ pub fn main() -> ExitCode {
     };
     let ui = Ui::new(cli.color, cli.quiet);
     let result = commands::run(cli.command, &ui, command);
-    // Rows bound for ClickHouse: a bounded wait for them to go, after the command's output.
-    for left in crate::cache::ledger::clickhouse::settle() {
+    // Rows bound for a remote store (ClickHouse): each sink the command opened gets a
+    // bounded wait for them to go, after the command's output.
+    for left in crate::cache::ledger::sink::settle() {
         ui.warn(&format!(
             "{} not in ClickHouse ({}) yet{}; kept in the spool {} and \
              sent by the next brief command or proxy writing there",

@@ -38,12 +38,15 @@ pub fn var_map(
     map
 }
 
-/// Refuses a `--price-*` value that is not a price (negative, infinite or NaN).
+/// Refuses a `--price-*` value that is not a price (negative, infinite, NaN, or past the
+/// cap a brief's `pricing` has: the proxy writes its prices into the ledger's rows, and a
+/// reader skips a row whose price is out of that range).
 pub fn check_prices(prices: &[(&str, Option<f64>)]) -> Result<()> {
+    use crate::brief::MAX_PRICE_PER_MTOK;
     for (flag, value) in prices {
-        if value.is_some_and(|v| !v.is_finite() || v < 0.0) {
+        if value.is_some_and(|v| !v.is_finite() || !(0.0..=MAX_PRICE_PER_MTOK).contains(&v)) {
             return Err(crate::error::Error::input(format!(
-                "{flag} must be a price of zero or more"
+                "{flag} must be a price of zero or more, at most {MAX_PRICE_PER_MTOK}"
             )));
         }
     }

@@ -10,7 +10,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use super::stderr;
-use crate::session::new_session;
+use crate::harness::new_session;
 
 /// Far above what any fixed command needs, far below what reading a device or a 1000 MiB
 /// file whole would take.

@@ -313,6 +313,18 @@ pub fn send(
     parse_response(&raw)
 }
 
+/// `open`s `POST /v1/chat/completions` with `body` and no extra headers, to read the
+/// answer as it comes.
+pub fn open_chat(base: &str, body: &[u8]) -> TcpStream {
+    open(base, "POST", "/v1/chat/completions", &[], body)
+}
+
+/// `POST /v1/chat/completions` with `body` and no extra headers: the call most proxy
+/// tests make.
+pub fn post_chat(base: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
+    send(base, "POST", "/v1/chat/completions", &[], body)
+}
+
 /// Opens a connection and sends a request; the caller reads the answer.
 pub fn open(
     base: &str,

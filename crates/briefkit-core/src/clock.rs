@@ -1,6 +1,6 @@
-//! The one clock of the toolkit, UTC times without a date-time dependency (the one place
-//! the toolkit does calendar arithmetic: Howard Hinnant's days-from-civil algorithms), and
-//! the one way durations are read from the command line and written for people.
+//! The one clock of the toolkit, UTC times (calendar arithmetic by `jiff`, within the
+//! years it holds, -9999 to 9999), and the one way durations are read from the command
+//! line and written for people.
 //!
 //! The toolkit only ever needs "now" in UTC in a fixed RFC 3339 form (ledger lines that
 //! DuckDB and ClickHouse read as timestamps, version and proposal stamps) and a `--since`
@@ -13,7 +13,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-const MS_PER_DAY: i64 = 86_400_000;
+use jiff::SignedDuration;
+use jiff::civil::{Date, DateTime};
 
 /// The variable that pins the binary's "now" (RFC 3339 or `YYYY-MM-DD`).
 pub const NOW_VAR: &str = "BRIEF_NOW";
@@ -76,21 +77,17 @@ impl Stamp {
         Clock::System.stamp()
     }
 
+    /// The moment `secs` seconds after the Unix epoch (one before year -9999 or after
+    /// 9999 is the first or last second of those years).
     pub fn from_unix(secs: i64) -> Stamp {
-        let days = secs.div_euclid(86_400);
-        let rem = secs.rem_euclid(86_400);
-        let (year, month, day) = civil_from_days(days);
-        // Months are 1 to 12 and days 1 to 31.
-        let (month, day) = (month as u32, day as u32);
-        // `rem` is in 0..86_400, so these fit.
-        let rem = rem as u32;
+        let at = utc(secs.saturating_mul(1000));
         Stamp {
-            year,
-            month,
-            day,
-            hour: rem / 3600,
-            minute: rem / 60 % 60,
-            second: rem % 60,
+            year: i64::from(at.year()),
+            month: at.month().unsigned_abs().into(),
+            day: at.day().unsigned_abs().into(),
+            hour: at.hour().unsigned_abs().into(),
+            minute: at.minute().unsigned_abs().into(),
+            second: at.second().unsigned_abs().into(),
         }
     }
 
@@ -111,18 +108,43 @@ impl Stamp {
     }
 }
 
-/// `2026-11-30T09:05:01.250Z`: UTC, always milliseconds, always `Z`.
+/// `2026-11-30T09:05:01.250Z`: UTC, always milliseconds, always `Z` (an instant before
+/// year -9999 or after 9999 is written as the first or last of those years).
 pub fn format_rfc3339(ms: i64) -> String {
-    let days = ms.div_euclid(MS_PER_DAY);
-    let rest = ms.rem_euclid(MS_PER_DAY);
-    let (y, m, d) = civil_from_days(days);
-    let (h, min, s, milli) = (
-        rest / 3_600_000,
-        rest / 60_000 % 60,
-        rest / 1000 % 60,
-        rest % 1000,
-    );
-    format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
+    let at = utc(ms);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        at.year(),
+        at.month(),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    )
+}
+
+/// The Unix epoch as a UTC date and time.
+const EPOCH: DateTime = DateTime::constant(1970, 1, 1, 0, 0, 0, 0);
+
+/// The UTC date and time `ms` milliseconds after the Unix epoch, clamped to the years jiff
+/// holds.
+fn utc(ms: i64) -> DateTime {
+    EPOCH
+        .checked_add(SignedDuration::from_millis(ms))
+        .unwrap_or(if ms < 0 { DateTime::MIN } else { DateTime::MAX })
+}
+
+/// Milliseconds from the Unix epoch to midnight UTC of `y-m-d`; `None` when that is no
+/// date (month 13, February 30).
+fn midnight_ms(y: i64, m: i64, d: i64) -> Option<i64> {
+    let date = Date::new(
+        i16::try_from(y).ok()?,
+        i8::try_from(m).ok()?,
+        i8::try_from(d).ok()?,
+    )
+    .ok()?;
+    i64::try_from(EPOCH.duration_until(date.into()).as_millis()).ok()
 }
 
 /// Parses `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time (`T` or a space between
@@ -142,10 +164,7 @@ pub fn parse(text: &str) -> Option<i64> {
         return None;
     }
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) {
-        return None;
-    }
-    let day_ms = days_from_civil(y, mo, d) * MS_PER_DAY;
+    let day_ms = midnight_ms(y, mo, d)?;
     if b.len() == 10 {
         return Some(day_ms);
     }
@@ -259,43 +278,6 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        2 if is_leap(y) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (month 1 to 12).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// (year, month 1 to 12, day) of a number of days since 1970-01-01.
-pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +388,37 @@ mod tests {
         );
         assert_eq!(Stamp::from_unix(-1).rfc3339(), "1969-12-31T23:59:59Z");
         assert_eq!(Stamp::from_unix(1_709_251_199).compact(), "20240229235959");
+    }
+
+    /// Output change, documented: the hand-written calendar wrote years past 9999 (and
+    /// before -9999) with more digits; jiff holds no such year, so the instant is clamped to
+    /// the last (first) one it holds.
+    #[test]
+    fn an_instant_past_the_years_held_is_the_last_or_first_of_them() {
+        assert_eq!(format_rfc3339(i64::MAX), "9999-12-31T23:59:59.999Z");
+        assert_eq!(Stamp::from_unix(i64::MAX).rfc3339(), "9999-12-31T23:59:59Z");
+        assert_eq!(format_rfc3339(i64::MIN), "-9999-01-01T00:00:00.000Z");
+        assert_eq!(Stamp::from_unix(i64::MIN).year, -9999);
+        assert_eq!(
+            format_rfc3339(253_402_300_799_999),
+            "9999-12-31T23:59:59.999Z"
+        );
+        assert_eq!(parse("9999-12-31T23:59:59.999Z"), Some(253_402_300_799_999));
+    }
+
+    #[test]
+    fn leap_days_are_dates_and_other_february_29ths_are_not() {
+        assert_eq!(parse("2000-02-29"), Some(951_782_400_000));
+        assert_eq!(
+            parse("2024-02-29").map(format_rfc3339),
+            Some("2024-02-29T00:00:00.000Z".into())
+        );
+        assert_eq!(parse("1900-02-29"), None);
+        assert_eq!(parse("2023-02-29"), None);
+        assert_eq!(
+            parse("0000-01-01").map(format_rfc3339),
+            Some("0000-01-01T00:00:00.000Z".into())
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! - `document`: the one JSON form of a report, which the CLI prints and MCP returns (a leaf);
 //! - `text` and `files`: leaves every layer uses: the one sanitiser and the one YAML reader
 //!   with limits; the one policy for odd files, links, temporaries and bounded reads;
-//! - `redact`: API keys scrubbed from every message; `clock`, `numbers`, `paths`, `error`.
+//! - `redact`: API keys scrubbed from every message; `clock`, `numbers`, `paths`, `error`;
+//! - `sys`: the system calls std lacks, behind safe functions (the one module with `unsafe`).
 //!
 //! Crates above this one re-export these modules at their roots, so `crate::text::…` reads
 //! the same in every crate of the workspace.
@@ -28,6 +29,7 @@ pub mod paths;
 pub mod prompt;
 pub mod redact;
 pub mod store;
+pub mod sys;
 pub mod text;
 pub mod tokens;
 pub mod wire;

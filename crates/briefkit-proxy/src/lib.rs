@@ -5,7 +5,7 @@
 
 pub use briefkit_runtime::{
     brief, cache, call_status, ccr, clock, compact, compress, document, error, files, guard,
-    numbers, paths, probe, prompt, provider, redact, session, store, text, tokens, wire,
+    numbers, paths, probe, prompt, provider, redact, session, store, sys, text, tokens, wire,
 };
 
 pub mod proxy;

@@ -9,7 +9,7 @@
 
 pub use briefkit_core::{
     brief, call_status, clock, compact, document, error, files, guard, numbers, paths, prompt,
-    redact, store, text, tokens, wire,
+    redact, store, sys, text, tokens, wire,
 };
 
 /// The cache instruments: the ledger crate's, with the probe, which calls models.

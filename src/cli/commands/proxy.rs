@@ -68,7 +68,8 @@ pub struct Args {
     /// cut (their rows say `cancelled`)
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout, default_value = "20s")]
     pub shutdown_timeout: Duration,
-    /// Input price per million tokens, for the cost and savings on /stats and the dashboard
+    /// Input price per million tokens, for the cost and savings on /stats and the dashboard;
+    /// recorded in every row, so brief usage shows the same cost
     #[arg(long, value_name = "PRICE")]
     pub price_input: Option<f64>,
     /// Cached input price per million tokens [default: the provider's known multiplier of

@@ -19,7 +19,7 @@ pub use load::{
     Brief, MANIFEST, MAX_FILE_BYTES, MAX_LOCK_BYTES, MAX_MANIFEST_BYTES, MAX_VERSIONED_ITEM_BYTES,
 };
 pub use lockfile::{LOCK_FILE, Lock, LockedPrefix, LockedRule};
-pub use manifest::{Budget, Manifest, ModelConfig, Pricing};
+pub use manifest::{Budget, MAX_PRICE_PER_MTOK, Manifest, ModelConfig, Pricing};
 pub use problem::{LineIndex, Problem, Severity, line_col};
 pub use sample::{BodyFormat, SampleMessage};
 pub use types::{ItemType, Policy, Tier, valid_id};

@@ -141,9 +141,7 @@ mod tests {
         assert!(err.message.contains("a device"), "{}", err.message);
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe");
-        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+        crate::sys::make_fifo(&fifo).unwrap();
         let err = read_text(&fifo, TINY).unwrap_err();
         assert!(err.message.contains("a FIFO"), "{}", err.message);
         assert!(err.hint.unwrap().contains("`-`"));

@@ -245,10 +245,8 @@ pub fn write_files(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
 fn sync_created(dir: &Path, created: &[&Path]) -> Result<()> {
     #[cfg(target_os = "linux")]
     if created.len() > 256 {
-        use std::os::fd::AsRawFd;
         let handle = File::open(dir).map_err(|e| Error::io(dir, &e))?;
-        // SAFETY: `syncfs` only reads the descriptor, which `handle` keeps open.
-        if unsafe { libc::syncfs(handle.as_raw_fd()) } == 0 {
+        if crate::sys::sync_file_system(&handle).is_ok() {
             return Ok(());
         }
     }

@@ -336,9 +336,7 @@ mod tests {
     }
 
     fn mkfifo(path: &Path) {
-        let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+        crate::sys::make_fifo(path).unwrap();
     }
 
     #[test]

@@ -158,32 +158,22 @@ pub fn restore(
     number: u32,
     warn: &mut dyn FnMut(&Problem),
 ) -> Result<ChangeReport> {
-    Brief::load_for_versions(dir, item)?
-        .warnings
-        .iter()
-        .for_each(&mut *warn);
+    warn_loading_versions(dir, item, warn)?;
     let change = transaction::restore(dir, item, number)?;
-    let current = change.current.unwrap_or_default();
+    let (name, current) = (&change.item, change.current.unwrap_or_default());
     let (status, summary) = match change.status {
         Status::Unchanged => (
             "unchanged",
-            format!(
-                "`{}` already has the body of version {number}: nothing written",
-                change.item
-            ),
+            format!("`{name}` already has the body of version {number}: nothing written"),
         ),
         Status::Completed => (
             "completed",
-            format!(
-                "finished an interrupted restore: `{}` is version {current}",
-                change.item
-            ),
+            format!("finished an interrupted restore: `{name}` is version {current}"),
         ),
         Status::Applied => (
             "restored",
             format!(
-                "restored version {number} of `{}` as version {current} (wrote {})",
-                change.item,
+                "restored version {number} of `{name}` as version {current} (wrote {})",
                 versions_written(&change)
             ),
         ),
@@ -198,32 +188,27 @@ pub fn record(
     note: Option<String>,
     warn: &mut dyn FnMut(&Problem),
 ) -> Result<ChangeReport> {
-    Brief::load_for_versions(dir, item)?
-        .warnings
-        .iter()
-        .for_each(&mut *warn);
+    warn_loading_versions(dir, item, warn)?;
     let change = transaction::record(dir, item, note)?;
-    let current = change.current.unwrap_or_default();
-    let (status, summary) = match change.status {
-        Status::Unchanged => (
-            "unchanged",
-            format!(
-                "`{}` is unchanged since version {current}: nothing written",
-                change.item
-            ),
+    let (name, current) = (&change.item, change.current.unwrap_or_default());
+    let summary = match change.status {
+        Status::Unchanged => {
+            let summary = format!("`{name}` is unchanged since version {current}: nothing written");
+            return Ok(ChangeReport::new(change, "unchanged", summary));
+        }
+        _ if change.versions.len() > 1 => format!(
+            "recorded `{name}` as version {current} (wrote {}: the body git has committed came first)",
+            versions_written(&change)
         ),
-        _ if change.versions.len() > 1 => (
-            "recorded",
-            format!(
-                "recorded `{}` as version {current} (wrote {}: the body git has committed came first)",
-                change.item,
-                versions_written(&change)
-            ),
-        ),
-        _ => (
-            "recorded",
-            format!("recorded `{}` as version {current}", change.item),
-        ),
+        _ => format!("recorded `{name}` as version {current}"),
     };
-    Ok(ChangeReport::new(change, status, summary))
+    Ok(ChangeReport::new(change, "recorded", summary))
+}
+
+/// Loads the brief as the version commands do (an item over the loader's limit allowed)
+/// and passes its warnings on.
+fn warn_loading_versions(dir: &Path, item: &str, warn: &mut dyn FnMut(&Problem)) -> Result<()> {
+    let brief = Brief::load_for_versions(dir, item)?;
+    brief.warnings.iter().for_each(warn);
+    Ok(())
 }

@@ -48,7 +48,8 @@
 //! serialiser reorders keys therefore changes the hash, as it changes the provider's cache
 //! key. The stable prefix text is the JSON document
 //! `{"tools":[T0,T1,…],"system":S}` where `Ti` are the stable tools and `S` is the system
-//! string, or `[B0,…]` for the stable system blocks or messages; with examples it is
+//! string, or `[B0,…]` for the stable system blocks or messages (an Anthropic `system`
+//! string is its documented equivalent, one text block: see [`StablePrefix::of_layout`]); with examples it is
 //! `{"tools":[…],"system":S,"examples":[M0,…]}` (the key is absent without examples, so a
 //! body without them hashes as it always did). Its hash is the sha256 of that text
 //! (lower-case hex) and its size the text's length in bytes.
@@ -298,7 +299,7 @@ impl StablePrefix {
         let wire = layout.wire;
         let tools_text = array_text(wire, &layout.tools[..layout.stable_tools]);
         let system_text = if layout.system_is_string && layout.stable_system == 1 {
-            as_sent(layout.system[0].value)
+            system_string_text(wire, layout.system[0].value)
         } else {
             array_text(wire, &layout.system[..layout.stable_system])
         };
@@ -366,6 +367,25 @@ pub fn element_text(wire: Wire, value: &Value) -> String {
         return as_sent(&Value::Object(kept));
     }
     as_sent(value)
+}
+
+/// A system given as one string, as the cache sees it. Anthropic documents a `system`
+/// string as shorthand for an array of one text block (Messages API reference, `system`:
+/// "string or array of text blocks", read 2026-12), so a string is taken as that block —
+/// `[{"type":"text","text":S}]` — and a client that sends the same text either way has one
+/// prefix, never a drift. `brief compose` always sends blocks, so its hashes are as before.
+/// Other wires keep the string as sent: Responses `instructions` is a string only, and
+/// Gemini's REST API has no such shorthand.
+fn system_string_text(wire: Wire, value: &Value) -> String {
+    match (wire, value) {
+        (Wire::Anthropic, Value::String(text)) => {
+            let mut block = serde_json::Map::new();
+            block.insert("type".into(), Value::String("text".into()));
+            block.insert("text".into(), Value::String(text.clone()));
+            format!("[{}]", as_sent(&Value::Object(block)))
+        }
+        _ => as_sent(value),
+    }
 }
 
 fn array_text(wire: Wire, elements: &[Element]) -> String {

@@ -86,7 +86,8 @@ fn without_a_breakpoint_all_of_tools_and_system_is_stable() {
     assert!(layout.live().next().is_none());
     let string = json!({"system": "plain", "messages": []});
     let prefix = StablePrefix::of_body(&string).unwrap();
-    assert_eq!(prefix.system_text, "\"plain\"");
+    // A string is its documented equivalent, one text block.
+    assert_eq!(prefix.system_text, r#"[{"type":"text","text":"plain"}]"#);
     assert_eq!(prefix.tools_text, "[]");
 }
 
@@ -186,5 +187,36 @@ fn anthropic_examples_without_system_or_tools_still_read_as_anthropic() {
     assert_eq!(
         StablePrefix::of_layout(&layout).live.pointers,
         ["/messages/2"]
+    );
+}
+
+#[test]
+fn an_anthropic_system_string_is_the_same_prefix_as_its_one_text_block() {
+    // Issue 33: the Messages API documents a `system` string as shorthand for one text
+    // block; a client sending the same text either way was drift.
+    let string = parse(r#"{"model":"m","system":"Be brief.","messages":[]}"#);
+    let block =
+        parse(r#"{"model":"m","system":[{"type":"text","text":"Be brief."}],"messages":[]}"#);
+    let (string, block) = (
+        StablePrefix::of_body(&string).unwrap(),
+        StablePrefix::of_body(&block).unwrap(),
+    );
+    assert_eq!(string, block);
+    assert_eq!(
+        string.system_text,
+        r#"[{"type":"text","text":"Be brief."}]"#
+    );
+    // Other text, or a block that asks for more (a breakpoint), is another prefix.
+    let other = parse(r#"{"model":"m","system":"Be kind.","messages":[]}"#);
+    assert_ne!(StablePrefix::of_body(&other).unwrap().hash, string.hash);
+    let marked = parse(
+        r#"{"model":"m","system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"messages":[]}"#,
+    );
+    assert_ne!(StablePrefix::of_body(&marked).unwrap().hash, string.hash);
+    // The OpenAI wire's system message keeps its string: that is what it sends.
+    let openai = parse(r#"{"messages":[{"role":"system","content":"Be brief."}]}"#);
+    assert_eq!(
+        StablePrefix::of_body(&openai).unwrap().system_text,
+        r#"[{"role":"system","content":"Be brief."}]"#
     );
 }

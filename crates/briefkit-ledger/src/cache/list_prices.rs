@@ -29,12 +29,19 @@ const OPENAI_REASONING: &str = "OpenAI API pricing page (platform.openai.com/doc
                                 list prices of the o-series, as of 2025-08; read 2026-12-02";
 const GEMINI: &str = "ai.google.dev/gemini-api/docs/pricing (paid tier, prompts up to 200k \
                       tokens), as quoted by the gemini-cost crate 0.1.0, read 2026-12-02";
+const ANTHROPIC_46: &str = "deploybase.ai/articles/claude-api-pricing-2026 (January 2026): Opus 4.6 \
+                            at $5/$25, Sonnet 4.6 as Sonnet 4.5; read 2026-12-02";
+const ANTHROPIC_47: &str = "studioglobal.ai on Claude Opus 4.7 API pricing, quoting Anthropic's \
+                            pricing page (Opus 4.7 at Opus 4.6's $5/$25); read 2026-12-02";
 const ANTHROPIC_LEGACY: &str = "Anthropic list prices (docs.anthropic.com/en/docs/about-claude/pricing) \
                                 for Claude 3 Haiku, read 2026-12-02";
 
 /// The table; the longest matching family wins.
 pub static LIST_PRICES: &[ListPrice] = &[
     row("claude-opus-4-5", 5.0, 25.0, ANTHROPIC),
+    // Without their own rows, `claude-opus-4` priced them at Opus 4's $15/$75.
+    row("claude-opus-4-6", 5.0, 25.0, ANTHROPIC_46),
+    row("claude-opus-4-7", 5.0, 25.0, ANTHROPIC_47),
     row("claude-opus-4-1", 15.0, 75.0, ANTHROPIC),
     row("claude-opus-4", 15.0, 75.0, ANTHROPIC),
     row("claude-sonnet-4", 3.0, 15.0, ANTHROPIC),
@@ -96,6 +103,9 @@ mod tests {
         assert_eq!(price("claude-sonnet-4-5-20250929"), Some((3.0, 15.0)));
         assert_eq!(price("anthropic/claude-opus-4-5"), Some((5.0, 25.0)));
         assert_eq!(price("claude-opus-4-1-20250805"), Some((15.0, 75.0)));
+        assert_eq!(price("claude-opus-4-6"), Some((5.0, 25.0)));
+        assert_eq!(price("claude-opus-4-7-20260416"), Some((5.0, 25.0)));
+        assert_eq!(price("claude-sonnet-4-6"), Some((3.0, 15.0)));
         assert_eq!(price("gpt-5-mini"), Some((0.25, 2.0)));
         assert_eq!(price("gpt-5-codex"), Some((1.25, 10.0)));
         assert_eq!(price("gpt-50"), None);

@@ -455,10 +455,5 @@ fn cut(text: &str, max: usize) -> String {
 
 /// Asks the scheduler to run this thread after the relaying ones when the CPU is contended.
 pub fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on the calling thread's own id; no memory is shared.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        let _ = libc::setpriority(libc::PRIO_PROCESS, tid, 10);
-    }
+    crate::sys::lower_this_thread_priority();
 }

@@ -50,32 +50,7 @@ pub fn listen(
 
 /// Raises the soft limit on open files to the hard limit; returns the soft limit in force.
 pub fn raise_fd_limit() -> u64 {
-    #[cfg(unix)]
-    // SAFETY: getrlimit/setrlimit on a local struct.
-    unsafe {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return 1024;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit.rlim_cur = limit.rlim_max;
-            }
-        }
-        // `rlim_t` is u64 on Linux, not everywhere.
-        #[allow(clippy::unnecessary_cast)]
-        let current = limit.rlim_cur as u64;
-        current
-    }
-    #[cfg(not(unix))]
-    1024
+    crate::sys::raise_open_files_limit()
 }
 
 /// The connection cap the descriptor limit allows: two descriptors a call, some spare.

@@ -100,14 +100,10 @@ pub struct Config {
     pub prices: PriceFlags,
 }
 
-/// Prices per million tokens given on the command line; a missing cached or cache-write
-/// price comes from the provider's known multipliers of the input price.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PriceFlags {
-    pub input: Option<f64>,
-    pub cached: Option<f64>,
-    pub output: Option<f64>,
-}
+/// Prices per million tokens given on the command line. Each call's row carries them, so
+/// `brief usage` prices the ledger as `/stats` and the dashboard do; a missing cached or
+/// cache-write price comes from the provider's known multipliers of the input price.
+pub use crate::cache::ledger::prices::RowPrices as PriceFlags;
 
 /// What a proxy run did, once it has stopped.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -141,6 +137,8 @@ struct App {
     page: dashboard::Context,
     /// Set when the shutdown deadline passed: calls still running are being cut.
     cut_off: AtomicBool,
+    /// `--price-*`, written into every call's row.
+    prices: PriceFlags,
 }
 
 impl App {
@@ -238,20 +236,10 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
              is {fd_limit} and each call holds two (raise it with `ulimit -n`)"
         );
     }
-    let prices = config.prices;
-    let stats = Arc::new(Mutex::new(stats::Stats::priced(
-        prices.input,
-        prices.cached,
-        prices.output,
-    )));
-    let sink: Arc<dyn writer::Sink> = match &config.ledger {
-        crate::cache::ledger::Destination::File(path) => {
-            Arc::new(writer::LedgerSink::new(path.clone()))
-        }
-        crate::cache::ledger::Destination::ClickHouse(target) => Arc::new(
-            writer::ClickHouseSink::new(crate::cache::ledger::clickhouse::sink(target)?),
-        ),
-    };
+    // Rows carry the prices (`relay` stamps them), and the figures price rows as
+    // `brief usage` does: through the one resolver, from what each row says.
+    let stats = Arc::new(Mutex::new(stats::Stats::default()));
+    let sink = config.ledger.open()?;
     let (rows, writer) = writer::start(sink, Arc::clone(&stats));
     let recent = dashboard::recent();
     let (book, digesters) = book::start(rows, Arc::clone(&recent));
@@ -273,6 +261,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
             allow_remote: config.allow_remote,
         },
         cut_off: AtomicBool::new(false),
+        prices: config.prices,
     });
     let limits = Limits {
         gate: conn::Gate::new(max_connections),

@@ -73,6 +73,7 @@ impl Call {
         let timeout = self.app.timeout;
         let http_status = self.http_status;
         let wire = self.wire;
+        let prices = self.app.prices;
         let pending = Arc::clone(&self.pending);
         let app = Arc::clone(&self.app);
         self.after.defer(Box::new(move || {
@@ -85,6 +86,7 @@ impl Call {
                 meter.as_ref(),
                 Settled {
                     wire,
+                    prices,
                     latency_ms,
                     finished,
                     cut_off,
@@ -101,6 +103,7 @@ impl Call {
 /// What [`settle`] needs to know of a call besides its ending and its meter.
 struct Settled {
     wire: Wire,
+    prices: super::PriceFlags,
     latency_ms: u64,
     finished: i64,
     /// The proxy's shutdown deadline had passed when the call ended.
@@ -113,6 +116,7 @@ struct Settled {
 fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
     let Settled {
         wire,
+        prices,
         latency_ms,
         finished,
         cut_off,
@@ -171,6 +175,7 @@ fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
     let blind = meter.and_then(Meter::blind).map(str::to_string);
     Box::new(move |meta: &Meta| {
         let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
+        prices.stamp(&mut entry);
         entry.time = crate::clock::format_rfc3339(finished);
         entry.session = Some(meta.session.clone());
         entry.prefix_hash = meta.analysis.prefix_hash.clone();

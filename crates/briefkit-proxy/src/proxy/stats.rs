@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::cache::ledger::prices::PriceResolver;
-use crate::cache::ledger::summary::Prices;
+use crate::cache::ledger::summary::{Prices, cost_figure};
 use crate::cache::ledger::{Entry, SinkState};
 
 /// (provider, model, session) series kept before new sessions fold into `_other`.
@@ -36,8 +36,10 @@ pub struct Figures {
     pub cached_share: Option<f64>,
     /// Calls whose tools, system or conversation drifted from the session's previous call.
     pub drifted: u64,
-    /// Estimated cost of the calls with usage, where prices are known (`brief proxy
-    /// --price-*`); `null` when none was priced.
+    /// Estimated cost of the calls with usage, where prices are known (the rows' prices,
+    /// which `brief proxy --price-*` sets, else a brief's or the list price, as `brief
+    /// usage` resolves them), summed exactly and shown as `brief usage --json` shows it;
+    /// `null` when none was priced.
     pub cost: Option<f64>,
     /// What the same calls would have cost with no cache, minus `cost` (negative when
     /// cache writes cost more than reads saved); `null` when none was priced.
@@ -46,10 +48,12 @@ pub struct Figures {
     pub priced_calls: u64,
     #[serde(skip)]
     input_reporting_cache: u64,
+    /// The cost and what it would have been with no cache, in
+    /// `summary::UNITS_PER_CURRENCY`: exact sums, as `brief usage` makes them.
     #[serde(skip)]
-    cost_with: f64,
+    cost_units: i128,
     #[serde(skip)]
-    cost_without: f64,
+    cost_without_cache_units: i128,
 }
 
 impl Figures {
@@ -76,7 +80,7 @@ impl Figures {
             bump(&mut self.drifted, 1);
         }
         if let (Some(prices), Some(input)) = (prices, entry.input_tokens) {
-            let (with, without) = prices.cost(
+            let (with, without) = prices.cost_units(
                 input,
                 entry.cached_input_tokens.unwrap_or(0),
                 entry.cache_write_tokens.unwrap_or(0),
@@ -84,8 +88,8 @@ impl Figures {
                 entry.output_tokens.unwrap_or(0),
             );
             bump(&mut self.priced_calls, 1);
-            self.cost_with += with;
-            self.cost_without += without;
+            self.cost_units = self.cost_units.saturating_add(with);
+            self.cost_without_cache_units = self.cost_without_cache_units.saturating_add(without);
         }
         self.share();
     }
@@ -103,8 +107,10 @@ impl Figures {
         bump(&mut self.drifted, other.drifted);
         bump(&mut self.input_reporting_cache, other.input_reporting_cache);
         bump(&mut self.priced_calls, other.priced_calls);
-        self.cost_with += other.cost_with;
-        self.cost_without += other.cost_without;
+        self.cost_units = self.cost_units.saturating_add(other.cost_units);
+        self.cost_without_cache_units = self
+            .cost_without_cache_units
+            .saturating_add(other.cost_without_cache_units);
         self.share();
     }
 
@@ -113,8 +119,13 @@ impl Figures {
             (self.cached_input_tokens as f64 / self.input_reporting_cache as f64).min(1.0)
         });
         let priced = self.priced_calls > 0;
-        self.cost = priced.then_some(self.cost_with);
-        self.savings = priced.then_some(self.cost_without - self.cost_with);
+        self.cost = priced.then(|| cost_figure(self.cost_units));
+        self.savings = priced.then(|| {
+            cost_figure(
+                self.cost_without_cache_units
+                    .saturating_sub(self.cost_units),
+            )
+        });
     }
 }
 
@@ -134,7 +145,8 @@ pub struct Stats {
     /// Requests relayed without metering (no model call, or a path the proxy does not
     /// know), by provider.
     unmetered: BTreeMap<&'static str, u64>,
-    /// Where a call's prices come from (`brief proxy --price-*`); none by default.
+    /// Where a call's prices come from: the row's own (`brief proxy --price-*`), a brief's,
+    /// the list price, as `brief usage` resolves them.
     prices: PriceResolver,
 }
 
@@ -166,15 +178,6 @@ pub struct Report {
 }
 
 impl Stats {
-    /// Running figures priced with these prices per million tokens (input, cached input,
-    /// output); a missing cached or cache-write price comes from the provider's multipliers.
-    pub fn priced(input: Option<f64>, cached: Option<f64>, output: Option<f64>) -> Stats {
-        Stats {
-            prices: PriceResolver::new(input, cached, output),
-            ..Stats::default()
-        }
-    }
-
     pub fn record(&mut self, entry: &Entry) {
         // Figures no call has (an upstream that reported 2^64 - 1 tokens) are not summed,
         // as `brief usage` skips such a row: the call counts, its usage does not.
@@ -510,6 +513,10 @@ fn sink_metrics(out: &mut String, sink: &SinkState) {
 /// A counter family: name, help text, and its value in a series' figures.
 type Counter = (&'static str, &'static str, fn(&Figures) -> u64);
 
+// Why no prometheus-client: it writes OpenMetrics text (`# EOF`, `_total` moved from the
+// counter's name to its series, a different content type), not the 0.0.4 text format the
+// `/metrics` endpoint serves and scrapers and tests read; the format is these lines,
+// `family`, `labels` and `escape`, all here.
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");

@@ -105,17 +105,23 @@ pub fn client() -> Result<Client> {
         .build(connector))
 }
 
-/// `path?query` without its `key=` parameters (the `?` goes too when nothing is left).
+/// `path?query` without its `key` parameters (the `?` goes too when nothing is left). A
+/// parameter's name is read as the server reads it, percent-decoded (`k%65y=` is `key=`);
+/// the pairs kept are forwarded as the client wrote them.
 fn without_query_key(path: &str, query: &str) -> String {
-    let rest: Vec<&str> = query
-        .split('&')
-        .filter(|pair| !pair.starts_with("key="))
-        .collect();
+    let rest: Vec<&str> = query.split('&').filter(|pair| !names_key(pair)).collect();
     if rest.is_empty() {
         path.to_string()
     } else {
         format!("{path}?{}", rest.join("&"))
     }
+}
+
+/// Whether one `name=value` pair of a query is named `key` once decoded.
+fn names_key(pair: &str) -> bool {
+    url::form_urlencoded::parse(pair.as_bytes())
+        .next()
+        .is_some_and(|(name, _)| name == "key")
 }
 
 /// Removes the credential headers that belong to another provider than `wire`'s: Gemini's
@@ -225,6 +231,31 @@ mod tests {
         assert_eq!(headers.len(), 2);
         strip_foreign_keys(Wire::Anthropic, &mut headers);
         assert!(!headers.contains_key("x-goog-api-key") && headers.contains_key("x-api-key"));
+    }
+
+    #[test]
+    fn a_percent_encoded_gemini_key_is_stripped_too() {
+        let openai = upstream("http://127.0.0.1:9/v1", Wire::OpenAi);
+        for query in [
+            "k%65y=AIzaSECRET",
+            "%6B%65%79=AIzaSECRET",
+            "key",
+            "key=a%26b",
+        ] {
+            let pq: PathAndQuery = format!("/v1/models?a=%41+b&{query}&limit=2")
+                .parse()
+                .unwrap();
+            assert_eq!(
+                openai.target(&pq).unwrap().to_string(),
+                "http://127.0.0.1:9/v1/models?a=%41+b&limit=2",
+                "{query}"
+            );
+        }
+        let pq: PathAndQuery = "/v1/models?keys=1&monkey=2&key%3D=3".parse().unwrap();
+        assert_eq!(
+            openai.target(&pq).unwrap().to_string(),
+            "http://127.0.0.1:9/v1/models?keys=1&monkey=2&key%3D=3"
+        );
     }
 
     #[test]

@@ -19,16 +19,13 @@
 //! and its own thread sends them on (`crate::cache::ledger::clickhouse`), so neither a
 //! slow disk nor a slow ClickHouse ever reaches a call.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crate::cache::ledger::clickhouse::Shipper;
-use crate::cache::ledger::{self, Entry, SinkState};
-use crate::clock;
-use crate::error::{Error, Result};
+use crate::cache::ledger::{Entry, Sink, SinkState};
+use crate::error::Error;
 
 use super::stats::Stats;
 
@@ -37,122 +34,6 @@ pub const QUEUE_ROWS: usize = 16_384;
 
 /// The most rows written in one batch (one write, one sync).
 pub const MAX_BATCH: usize = 4096;
-
-/// Where the writer puts rows.
-pub trait Sink: Send + Sync + 'static {
-    /// Writes a batch, in order, durably (for a file: one write, one sync).
-    fn write_batch(&self, rows: &[Entry]) -> Result<()>;
-    /// Writes one row now, from the caller's thread, because the queue is full.
-    fn spill(&self, row: &Entry) -> Result<()>;
-    /// Where the store stands, for `/stats` and `/metrics` (`sink`).
-    fn state(&self) -> SinkState;
-    /// After the last row: the store's bounded time to take what it holds (a remote
-    /// store; what it does not take stays in its spool).
-    fn close(&self) {}
-}
-
-/// The JSON-lines ledger file.
-pub struct LedgerSink {
-    appender: Mutex<ledger::Appender>,
-    path: PathBuf,
-    state: Mutex<SinkState>,
-}
-
-impl LedgerSink {
-    pub fn new(path: PathBuf) -> LedgerSink {
-        LedgerSink {
-            appender: Mutex::new(ledger::Appender::new(path.clone())),
-            state: Mutex::new(SinkState {
-                kind: "jsonl",
-                target: path.display().to_string(),
-                ..SinkState::default()
-            }),
-            path,
-        }
-    }
-
-    fn note(&self, rows: usize, result: &Result<()>) {
-        let Ok(mut state) = self.state.lock() else {
-            return;
-        };
-        match result {
-            Ok(()) => {
-                state.rows_stored = state.rows_stored.saturating_add(rows as u64);
-                state.last_success = Some(clock::format_rfc3339(clock::now_ms()));
-            }
-            Err(err) => {
-                state.errors = state.errors.saturating_add(1);
-                state.last_error = Some(err.message.clone());
-                state.last_error_time = Some(clock::format_rfc3339(clock::now_ms()));
-            }
-        }
-    }
-}
-
-impl Sink for LedgerSink {
-    fn write_batch(&self, rows: &[Entry]) -> Result<()> {
-        let result = self
-            .appender
-            .lock()
-            .map_err(|_| Error::input("the ledger writer failed earlier"))
-            .and_then(|mut appender| appender.append(rows, true));
-        self.note(rows.len(), &result);
-        result
-    }
-
-    fn spill(&self, row: &Entry) -> Result<()> {
-        let result = ledger::append(&self.path, row);
-        self.note(1, &result);
-        result
-    }
-
-    fn state(&self) -> SinkState {
-        self.state.lock().map(|s| s.clone()).unwrap_or_default()
-    }
-}
-
-/// A ClickHouse table, through this process's spool and its background sender.
-pub struct ClickHouseSink {
-    shipper: Arc<Shipper>,
-}
-
-impl ClickHouseSink {
-    pub fn new(shipper: Arc<Shipper>) -> ClickHouseSink {
-        ClickHouseSink { shipper }
-    }
-}
-
-impl Sink for ClickHouseSink {
-    fn write_batch(&self, rows: &[Entry]) -> Result<()> {
-        self.shipper.append(rows, true)
-    }
-
-    fn spill(&self, row: &Entry) -> Result<()> {
-        // Made durable by the writer's next batch, as a spilled file row is.
-        self.shipper.append(std::slice::from_ref(row), false)
-    }
-
-    fn state(&self) -> SinkState {
-        self.shipper.state()
-    }
-
-    fn close(&self) {
-        if let Some(left) = self.shipper.settle(self.shipper.target().options.exit_wait) {
-            eprintln!(
-                "brief proxy: {} not yet in ClickHouse ({}) {} in the spool {}; the \
-                 next brief process writing to {} sends them{}",
-                crate::numbers::count(left.rows, "row", "rows"),
-                left.target,
-                crate::numbers::noun(left.rows, "stays", "stay"),
-                left.spool_dir,
-                left.target,
-                left.last_error
-                    .map(|e| format!(" (last error: {e})"))
-                    .unwrap_or_default()
-            );
-        }
-    }
-}
 
 /// The writer's counters, shared with `/stats`.
 #[derive(Default)]
@@ -279,7 +160,20 @@ impl Writer {
     /// ledger (for ClickHouse: its spool) and the sink's final state.
     pub fn finish(self) -> (u64, SinkState) {
         let _ = self.thread.join();
-        self.sink.close();
+        if let Some(left) = self.sink.flush() {
+            eprintln!(
+                "brief proxy: {} not yet in ClickHouse ({}) {} in the spool {}; the \
+                 next brief process writing to {} sends them{}",
+                crate::numbers::count(left.rows, "row", "rows"),
+                left.target,
+                crate::numbers::noun(left.rows, "stays", "stay"),
+                left.spool_dir,
+                left.target,
+                left.last_error
+                    .map(|e| format!(" (last error: {e})"))
+                    .unwrap_or_default()
+            );
+        }
         (
             self.counters.written.load(Ordering::Relaxed),
             self.sink.state(),
@@ -303,7 +197,7 @@ fn write_all(receiver: &Receiver<Entry>, shared: &Shared) {
                 stats.record(row);
             }
         }
-        match shared.sink.write_batch(&batch) {
+        match shared.sink.batch(&batch) {
             Ok(()) => {
                 shared
                     .counters
@@ -333,7 +227,11 @@ mod tests {
     }
 
     impl Sink for Gated {
-        fn write_batch(&self, rows: &[Entry]) -> Result<()> {
+        fn record(&self, row: &Entry) -> crate::error::Result<()> {
+            self.batch(std::slice::from_ref(row))
+        }
+
+        fn batch(&self, rows: &[Entry]) -> crate::error::Result<()> {
             let mut open = self.open.lock().unwrap();
             while !*open {
                 open = self.opened.wait(open).unwrap();
@@ -342,7 +240,7 @@ mod tests {
             Ok(())
         }
 
-        fn spill(&self, row: &Entry) -> Result<()> {
+        fn spill(&self, row: &Entry) -> crate::error::Result<()> {
             self.spilled.lock().unwrap().push(row.model.clone());
             Ok(())
         }

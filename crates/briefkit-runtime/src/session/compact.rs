@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::log::{Entry, Event, Kind};
 use super::model::ModelChoice;
-use super::render::{entry_line, entry_text};
+use super::render::{entry_line, entry_text, framework_entry};
 use super::schema::Violation;
 use super::{Session, envelope};
 use crate::brief::Brief;
@@ -306,20 +306,8 @@ impl Session {
                 .collect::<Vec<_>>()
                 .join("\n");
             let make = |kind: Kind, offset: u64, text: String| {
-                let mut entry = Entry {
-                    id: current.next_id(kind, offset),
-                    kind,
-                    text,
-                    tokens: 0,
-                    name: None,
-                    call: None,
-                    group: None,
-                    source: None,
-                    op: op.map(str::to_string),
-                    over_budget: false,
-                };
-                entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
-                entry
+                let id = current.next_id(kind, offset);
+                framework_entry(id, kind, text, op.map(str::to_string), encoding)
             };
             let state_entry = make(
                 Kind::State,

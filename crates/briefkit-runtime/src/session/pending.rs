@@ -17,6 +17,7 @@ use super::journal::Journal;
 use super::log::{Event, GateRecord};
 use super::model::ModelChoice;
 use super::ops::{GATE_SOURCE, GateReport, GateRequest, NewEntry, now};
+use super::state::Operation;
 use super::subagent::{SubagentOutcome, SubagentReport, SubagentRequest, SubagentWaiting};
 use super::tool_exec::{ToolExec, ToolOutput};
 use super::turn::{PendingCall, TurnOutcome, TurnReport, TurnRequest};
@@ -131,12 +132,7 @@ impl Session {
         request: &ResumeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ResumeReport> {
-        let state = self.state()?;
-        let found = state
-            .operation(op)
-            .filter(|o| o.state == "pending")
-            .cloned()
-            .ok_or_else(|| not_pending(op))?;
+        let found = self.pending_operation(op)?;
         let report = |outcome, gate: GateReport| ResumeReport {
             operation_id: op.to_string(),
             kind: found.kind.clone(),
@@ -270,12 +266,7 @@ impl Session {
     /// Closes pending operation `op`: it is no longer pending, and a call it held back that
     /// is still open is answered with a result saying so.
     pub fn cancel(&self, op: &str) -> Result<CancelReport> {
-        let state = self.state()?;
-        let found = state
-            .operation(op)
-            .filter(|o| o.state == "pending")
-            .cloned()
-            .ok_or_else(|| not_pending(op))?;
+        let found = self.pending_operation(op)?;
         let vars = self.config.vars.clone();
         let record = GateRecord {
             op: op.to_string(),
@@ -313,6 +304,17 @@ impl Session {
             call: found.call,
             result_id,
         })
+    }
+}
+
+impl Session {
+    /// The session's operation `op`, refused unless it is pending.
+    fn pending_operation(&self, op: &str) -> Result<Operation> {
+        self.state()?
+            .operation(op)
+            .filter(|o| o.state == "pending")
+            .cloned()
+            .ok_or_else(|| not_pending(op))
     }
 }
 

@@ -11,7 +11,7 @@ use super::cache::Cache;
 use super::flow;
 use super::log::{Entry, Event, Kind};
 use super::ops::{call_of, check_answerable, now};
-use super::render::entry_text;
+use super::render::{entry_text, framework_entry};
 use super::state::{State, is_tier2_id};
 use crate::brief::Tier;
 use crate::error::{Error, Result, Topic};
@@ -112,20 +112,8 @@ impl Session {
                 .filter(|e| set.contains(e.id.as_str()))
                 .collect();
             let summary_entry = summary.map(|text| {
-                let mut entry = Entry {
-                    id: state.next_id(Kind::Summary, 0),
-                    kind: Kind::Summary,
-                    text: text.to_string(),
-                    tokens: 0,
-                    name: None,
-                    call: None,
-                    group: None,
-                    source: None,
-                    op: None,
-                    over_budget: false,
-                };
-                entry.tokens = tokens::count(encoding, &entry_text(&entry)) as u64;
-                entry
+                let id = state.next_id(Kind::Summary, 0);
+                framework_entry(id, Kind::Summary, text.to_string(), None, encoding)
             });
             let old: Vec<&Entry> = state.tier2().collect();
             let remaining: Vec<&Entry> = old

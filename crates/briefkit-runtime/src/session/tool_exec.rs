@@ -193,13 +193,7 @@ fn wait(child: &mut Child, timeout: Duration) -> Option<std::process::ExitStatus
 }
 
 fn kill_group(child: &Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) with the negative id of the group the child leads (set by
-        // `process_group(0)`); it touches no memory of ours.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
+    crate::sys::kill_process_group(child);
 }
 
 /// The last `max` bytes of `text`, on a character boundary.

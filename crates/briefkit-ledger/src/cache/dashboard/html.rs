@@ -56,6 +56,11 @@ pub fn file_csp() -> String {
     )
 }
 
+// Why no template engine (maud, askama): every output byte of `brief usage --html` is kept,
+// and maud would change them (no newlines between elements, quotes in text written as
+// `&quot;`). Instead nothing reaches the markup but through the two functions below, text
+// or attribute, in this one file; `page` is the only way in.
+
 /// Text as HTML: `& < >` escaped (quotes are text between tags).
 fn text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

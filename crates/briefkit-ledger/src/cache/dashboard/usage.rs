@@ -14,7 +14,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::cache::ledger::Entry;
-use crate::cache::ledger::summary::{Group, GroupBy, Prices, Summary, Totals};
+use crate::cache::ledger::summary::{Group, GroupBy, Prices, Summary, Totals, cost_figure};
 use crate::numbers::thousands;
 
 use super::chart::{self, Point};
@@ -253,8 +253,9 @@ pub fn figures(t: &Totals) -> Figures {
         output_tokens: t.output_tokens,
         cached_share: t.cached_share(),
         drifted: t.drifted,
-        cost: priced.then(|| t.cost()),
-        savings: priced.then(|| t.savings()),
+        cost: priced.then(|| cost_figure(t.cost_units)),
+        savings: priced
+            .then(|| cost_figure(t.cost_without_cache_units.saturating_sub(t.cost_units))),
         first_seen: t.first_seen.clone(),
         last_seen: t.last_seen.clone(),
     }

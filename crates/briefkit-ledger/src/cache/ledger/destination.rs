@@ -129,17 +129,15 @@ impl Destination {
     pub fn check(&self) -> Result<()> {
         match self {
             Destination::File(path) => super::check_path(path),
-            Destination::ClickHouse(target) => clickhouse::check(target),
+            Destination::ClickHouse(_) => self.open().map(|_| ()),
         }
     }
 
-    /// Records one row: appended to the file, or made durable in the spool and handed to
-    /// this process's background writer for ClickHouse (never waiting for ClickHouse).
+    /// Records one row through its [`Sink`](super::sink::Sink): appended to the file, or
+    /// made durable in the spool and handed to this process's background writer for
+    /// ClickHouse (never waiting for ClickHouse).
     pub fn record(&self, entry: &Entry) -> Result<()> {
-        match self {
-            Destination::File(path) => super::append(path, entry),
-            Destination::ClickHouse(target) => clickhouse::record(target, entry),
-        }
+        self.open()?.record(entry)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod clickhouse;
 mod destination;
 pub mod prices;
 mod read;
+pub mod sink;
 pub mod summary;
 
 pub use append::{Appender, append};
@@ -19,6 +20,7 @@ pub use destination::{Destination, FORMAT_VAR, Format, default_file, new_default
 pub use read::{
     LEDGER_LINE, MAX_WARNINGS, Warning, implausible, parse, read, read_each, read_numbered,
 };
+pub use sink::{ClickHouseSink, FileSink, Sink};
 
 use std::fs;
 use std::io::Read;
@@ -123,6 +125,16 @@ pub struct Entry {
     /// fleet's proxies apart. `null` in rows written before it was recorded.
     #[serde(default)]
     pub host: Option<String>,
+    /// Prices per million tokens the recording process was told for this call (`brief
+    /// proxy --price-input`, `--price-cached`, `--price-output`), so `brief usage` prices
+    /// the row as the proxy's dashboard did; `null` when none was given (then the brief's
+    /// `pricing` or the list price apply, as everywhere).
+    #[serde(default)]
+    pub price_input_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_cached_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_output_per_mtok: Option<f64>,
 }
 
 /// The name rows record as their `host`: `BRIEF_HOST` when set (a container's hostname is
@@ -133,23 +145,11 @@ pub fn host() -> Option<String> {
         let name = std::env::var("BRIEF_HOST")
             .ok()
             .filter(|v| !v.trim().is_empty())
-            .or_else(system_host_name)?;
+            .or_else(crate::sys::host_name)?;
         // The name comes from the environment: one printable line, of a sane length.
         Some(crate::text::sanitize::one_line(name.trim(), 255))
     })
     .clone()
-}
-
-fn system_host_name() -> Option<String> {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return None;
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).into_owned();
-    (!name.is_empty()).then_some(name)
 }
 
 /// Where a long-running process's rows stand in their store, as `/stats` shows it under
@@ -225,6 +225,9 @@ impl Entry {
             reasoning_tokens: None,
             drift_offset: None,
             host: host(),
+            price_input_per_mtok: None,
+            price_cached_per_mtok: None,
+            price_output_per_mtok: None,
         }
     }
 

@@ -34,6 +34,20 @@ pub fn implausible(entry: &Entry) -> Option<String> {
             ));
         }
     }
+    // A price no model has (negative, or past the manifest's own cap) would turn every sum
+    // it reaches into nonsense, as a corrupt token count would.
+    use crate::brief::MAX_PRICE_PER_MTOK;
+    for (name, value) in [
+        ("price_input_per_mtok", entry.price_input_per_mtok),
+        ("price_cached_per_mtok", entry.price_cached_per_mtok),
+        ("price_output_per_mtok", entry.price_output_per_mtok),
+    ] {
+        if let Some(value) = value.filter(|v| !(0.0..=MAX_PRICE_PER_MTOK).contains(v)) {
+            return Some(format!(
+                "{name} ({value}) is not a price per million tokens from 0 to {MAX_PRICE_PER_MTOK}"
+            ));
+        }
+    }
     let input = entry.input_tokens.unwrap_or(0);
     let part = entry
         .cached_input_tokens

@@ -88,8 +88,8 @@ pub fn report(request: UsageRequest) -> Result<UsageReport> {
             }
             // Summed by SQL in the server; one row per group and price comes back.
             let client = clickhouse::http::Client::new(target).map_err(|f| f.into_error())?;
-            let found = clickhouse::usage::summarise(&client, by, since_ms, |p, m, d| {
-                resolver.prices_for(p, m, d)
+            let found = clickhouse::usage::summarise(&client, by, since_ms, |p, m, d, row| {
+                resolver.prices_for(p, m, d, row)
             })?;
             let mut warnings = Vec::new();
             if found.implausible > 0 {

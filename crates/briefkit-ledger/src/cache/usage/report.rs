@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use crate::cache::ledger::Warning;
-use crate::cache::ledger::summary::{Group, GroupBy, Totals};
+use crate::cache::ledger::summary::{Group, GroupBy, Totals, cost_figure};
 
 /// What [`super::report`] found.
 #[derive(Debug, Clone)]
@@ -83,8 +83,9 @@ impl<'a> TotalsJson<'a> {
             calls_without_cache_field: t.calls_without_cache_field,
             calls_with_usage: t.calls_with_usage,
             priced_calls: t.priced_calls,
-            cost: priced.then(|| round(t.cost(), 6)),
-            savings: priced.then(|| round(t.savings(), 6)),
+            cost: priced.then(|| cost_figure(t.cost_units)),
+            savings: priced
+                .then(|| cost_figure(t.cost_without_cache_units.saturating_sub(t.cost_units))),
             first_seen: t.first_seen.as_deref(),
             last_seen: t.last_seen.as_deref(),
             drift_compared: t.drift_compared,

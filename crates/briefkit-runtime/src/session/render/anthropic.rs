@@ -122,21 +122,10 @@ fn count_breakpoints(value: &Value) -> usize {
 
 /// Every way `body` breaks the rules above.
 pub fn check(body: &Value) -> Vec<Violation> {
-    let mut out = Vec::new();
-    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
-        return vec![violation(
-            "/messages".into(),
-            "messages",
-            "must be a non-empty array".into(),
-        )];
+    let (messages, mut out) = match super::messages_of(body) {
+        Ok(found) => found,
+        Err(violations) => return violations,
     };
-    if messages.is_empty() {
-        out.push(violation(
-            "/messages".into(),
-            "messages",
-            "must not be empty".into(),
-        ));
-    }
     let breakpoints = count_breakpoints(body);
     if breakpoints > 4 {
         out.push(violation(

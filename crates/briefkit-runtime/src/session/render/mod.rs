@@ -49,6 +49,31 @@ pub enum Format {
     Text,
 }
 
+/// An entry the framework writes itself (no tool name, call, group or source), its
+/// tokens counted as the model sees it (with its visible id).
+pub(crate) fn framework_entry(
+    id: String,
+    kind: Kind,
+    text: String,
+    op: Option<String>,
+    encoding: crate::tokens::Encoding,
+) -> Entry {
+    let mut entry = Entry {
+        id,
+        kind,
+        text,
+        tokens: 0,
+        name: None,
+        call: None,
+        group: None,
+        source: None,
+        op,
+        over_budget: false,
+    };
+    entry.tokens = crate::tokens::count(encoding, &entry_text(&entry)) as u64;
+    entry
+}
+
 /// The text of an entry as the model reads it, its visible id first.
 pub fn entry_text(entry: &Entry) -> String {
     match entry.kind {
@@ -153,6 +178,24 @@ impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({}): {}", self.pointer, self.rule, self.message)
     }
+}
+
+/// The `messages` array of a Chat Completions or Anthropic body, with the violation of an
+/// empty one; `Err` when there is no array to check at all.
+pub(crate) fn messages_of(body: &Value) -> Result<(&Vec<Value>, Vec<Violation>), Vec<Violation>> {
+    let at = || "/messages".to_string();
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return Err(vec![violation(
+            at(),
+            "messages",
+            "must be a non-empty array".into(),
+        )]);
+    };
+    let mut out = Vec::new();
+    if messages.is_empty() {
+        out.push(violation(at(), "messages", "must not be empty".into()));
+    }
+    Ok((messages, out))
 }
 
 pub(crate) fn violation(pointer: String, rule: &'static str, message: String) -> Violation {

@@ -79,21 +79,10 @@ pub fn body(parts: &Parts) -> Value {
 
 /// Every way `body` breaks the rules above.
 pub fn check(body: &Value) -> Vec<Violation> {
-    let mut out = Vec::new();
-    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
-        return vec![violation(
-            "/messages".into(),
-            "messages",
-            "must be a non-empty array".into(),
-        )];
+    let (messages, mut out) = match super::messages_of(body) {
+        Ok(found) => found,
+        Err(violations) => return violations,
     };
-    if messages.is_empty() {
-        out.push(violation(
-            "/messages".into(),
-            "messages",
-            "must not be empty".into(),
-        ));
-    }
     let mut ids = HashSet::new();
     // Calls of the last assistant message still waiting for their tool message.
     let mut waiting: Vec<String> = Vec::new();

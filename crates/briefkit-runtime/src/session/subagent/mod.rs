@@ -210,11 +210,7 @@ impl Session {
         progress: &mut dyn FnMut(&str),
     ) -> Result<Value> {
         let args = call.arguments();
-        let Some(url) = args
-            .get("url")
-            .and_then(Value::as_str)
-            .filter(|u| !u.trim().is_empty())
-        else {
+        let Some(url) = text_argument(&args, "url") else {
             return Ok(failed("fetch_url needs a `url`".into(), Vec::new()));
         };
         let focus = args.get("focus").and_then(Value::as_str).unwrap_or("");
@@ -370,4 +366,11 @@ impl Session {
             }),
         })
     }
+}
+
+/// The argument `key` of a call when it is text that is not blank.
+pub(super) fn text_argument<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .filter(|text| !text.trim().is_empty())
 }

@@ -168,11 +168,7 @@ impl Session {
         progress: &mut dyn FnMut(&str),
     ) -> Result<Value> {
         let args = call.arguments();
-        let Some(query) = args
-            .get("query")
-            .and_then(Value::as_str)
-            .filter(|q| !q.trim().is_empty())
-        else {
+        let Some(query) = super::text_argument(&args, "query") else {
             return Ok(failed(
                 "web_search_agent needs a `query`".into(),
                 Vec::new(),

@@ -22,12 +22,11 @@ use super::journal::{Journal, Received};
 use super::log::{Entry, Event, Kind};
 use super::model::ModelChoice;
 use super::ops::{GateReport, GateRequest, PurgeReport};
-use super::render::{self, entry_text};
+use super::render;
 use super::subagent::SubagentRun;
 use super::{Notice, OpKind, Session};
 use crate::error::{Error, Result, Topic};
 use crate::provider::{CallOptions, Provider, Usage};
-use crate::tokens;
 use crate::wire::Wire;
 use crate::wire::prefix::StablePrefix;
 
@@ -346,19 +345,7 @@ impl Session {
         text: String,
         op: &str,
     ) -> Entry {
-        let mut entry = Entry {
-            id: state.next_id(kind, offset),
-            kind,
-            text,
-            tokens: 0,
-            name: None,
-            call: None,
-            group: None,
-            source: None,
-            op: (!op.is_empty()).then(|| op.to_string()),
-            over_budget: false,
-        };
-        entry.tokens = tokens::count(self.encoding, &entry_text(&entry)) as u64;
-        entry
+        let op = (!op.is_empty()).then(|| op.to_string());
+        render::framework_entry(state.next_id(kind, offset), kind, text, op, self.encoding)
     }
 }

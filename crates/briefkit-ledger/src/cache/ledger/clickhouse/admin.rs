@@ -285,7 +285,7 @@ impl FlushReport {
 
 /// Sends what this machine's spool holds for `target`, waiting up to `wait`.
 pub fn flush_spool(target: &Target, wait: Duration) -> Result<FlushReport> {
-    let state = super::flush(target, wait)?;
+    let state = crate::cache::ledger::sink::clickhouse(target)?.drain(wait);
     Ok(FlushReport {
         target: state.target,
         rows_sent: state.rows_stored,

@@ -53,6 +53,9 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("cache_write_1h_tokens", "Nullable(UInt64)"),
     ("reasoning_tokens", "Nullable(UInt64)"),
     ("host", "Nullable(String)"),
+    ("price_input_per_mtok", "Nullable(Float64)"),
+    ("price_cached_per_mtok", "Nullable(Float64)"),
+    ("price_output_per_mtok", "Nullable(Float64)"),
     ("event_id", "String"),
     ("batch_id", "String"),
 ];
@@ -123,6 +126,9 @@ struct Row<'a> {
     cache_write_1h_tokens: Option<u64>,
     reasoning_tokens: Option<u64>,
     host: &'a Option<String>,
+    price_input_per_mtok: Option<f64>,
+    price_cached_per_mtok: Option<f64>,
+    price_output_per_mtok: Option<f64>,
     event_id: &'a str,
     batch_id: &'a str,
 }
@@ -159,6 +165,9 @@ pub fn encode(entry: &Entry, event_id: &str, batch_id: &str, out: &mut Vec<u8>) 
         cache_write_1h_tokens: entry.cache_write_1h_tokens,
         reasoning_tokens: entry.reasoning_tokens,
         host: &entry.host,
+        price_input_per_mtok: entry.price_input_per_mtok,
+        price_cached_per_mtok: entry.price_cached_per_mtok,
+        price_output_per_mtok: entry.price_output_per_mtok,
         event_id,
         batch_id,
     };

@@ -12,6 +12,7 @@
 use serde::Deserialize;
 
 use super::http::Client;
+use crate::cache::ledger::prices::RowPrices;
 use crate::cache::ledger::summary::{GroupBy, Prices, Summary, Totals};
 use crate::error::Result;
 
@@ -37,16 +38,48 @@ fn key_sql(by: GroupBy) -> &'static str {
     }
 }
 
-fn plausible_sql() -> String {
+/// The rows a file's reader accepts (`ledger::implausible`): plausible token counts and
+/// prices; `prices` are the table's price columns (or `NULL` where an older table has none).
+fn plausible_sql(prices: &[String; 3]) -> String {
     let t = |c: &str| format!("ifNull({c}, 0)");
+    let max_price = crate::brief::MAX_PRICE_PER_MTOK;
+    let price = |c: &str| format!("(isNull({c}) OR ({c} >= 0 AND {c} <= {max_price}))");
     format!(
         "({i} <= {MAX_TOKENS} AND {c} <= {MAX_TOKENS} AND {w} <= {MAX_TOKENS} AND {o} <= {MAX_TOKENS} \
-         AND {c} + {w} <= {i})",
+         AND {c} + {w} <= {i} AND {pi} AND {pc} AND {po})",
         i = t("input_tokens"),
         c = t("cached_input_tokens"),
         w = t("cache_write_tokens"),
         o = t("output_tokens"),
+        pi = price(&prices[0]),
+        pc = price(&prices[1]),
+        po = price(&prices[2]),
     )
+}
+
+/// The row price columns as the table has them: a table made before rows carried prices
+/// reads as if every row's were `null`.
+fn price_columns(client: &Client) -> Result<[String; 3]> {
+    let target = client.target();
+    let have = client
+        .select(&format!(
+            "SELECT name FROM system.columns WHERE database = '{}' AND table = '{}' FORMAT TabSeparated",
+            escape(&target.database),
+            escape(&target.table)
+        ))
+        .map_err(|f| f.into_error())?;
+    let column = |name: &str| {
+        if have.lines().any(|l| l.trim() == name) {
+            name.to_string()
+        } else {
+            "CAST(NULL AS Nullable(Float64))".to_string()
+        }
+    };
+    Ok([
+        column("price_input_per_mtok"),
+        column("price_cached_per_mtok"),
+        column("price_output_per_mtok"),
+    ])
 }
 
 fn since_sql(since: Option<i64>) -> String {
@@ -67,6 +100,9 @@ struct SumsRow {
     provider: String,
     model: String,
     price_dir: Option<String>,
+    row_price_input: Option<f64>,
+    row_price_cached: Option<f64>,
+    row_price_output: Option<f64>,
     calls: u64,
     failed: u64,
     input_sum: u64,
@@ -146,12 +182,13 @@ pub fn summarise(
     client: &Client,
     by: GroupBy,
     since: Option<i64>,
-    mut prices: impl FnMut(&str, &str, Option<&str>) -> Option<Prices>,
+    mut prices: impl FnMut(&str, &str, Option<&str>, RowPrices) -> Option<Prices>,
 ) -> Result<Found> {
     let table = client.target().table_sql();
     let key = key_sql(by);
     let since = since_sql(since);
-    let plausible = plausible_sql();
+    let row_prices = price_columns(client)?;
+    let plausible = plausible_sql(&row_prices);
     let filter = format!("{since} AND {plausible}");
     let run = |sql: String| client.select(&sql).map_err(|f| f.into_error());
 
@@ -166,6 +203,7 @@ pub fn summarise(
     let sums = run(format!(
         "SELECT {key} AS group_key, provider, model, \
          ifNull(brief_dir, target_brief_dir) AS price_dir, \
+         {pi} AS row_price_input, {pc} AS row_price_cached, {po} AS row_price_output, \
          count() AS calls, countIf(status != 'ok') AS failed, \
          sum({i}) AS input_sum, sum(toFloat64({i})) AS input_f, \
          sum({c}) AS cached_sum, sum(toFloat64({c})) AS cached_f, \
@@ -184,12 +222,16 @@ pub fn summarise(
          countIf(drift_compared = 1 AND notEmpty(drifted_parts)) AS drifted, \
          toInt64(min({MS})) AS first_ms, toInt64(max({MS})) AS last_ms \
          FROM {table} FINAL WHERE {filter} \
-         GROUP BY group_key, provider, model, price_dir FORMAT JSONEachRow",
+         GROUP BY group_key, provider, model, price_dir, \
+         row_price_input, row_price_cached, row_price_output FORMAT JSONEachRow",
         i = n("input_tokens"),
         c = n("cached_input_tokens"),
         w = n("cache_write_tokens"),
         w1h = n("cache_write_1h_tokens"),
         o = n("output_tokens"),
+        pi = row_prices[0],
+        pc = row_prices[1],
+        po = row_prices[2],
     ))?;
     let mut summary = Summary::new(by);
     for row in lines::<SumsRow>(&sums)? {
@@ -210,7 +252,16 @@ pub fn summarise(
             ..Totals::default()
         };
         if row.with_usage > 0
-            && let Some(prices) = prices(&row.provider, &row.model, row.price_dir.as_deref())
+            && let Some(prices) = prices(
+                &row.provider,
+                &row.model,
+                row.price_dir.as_deref(),
+                RowPrices {
+                    input: row.row_price_input,
+                    cached: row.row_price_cached,
+                    output: row.row_price_output,
+                },
+            )
         {
             let (with, without) = prices.cost_units(
                 row.input_sum,

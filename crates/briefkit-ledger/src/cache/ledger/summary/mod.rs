@@ -65,6 +65,20 @@ pub struct Prices {
 /// and sums agree whatever order (or grouping, as SQL sums them) they are made in.
 pub const UNITS_PER_CURRENCY: f64 = 1e15;
 
+/// A sum of [`UNITS_PER_CURRENCY`] as every view shows it (`brief usage --json`, `/stats`,
+/// both dashboards): rounded to a millionth of the currency, half away from zero, in
+/// integers so that no view rounds differently from another.
+pub fn cost_figure(units: i128) -> f64 {
+    const PER_MILLIONTH: i128 = 1_000_000_000;
+    let half = PER_MILLIONTH / 2;
+    let millionths = if units >= 0 {
+        units.saturating_add(half) / PER_MILLIONTH
+    } else {
+        units.saturating_sub(half) / PER_MILLIONTH
+    };
+    millionths as f64 / 1e6
+}
+
 impl Prices {
     /// Cost of a call's usage, and what it would have cost with no cache at all. Of the
     /// `write` tokens, `write_1h` were written for an hour and are priced as such.

@@ -29,7 +29,6 @@ use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -66,10 +65,14 @@ fn io(path: &Path, err: &std::io::Error) -> Error {
     )
 }
 
+/// An exclusive lock on `file` (std's, which is `flock` on Unix, as the store's writer lock
+/// is): taken and held by the owner of a spool file; tried, not awaited, by a drainer.
 fn lock(file: &File, wait: bool) -> bool {
-    let flags = libc::LOCK_EX | if wait { 0 } else { libc::LOCK_NB };
-    // SAFETY: flock on a descriptor this process owns.
-    unsafe { libc::flock(file.as_raw_fd(), flags) == 0 }
+    if wait {
+        file.lock().is_ok()
+    } else {
+        file.try_lock().is_ok()
+    }
 }
 
 impl Spool {
