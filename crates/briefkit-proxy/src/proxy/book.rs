@@ -17,11 +17,10 @@
 //! without bound; the digest threads run at a lower CPU priority than the relaying ones, so
 //! on a busy machine bookkeeping yields to answers until the budget says it may not.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use bytes::Bytes;
@@ -42,6 +41,10 @@ pub const BUDGET_BYTES: usize = 64 << 20;
 
 /// The budget's unit: a request takes one permit per KiB (at least one).
 const PERMIT_BYTES: usize = 1024;
+
+/// Requests queued for digest before admitting one more wakes a digest thread even though
+/// no answer has been written since: under load the threads are kept busy in batches.
+const WAKE_AT_JOBS: usize = 32;
 
 /// The longest `model` kept in a row and a metric label; a longer one is cut (`…`).
 pub const MAX_MODEL_CHARS: usize = 256;
@@ -163,9 +166,71 @@ struct Shared {
     in_stage: AtomicU64,
 }
 
+/// Requests waiting for a digest thread. Admitting a request does not wake one (that
+/// would put a thread's wake-up in front of the call): a thread is woken after an answer
+/// has been written ([`Book::kick`]), or when the queue or the budget fills.
+#[derive(Default)]
+struct Jobs {
+    queue: Mutex<JobQueue>,
+    ready: Condvar,
+    /// Jobs in `queue`, read without its lock.
+    queued: AtomicU64,
+}
+
+#[derive(Default)]
+struct JobQueue {
+    jobs: VecDeque<Job>,
+    /// No more jobs come: the threads empty the queue and stop.
+    closed: bool,
+}
+
+impl Jobs {
+    fn push(&self, job: Job, wake: bool) {
+        let len = match self.queue.lock() {
+            Ok(mut queue) => {
+                queue.jobs.push_back(job);
+                queue.jobs.len()
+            }
+            Err(_) => return,
+        };
+        self.queued.fetch_add(1, Ordering::Release);
+        if wake || len >= WAKE_AT_JOBS {
+            self.ready.notify_one();
+        }
+    }
+
+    fn wake(&self) {
+        if self.queued.load(Ordering::Acquire) > 0 {
+            self.ready.notify_one();
+        }
+    }
+
+    /// The next job; `None` once the queue is closed and empty.
+    fn next(&self) -> Option<Job> {
+        let mut queue = self.queue.lock().ok()?;
+        loop {
+            if let Some(job) = queue.jobs.pop_front() {
+                self.queued.fetch_sub(1, Ordering::Release);
+                return Some(job);
+            }
+            if queue.closed {
+                return None;
+            }
+            queue = self.ready.wait(queue).ok()?;
+        }
+    }
+
+    fn close(&self) {
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.closed = true;
+        }
+        self.ready.notify_all();
+    }
+}
+
 /// The admission side, held by the server.
 pub struct Book {
-    jobs: Sender<Job>,
+    jobs: Arc<Jobs>,
     budget: Arc<Semaphore>,
     next_seq: AtomicU64,
     shared: Arc<Shared>,
@@ -190,8 +255,7 @@ pub fn start(rows: Rows, recent: Arc<Mutex<Recent>>) -> (Book, Digesters) {
     let threads = std::thread::available_parallelism()
         .map_or(2, usize::from)
         .clamp(1, 4);
-    let (sender, receiver) = channel::<Job>();
-    let receiver = Arc::new(Mutex::new(receiver));
+    let jobs = Arc::new(Jobs::default());
     let shared = Arc::new(Shared {
         order: Mutex::new(Order::default()),
         heads: Mutex::new(HeadCache::default()),
@@ -201,15 +265,15 @@ pub fn start(rows: Rows, recent: Arc<Mutex<Recent>>) -> (Book, Digesters) {
     });
     let threads = (0..threads)
         .map(|i| {
-            let (receiver, shared) = (Arc::clone(&receiver), Arc::clone(&shared));
+            let (jobs, shared) = (Arc::clone(&jobs), Arc::clone(&shared));
             std::thread::Builder::new()
                 .name(format!("brief-proxy-digest-{i}"))
-                .spawn(move || digest_all(&receiver, &shared))
+                .spawn(move || digest_all(&jobs, &shared))
                 .expect("a thread can be started")
         })
         .collect();
     let book = Book {
-        jobs: sender,
+        jobs,
         budget: Arc::new(Semaphore::new(BUDGET_BYTES / PERMIT_BYTES)),
         next_seq: AtomicU64::new(0),
         shared,
@@ -243,15 +307,16 @@ impl Book {
             permit,
         };
         self.shared.in_stage.fetch_add(1, Ordering::Relaxed);
-        if let Err(returned) = self.jobs.send(job) {
-            // No digest thread is left (they only stop at the end): settle it here.
-            let job = returned.0;
-            let digested =
-                self.shared
-                    .digest(&job.body, &job.who, job.path_model, job.pending, job.permit);
-            self.shared.arrived(job.seq, digested);
-        }
+        // Half the budget taken: the threads are behind, wake one now.
+        let behind = self.budget.available_permits() < BUDGET_BYTES / PERMIT_BYTES / 2;
+        self.jobs.push(job, behind);
         pending
+    }
+
+    /// Wakes a digest thread if requests are waiting: called once a call's answer has been
+    /// written, so the thread runs beside the next call, not in front of this one.
+    pub fn kick(&self) {
+        self.jobs.wake();
     }
 
     pub fn rows(&self) -> &Rows {
@@ -277,14 +342,15 @@ impl Book {
     }
 }
 
-fn digest_all(receiver: &Mutex<Receiver<Job>>, shared: &Shared) {
+impl Drop for Book {
+    fn drop(&mut self) {
+        self.jobs.close();
+    }
+}
+
+fn digest_all(jobs: &Jobs, shared: &Shared) {
     lower_priority();
-    loop {
-        let job = match receiver.lock() {
-            Ok(receiver) => receiver.recv(),
-            Err(_) => return,
-        };
-        let Ok(job) = job else { return };
+    while let Some(job) = jobs.next() {
         let Job {
             seq,
             pending,

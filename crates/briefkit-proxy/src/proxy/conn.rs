@@ -13,7 +13,8 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -135,20 +136,83 @@ async fn refuse(mut stream: TcpStream, cap: usize) {
     .await;
 }
 
+/// Work a call leaves to its connection, to run once the bytes queued before it have been
+/// written to the client: a call's bookkeeping (its row, waking the digest threads) is
+/// known just before its answer's last bytes go out, and doing it there would put it in
+/// front of them (hyper drops a finished body before it flushes).
+#[derive(Default)]
+pub struct AfterWrite {
+    /// Something is waiting: a write checks this alone.
+    waiting: AtomicBool,
+    state: Mutex<AfterState>,
+}
+
+#[derive(Default)]
+struct AfterState {
+    /// The connection is gone: work runs at once.
+    closed: bool,
+    work: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+impl AfterWrite {
+    /// Runs `work` after the connection's next write (at once if it has closed; when the
+    /// connection closes, whatever is left).
+    pub fn defer(&self, work: Box<dyn FnOnce() + Send>) {
+        let Ok(mut state) = self.state.lock() else {
+            return work();
+        };
+        if state.closed {
+            drop(state);
+            return work();
+        }
+        state.work.push(work);
+        self.waiting.store(true, Ordering::Release);
+    }
+
+    fn run(&self) {
+        if !self.waiting.swap(false, Ordering::Acquire) {
+            return;
+        }
+        let work = match self.state.lock() {
+            Ok(mut state) => std::mem::take(&mut state.work),
+            Err(_) => return,
+        };
+        for work in work {
+            work();
+        }
+    }
+
+    fn close(&self) {
+        let work = match self.state.lock() {
+            Ok(mut state) => {
+                state.closed = true;
+                std::mem::take(&mut state.work)
+            }
+            Err(_) => return,
+        };
+        for work in work {
+            work();
+        }
+    }
+}
+
 /// A client connection that fails a write which could not make progress for `limit`: a
 /// client that stops reading its answer gives up its connection instead of holding it.
+/// After each write it runs what its calls left to do ([`AfterWrite`]).
 pub struct Stalls {
     inner: TcpStream,
     limit: Duration,
     stalled: Option<Pin<Box<Sleep>>>,
+    after: Arc<AfterWrite>,
 }
 
 impl Stalls {
-    pub fn new(inner: TcpStream, limit: Duration) -> Stalls {
+    pub fn new(inner: TcpStream, limit: Duration, after: Arc<AfterWrite>) -> Stalls {
         Stalls {
             inner,
             limit,
             stalled: None,
+            after,
         }
     }
 
@@ -159,6 +223,7 @@ impl Stalls {
     ) -> Poll<io::Result<T>> {
         if polled.is_ready() {
             self.stalled = None;
+            self.after.run();
             return polled;
         }
         let limit = self.limit;
@@ -214,6 +279,12 @@ impl AsyncWrite for Stalls {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+impl Drop for Stalls {
+    fn drop(&mut self) {
+        self.after.close();
     }
 }
 

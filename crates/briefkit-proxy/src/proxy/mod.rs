@@ -185,7 +185,11 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     let openai = upstream::Upstream::new(config.openai_upstream, Wire::OpenAi);
     let anthropic = upstream::Upstream::new(config.anthropic_upstream, Wire::Anthropic);
     let gemini = upstream::Upstream::new(config.gemini_upstream, Wire::Gemini);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // One thread relays every connection: relaying is cheap next to a model's answer, and
+    // with two runtime workers each call woke both (a paced call cost twice the switches
+    // and more CPU; BENCHMARKS.md, "Proxy: per wire, paced"). The digest threads and the
+    // ledger writer keep the bookkeeping off it.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .thread_name("brief-proxy")
         .build()
@@ -316,11 +320,13 @@ async fn serve(listener: tokio::net::TcpListener, app: Arc<App>, limits: Limits)
             let _ = stream.set_nodelay(true);
             let app = Arc::clone(&app);
             let idle = app.client_idle_timeout;
+            let after = Arc::new(conn::AfterWrite::default());
+            let io = TokioIo::new(conn::Stalls::new(stream, idle, Arc::clone(&after)));
             let service = service_fn(move |request| {
                 let app = Arc::clone(&app);
-                async move { Ok::<_, Infallible>(route(app, request).await) }
+                let after = Arc::clone(&after);
+                async move { Ok::<_, Infallible>(route(app, request, after).await) }
             });
-            let io = TokioIo::new(conn::Stalls::new(stream, idle));
             let connection = graceful.watch(http.serve_connection(io, service));
             tokio::spawn(async move {
                 let _ = connection.await;
@@ -373,7 +379,11 @@ impl Signals {
     }
 }
 
-async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody> {
+async fn route(
+    app: Arc<App>,
+    request: Request<Incoming>,
+    after: Arc<conn::AfterWrite>,
+) -> Response<ProxyBody> {
     // The dashboard and the figures first (GET /, /stats, /metrics, under its Host rule).
     if let Some(page) = dashboard::route(&app, &request) {
         return page;
@@ -396,7 +406,7 @@ async fn route(app: Arc<App>, request: Request<Incoming>) -> Response<ProxyBody>
         return refused;
     }
     match route {
-        routes::Route::Call { wire, model } => model_call(app, wire, model, request).await,
+        routes::Route::Call { wire, model } => model_call(app, wire, model, request, after).await,
         routes::Route::Relay { wire, quiet } => {
             if !quiet {
                 app.warned
@@ -412,13 +422,22 @@ async fn model_call(
     wire: Wire,
     path_model: Option<String>,
     request: Request<Incoming>,
+    after: Arc<conn::AfterWrite>,
 ) -> Response<ProxyBody> {
     let (parts, body) = request.into_parts();
     let body = match read_body(body, MAX_BODY_BYTES, app.client_idle_timeout).await {
         Ok(body) => body,
         Err(err) => return reply::body_error(wire, &err),
     };
-    relay::call(app, wire, path_model, Request::from_parts(parts, ()), body).await
+    relay::call(
+        app,
+        wire,
+        path_model,
+        Request::from_parts(parts, ()),
+        body,
+        after,
+    )
+    .await
 }
 
 /// Why a request body was not read.

@@ -23,7 +23,8 @@ use tokio::time::Sleep;
 
 use crate::cache::ledger::Entry;
 
-use super::book::{Meta, Pending};
+use super::book::{MakeRow, Meta, Pending};
+use super::conn::AfterWrite;
 use super::meter::Meter;
 use super::{App, BoxError, ProxyBody, reply};
 use crate::call_status::CallStatus;
@@ -51,99 +52,153 @@ struct Call {
     pending: Arc<Pending>,
     http_status: Option<StatusCode>,
     done: bool,
+    /// The client connection, which hands the row over once the answer's bytes are out.
+    after: Arc<AfterWrite>,
 }
 
 impl Call {
-    /// Settles how the call went from what is at hand, and hands the rest of the row (the
-    /// request's session and drift, worked out beside the call) over: nothing here waits,
-    /// so the client's last byte goes out at once.
-    fn end(&mut self, ending: Ending, meter: Option<&Meter>) {
+    /// Notes when the call ended and hands the rest over to run once the connection has
+    /// written what it has (the answer's last bytes): reading the answer's usage (a whole
+    /// JSON answer is parsed here), settling how the call went, and the row, whose request
+    /// half (session, drift) is worked out beside the call. Nothing here waits, and nothing
+    /// of it comes before the client's last byte.
+    fn end(&mut self, ending: Ending, meter: Option<Meter>) {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
         let latency_ms = self.started.elapsed().as_millis() as u64;
         // The row says when the call finished, not when its request's digest caught up.
         let finished = crate::clock::now_ms();
-        let usage = meter.and_then(Meter::usage);
-        let complete = meter.is_some_and(Meter::complete);
-        // An error the answer itself carried explains how it ended (an SDK that reads an
-        // error event closes the connection, so a dropped or broken stream often follows).
-        let carried_error = meter.and_then(Meter::error).is_some();
-        // An answer the meter could not read (an encoding it does not decode, an event
-        // past its bound) cannot be judged: it is recorded `ok` with why usage is missing,
-        // never a failure, unless the upstream itself broke or went silent.
-        let unread = meter.and_then(Meter::blind).is_some();
-        let failure: Option<(CallStatus, String)> = match ending {
-            Ending::Failed { status, message } => Some((status, message)),
-            _ if complete || carried_error => None,
-            Ending::Ended | Ending::Dropped if unread && !self.app.cut_off() => None,
-            Ending::Ended => Some((
-                CallStatus::TruncatedStream,
-                "the stream ended before its end marker".into(),
-            )),
-            Ending::Broken(why) => Some((
-                CallStatus::TruncatedStream,
-                format!("the upstream connection broke mid-answer: {why}"),
-            )),
-            Ending::Idle => Some((
-                CallStatus::Timeout,
-                format!(
-                    "the upstream sent nothing for {}",
-                    crate::clock::format_duration(self.app.timeout)
-                ),
-            )),
-            Ending::Dropped if self.app.cut_off() => Some((
-                CallStatus::Cancelled,
-                "the proxy stopped (its shutdown deadline passed) before the answer ended".into(),
-            )),
-            Ending::Dropped => Some((
-                CallStatus::ClientDisconnected,
-                "the client closed the connection before the answer ended".into(),
-            )),
-        };
-        let failure = failure.or_else(|| {
-            let status = self.http_status.filter(|s| !s.is_success())?;
-            let message = meter
-                .and_then(Meter::error)
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
-            Some((CallStatus::Http(status.as_u16()), message))
-        });
-        let failure = failure.or_else(|| {
-            let error = meter.and_then(Meter::error)?;
-            Some((CallStatus::StreamError, error.to_string()))
-        });
-        let blind = meter.and_then(Meter::blind).map(str::to_string);
+        let cut_off = self.app.cut_off();
+        let timeout = self.app.timeout;
+        let http_status = self.http_status;
         let wire = self.wire;
         let prices = self.app.prices;
-        let make = move |meta: &Meta| {
-            let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
-            prices.stamp(&mut entry);
-            entry.time = crate::clock::format_rfc3339(finished);
-            entry.session = Some(meta.session.clone());
-            entry.prefix_hash = meta.analysis.prefix_hash.clone();
-            entry.drifted_parts = meta.analysis.drifted_parts.clone();
-            entry.drift_offset = meta.analysis.drift.as_ref().and_then(|d| d.offset);
-            entry.latency_ms = latency_ms;
-            if let Some(usage) = usage {
-                entry.input_tokens = Some(usage.input_tokens);
-                entry.cached_input_tokens = usage.cached_input_tokens;
-                entry.cache_write_tokens = usage.cache_write_tokens;
-                entry.output_tokens = Some(usage.output_tokens);
-                entry.cache_write_5m_tokens = usage.cache_write_5m_tokens;
-                entry.cache_write_1h_tokens = usage.cache_write_1h_tokens;
-                entry.reasoning_tokens = usage.reasoning_tokens;
+        let pending = Arc::clone(&self.pending);
+        let app = Arc::clone(&self.app);
+        self.after.defer(Box::new(move || {
+            let mut meter = meter;
+            if let (Some(meter), Ending::Ended) = (meter.as_mut(), &ending) {
+                meter.end();
             }
-            if let Some((status, message)) = failure {
-                entry.status = status;
-                entry.error = Some(meta.redactor.redact(&message));
-            } else if let Some(why) = blind {
-                entry.error = Some(meta.redactor.redact(&why));
-            }
-            entry
-        };
-        self.pending.ended(Box::new(make), self.app.book.outlet());
+            let make = settle(
+                ending,
+                meter.as_ref(),
+                Settled {
+                    wire,
+                    prices,
+                    latency_ms,
+                    finished,
+                    cut_off,
+                    timeout,
+                    http_status,
+                },
+            );
+            pending.ended(make, app.book.outlet());
+            app.book.kick();
+        }));
     }
+}
+
+/// What [`settle`] needs to know of a call besides its ending and its meter.
+struct Settled {
+    wire: Wire,
+    prices: super::PriceFlags,
+    latency_ms: u64,
+    finished: i64,
+    /// The proxy's shutdown deadline had passed when the call ended.
+    cut_off: bool,
+    timeout: Duration,
+    http_status: Option<StatusCode>,
+}
+
+/// How the call went, from its ending and what the meter read; the row maker.
+fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
+    let Settled {
+        wire,
+        prices,
+        latency_ms,
+        finished,
+        cut_off,
+        timeout,
+        http_status,
+    } = call;
+    let usage = meter.and_then(Meter::usage);
+    let complete = meter.is_some_and(Meter::complete);
+    // An error the answer itself carried explains how it ended (an SDK that reads an
+    // error event closes the connection, so a dropped or broken stream often follows).
+    let carried_error = meter.and_then(Meter::error).is_some();
+    // An answer the meter could not read (an encoding it does not decode, an event
+    // past its bound) cannot be judged: it is recorded `ok` with why usage is missing,
+    // never a failure, unless the upstream itself broke or went silent.
+    let unread = meter.and_then(Meter::blind).is_some();
+    let failure: Option<(CallStatus, String)> = match ending {
+        Ending::Failed { status, message } => Some((status, message)),
+        _ if complete || carried_error => None,
+        Ending::Ended | Ending::Dropped if unread && !cut_off => None,
+        Ending::Ended => Some((
+            CallStatus::TruncatedStream,
+            "the stream ended before its end marker".into(),
+        )),
+        Ending::Broken(why) => Some((
+            CallStatus::TruncatedStream,
+            format!("the upstream connection broke mid-answer: {why}"),
+        )),
+        Ending::Idle => Some((
+            CallStatus::Timeout,
+            format!(
+                "the upstream sent nothing for {}",
+                crate::clock::format_duration(timeout)
+            ),
+        )),
+        Ending::Dropped if cut_off => Some((
+            CallStatus::Cancelled,
+            "the proxy stopped (its shutdown deadline passed) before the answer ended".into(),
+        )),
+        Ending::Dropped => Some((
+            CallStatus::ClientDisconnected,
+            "the client closed the connection before the answer ended".into(),
+        )),
+    };
+    let failure = failure.or_else(|| {
+        let status = http_status.filter(|s| !s.is_success())?;
+        let message = meter
+            .and_then(Meter::error)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
+        Some((CallStatus::Http(status.as_u16()), message))
+    });
+    let failure = failure.or_else(|| {
+        let error = meter.and_then(Meter::error)?;
+        Some((CallStatus::StreamError, error.to_string()))
+    });
+    let blind = meter.and_then(Meter::blind).map(str::to_string);
+    Box::new(move |meta: &Meta| {
+        let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
+        prices.stamp(&mut entry);
+        entry.time = crate::clock::format_rfc3339(finished);
+        entry.session = Some(meta.session.clone());
+        entry.prefix_hash = meta.analysis.prefix_hash.clone();
+        entry.drifted_parts = meta.analysis.drifted_parts.clone();
+        entry.drift_offset = meta.analysis.drift.as_ref().and_then(|d| d.offset);
+        entry.latency_ms = latency_ms;
+        if let Some(usage) = usage {
+            entry.input_tokens = Some(usage.input_tokens);
+            entry.cached_input_tokens = usage.cached_input_tokens;
+            entry.cache_write_tokens = usage.cache_write_tokens;
+            entry.output_tokens = Some(usage.output_tokens);
+            entry.cache_write_5m_tokens = usage.cache_write_5m_tokens;
+            entry.cache_write_1h_tokens = usage.cache_write_1h_tokens;
+            entry.reasoning_tokens = usage.reasoning_tokens;
+        }
+        if let Some((status, message)) = failure {
+            entry.status = status;
+            entry.error = Some(meta.redactor.redact(&message));
+        } else if let Some(why) = blind {
+            entry.error = Some(meta.redactor.redact(&why));
+        }
+        entry
+    })
 }
 
 impl Drop for Call {
@@ -160,6 +215,7 @@ pub async fn call(
     path_model: Option<String>,
     request: Request<()>,
     body: Bytes,
+    after: Arc<AfterWrite>,
 ) -> Response<ProxyBody> {
     let started = Instant::now();
     let (mut parts, _) = request.into_parts();
@@ -174,6 +230,7 @@ pub async fn call(
         pending,
         http_status: None,
         done: false,
+        after,
     };
     let upstream = app.upstream(wire);
     let path = parts
@@ -240,7 +297,7 @@ pub async fn call(
     let idle = app.timeout;
     let relay = Relay {
         inner: incoming,
-        meter,
+        meter: Some(meter),
         call: Some(call),
         idle,
         sleep: Box::pin(tokio::time::sleep(idle)),
@@ -330,7 +387,8 @@ fn describe(err: &hyper_util::client::legacy::Error, upstream: &str) -> (CallSta
 /// The answer's body on its way to the client, read by the meter as it passes.
 struct Relay {
     inner: Incoming,
-    meter: Meter,
+    /// Taken by the call when it ends.
+    meter: Option<Meter>,
     call: Option<Call>,
     idle: Duration,
     sleep: Pin<Box<Sleep>>,
@@ -339,7 +397,7 @@ struct Relay {
 impl Relay {
     fn end(&mut self, ending: Ending) {
         if let Some(mut call) = self.call.take() {
-            call.end(ending, Some(&self.meter));
+            call.end(ending, self.meter.take());
         }
     }
 }
@@ -355,8 +413,8 @@ impl Body for Relay {
         let this = self.get_mut();
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
-                if let Some(data) = frame.data_ref() {
-                    this.meter.feed(data);
+                if let (Some(data), Some(meter)) = (frame.data_ref(), this.meter.as_mut()) {
+                    meter.feed(data);
                 }
                 let deadline = tokio::time::Instant::now() + this.idle;
                 this.sleep.as_mut().reset(deadline);
@@ -367,7 +425,7 @@ impl Body for Relay {
                 Poll::Ready(Some(Err(err.into())))
             }
             Poll::Ready(None) => {
-                this.meter.end();
+                // The meter reads the answer's end once the last bytes are out (`Call::end`).
                 this.end(Ending::Ended);
                 Poll::Ready(None)
             }
@@ -394,8 +452,8 @@ impl Drop for Relay {
     fn drop(&mut self) {
         if self.call.is_some() {
             if self.inner.is_end_stream() {
-                // An empty body hyper never needed to poll.
-                self.meter.end();
+                // An empty body hyper never needed to poll, or one hyper saw end with its
+                // last frame.
                 self.end(Ending::Ended);
             } else {
                 self.end(Ending::Dropped);
