@@ -171,6 +171,15 @@ const CASES: &[Case] = &[
         "Retry failed upload at most 5 times.",
         FlaggedFact("3"),
     ),
+    // A script without spaces between words is read a character at a time (regression:
+    // a whole Chinese sentence or list lead-in was one word, so any rewording of it read
+    // as "no counterpart" and a lead-in ending in a full-width colon read as a rule).
+    case(
+        "a Chinese rule reworded tersely",
+        "## 规则\n\n1. **部署前检查**：\n   - 每次发布之前，必须先运行全部的单元测试。\n   - 发布之后请在群里通知值班同事。\n",
+        "## 规则\n\n1. **部署前**：\n   - 发布前必须运行全部单元测试。\n   - 发布后在群里通知值班同事。\n",
+        Quiet,
+    ),
 ];
 
 fn verdict(case: &Case) -> Option<String> {

@@ -149,7 +149,13 @@ pub fn each_sentence<'t, F>(
                 .get(next_num)
                 .map_or(text.len(), |n| n.0)
                 .min(hidden.get(h).map_or(text.len(), |s| s.start.max(at)));
-            let end = word_end(text, at, limit);
+            // A script written without spaces between words (Chinese, Japanese) is read a
+            // character at a time: each is a word, so a reworded sentence shares most of them.
+            let end = if unspaced(c) {
+                at + len
+            } else {
+                word_end(text, at, limit)
+            };
             let glued = at > 0
                 && matches!(bytes[at - 1], b'-' | b'_' | b'/')
                 && buf.last().is_some_and(|t| t.end + 1 == at);
@@ -176,6 +182,20 @@ pub fn each_sentence<'t, F>(
                 end: at + 1,
                 glued: false,
             }),
+            // Full-width punctuation, as the text's own script writes it.
+            '。' | '！' | '？' if !close(vocab, &mut buf) => return,
+            '；' | '：' | '，' | '、' | '（' | '）' => buf.push(Token {
+                tok: Tok::Mark(match c {
+                    '；' => ';',
+                    '：' => ':',
+                    '（' => '(',
+                    '）' => ')',
+                    _ => ',',
+                }),
+                start: at,
+                end: at + len,
+                glued: false,
+            }),
             '<' | '>' | '≤' | '≥' | '+' => {
                 let eq = bytes.get(at + 1) == Some(&b'=') && c.is_ascii();
                 let end = at + len + usize::from(eq);
@@ -197,7 +217,19 @@ pub fn each_sentence<'t, F>(
     close(vocab, &mut buf);
 }
 
-/// Where the word starting at `at` ends: letters, digits, and apostrophes between letters.
+/// Whether `c` is of a script written without spaces between words: Han ideographs,
+/// Hiragana and Katakana (Korean Hangul is written with spaces).
+fn unspaced(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // Hiragana, Katakana
+        | 0x3400..=0x4DBF    // CJK Extension A
+        | 0x4E00..=0x9FFF    // CJK Unified Ideographs
+        | 0xF900..=0xFAFF    // CJK Compatibility Ideographs
+        | 0x20000..=0x2FFFF) // CJK Extensions B and later
+}
+
+/// Where the word starting at `at` ends: letters, digits, and apostrophes between letters
+/// (a character of a script without spaces ends it: it is a word of its own).
 fn word_end(text: &str, at: usize, limit: usize) -> usize {
     let bytes = text.as_bytes();
     let mut end = at;
@@ -213,7 +245,7 @@ fn word_end(text: &str, at: usize, limit: usize) -> usize {
         let next = end + ch.len_utf8();
         let apostrophe = (ch == '\'' || ch == '’')
             && text[next..].chars().next().is_some_and(char::is_alphabetic);
-        if ch.is_alphanumeric() || apostrophe {
+        if (ch.is_alphanumeric() && !unspaced(ch)) || apostrophe {
             end = next;
         } else {
             break;
