@@ -6,13 +6,9 @@
 
 use briefkit::guard::{ChangeKind, check};
 
-struct Case {
-    name: &'static str,
-    original: &'static str,
-    proposal: &'static str,
-    /// The kind of change expected, or `None` for a rewrite that must stay quiet.
-    changed: Option<ChangeKind>,
-}
+/// The kind of change expected, or `None` for a rewrite that must stay quiet.
+type Case = crate::common::pairs::Case<Option<ChangeKind>>;
+use crate::common::pairs::case;
 
 use ChangeKind::*;
 
@@ -22,21 +18,11 @@ const fn flag(
     proposal: &'static str,
     kind: ChangeKind,
 ) -> Case {
-    Case {
-        name,
-        original,
-        proposal,
-        changed: Some(kind),
-    }
+    case(name, original, proposal, Some(kind))
 }
 
 const fn quiet(name: &'static str, original: &'static str, proposal: &'static str) -> Case {
-    Case {
-        name,
-        original,
-        proposal,
-        changed: None,
-    }
+    case(name, original, proposal, None)
 }
 
 const CASES: &[Case] = &[
@@ -450,7 +436,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn the_table_has_sixty_pairs_half_flagged_half_quiet() {
-    let flagged = CASES.iter().filter(|c| c.changed.is_some()).count();
+    let flagged = CASES.iter().filter(|c| c.expect.is_some()).count();
     let quiet = CASES.len() - flagged;
     assert!(CASES.len() >= 60, "{} pairs", CASES.len());
     assert!(
@@ -465,7 +451,7 @@ fn every_pair_is_flagged_or_quiet_as_expected() {
     for case in CASES {
         let report = check(case.original, case.proposal);
         let kinds: Vec<ChangeKind> = report.changed.iter().map(|c| c.kind).collect();
-        match case.changed {
+        match case.expect {
             Some(kind) if !kinds.contains(&kind) || report.is_clean() => {
                 failures.push(format!(
                     "{}: expected {kind:?}, got {:?}",

@@ -21,26 +21,8 @@ enum Expect {
 
 use Expect::*;
 
-struct Case {
-    name: &'static str,
-    original: &'static str,
-    proposal: &'static str,
-    expect: Expect,
-}
-
-const fn case(
-    name: &'static str,
-    original: &'static str,
-    proposal: &'static str,
-    expect: Expect,
-) -> Case {
-    Case {
-        name,
-        original,
-        proposal,
-        expect,
-    }
-}
+type Case = crate::common::pairs::Case<Expect>;
+use crate::common::pairs::case;
 
 const HOUSE_RULES: &str = "House rules for every reply:\n\n- Answer in the customer's language.\n- Keep replies under 150 words.\n- Never share another customer's data.\n- Offer a human agent when the customer is upset.\n";
 

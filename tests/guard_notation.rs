@@ -21,26 +21,8 @@ enum Expect {
 
 use Expect::*;
 
-struct Case {
-    name: &'static str,
-    original: &'static str,
-    proposal: &'static str,
-    expect: Expect,
-}
-
-const fn case(
-    name: &'static str,
-    original: &'static str,
-    proposal: &'static str,
-    expect: Expect,
-) -> Case {
-    Case {
-        name,
-        original,
-        proposal,
-        expect,
-    }
-}
+type Case = crate::common::pairs::Case<Expect>;
+use crate::common::pairs::case;
 
 const RULES: &str = "# Workshop rules\n\n\
 Never commit secrets or passwords to the repository.\n\n\

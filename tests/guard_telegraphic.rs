@@ -25,26 +25,8 @@ enum Expect {
 
 use Expect::*;
 
-struct Case {
-    name: &'static str,
-    original: &'static str,
-    proposal: &'static str,
-    expect: Expect,
-}
-
-const fn case(
-    name: &'static str,
-    original: &'static str,
-    proposal: &'static str,
-    expect: Expect,
-) -> Case {
-    Case {
-        name,
-        original,
-        proposal,
-        expect,
-    }
-}
+type Case = crate::common::pairs::Case<Expect>;
+use crate::common::pairs::case;
 
 const CASES: &[Case] = &[
     // ---- quiet: telegraphic text keeps the instruction ----

@@ -104,6 +104,7 @@ pub fn json(output: &std::process::Output) -> serde_json::Value {
 pub mod bounded;
 pub mod browser;
 pub mod clickhouse;
+pub mod pairs;
 pub mod proxy;
 pub mod server;
 pub mod store;
