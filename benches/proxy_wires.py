@@ -28,11 +28,9 @@ import os
 import platform
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
@@ -169,66 +167,17 @@ def streamed(path, body):
             or b'"stream":true' in body)
 
 
+def answer_request(conn, path, body):
+    _, _, _, whole, (first, rest) = WIRES[wire_of(path)]
+    bp.send_answer(conn, streamed(path, body), whole, first, rest, GAP)
+
+
 def serve(conn):
-    buf = b""
-    with conn:
-        while True:
-            while b"\r\n\r\n" not in buf:
-                data = conn.recv(262144)
-                if not data:
-                    return
-                buf += data
-            head, buf = buf.split(b"\r\n\r\n", 1)
-            lines = head.split(b"\r\n")
-            path = lines[0].split(b" ")[1]
-            length = 0
-            for line in lines[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            while len(buf) < length:
-                data = conn.recv(262144)
-                if not data:
-                    return
-                buf += data
-            body, buf = buf[:length], buf[length:]
-            _, _, _, answer, (first, rest) = WIRES[wire_of(path)]
-            if streamed(path, body):
-                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                             b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
-                             + b"%x\r\n%s\r\n" % (len(first), first))
-                time.sleep(GAP)
-                conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(rest), rest))
-            else:
-                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                             b"content-length: %d\r\n\r\n%s" % (len(answer), answer))
-
-
-def worker(listener):
-    while True:
-        conn, _ = listener.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+    bp.serve_requests(conn, answer_request)
 
 
 def start_upstream(processes=2):
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1024)
-    children = []
-    for _ in range(processes):
-        pid = os.fork()
-        if pid == 0:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            try:
-                worker(listener)
-            finally:
-                os._exit(0)
-        children.append(pid)
-    port = listener.getsockname()[1]
-    listener.close()
-    return port, children
+    return bp.start_upstream(processes, serve)
 
 
 # ---------------------------------------------------------------- the paths

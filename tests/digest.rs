@@ -78,6 +78,11 @@ fn digest_cmd(store: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// `brief digest FILE` against the CCR store `store`.
+fn digest_of(store: &Path, file: &Path) -> std::process::Output {
+    digest_cmd(store).arg("digest").arg(file).output().unwrap()
+}
+
 /// A temporary folder and the CCR store path inside it.
 fn with_store() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -229,11 +234,7 @@ fn all_nine_fields_render_and_every_backed_section_is_one_get_away() {
 fn instruction_bearing_fields_survive_byte_for_byte_and_by_the_guard() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_yaml(dir.path(), &full_digest());
-    let out = digest_cmd(&dir.path().join("s.sqlite"))
-        .arg("digest")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = digest_of(&dir.path().join("s.sqlite"), &file);
     assert_exit(&out, 0);
     let text = stdout(&out);
     for original in [TASK, DONE, DECISION].iter().chain(CONSTRAINTS.iter()) {
@@ -325,11 +326,7 @@ fn the_human_report_says_why_a_section_stayed_verbatim() {
             "open_threads": [{"summary": "Which  queue?", "detail": "Ask ops."}],
         }),
     );
-    let out = digest_cmd(&store)
-        .arg("digest")
-        .arg(&wake)
-        .output()
-        .unwrap();
+    let out = digest_of(&store, &wake);
     assert_exit(&out, 0);
     insta::assert_snapshot!(stderr(&out));
 }
@@ -376,11 +373,7 @@ fn a_digest_without_backed_sections_opens_no_store() {
         dir.path(),
         &json!({"current_task": "Read the logs.", "learnings": "One line."}),
     );
-    let out = digest_cmd(&store)
-        .arg("digest")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = digest_of(&store, &file);
     assert!(out.status.success());
     assert!(stdout(&out).contains("## Current task\n\nRead the logs.\n"));
     assert!(!store.exists());
@@ -596,11 +589,7 @@ fn digest_multi_line_detail_lines_after_the_first_fell_to_column_0() {
             "learnings": ["Exports paginate\nat 500 rows."],
         }),
     );
-    let out = digest_cmd(&store)
-        .arg("digest")
-        .arg(&wake)
-        .output()
-        .unwrap();
+    let out = digest_of(&store, &wake);
     assert_exit(&out, 0);
     let text = stdout(&out);
     for expected in [
@@ -643,10 +632,6 @@ fn digest_json_printed_the_human_table_on_stderr() {
             .as_array()
             .is_some_and(|s| !s.is_empty())
     );
-    let human = digest_cmd(&store)
-        .arg("digest")
-        .arg(&wake)
-        .output()
-        .unwrap();
+    let human = digest_of(&store, &wake);
     assert_stderr_has(&human, "SECTION");
 }

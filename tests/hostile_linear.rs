@@ -34,6 +34,25 @@ fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// `args` in `dir` exits 2 with every one of `says` in its stderr, and changes no file.
+fn refused_untouched(dir: &Path, args: &[&str], says: &[&str]) {
+    let before = snapshot_tree(dir);
+    let output = run(dir, args);
+    assert_exit(&output, 2);
+    let err = stderr(&output);
+    for said in says {
+        assert!(err.contains(said), "{err}");
+    }
+    assert_eq!(snapshot_tree(dir), before);
+}
+
+/// `compose b` in `dir` exits 2: its stderr.
+fn compose_fails(dir: &Path) -> String {
+    let output = run(dir, &["compose", "b"]);
+    assert_eq!(output.status.code(), Some(2));
+    stderr(&output)
+}
+
 /// A brief `b` with one rule `r` whose file is `rule`.
 fn one_rule_brief(rule: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -50,13 +69,11 @@ fn deep_flow_nesting_in_a_rule_front_matter_is_refused_at_once() {
         "[".repeat(128 * 1024)
     );
     let dir = one_rule_brief(&rule);
-    let before = snapshot_tree(dir.path());
-    let output = run(dir.path(), &["compose", "b"]);
-    assert_exit(&output, 2);
-    let err = stderr(&output);
-    assert!(err.contains("b/items/r.md:3:72"), "{err}");
-    assert!(err.contains("nested deeper than 64 levels"), "{err}");
-    assert_eq!(snapshot_tree(dir.path()), before);
+    refused_untouched(
+        dir.path(),
+        &["compose", "b"],
+        &["b/items/r.md:3:72", "nested deeper than 64 levels"],
+    );
 }
 
 #[test]
@@ -64,13 +81,11 @@ fn deep_flow_nesting_in_brief_lock_is_refused_at_once() {
     let dir = one_rule_brief("---\ntype: rule\n---\nBe kind.\n");
     let lock = format!("version: 1\ntokenizer: {}\n", "{a: ".repeat(80 * 1024));
     fs::write(dir.path().join("b/brief.lock"), lock).unwrap();
-    let before = snapshot_tree(dir.path());
-    let output = run(dir.path(), &["check", "b"]);
-    assert_exit(&output, 2);
-    let err = stderr(&output);
-    assert!(err.contains("brief.lock:2:"), "{err}");
-    assert!(err.contains("invalid lock file: nested deeper"), "{err}");
-    assert_eq!(snapshot_tree(dir.path()), before);
+    refused_untouched(
+        dir.path(),
+        &["check", "b"],
+        &["brief.lock:2:", "invalid lock file: nested deeper"],
+    );
 }
 
 #[test]
@@ -103,9 +118,7 @@ fn sixty_four_thousand_missing_item_ids_are_each_reported_at_their_line() {
     // A duplicate and an invalid id far down the list are still pinned to their lines.
     manifest.push_str("  - item-5\n  - \"Not/An Id\"\n");
     fs::write(dir.path().join("b/brief.yaml"), manifest).unwrap();
-    let output = run(dir.path(), &["compose", "b"]);
-    assert_eq!(output.status.code(), Some(2));
-    let err = stderr(&output);
+    let err = compose_fails(dir.path());
     assert!(
         err.contains("has 64002 problems"),
         "{}",
@@ -129,9 +142,7 @@ fn sixty_four_thousand_placeholders_without_values_are_reported_at_once() {
         }
     }
     fs::write(dir.path().join("b/items/c.md"), &context).unwrap();
-    let output = run(dir.path(), &["compose", "b"]);
-    assert_eq!(output.status.code(), Some(2));
-    let err = stderr(&output);
+    let err = compose_fails(dir.path());
     assert!(err.contains("b/items/c.md:4: `{{v0}}` needs a value"));
     assert!(err.contains("b/items/c.md:67: `{{v63999}}` needs a value"));
     assert!(!err.contains("in_code"));
@@ -140,9 +151,7 @@ fn sixty_four_thousand_placeholders_without_values_are_reported_at_once() {
     // per item, one hint), at the first one, naming how many more there are.
     let static_item = context.replace("type: context", "type: instruction");
     fs::write(dir.path().join("b/items/c.md"), &static_item).unwrap();
-    let output = run(dir.path(), &["compose", "b"]);
-    assert_eq!(output.status.code(), Some(2));
-    let err = stderr(&output);
+    let err = compose_fails(dir.path());
     assert!(
         err.contains("b/items/c.md:4:1: placeholders `{{v0}}`"),
         "{}",

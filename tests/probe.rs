@@ -39,6 +39,13 @@ fn anthropic_sse(usage: &str) -> Reply {
 
 const VISIT: [&str; 4] = ["--var", "patient=Ines", "--var", "last_visit=2026-11-02"];
 
+/// [`probe`], which exits 0: its JSON report.
+fn probe_ok(dir: &Path, server: &Server, provider: &str, model: &str, extra: &[&str]) -> Value {
+    let out = probe(dir, server, provider, model, extra);
+    assert_exit(&out, 0);
+    json(&out)
+}
+
 /// Runs `brief probe` on the clinic fixture against `server`.
 fn probe(
     dir: &Path,
@@ -84,15 +91,13 @@ fn openai_repeat_served_from_cache_exits_0_and_is_ledgered() {
             r#"{"prompt_tokens":1800,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":1664}}"#,
         )),
     ]);
-    let out = probe(
+    let v = probe_ok(
         dir.path(),
         &server,
         "openai",
         "gpt-4.1-mini",
         &["--json", "--cache-key"],
     );
-    assert_exit(&out, 0);
-    let v = json(&out);
     assert_eq!(v["status"], "ok");
     assert_eq!(v["verdict"]["cached"], true);
     assert_eq!(v["verdict"]["cached_input_tokens"], 1664);
@@ -155,15 +160,13 @@ fn anthropic_write_then_read_counts_all_input() {
             r#"{"input_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":2300,"output_tokens":1}"#,
         ),
     ]);
-    let out = probe(
+    let v = probe_ok(
         dir.path(),
         &server,
         "anthropic",
         "claude-sonnet-4-5",
         &["--json"],
     );
-    assert_exit(&out, 0);
-    let v = json(&out);
     assert_eq!(v["calls"][0]["cache_write_tokens"], 2300);
     assert_eq!(v["calls"][1]["input_tokens"], 2324);
     assert_eq!(v["calls"][1]["cached_input_tokens"], 2300);

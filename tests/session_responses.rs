@@ -10,6 +10,21 @@ use crate::common::{brief, json, run_in, stdout};
 use crate::harness::{BriefCommand, Workspace, argv_then, assert_exit, command::v1};
 use crate::loopback::{Reply, Server};
 
+/// Writes one answer in a wire: optional text, optional tool calls.
+type Answer = fn(Option<&str>, &[(&str, Value)]) -> Reply;
+
+/// A server that answers with a `find_slot` call, then with "10:30 is free.", in the wire
+/// `answer` writes.
+fn checking_then_free(answer: Answer) -> Server {
+    Server::start(vec![
+        answer(
+            Some("Checking."),
+            &[("find_slot", json!({"day": "2026-12-01"}))],
+        ),
+        answer(Some("10:30 is free."), &[]),
+    ])
+}
+
 /// A Responses stream: optional text, optional function calls, `response.completed`.
 fn responses_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
     let mut out = String::new();
@@ -56,13 +71,7 @@ fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process
 fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
     let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
-    let server = Server::start(vec![
-        responses_answer(
-            Some("Checking."),
-            &[("find_slot", json!({"day": "2026-12-01"}))],
-        ),
-        responses_answer(Some("10:30 is free."), &[]),
-    ]);
+    let server = checking_then_free(responses_answer);
     let out = turn(
         root,
         &server,
@@ -145,13 +154,7 @@ fn gemini_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
 fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
     let ws = Workspace::clinic_session(&["--context-limit", "100000"]);
     let root = ws.root();
-    let server = Server::start(vec![
-        gemini_answer(
-            Some("Checking."),
-            &[("find_slot", json!({"day": "2026-12-01"}))],
-        ),
-        gemini_answer(Some("10:30 is free."), &[]),
-    ]);
+    let server = checking_then_free(gemini_answer);
     let gemini_turn = |extra: &[&str]| {
         brief()
             .current_dir(root)

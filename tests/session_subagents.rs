@@ -48,6 +48,18 @@ fn run(root: &Path, model: &Server, args: &[&str], allow_private: bool) -> Outpu
     cmd.output().unwrap()
 }
 
+/// `session subagent s tool_call_2 --json`, which exits 0: its report.
+fn subagent(root: &Path, model: &Server, allow_private: bool) -> Value {
+    let out = run(
+        root,
+        model,
+        &["session", "subagent", "s", "tool_call_2", "--json"],
+        allow_private,
+    );
+    assert_exit(&out, 0);
+    json(&out)
+}
+
 fn session_with_call(root: &Path, name: &str, args: Value) {
     new_session(root, &["--framework-tools", "--context-limit", "100000"]);
     session(root).user("What does the Pro plan cost?");
@@ -86,14 +98,7 @@ fn fetch_url_reads_a_page_and_appends_a_validated_envelope_that_cites_it() {
         say("openai", "Pro costs $12."),
         say("openai", &envelope(&url)),
     ]);
-    let out = run(
-        root,
-        &model,
-        &["session", "subagent", "s", "tool_call_2", "--json"],
-        true,
-    );
-    assert_exit(&out, 0);
-    let report = json(&out);
+    let report = subagent(root, &model, true);
     assert_eq!(report["result_id"], "tool_res_3");
     assert_eq!(report["outcome"], "completed");
     assert_eq!(report["model_calls"], 2);
@@ -154,14 +159,7 @@ fn fetch_url_refuses_loopback_unless_allowed_and_answers_the_call_with_why() {
     let root = ws.root();
     let site = with_a_fetch_of_plans(root);
     let model = Server::start(vec![]);
-    let out = run(
-        root,
-        &model,
-        &["session", "subagent", "s", "tool_call_2", "--json"],
-        false,
-    );
-    assert_exit(&out, 0);
-    assert_eq!(json(&out)["outcome"], "failed");
+    assert_eq!(subagent(root, &model, false)["outcome"], "failed");
     let kept = result(root, "tool_res_3");
     assert!(
         kept["summary"]
@@ -253,14 +251,7 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
         ),
         say("openai", &done),
     ]);
-    let out = run(
-        root,
-        &model,
-        &["session", "subagent", "s", "tool_call_2", "--json"],
-        false,
-    );
-    assert_exit(&out, 0);
-    let waiting = json(&out);
+    let waiting = subagent(root, &model, false);
     assert_eq!(waiting["status"], "waiting");
     let child = waiting["delegate"]["session"].as_str().unwrap().to_string();
     let call = waiting["tool_calls"][0].clone();
@@ -284,14 +275,7 @@ fn delegate_task_runs_a_child_session_hands_back_its_calls_and_returns_an_envelo
             "10:30 free",
         ],
     );
-    let out = run(
-        root,
-        &model,
-        &["session", "subagent", "s", "tool_call_2", "--json"],
-        false,
-    );
-    assert_exit(&out, 0);
-    let report = json(&out);
+    let report = subagent(root, &model, false);
     assert_eq!(report["result_id"], "tool_res_3");
     let kept = result(root, "tool_res_3");
     assert_eq!(kept["summary"], "10:30 on 2026-12-01 is free.");

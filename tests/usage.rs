@@ -2,12 +2,23 @@
 
 use std::fs;
 use std::io::Write;
+use std::path::Path;
+use std::process::Output;
 
 use crate::common::{brief, fixtures, json, stderr, stdout, workspace};
 use crate::harness::{argv, assert_exit, assert_stderr_has, field_strs, object_keys};
 
 fn ledger() -> String {
     fixtures().join("ledger/usage.jsonl").display().to_string()
+}
+
+/// `brief usage --json --ledger PATH`.
+fn usage_json(path: &Path) -> Output {
+    brief()
+        .args(["usage", "--json", "--ledger"])
+        .arg(path)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -143,11 +154,7 @@ fn usage_prices_calls_from_the_briefs_own_pricing() {
     };
     let path = dir.path().join("usage.jsonl");
     fs::write(&path, format!("{}\n", line("gpt-4.1-mini"))).unwrap();
-    let out = brief()
-        .args(["usage", "--json", "--ledger"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = usage_json(&path);
     let total = &json(&out)["total"];
     // clinic: input 2.00, cached 0.50, output 8.00 per million tokens.
     let cost = (1000.0 * 2.0 + 1000.0 * 0.5 + 10.0 * 8.0) / 1e6;
@@ -162,11 +169,7 @@ fn usage_prices_calls_from_the_briefs_own_pricing() {
     let mut text = fs::read_to_string(&manifest).unwrap();
     text.push_str("model: { provider: openai, name: gpt-4.1 }\n");
     fs::write(&manifest, text).unwrap();
-    let out = brief()
-        .args(["usage", "--json", "--ledger"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = usage_json(&path);
     // The call is then priced at its own model's list price (gpt-4.1-mini: input 0.40,
     // cached 0.10, output 1.60), the brief's prices left out.
     let total = &json(&out)["total"];
@@ -185,11 +188,7 @@ fn usage_skips_a_torn_last_line_with_a_warning() {
     let mut text = fs::read_to_string(fixtures().join("ledger/usage.jsonl")).unwrap();
     text.push_str("{\"time\":\"2026-12-02T08:00:00.000Z\",\"command\":\"pro");
     fs::write(&path, text).unwrap();
-    let out = brief()
-        .args(["usage", "--json", "--ledger"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = usage_json(&path);
     assert_eq!(out.status.code(), Some(0));
     let v = json(&out);
     assert_eq!(v["status"], "warning");

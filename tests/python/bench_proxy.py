@@ -82,7 +82,9 @@ def request_body(stream):
 
 # ---------------------------------------------------------------- the upstream
 
-def upstream_serve(conn):
+def serve_requests(conn, answer):
+    """Reads HTTP/1.1 requests off `conn` until it closes; `answer(conn, path, body)` answers
+    each (benches/proxy_wires.py answers per wire through the same loop)."""
     buf = b""
     with conn:
         while True:
@@ -92,8 +94,10 @@ def upstream_serve(conn):
                     return
                 buf += data
             head, buf = buf.split(b"\r\n\r\n", 1)
+            lines = head.split(b"\r\n")
+            path = lines[0].split(b" ")[1]
             length = 0
-            for line in head.split(b"\r\n")[1:]:
+            for line in lines[1:]:
                 name, _, value = line.partition(b":")
                 if name.strip().lower() == b"content-length":
                     length = int(value)
@@ -103,25 +107,41 @@ def upstream_serve(conn):
                     return
                 buf += data
             body, buf = buf[:length], buf[length:]
-            if b'"stream": true' in body or b'"stream":true' in body:
-                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                             b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
-                             + b"%x\r\n%s\r\n" % (len(STREAM_FIRST), STREAM_FIRST))
-                time.sleep(STREAM_GAP)
-                conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(STREAM_REST), STREAM_REST))
-            else:
-                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                             b"content-length: %d\r\n\r\n%s" % (len(ANSWER), ANSWER))
+            answer(conn, path, body)
 
 
-def upstream_worker(listener):
+def send_answer(conn, streamed, answer, first, rest, gap):
+    """A streamed answer: `first` at once, `rest` `gap` seconds later; else `answer` whole."""
+    if streamed:
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                     b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
+                     + b"%x\r\n%s\r\n" % (len(first), first))
+        time.sleep(gap)
+        conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(rest), rest))
+    else:
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                     b"content-length: %d\r\n\r\n%s" % (len(answer), answer))
+
+
+def upstream_answer(conn, _path, body):
+    streamed = b'"stream": true' in body or b'"stream":true' in body
+    send_answer(conn, streamed, ANSWER, STREAM_FIRST, STREAM_REST, STREAM_GAP)
+
+
+def upstream_serve(conn):
+    serve_requests(conn, upstream_answer)
+
+
+def upstream_worker(listener, serve=upstream_serve):
     while True:
         conn, _ = listener.accept()
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=upstream_serve, args=(conn,), daemon=True).start()
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
 
 
-def start_upstream(processes=2):
+def start_upstream(processes=2, serve=upstream_serve):
+    """`processes` forked servers sharing one loopback listener, each connection served by
+    `serve(conn)`: the port and the children's pids."""
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -132,7 +152,7 @@ def start_upstream(processes=2):
         if pid == 0:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                upstream_worker(listener)
+                upstream_worker(listener, serve)
             finally:
                 os._exit(0)
         children.append(pid)
