@@ -53,6 +53,18 @@ fn compose_fails(dir: &Path) -> String {
     stderr(&output)
 }
 
+/// `guard original.md proposal.md --json` in `dir` on the two texts, within the guard's
+/// watchdog.
+fn guard_json(dir: &Path, original: &str, proposal: &str) -> std::process::Output {
+    fs::write(dir.join("original.md"), original).unwrap();
+    fs::write(dir.join("proposal.md"), proposal).unwrap();
+    run_within(
+        dir,
+        &["guard", "original.md", "proposal.md", "--json"],
+        GUARD_WATCHDOG,
+    )
+}
+
 /// A brief `b` with one rule `r` whose file is `rule`.
 fn one_rule_brief(rule: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -185,13 +197,7 @@ fn guard_with_forty_thousand_dropped_code_blocks_answers_at_once() {
             writeln!(proposal, "the same long beginning of every block {i}").unwrap();
         }
     }
-    fs::write(dir.path().join("original.md"), original).unwrap();
-    fs::write(dir.path().join("proposal.md"), proposal).unwrap();
-    let output = run_within(
-        dir.path(),
-        &["guard", "original.md", "proposal.md", "--json"],
-        GUARD_WATCHDOG,
-    );
+    let output = guard_json(dir.path(), &original, &proposal);
     assert_exit(&output, 1);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let dropped = report["dropped"].as_array().expect("dropped facts");
@@ -215,13 +221,7 @@ fn guard_with_fifty_thousand_numbers_sharing_their_first_digits_answers_at_once(
             writeln!(proposal, "{}", numbers.join(" ")).unwrap();
         }
     }
-    fs::write(dir.path().join("original.md"), original).unwrap();
-    fs::write(dir.path().join("proposal.md"), proposal).unwrap();
-    let output = run_within(
-        dir.path(),
-        &["guard", "original.md", "proposal.md", "--json"],
-        GUARD_WATCHDOG,
-    );
+    let output = guard_json(dir.path(), &original, &proposal);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let dropped = report["dropped"].as_array().expect("dropped facts");

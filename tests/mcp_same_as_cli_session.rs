@@ -58,6 +58,17 @@ fn both(root: &Path, args: &[&str], name: &str, arguments: Value) -> (Option<i32
     (printed.status.code(), stdout(&printed), result)
 }
 
+/// [`both`], where the command exits 0 and prints each of `says`, and the tool's result is
+/// the same bytes.
+fn same_after_success(root: &Path, args: &[&str], name: &str, arguments: Value, says: &[&str]) {
+    let (exit, printed, tool) = both(root, args, name, arguments);
+    assert_eq!(exit, Some(0), "{printed}");
+    for said in says {
+        assert!(printed.contains(said), "{printed}");
+    }
+    assert_same_bytes(&printed, &tool);
+}
+
 /// The tool's structured content, printed as the command prints it (a document pretty, a
 /// gate's answer on one line), is the bytes the command printed, key for key in the same
 /// order. Its text is the short form: a document's status and summary (the document is
@@ -106,15 +117,13 @@ fn mcp_purge_returns_the_document_session_purge_json_prints() {
     let root = ws.root();
     session(root).user("Book Ada on Tuesday.");
     session(root).assistant("Booked for 10:30.");
-    let (exit, printed, tool) = both(
+    same_after_success(
         root,
         &argv("session purge SESSION --ids msg_1 --summary 'Ada: Tuesday 10:30.' --json"),
         "purge",
         json!({"ids": ["msg_1"], "summary": "Ada: Tuesday 10:30."}),
+        &["\"removed_ids\""],
     );
-    assert_eq!(exit, Some(0), "{printed}");
-    assert!(printed.contains("\"removed_ids\""), "{printed}");
-    assert_same_bytes(&printed, &tool);
 }
 
 #[test]
@@ -195,15 +204,13 @@ fn mcp_subagent_returns_the_document_session_subagent_json_prints_when_done_and_
     let model = Server::start(vec![asks(), asks()]);
     session_with_delegate(root, &model);
     let args = ["session", "subagent", "SESSION", "tool_call_2", "--json"];
-    let (exit, printed, tool) = both(
+    same_after_success(
         root,
         &args,
         "subagent",
         json!({"tool_call_id": "tool_call_2"}),
+        &["\"status\": \"waiting\""],
     );
-    assert_eq!(exit, Some(0), "{printed}");
-    assert!(printed.contains("\"status\": \"waiting\""), "{printed}");
-    assert_same_bytes(&printed, &tool);
 
     // Done: the child answers with its envelope at once.
     let ws = workspace("clinic");
@@ -212,18 +219,13 @@ fn mcp_subagent_returns_the_document_session_subagent_json_prints_when_done_and_
         json!({"status": "completed", "summary": "10:30 on 2026-12-01 is free."}).to_string();
     let model = Server::start(vec![say("openai", &done), say("openai", &done)]);
     session_with_delegate(root, &model);
-    let (exit, printed, tool) = both(
+    same_after_success(
         root,
         &args,
         "subagent",
         json!({"tool_call_id": "tool_call_2"}),
+        &["\"result_id\": \"tool_res_3\""],
     );
-    assert_eq!(exit, Some(0), "{printed}");
-    assert!(
-        printed.contains("\"result_id\": \"tool_res_3\""),
-        "{printed}"
-    );
-    assert_same_bytes(&printed, &tool);
 }
 
 #[test]
@@ -231,12 +233,11 @@ fn mcp_session_status_text_is_the_bytes_session_status_json_prints() {
     let ws = Workspace::clinic_session(&[]);
     let root = ws.root();
     session(root).user("Book Ada on Tuesday.");
-    let (exit, printed, tool) = both(
+    same_after_success(
         root,
         &["session", "status", "SESSION", "--json"],
         "session_status",
         json!({}),
+        &[],
     );
-    assert_eq!(exit, Some(0), "{printed}");
-    assert_same_bytes(&printed, &tool);
 }

@@ -4,11 +4,25 @@
 //! `functionResponse` parts) with the call's visible id, and the next turn's body keeps the
 //! previous one as its prefix.
 
+use std::path::Path;
+
 use serde_json::{Value, json};
 
 use crate::common::{brief, json, run_in, stdout};
 use crate::harness::{BriefCommand, Workspace, argv_then, assert_exit, command::v1};
 use crate::loopback::{Reply, Server};
+
+/// Answers the call `visible` of session `s` with "10:30 is free".
+fn append_free_slot(root: &Path, visible: &str) {
+    let out = run_in(
+        root,
+        &argv_then(
+            "session append s --tool-result",
+            &[visible, "--text", "10:30 is free"],
+        ),
+    );
+    assert_exit(&out, 0);
+}
 
 /// Writes one answer in a wire: optional text, optional tool calls.
 type Answer = fn(Option<&str>, &[(&str, Value)]) -> Reply;
@@ -56,7 +70,7 @@ fn responses_answer(text: Option<&str>, calls: &[(&str, Value)]) -> Reply {
     Reply::sse(&out, &[])
 }
 
-fn turn(root: &std::path::Path, server: &Server, extra: &[&str]) -> std::process::Output {
+fn turn(root: &Path, server: &Server, extra: &[&str]) -> std::process::Output {
     brief()
         .in_workspace(root)
         .env("BRIEF_RETRY_BASE_MS", "1")
@@ -85,14 +99,7 @@ fn a_responses_turn_sends_tool_calls_back_as_function_call_items() {
     let visible = call["id"].as_str().unwrap().to_string();
     assert_eq!(report["usage"]["cached_input_tokens"], 768);
 
-    let out = run_in(
-        root,
-        &argv_then(
-            "session append s --tool-result",
-            &[&visible, "--text", "10:30 is free"],
-        ),
-    );
-    assert_exit(&out, 0);
+    append_free_slot(root, &visible);
     let rendered = run_in(root, &["session", "render", "s", "--format", "responses"]);
     assert_exit(&rendered, 0);
     let body: Value = serde_json::from_str(&stdout(&rendered)).unwrap();
@@ -173,14 +180,7 @@ fn a_gemini_turn_sends_tool_calls_back_as_function_call_and_response_parts() {
     let visible = report["tool_calls"][0]["id"].as_str().unwrap().to_string();
     assert_eq!(report["tool_calls"][0]["name"], "find_slot");
     assert_eq!(report["usage"]["cached_input_tokens"], 768);
-    let out = run_in(
-        root,
-        &argv_then(
-            "session append s --tool-result",
-            &[&visible, "--text", "10:30 is free"],
-        ),
-    );
-    assert_exit(&out, 0);
+    append_free_slot(root, &visible);
     let out = gemini_turn(&[]);
     assert_exit(&out, 0);
     assert_eq!(stdout(&out), "10:30 is free.\n");

@@ -21,6 +21,17 @@ fn usage_json(path: &Path) -> Output {
         .unwrap()
 }
 
+/// `brief usage EXTRA` run in `dir`, with `dir/state` as the XDG state folder.
+fn usage_in_state(dir: &Path, extra: &[&str]) -> Output {
+    brief()
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .arg("usage")
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn usage_groups_by_prefix_with_first_and_last_seen() {
     let out = brief()
@@ -238,45 +249,25 @@ fn usage_finds_the_ledger_through_the_environment_then_the_state_directory() {
         .unwrap()
         .to_string();
     writeln!(file, "{first}").unwrap();
-    let out = brief()
-        .current_dir(dir.path())
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .args(["usage", "--json"])
-        .output()
-        .unwrap();
+    let out = usage_in_state(dir.path(), &["--json"]);
     let v = json(&out);
     assert_eq!(v["ledger"], state.join("usage.jsonl").display().to_string());
     assert_eq!(v["total"]["calls"], 1);
     // Never the current directory: a ledger there is not read.
     fs::create_dir(dir.path().join(".brief")).unwrap();
     fs::write(dir.path().join(".brief/usage.jsonl"), "").unwrap();
-    let out = brief()
-        .current_dir(dir.path())
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .args(["usage", "--json"])
-        .output()
-        .unwrap();
+    let out = usage_in_state(dir.path(), &["--json"]);
     assert_eq!(json(&out)["total"]["calls"], 1);
 }
 
 #[test]
 fn usage_with_no_ledger_yet_reports_0_calls_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();
-    let missing = brief()
-        .current_dir(dir.path())
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .arg("usage")
-        .output()
-        .unwrap();
+    let missing = usage_in_state(dir.path(), &[]);
     assert_exit(&missing, 0);
     let said = format!("{}{}", stdout(&missing), stderr(&missing));
     assert!(said.contains("0 calls"), "{said}");
-    let json_out = brief()
-        .current_dir(dir.path())
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .args(["usage", "--json"])
-        .output()
-        .unwrap();
+    let json_out = usage_in_state(dir.path(), &["--json"]);
     assert_eq!(json_out.status.code(), Some(0));
     assert_eq!(json(&json_out)["total"]["calls"], 0);
     assert!(!dir.path().join("state/briefkit/usage.jsonl").exists());
