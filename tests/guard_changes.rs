@@ -8,7 +8,7 @@ use briefkit::guard::{ChangeKind, check};
 
 /// The kind of change expected, or `None` for a rewrite that must stay quiet.
 type Case = crate::common::pairs::Case<Option<ChangeKind>>;
-use crate::common::pairs::case;
+use crate::common::pairs::{assert_sixty_half_flagged, case};
 
 use ChangeKind::*;
 
@@ -437,12 +437,7 @@ const CASES: &[Case] = &[
 #[test]
 fn the_table_has_sixty_pairs_half_flagged_half_quiet() {
     let flagged = CASES.iter().filter(|c| c.expect.is_some()).count();
-    let quiet = CASES.len() - flagged;
-    assert!(CASES.len() >= 60, "{} pairs", CASES.len());
-    assert!(
-        flagged >= 30 && quiet >= 30,
-        "{flagged} flagged, {quiet} quiet"
-    );
+    assert_sixty_half_flagged(CASES, flagged);
 }
 
 #[test]

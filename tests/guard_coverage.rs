@@ -22,7 +22,7 @@ enum Expect {
 use Expect::*;
 
 type Case = crate::common::pairs::Case<Expect>;
-use crate::common::pairs::case;
+use crate::common::pairs::{assert_sixty_half_flagged, case};
 
 const HOUSE_RULES: &str = "House rules for every reply:\n\n- Answer in the customer's language.\n- Keep replies under 150 words.\n- Never share another customer's data.\n- Offer a human agent when the customer is upset.\n";
 
@@ -622,12 +622,7 @@ fn verdict(case: &Case) -> Option<String> {
 #[test]
 fn the_table_has_sixty_pairs_half_flagged_half_quiet() {
     let quiet = CASES.iter().filter(|c| matches!(c.expect, Quiet)).count();
-    let flagged = CASES.len() - quiet;
-    assert!(CASES.len() >= 60, "{} pairs", CASES.len());
-    assert!(
-        flagged >= 30 && quiet >= 30,
-        "{flagged} flagged, {quiet} quiet"
-    );
+    assert_sixty_half_flagged(CASES, CASES.len() - quiet);
 }
 
 #[test]

@@ -423,26 +423,12 @@ fn ledger_push_refuses_a_time_outside_clickhouses_range_with_its_line() {
     assert!(err.contains("2200-01-01") && err.contains("2106"), "{err}");
 }
 
-/// The clinic brief naming `server` as its model's base URL.
-fn brief_naming(root: &Path, server: &Server) {
-    let manifest = root.join("clinic/brief.yaml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        format!(
-            "{text}model: {{ provider: openai, name: brief-model, base_url: \"{}/v1\" }}\n",
-            server.url()
-        ),
-    )
-    .unwrap();
-}
-
 #[test]
 fn no_key_goes_to_a_brief_named_base_url_without_the_operators_allow() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     let server = Server::start(vec![say("openai", "Fine."); 4]);
-    brief_naming(root, &server);
+    crate::harness::command::brief_naming(root, &server);
     new_session(root, &["--context-limit", "100000"]);
     let host = "127.0.0.1";
     let run = |args: &[&str], allow: Option<&str>| {

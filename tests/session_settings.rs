@@ -106,16 +106,7 @@ fn a_session_of_a_brief_with_a_model_keeps_it_and_its_turns_need_no_flags() {
     let ws = crate::common::workspace("clinic");
     let root = ws.path();
     let server = Server::start(vec![say("openai", "Which day suits you?")]);
-    let manifest = root.join("clinic/brief.yaml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        format!(
-            "{text}model: {{ provider: openai, name: brief-model, base_url: \"{}/v1\" }}\n",
-            server.url()
-        ),
-    )
-    .unwrap();
+    crate::harness::command::brief_naming(root, &server);
     let made = json(&run_in(
         root,
         &argv("session new s --brief clinic --context-limit 100000 --json"),

@@ -21,3 +21,14 @@ pub const fn case<E>(
         expect,
     }
 }
+
+/// A table has sixty pairs or more, of which `flagged` are flagged and the rest quiet, at
+/// least thirty of each.
+pub fn assert_sixty_half_flagged<E>(cases: &[Case<E>], flagged: usize) {
+    let quiet = cases.len() - flagged;
+    assert!(cases.len() >= 60, "{} pairs", cases.len());
+    assert!(
+        flagged >= 30 && quiet >= 30,
+        "{flagged} flagged, {quiet} quiet"
+    );
+}

@@ -195,3 +195,17 @@ pub fn field_strs<'a>(items: &'a Value, key: &str) -> Vec<&'a str> {
         .map(|item| item[key].as_str().expect("a text field"))
         .collect()
 }
+
+/// The clinic brief naming `server` as its model's base URL.
+pub fn brief_naming(root: &Path, server: &Server) {
+    let manifest = root.join("clinic/brief.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!(
+            "{text}model: {{ provider: openai, name: brief-model, base_url: \"{}/v1\" }}\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+}
