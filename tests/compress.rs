@@ -6,21 +6,13 @@ use std::path::Path;
 use crate::common::run_in;
 use crate::common::server::{Reply, Server};
 use crate::common::store::{body, content_tree};
-use crate::common::{brief, json, stderr, stdout, workspace};
+use crate::common::{json, stderr, stdout, workspace};
 use crate::harness::{assert_exit, field_strs, object_keys};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 
 fn compress(root: &Path, server: &Server, args: &[&str]) -> std::process::Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_RETRY_BASE_MS", "1")
-        .args(["compress", "clinic"])
-        .args(args)
-        .args(["--model", "test-model", "--base-url", &server.base_url])
-        .output()
-        .unwrap()
+    crate::compress_batch::run(root, &server.base_url, args)
 }
 
 fn saved(root: &Path, id: &str) -> serde_yaml::Value {

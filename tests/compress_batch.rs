@@ -34,7 +34,8 @@ fn first_line_server() -> loopback::Server {
     })
 }
 
-fn run(root: &Path, url: &str, args: &[&str]) -> std::process::Output {
+/// `brief compress clinic ARGS --model test-model --base-url URL` in `root`.
+pub(crate) fn run(root: &Path, url: &str, args: &[&str]) -> std::process::Output {
     brief()
         .current_dir(root)
         .env("XDG_STATE_HOME", root.join("state"))

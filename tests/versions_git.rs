@@ -47,6 +47,21 @@ fn show(root: &Path, version: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Proposes "Booking: 45 minutes, €80." for the clinic's `booking` and accepts it, which
+/// exits 0: the JSON report.
+fn accept_a_booking_proposal(root: &Path) -> serde_json::Value {
+    let id = write_proposal(
+        &root.join("clinic"),
+        "booking",
+        "Booking: 45 minutes, €80.\n",
+        &[],
+        1,
+    );
+    let out = run_in(root, &["accept", "clinic", &id, "--allow-flags", "--json"]);
+    assert_exit(&out, 0);
+    json(&out)
+}
+
 #[test]
 fn record_after_a_hand_edit_keeps_the_committed_body_as_version_1() {
     let (ws, committed, edited) = committed_then_edited();
@@ -67,14 +82,7 @@ fn record_after_a_hand_edit_keeps_the_committed_body_as_version_1() {
 #[test]
 fn the_first_accept_after_a_hand_edit_keeps_the_committed_body_too() {
     let (ws, committed, edited) = committed_then_edited();
-    let dir = ws.path().join("clinic");
-    let id = write_proposal(&dir, "booking", "Booking: 45 minutes, €80.\n", &[], 1);
-    let out = run_in(
-        ws.path(),
-        &["accept", "clinic", &id, "--allow-flags", "--json"],
-    );
-    assert_exit(&out, 0);
-    let report = json(&out);
+    let report = accept_a_booking_proposal(ws.path());
     let actions: Vec<&str> = field_strs(&report["written"], "action");
     assert_eq!(actions, ["import", "record", "compress"]);
     assert_eq!(show(ws.path(), "1").trim_end(), committed.trim_end());
@@ -88,15 +96,9 @@ fn an_unedited_or_untracked_item_starts_its_history_with_its_own_body() {
     git(ws.path(), &["init", "-q"]);
     git(ws.path(), &["add", "-A"]);
     git(ws.path(), &["commit", "-q", "-m", "brief"]);
-    let dir = ws.path().join("clinic");
-    let id = write_proposal(&dir, "booking", "Booking: 45 minutes, €80.\n", &[], 1);
-    let out = run_in(
-        ws.path(),
-        &["accept", "clinic", &id, "--allow-flags", "--json"],
-    );
-    assert_exit(&out, 0);
-    assert_eq!(json(&out)["written"][0]["action"], "import");
-    assert_eq!(json(&out)["written"].as_array().unwrap().len(), 2);
+    let report = accept_a_booking_proposal(ws.path());
+    assert_eq!(report["written"][0]["action"], "import");
+    assert_eq!(report["written"].as_array().unwrap().len(), 2);
     // Not in a git work tree: record writes the one version it always did.
     let ws = workspace("clinic");
     let out = run_in(ws.path(), &["record", "clinic", "booking", "--json"]);
