@@ -9,20 +9,12 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::{brief, stderr};
+use crate::harness::command::compacted_state;
 use crate::harness::{Workspace, argv, assert_exit, session};
 use crate::loopback::model::{answer, say};
 use crate::loopback::{Recorded, Server};
 
 const KEY: &str = "sk-test-operator-SECRET-91c4";
-
-fn compacted_state() -> String {
-    json!({
-        "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
-        "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
-        "affected_files": []
-    })
-    .to_string()
-}
 
 /// Runs `brief ARGS` in `root` with the operator's key and base URL in the environment.
 fn with_key(root: &Path, base: &str, args: &[&str]) -> Output {

@@ -7,19 +7,13 @@ use std::fs;
 use std::path::Path;
 
 use crate::common::server::{Reply, Server};
-use crate::common::{brief, json, run_in, stderr, stdout, workspace};
+use crate::common::{json, run_in, stderr, stdout, workspace};
 use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has};
 
 const SHORTER: &str = "## Booking\n\nFirst visit: 45 minutes, €80; follow-ups 30 minutes.\nHours and address: https://harbour-physio.example.org/visit.";
 
 fn run(root: &Path, args: &[&str]) -> std::process::Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_RETRY_BASE_MS", "1")
-        .args(args)
-        .output()
-        .unwrap()
+    crate::harness::command::run_with_state(root, args)
 }
 
 fn compress(root: &Path, server: &Server, item: &str) -> std::process::Output {

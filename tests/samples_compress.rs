@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{brief, json, stderr};
+use crate::common::{json, stderr};
 use crate::harness::{argv, argv_then, assert_exit, assert_stderr_has, assert_stdout_has};
 use crate::loopback::fixtures::{OPENAI_USAGE, openai_stream};
 use crate::loopback::{Reply, Server};
@@ -48,13 +48,7 @@ fn model(assistant_answer: &'static str) -> Server {
 }
 
 fn run(root: &Path, args: &[&str]) -> std::process::Output {
-    brief()
-        .current_dir(root)
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("BRIEF_RETRY_BASE_MS", "1")
-        .args(args)
-        .output()
-        .unwrap()
+    crate::harness::command::run_with_state(root, args)
 }
 
 fn compress(root: &Path, server: &Server) -> Value {

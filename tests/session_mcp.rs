@@ -4,6 +4,7 @@
 
 use std::process::{Command, Stdio};
 
+use crate::harness::command::compacted_state;
 use crate::harness::mcp::Mcp;
 use serde_json::{Value, json};
 
@@ -121,16 +122,6 @@ fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library
     let ledger = std::fs::read_to_string(root.join("ledger.jsonl")).unwrap();
     assert!(ledger.contains(r#""command":"compact""#), "{ledger}");
     assert_eq!(server.requests().len(), 1);
-}
-
-/// The state a scripted compaction model answers with.
-fn compacted_state() -> String {
-    json!({
-        "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
-        "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
-        "affected_files": []
-    })
-    .to_string()
 }
 
 fn session_with_one_message(root: &std::path::Path) {

@@ -209,3 +209,24 @@ pub fn brief_naming(root: &Path, server: &Server) {
     )
     .unwrap();
 }
+
+/// `brief ARGS` in `root`, with `root/state` as the XDG state folder and retries 1 ms apart.
+pub fn run_with_state(root: &Path, args: &[&str]) -> Output {
+    brief()
+        .current_dir(root)
+        .env("XDG_STATE_HOME", root.join("state"))
+        .env("BRIEF_RETRY_BASE_MS", "1")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The state a scripted compaction model answers with.
+pub fn compacted_state() -> String {
+    serde_json::json!({
+        "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
+        "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
+        "affected_files": []
+    })
+    .to_string()
+}
