@@ -131,12 +131,7 @@ fn mcp_compact_context_returns_the_document_session_compact_json_prints() {
     let ws = Workspace::clinic_session(&[]);
     let root = ws.root();
     session(root).user("Book Ada on 2026-12-01.");
-    let state = json!({
-        "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
-        "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
-        "affected_files": []
-    })
-    .to_string();
+    let state = crate::harness::command::compacted_state();
     let model = Server::start(vec![say("openai", &state), say("openai", &state)]);
     let base = format!("{}/v1", model.url());
     // The tool may name the operator's base URL: the server is started with it.

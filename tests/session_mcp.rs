@@ -53,12 +53,8 @@ fn compact_context_is_served_in_the_fixed_order_and_compacts_through_the_library
     let ws = Workspace::clinic_session(&["--framework-tools"]);
     let root = ws.root();
     session(root).user("Book Ada on 2026-12-01.");
-    let state = json!({
-        "project_summary": "Booking Ada.", "established_context": [], "key_decisions": [],
-        "completed_tasks": [], "current_tasks": ["book 2026-12-01"], "blockers": [],
-        "affected_files": []
-    });
-    let server = Server::start(vec![say("openai", &state.to_string())]);
+    let state = compacted_state();
+    let server = Server::start(vec![say("openai", &state)]);
     let base = format!("{}/v1", server.url());
     let answers = mcp_with(
         root,
