@@ -39,18 +39,6 @@ fn tool_messages(body: &Value) -> Vec<String> {
         .collect()
 }
 
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn envelope(url: &str) -> String {
     harness::envelope(
         "Mondays are open for new patients.",
@@ -282,7 +270,7 @@ fn with_a_provider_counting_three_times_the_local_figure_status_and_the_gate_use
     let shown = ok(root, &["session", "status", "s"]);
     assert!(shown.contains("local count"), "{shown}");
     assert!(
-        shown.contains(&thousands(counted)),
+        shown.contains(&crate::common::traffic::grouped(counted)),
         "the telemetry line counts as the provider does: {shown}"
     );
 
