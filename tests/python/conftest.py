@@ -126,22 +126,13 @@ class Upstream(BaseHTTPRequestHandler):
         if self.path.startswith("/v1/responses"):
             return self.responses_api(request, model)
         if request.get("stream"):
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("transfer-encoding", "chunked")
-            self.end_headers()
             if anthropic:
                 frames = [f"event: {name}\ndata: {json.dumps(data)}\n\n"
                           for name, data in anthropic_events(model)]
             else:
                 frames = [f"data: {json.dumps(c)}\n\n" for c in openai_chunks(model)]
                 frames.append("data: [DONE]\n\n")
-            for frame in frames:
-                data = frame.encode()
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                self.wfile.flush()
-            self.wfile.write(b"0\r\n\r\n")
-            return
+            return self.chunked(frames)
         if anthropic:
             answer = {"id": "m1", "type": "message", "role": "assistant", "model": model,
                       "content": [{"type": "text", "text": "Hello there"}],
@@ -151,12 +142,7 @@ class Upstream(BaseHTTPRequestHandler):
                       "choices": [{"index": 0, "finish_reason": "stop",
                                    "message": {"role": "assistant", "content": "Hello there"}}],
                       "usage": OPENAI_USAGE}
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        return self.whole(answer)
 
 
     def chunked(self, frames):
