@@ -173,14 +173,8 @@ fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
         entry.drifted_parts = meta.analysis.drifted_parts.clone();
         entry.drift_offset = meta.analysis.drift.as_ref().and_then(|d| d.offset);
         entry.latency_ms = call.latency_ms;
-        if let Some(usage) = usage {
-            entry.input_tokens = Some(usage.input_tokens);
-            entry.cached_input_tokens = usage.cached_input_tokens;
-            entry.cache_write_tokens = usage.cache_write_tokens;
-            entry.output_tokens = Some(usage.output_tokens);
-            entry.cache_write_5m_tokens = usage.cache_write_5m_tokens;
-            entry.cache_write_1h_tokens = usage.cache_write_1h_tokens;
-            entry.reasoning_tokens = usage.reasoning_tokens;
+        if let Some(usage) = &usage {
+            entry.set_usage(usage);
         }
         if let Some((status, message)) = failure {
             entry.status = status;
