@@ -45,6 +45,30 @@ impl Form {
 ///
 /// Domain modules return the data; the impls of this trait live in `cli/`, so colour and
 /// the terminal stay here.
+/// `impl Report` for documents whose status and summary are the [`Document`]'s own and
+/// whose human form is the summary on stderr.
+///
+/// [`Document`]: crate::document::Document
+macro_rules! summary_report {
+    ($($report:ty),+ $(,)?) => {$(
+        impl $crate::cli::output::Report for $report {
+            fn status(&self) -> &str {
+                $crate::document::Document::status(self)
+            }
+
+            fn summary(&self) -> String {
+                $crate::document::Document::summary(self)
+            }
+
+            fn human(&self, ui: &$crate::cli::ui::Ui) -> $crate::error::Result<()> {
+                ui.info(&$crate::document::Document::summary(self));
+                Ok(())
+            }
+        }
+    )+};
+}
+pub(crate) use summary_report;
+
 pub trait Report: Serialize {
     /// The first key of the JSON document: a word from the README's status table.
     fn status(&self) -> &str;

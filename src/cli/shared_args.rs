@@ -57,6 +57,27 @@ pub fn parse_kind(text: &str) -> Result<Wire, String> {
     text.parse()
 }
 
+/// Which pending proposal `brief review` and `brief accept` act on; flattened into both.
+#[derive(Debug, clap::Args)]
+pub struct ProposalArgs {
+    /// The brief directory
+    pub brief: PathBuf,
+    /// The proposal: its id, or its item's name when that item has one pending proposal
+    /// (see `brief proposals`)
+    #[arg(value_name = "ID|ITEM", required_unless_present = "latest")]
+    pub id: Option<String>,
+    /// The newest pending proposal (of ITEM, when one is named)
+    #[arg(long)]
+    pub latest: bool,
+}
+
+impl ProposalArgs {
+    /// The proposal's id, from the id, the item's name or --latest.
+    pub fn pick(&self) -> Result<String> {
+        crate::store::pick::proposal_id(&self.brief, self.id.as_deref(), self.latest)
+    }
+}
+
 /// Which provider, model and server a model call goes to; flattened into every command
 /// that calls a model. Unset flags fall back to the environment, then the brief's `model:`.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -122,6 +122,12 @@ impl Ui {
         }
     }
 
+    /// `label text` and a newline, the label painted good or as a warning.
+    pub fn verdict_line(&self, label: &str, good: bool, text: &str) -> String {
+        let tone = if good { Tone::Good } else { Tone::Warning };
+        format!("{} {text}\n", self.paint(label, tone))
+    }
+
     /// Paints text for stderr.
     pub fn paint_err(&self, text: &str, tone: Tone) -> String {
         if self.color_stderr {

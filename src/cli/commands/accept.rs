@@ -2,12 +2,11 @@
 //! one call to [`crate::prompt::relock::accept`] (on a terminal, after the review screen of
 //! [`crate::compress::review::review`] and the operator's yes), and its report.
 
-use std::path::PathBuf;
-
 use crate::brief::Problem;
 use crate::cli::interactive::confirm_flags;
 use crate::cli::output::{self, Form, Outcome};
 use crate::cli::review::show_proposal;
+use crate::cli::shared_args::ProposalArgs;
 use crate::cli::ui::Ui;
 use crate::compress::review::{self, Reviewed};
 use crate::error::{Error, Result};
@@ -25,15 +24,8 @@ use crate::prompt::relock;
 /// flags accepted are recorded in the version.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief directory
-    pub brief: PathBuf,
-    /// The proposal: its id, or its item's name when that item has one pending proposal
-    /// (see `brief proposals`)
-    #[arg(value_name = "ID|ITEM", required_unless_present = "latest")]
-    pub id: Option<String>,
-    /// The newest pending proposal (of ITEM, when one is named)
-    #[arg(long)]
-    pub latest: bool,
+    #[command(flatten)]
+    pub proposal: ProposalArgs,
     /// Accept even though the guard found facts or instructions the proposal dropped or changed
     #[arg(long)]
     pub allow_flags: bool,
@@ -43,21 +35,21 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let id = crate::store::pick::proposal_id(&args.brief, args.id.as_deref(), args.latest)?;
+    let id = args.proposal.pick()?;
     let mut allow_flags = args.allow_flags;
     let mut shown = super::warn_on(ui);
     let mut quiet = |_: &Problem| {};
     // On a terminal the operator sees what they accept before anything is written; the
     // brief's warnings were shown then, so the accept does not repeat them.
     let warn: &mut dyn FnMut(&Problem) = if !args.json && ui.interactive() {
-        if let Ok(reviewed) = review::review(&args.brief, &id, &mut shown) {
+        if let Ok(reviewed) = review::review(&args.proposal.brief, &id, &mut shown) {
             allow_flags = confirm(ui, &reviewed, allow_flags)?;
         }
         &mut quiet
     } else {
         &mut shown
     };
-    let report = relock::accept(&args.brief, &id, allow_flags, warn)?;
+    let report = relock::accept(&args.proposal.brief, &id, allow_flags, warn)?;
     output::print(ui, Form::json_if(args.json), &report)
 }
 

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::cache::align::run::Request;
+use crate::cache::align::warnings::Warning;
 use crate::cache::align::{self, Baseline, Options, Report, WakeReport};
 use crate::cli::hints::setting_words;
 use crate::cli::output::{self, Form, Outcome};
@@ -108,17 +109,33 @@ fn human_report(report: &Report, ui: &Ui) -> String {
         human_wake(&mut out, wake, total, report.options.wakes, ui);
         out.push('\n');
     }
-    let tone = if report.clean() {
-        Tone::Good
-    } else {
-        Tone::Warning
-    };
-    out.push_str(&format!(
-        "{} {}\n",
-        ui.paint("summary:", tone),
-        report.summary_naming(setting_words(Setting::AlignState))
+    out.push_str(&ui.verdict_line(
+        "summary:",
+        report.clean(),
+        &report.summary_naming(setting_words(Setting::AlignState)),
     ));
     out
+}
+
+/// The first [`SHOWN_WARNINGS`] of `warnings`, one a line between `lead` and `tail`, then
+/// how many more `--json` shows.
+fn shown_warnings(out: &mut String, warnings: &[Warning], lead: &str, tail: &str, what: &str) {
+    for warning in warnings.iter().take(SHOWN_WARNINGS) {
+        out.push_str(&format!(
+            "  {lead}{} at {} (line {}, column {}): {}{tail}\n",
+            warning.kind.describe(),
+            warning.location,
+            warning.line,
+            warning.column,
+            warning.sample
+        ));
+    }
+    if warnings.len() > SHOWN_WARNINGS {
+        out.push_str(&format!(
+            "  … and {} more {what} (see --json)\n",
+            warnings.len() - SHOWN_WARNINGS
+        ));
+    }
 }
 
 fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: bool, ui: &Ui) {
@@ -229,38 +246,14 @@ fn human_wake(out: &mut String, wake: &WakeReport, total: usize, wakes_only: boo
             ));
         }
     }
-    for warning in wake.warnings.iter().take(SHOWN_WARNINGS) {
-        out.push_str(&format!(
-            "  {} {} at {} (line {}, column {}): {}\n",
-            ui.paint("warning:", Tone::Warning),
-            warning.kind.describe(),
-            warning.location,
-            warning.line,
-            warning.column,
-            warning.sample
-        ));
-    }
-    if wake.warnings.len() > SHOWN_WARNINGS {
-        out.push_str(&format!(
-            "  … and {} more warnings (see --json)\n",
-            wake.warnings.len() - SHOWN_WARNINGS
-        ));
-    }
-    for constant in wake.constant_values.iter().take(SHOWN_WARNINGS) {
-        out.push_str(&format!(
-            "  constant: {} at {} (line {}, column {}): {} (identical in every wake)\n",
-            constant.kind.describe(),
-            constant.location,
-            constant.line,
-            constant.column,
-            constant.sample
-        ));
-    }
-    if wake.constant_values.len() > SHOWN_WARNINGS {
-        out.push_str(&format!(
-            "  … and {} more constant values (see --json)\n",
-            wake.constant_values.len() - SHOWN_WARNINGS
-        ));
-    }
+    let warning = ui.paint("warning:", Tone::Warning);
+    shown_warnings(out, &wake.warnings, &format!("{warning} "), "", "warnings");
+    shown_warnings(
+        out,
+        &wake.constant_values,
+        "constant: ",
+        " (identical in every wake)",
+        "constant values",
+    );
     out.push_str(&format!("stable_prefix_hash:{}\n", wake.stable_prefix_hash));
 }

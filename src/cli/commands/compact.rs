@@ -130,20 +130,8 @@ impl Report for Shown<BriefCompaction> {
             };
             table.row([
                 r.id.clone(),
-                format!(
-                    "{:>w0$} → {:>w1$}",
-                    r.bytes_before,
-                    r.bytes_after,
-                    w0 = widths[0],
-                    w1 = widths[1]
-                ),
-                format!(
-                    "{:>w2$} → {:>w3$}",
-                    r.tokens_before,
-                    r.tokens_after,
-                    w2 = widths[2],
-                    w3 = widths[3]
-                ),
+                before_after(r.bytes_before, r.bytes_after, widths[0], widths[1]),
+                before_after(r.tokens_before, r.tokens_after, widths[2], widths[3]),
                 note,
             ]);
         }
@@ -158,4 +146,14 @@ impl Report for Shown<BriefCompaction> {
         }
         Ok(())
     }
+}
+
+/// `before → after`, each right-aligned to its column's width.
+fn before_after(
+    before: impl std::fmt::Display,
+    after: impl std::fmt::Display,
+    w0: usize,
+    w1: usize,
+) -> String {
+    format!("{before:>w0$} → {after:>w1$}")
 }

@@ -228,15 +228,10 @@ fn human(report: &Report, ui: &Ui) -> String {
         ]);
     }
     out.push_str(&table.render_header_with(|line| ui.paint(line, Tone::Dim)));
-    let tone = if report.verdict.cached() {
-        Tone::Good
-    } else {
-        Tone::Warning
-    };
-    out.push_str(&format!(
-        "{} {}\n",
-        ui.paint("verdict:", tone),
-        report.verdict.sentence()
+    out.push_str(&ui.verdict_line(
+        "verdict:",
+        report.verdict.cached(),
+        &report.verdict.sentence(),
     ));
     out
 }

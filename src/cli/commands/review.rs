@@ -2,12 +2,13 @@
 //! Arguments, one call to [`crate::compress::review::review`], and its rendering (then, on
 //! a terminal, the review question).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::review::{print_commands, show_proposal};
+use crate::cli::shared_args::ProposalArgs;
 use crate::cli::ui::Ui;
 use crate::compress::review::{self, Reviewed};
 use crate::error::Result;
@@ -23,32 +24,25 @@ use crate::error::Result;
     after_help = "Example:\n  brief proposals briefs/support\n  brief review briefs/support refunds-20261130t090002"
 )]
 pub struct Args {
-    /// The brief directory
-    pub brief: PathBuf,
-    /// The proposal: its id, or its item's name when that item has one pending proposal
-    /// (see `brief proposals`)
-    #[arg(value_name = "ID|ITEM", required_unless_present = "latest")]
-    pub id: Option<String>,
-    /// The newest pending proposal (of ITEM, when one is named)
-    #[arg(long)]
-    pub latest: bool,
+    #[command(flatten)]
+    pub proposal: ProposalArgs,
     /// Print one JSON object instead of the review screen (never asks)
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
-    let id = crate::store::pick::proposal_id(&args.brief, args.id.as_deref(), args.latest)?;
-    let reviewed = review::review(&args.brief, &id, &mut super::warn_on(ui))?;
+    let id = args.proposal.pick()?;
+    let reviewed = review::review(&args.proposal.brief, &id, &mut super::warn_on(ui))?;
     let form = Form::json_if(args.json);
     let shown = Shown {
         asks: form == Form::Human && ui.interactive() && !reviewed.stale,
         reviewed,
-        brief: &args.brief,
+        brief: &args.proposal.brief,
     };
     let outcome = output::print(ui, form, &shown)?;
     if shown.asks {
-        return crate::cli::interactive::ask_about(ui, &args.brief, shown.reviewed);
+        return crate::cli::interactive::ask_about(ui, &args.proposal.brief, shown.reviewed);
     }
     Ok(outcome)
 }

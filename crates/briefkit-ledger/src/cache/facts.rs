@@ -302,34 +302,31 @@ mod tests {
             Some(1.25)
         );
         assert_eq!(lookup("openai", "gpt-5-mini").write_multiplier, Some(1.0));
-        assert_eq!(
-            lookup("anthropic", "claude-3-5-haiku-20241022").min_cacheable_tokens,
-            Some(2048)
-        );
-        assert_eq!(
-            lookup("anthropic", "claude-haiku-4-5").min_cacheable_tokens,
-            Some(4096)
-        );
-        assert_eq!(
-            lookup("anthropic", "claude-sonnet-4-5-20250929").min_cacheable_tokens,
-            Some(1024)
-        );
-        assert_eq!(
-            lookup("anthropic", "claude-opus-4-20250514").min_cacheable_tokens,
-            Some(1024)
-        );
+        assert_minimums(&[
+            ("anthropic", "claude-3-5-haiku-20241022", 2048),
+            ("anthropic", "claude-haiku-4-5", 4096),
+            ("anthropic", "claude-sonnet-4-5-20250929", 1024),
+            ("anthropic", "claude-opus-4-20250514", 1024),
+        ]);
+    }
+
+    /// Each `(provider, model, minimum)`: the minimum cacheable length `lookup` finds.
+    fn assert_minimums(cases: &[(&str, &str, u64)]) {
+        for &(provider, model, minimum) in cases {
+            assert_eq!(
+                lookup(provider, model).min_cacheable_tokens,
+                Some(minimum),
+                "{provider} {model}"
+            );
+        }
     }
 
     #[test]
     fn the_model_decides_over_the_wire_protocol() {
-        assert_eq!(
-            lookup("openai", "deepseek-chat").min_cacheable_tokens,
-            Some(64)
-        );
-        assert_eq!(
-            lookup("openai", "google-ai-studio/gemini-2.5-flash").min_cacheable_tokens,
-            Some(1024)
-        );
+        assert_minimums(&[
+            ("openai", "deepseek-chat", 64),
+            ("openai", "google-ai-studio/gemini-2.5-flash", 1024),
+        ]);
         assert_eq!(
             lookup("openai", "anthropic/claude-3-haiku").vendor,
             "anthropic"

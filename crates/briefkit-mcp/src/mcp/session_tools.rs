@@ -215,15 +215,7 @@ struct CompactArgs {
 /// The tool's provider and model are the caller's to choose; its base URL is not: the key
 /// goes only to the base URL the server's operator configured or allowed.
 fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Reply, ToolError> {
-    let kind = a
-        .provider
-        .as_deref()
-        .map(str::parse)
-        .transpose()
-        .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
-    let mut provider = ctx.provider.clone();
-    provider.wire = kind.or(provider.wire);
-    provider.model = a.model.or(provider.model);
+    let mut provider = ctx.caller_provider(a.provider.as_deref(), a.model)?;
     provider.caller_base_url = a.base_url.clone();
     let choice = ModelChoice {
         provider,

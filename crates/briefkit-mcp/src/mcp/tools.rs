@@ -44,6 +44,22 @@ impl Options {
             self.root.join(path)
         }
     }
+
+    /// The operator's provider settings with the caller's provider and model, when named.
+    pub fn caller_provider(
+        &self,
+        provider: Option<&str>,
+        model: Option<String>,
+    ) -> Result<crate::provider::Overrides, ToolError> {
+        let kind = provider
+            .map(str::parse)
+            .transpose()
+            .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
+        let mut provider = self.provider.clone();
+        provider.wire = kind.or(provider.wire);
+        provider.model = model.or(provider.model);
+        Ok(provider)
+    }
 }
 
 /// A tool call that could not be done, with the reason in words.

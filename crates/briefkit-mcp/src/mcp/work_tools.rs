@@ -66,17 +66,9 @@ struct CompressArgs {
 /// bundled compressor, the server's provider settings and the default ledger.
 fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
     let brief = Brief::load(&ctx.path(&a.brief))?;
-    let kind = a
-        .provider
-        .as_deref()
-        .map(str::parse)
-        .transpose()
-        .map_err(|e: String| ToolError(format!("bad arguments: provider: {e}")))?;
     // The operator's settings with the caller's provider and model; never a base URL of
     // the caller's: the server's key goes only where its operator said.
-    let mut provider = ctx.provider.clone();
-    provider.wire = kind.or(provider.wire);
-    provider.model = a.model.or(provider.model);
+    let provider = ctx.caller_provider(a.provider.as_deref(), a.model)?;
     let job = Job {
         brief: &brief,
         item: Some(&a.item),

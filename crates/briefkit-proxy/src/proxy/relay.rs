@@ -114,15 +114,6 @@ struct Settled {
 
 /// How the call went, from its ending and what the meter read; the row maker.
 fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
-    let Settled {
-        wire,
-        prices,
-        latency_ms,
-        finished,
-        cut_off,
-        timeout,
-        http_status,
-    } = call;
     let usage = meter.and_then(Meter::usage);
     let complete = meter.is_some_and(Meter::complete);
     // An error the answer itself carried explains how it ended (an SDK that reads an
@@ -135,7 +126,7 @@ fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
     let failure: Option<(CallStatus, String)> = match ending {
         Ending::Failed { status, message } => Some((status, message)),
         _ if complete || carried_error => None,
-        Ending::Ended | Ending::Dropped if unread && !cut_off => None,
+        Ending::Ended | Ending::Dropped if unread && !call.cut_off => None,
         Ending::Ended => Some((
             CallStatus::TruncatedStream,
             "the stream ended before its end marker".into(),
@@ -148,10 +139,10 @@ fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
             CallStatus::Timeout,
             format!(
                 "the upstream sent nothing for {}",
-                crate::clock::format_duration(timeout)
+                crate::clock::format_duration(call.timeout)
             ),
         )),
-        Ending::Dropped if cut_off => Some((
+        Ending::Dropped if call.cut_off => Some((
             CallStatus::Cancelled,
             "the proxy stopped (its shutdown deadline passed) before the answer ended".into(),
         )),
@@ -161,7 +152,7 @@ fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
         )),
     };
     let failure = failure.or_else(|| {
-        let status = http_status.filter(|s| !s.is_success())?;
+        let status = call.http_status.filter(|s| !s.is_success())?;
         let message = meter
             .and_then(Meter::error)
             .map(str::to_string)
@@ -174,22 +165,16 @@ fn settle(ending: Ending, meter: Option<&Meter>, call: Settled) -> MakeRow {
     });
     let blind = meter.and_then(Meter::blind).map(str::to_string);
     Box::new(move |meta: &Meta| {
-        let mut entry = Entry::new("proxy", wire.as_str(), &meta.model);
-        prices.stamp(&mut entry);
-        entry.time = crate::clock::format_rfc3339(finished);
+        let mut entry = Entry::new("proxy", call.wire.as_str(), &meta.model);
+        call.prices.stamp(&mut entry);
+        entry.time = crate::clock::format_rfc3339(call.finished);
         entry.session = Some(meta.session.clone());
         entry.prefix_hash = meta.analysis.prefix_hash.clone();
         entry.drifted_parts = meta.analysis.drifted_parts.clone();
         entry.drift_offset = meta.analysis.drift.as_ref().and_then(|d| d.offset);
-        entry.latency_ms = latency_ms;
-        if let Some(usage) = usage {
-            entry.input_tokens = Some(usage.input_tokens);
-            entry.cached_input_tokens = usage.cached_input_tokens;
-            entry.cache_write_tokens = usage.cache_write_tokens;
-            entry.output_tokens = Some(usage.output_tokens);
-            entry.cache_write_5m_tokens = usage.cache_write_5m_tokens;
-            entry.cache_write_1h_tokens = usage.cache_write_1h_tokens;
-            entry.reasoning_tokens = usage.reasoning_tokens;
+        entry.latency_ms = call.latency_ms;
+        if let Some(usage) = &usage {
+            entry.set_usage(usage);
         }
         if let Some((status, message)) = failure {
             entry.status = status;
@@ -233,12 +218,7 @@ pub async fn call(
         after,
     };
     let upstream = app.upstream(wire);
-    let path = parts
-        .uri
-        .path_and_query()
-        .cloned()
-        .unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"));
-    parts.uri = match upstream.target(&path) {
+    parts.uri = match upstream.target(&path_and_query(&parts.uri)) {
         Ok(uri) => uri,
         Err(message) => {
             call.end(
@@ -318,12 +298,7 @@ pub async fn pass(app: Arc<App>, wire: Wire, request: Request<Incoming>) -> Resp
         Ok(body) => body,
         Err(err) => return reply::body_error(wire, &err),
     };
-    let path = parts
-        .uri
-        .path_and_query()
-        .cloned()
-        .unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"));
-    parts.uri = match upstream.target(&path) {
+    parts.uri = match upstream.target(&path_and_query(&parts.uri)) {
         Ok(uri) => uri,
         Err(message) => return reply::upstream_failed(wire, &message),
     };
@@ -460,4 +435,11 @@ impl Drop for Relay {
             }
         }
     }
+}
+
+/// The request's path and query, `/` when it has none.
+fn path_and_query(uri: &http::Uri) -> http::uri::PathAndQuery {
+    uri.path_and_query()
+        .cloned()
+        .unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"))
 }

@@ -130,17 +130,4 @@ impl Report for ResumeReport {
     }
 }
 
-impl Report for CancelReport {
-    fn status(&self) -> &str {
-        Document::status(self)
-    }
-
-    fn summary(&self) -> String {
-        Document::summary(self)
-    }
-
-    fn human(&self, ui: &Ui) -> Result<()> {
-        ui.info(&Document::summary(self));
-        Ok(())
-    }
-}
+output::summary_report!(CancelReport);

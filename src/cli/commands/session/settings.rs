@@ -86,20 +86,7 @@ pub fn model(args: ModelArgs, ui: &Ui) -> Result<Outcome> {
     output::print(ui, Form::json_if(args.json), &report)
 }
 
-impl Report for DigestSet {
-    fn status(&self) -> &str {
-        Document::status(self)
-    }
-
-    fn summary(&self) -> String {
-        Document::summary(self)
-    }
-
-    fn human(&self, ui: &Ui) -> Result<()> {
-        ui.info(&Document::summary(self));
-        Ok(())
-    }
-}
+output::summary_report!(DigestSet);
 
 impl Report for ModelChanged {
     fn status(&self) -> &str {

@@ -63,28 +63,24 @@ pub fn file_csp() -> String {
 
 /// Text as HTML: `& < >` escaped (quotes are text between tags).
 fn text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escaped(text, false)
 }
 
 /// Text or an attribute value as HTML: `& < > " '` escaped.
 pub fn escape(text: &str) -> String {
+    escaped(text, true)
+}
+
+/// `& < >` escaped, and `" '` too when `quotes`.
+fn escaped(text: &str, quotes: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
+            '"' if quotes => out.push_str("&quot;"),
+            '\'' if quotes => out.push_str("&#39;"),
             c => out.push(c),
         }
     }

@@ -263,6 +263,17 @@ impl Entry {
         self
     }
 
+    /// Records the token counts a provider's answer reported.
+    pub fn set_usage(&mut self, usage: &crate::wire::Usage) {
+        self.input_tokens = Some(usage.input_tokens);
+        self.cached_input_tokens = usage.cached_input_tokens;
+        self.cache_write_tokens = usage.cache_write_tokens;
+        self.output_tokens = Some(usage.output_tokens);
+        self.cache_write_5m_tokens = usage.cache_write_5m_tokens;
+        self.cache_write_1h_tokens = usage.cache_write_1h_tokens;
+        self.reasoning_tokens = usage.reasoning_tokens;
+    }
+
     /// Fills in what a provider call's outcome says: usage and attempts, or the failure.
     pub fn record(mut self, latency: std::time::Duration, result: &Result<impl Answered>) -> Entry {
         self.latency_ms = latency.as_millis() as u64;
@@ -270,13 +281,7 @@ impl Entry {
             Ok(answer) => {
                 self.attempts = answer.attempts();
                 if let Some(usage) = answer.usage() {
-                    self.input_tokens = Some(usage.input_tokens);
-                    self.cached_input_tokens = usage.cached_input_tokens;
-                    self.cache_write_tokens = usage.cache_write_tokens;
-                    self.output_tokens = Some(usage.output_tokens);
-                    self.cache_write_5m_tokens = usage.cache_write_5m_tokens;
-                    self.cache_write_1h_tokens = usage.cache_write_1h_tokens;
-                    self.reasoning_tokens = usage.reasoning_tokens;
+                    self.set_usage(usage);
                 }
                 self
             }

@@ -75,6 +75,13 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// A report's status: `ok`, or `warning` when lines (or rows) were skipped.
+    pub fn status_of(warnings: &[Warning]) -> &'static str {
+        if warnings.is_empty() { "ok" } else { "warning" }
+    }
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "line {}: {}", self.line, self.message)

@@ -29,11 +29,7 @@ pub struct UsageReport {
 impl UsageReport {
     /// `ok`, or `warning` when lines or rows were skipped.
     pub fn status(&self) -> &'static str {
-        if self.warnings.is_empty() {
-            "ok"
-        } else {
-            "warning"
-        }
+        Warning::status_of(&self.warnings)
     }
 
     /// The report in one sentence: calls, cached share, cost and savings.

@@ -193,11 +193,7 @@ pub struct PushReport {
 impl PushReport {
     /// `warning` when lines were skipped.
     pub fn status(&self) -> &'static str {
-        if self.warnings.is_empty() {
-            "ok"
-        } else {
-            "warning"
-        }
+        Warning::status_of(&self.warnings)
     }
 
     pub fn summary(&self) -> String {

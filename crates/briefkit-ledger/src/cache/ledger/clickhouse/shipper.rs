@@ -127,6 +127,27 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Waits on `shared.signal` until `done`, an attempt fails since the flush was asked
+/// for, or `deadline` passes; gives the lock back.
+fn wait_flushed<'a>(
+    shared: &'a Shared,
+    mut state: MutexGuard<'a, State>,
+    deadline: Instant,
+    done: impl Fn(&State) -> bool,
+) -> MutexGuard<'a, State> {
+    loop {
+        let now = Instant::now();
+        if done(&state) || state.failures_since_flush > 0 || now >= deadline {
+            return state;
+        }
+        state = shared
+            .signal
+            .wait_timeout(state, deadline - now)
+            .map(|(s, _)| s)
+            .unwrap_or_else(|p| p.into_inner().0);
+    }
+}
+
 impl Shipper {
     /// Opens the spool of `target` under `state_dir` and starts the thread.
     pub fn start(target: &Target, state_dir: &std::path::Path) -> Result<Arc<Shipper>> {
@@ -291,20 +312,9 @@ impl Shipper {
         state.flush = true;
         state.failures_since_flush = 0;
         shared.signal.notify_all();
-        loop {
-            let now = Instant::now();
-            if (state.adopted_once && state.pending() == 0)
-                || state.failures_since_flush > 0
-                || now >= deadline
-            {
-                break;
-            }
-            state = shared
-                .signal
-                .wait_timeout(state, deadline - now)
-                .map(|(s, _)| s)
-                .unwrap_or_else(|p| p.into_inner().0);
-        }
+        let state = wait_flushed(shared, state, deadline, |state| {
+            state.adopted_once && state.pending() == 0
+        });
         drop(state);
         self.state()
     }
@@ -320,18 +330,9 @@ impl Shipper {
         state.closing = true;
         state.failures_since_flush = 0;
         shared.signal.notify_all();
-        loop {
-            let done = state.own.is_none() && state.own_pending == 0 && state.held.is_empty();
-            let now = Instant::now();
-            if done || state.failures_since_flush > 0 || now >= deadline {
-                break;
-            }
-            state = shared
-                .signal
-                .wait_timeout(state, deadline - now)
-                .map(|(s, _)| s)
-                .unwrap_or_else(|p| p.into_inner().0);
-        }
+        let mut state = wait_flushed(shared, state, deadline, |state| {
+            state.own.is_none() && state.own_pending == 0 && state.held.is_empty()
+        });
         state.stop = true;
         shared.signal.notify_all();
         self.spool_held(&mut state);
