@@ -392,23 +392,12 @@ mod tests {
             EventError::Carried(c) => c,
             other => panic!("{other:?}"),
         };
-        let overloaded = carried(
-            stream
-                .event(
-                    Some("error"),
-                    r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-                )
-                .unwrap_err(),
-        );
+        let mut error = |data: &str| carried(stream.event(Some("error"), data).unwrap_err());
+        let overloaded =
+            error(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
         assert!(overloaded.retry);
-        let invalid = carried(
-            stream
-                .event(
-                    Some("error"),
-                    r#"{"type":"error","error":{"type":"invalid_request_error","message":"no"}}"#,
-                )
-                .unwrap_err(),
-        );
+        let invalid =
+            error(r#"{"type":"error","error":{"type":"invalid_request_error","message":"no"}}"#);
         assert!(!invalid.retry);
         assert!(stream.event(Some("x"), "not json").is_err());
     }
