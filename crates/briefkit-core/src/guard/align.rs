@@ -62,6 +62,17 @@ impl From<&[Vec<Id>]> for Content {
 /// At most this many candidate sentences per word.
 const CAP: usize = 16;
 
+/// The at most `cap` of `postings` (sorted sentence numbers) nearest to `expected`: all of
+/// them when there are no more than `cap`.
+pub(super) fn nearest(postings: &[u32], expected: usize, cap: usize) -> &[u32] {
+    if postings.len() <= cap {
+        return postings;
+    }
+    let at = postings.partition_point(|&p| (p as usize) < expected);
+    let lo = at.saturating_sub(cap / 2).min(postings.len() - cap);
+    &postings[lo..lo + cap]
+}
+
 /// The best match of a sentence, and whether it is strong: most of the sentence's words
 /// found in a sentence they make a good part of, enough to trust without the other side
 /// agreeing.
@@ -107,13 +118,7 @@ pub fn best(from: &Content, to: &Content) -> Vec<Match> {
             if postings.is_empty() {
                 continue;
             }
-            let near = if postings.len() <= CAP {
-                postings
-            } else {
-                let at = postings.partition_point(|&p| (p as usize) < expected);
-                let lo = at.saturating_sub(CAP / 2).min(postings.len() - CAP);
-                &postings[lo..lo + CAP]
-            };
+            let near = nearest(postings, expected, CAP);
             for &p in near {
                 if score[p as usize] == 0 {
                     touched.push(p);

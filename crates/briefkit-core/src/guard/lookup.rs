@@ -125,6 +125,20 @@ pub struct Lookup {
     pub phrasal: FxMap<&'static str, (&'static str, &'static str)>,
 }
 
+/// The entry of `key`, the word a phrase of `len` words is found by; a one-word phrase
+/// marks it [`BOUND_WORD`].
+fn bound_entry<'a>(
+    words: &'a mut FxMap<&'static str, Info>,
+    key: &'static str,
+    len: usize,
+) -> &'a mut Info {
+    let info = words.entry(key).or_default();
+    if len == 1 {
+        info.flags |= BOUND_WORD;
+    }
+    info
+}
+
 /// Adds `phrase` to the list of `lists` that `slot` (an [`Info`] field) points at,
 /// creating it on first use.
 fn push<T>(lists: &mut Vec<Vec<Phrase<T>>>, slot: &mut u32, phrase: Phrase<T>) {
@@ -187,10 +201,7 @@ impl Lookup {
         for (list, what) in lists {
             for phrase in list {
                 let w = split(phrase);
-                let info = words.entry(w[0]).or_default();
-                if w.len() == 1 {
-                    info.flags |= BOUND_WORD;
-                }
+                let info = bound_entry(&mut words, w[0], w.len());
                 push(&mut marks, &mut info.marks, Phrase { words: w, what });
             }
         }
@@ -198,20 +209,14 @@ impl Lookup {
             for phrase in list {
                 let w = split(phrase);
                 let what = (upper, lang.bound_soft.contains(phrase));
-                let info = words.entry(w[w.len() - 1]).or_default();
-                if w.len() == 1 {
-                    info.flags |= BOUND_WORD;
-                }
+                let info = bound_entry(&mut words, w[w.len() - 1], w.len());
                 push(&mut before, &mut info.before, Phrase { words: w, what });
             }
         }
         for (list, upper) in [(lang.post_max, true), (lang.post_min, false)] {
             for phrase in list {
                 let w = split(phrase);
-                let info = words.entry(w[0]).or_default();
-                if w.len() == 1 {
-                    info.flags |= BOUND_WORD;
-                }
+                let info = bound_entry(&mut words, w[0], w.len());
                 push(
                     &mut after,
                     &mut info.after,

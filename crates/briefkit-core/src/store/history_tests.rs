@@ -19,6 +19,16 @@ fn record(history: &mut History, body: &str) {
     history.append(new, body, "2026-01-02T03:04:05Z").unwrap();
 }
 
+/// A fresh directory whose history of `tone` recorded `bodies`, in order.
+fn recorded(bodies: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut history = History::load(dir.path(), "tone").unwrap();
+    for body in bodies {
+        record(&mut history, body);
+    }
+    dir
+}
+
 #[test]
 fn versions_round_trip_byte_for_byte_in_order() {
     let dir = tempfile::tempdir().unwrap();
@@ -44,20 +54,14 @@ fn versions_round_trip_byte_for_byte_in_order() {
 
 #[test]
 fn a_gap_is_reported_naming_the_missing_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut history = History::load(dir.path(), "tone").unwrap();
-    for body in ["a\n", "b\n", "c\n"] {
-        record(&mut history, body);
-    }
+    let dir = recorded(&["a\n", "b\n", "c\n"]);
     fs::remove_file(dir.path().join("history/tone/0002.md")).unwrap();
     refused(dir.path(), "0002.md: missing");
 }
 
 #[test]
 fn a_hand_edited_or_unparsable_version_is_reported_by_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut history = History::load(dir.path(), "tone").unwrap();
-    record(&mut history, "a\n");
+    let dir = recorded(&["a\n"]);
     let path = dir.path().join("history/tone/0001.md");
     let text = fs::read_to_string(&path).unwrap();
     fs::write(&path, text.replace("\na\n", "\nb\n")).unwrap();
@@ -106,11 +110,7 @@ fn renumber(text: &str, number: u32) -> String {
 
 #[test]
 fn a_removed_or_reordered_version_is_caught() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut history = History::load(dir.path(), "tone").unwrap();
-    for body in ["a\n", "b\n", "c\n"] {
-        record(&mut history, body);
-    }
+    let dir = recorded(&["a\n", "b\n", "c\n"]);
     let files = dir.path().join("history/tone");
     let read = |n: u32| fs::read_to_string(files.join(format!("{n:04}.md"))).unwrap();
     let (one, two, three) = (read(1), read(2), read(3));
@@ -175,10 +175,7 @@ fn a_history_written_before_the_chain_field_is_legacy_not_tampered() {
 
 #[test]
 fn a_chain_removed_after_a_chained_version_is_tampered() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut history = History::load(dir.path(), "tone").unwrap();
-    record(&mut history, "a\n");
-    record(&mut history, "b\n");
+    let dir = recorded(&["a\n", "b\n"]);
     let path = dir.path().join("history/tone/0002.md");
     let text = fs::read_to_string(&path).unwrap();
     let start = text.find("chain: ").unwrap();
@@ -189,9 +186,7 @@ fn a_chain_removed_after_a_chained_version_is_tampered() {
 
 #[test]
 fn stray_names_are_reported_and_temporary_files_ignored() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut history = History::load(dir.path(), "tone").unwrap();
-    record(&mut history, "a\n");
+    let dir = recorded(&["a\n"]);
     fs::write(dir.path().join("history/tone/.0002.md.tmp-77"), "half").unwrap();
     assert_eq!(History::load(dir.path(), "tone").unwrap().versions.len(), 1);
     fs::write(dir.path().join("history/tone/2.md"), "x").unwrap();

@@ -252,12 +252,7 @@ impl Reader for Stream {
     fn event(&mut self, name: Option<&str>, data: &str) -> Result<Flow, EventError> {
         self.events += 1;
         let value = stream::json(data)?;
-        let Some(kind) = value.get("type").and_then(Value::as_str).or(name) else {
-            return Err(EventError::Malformed(format!(
-                "the server sent an event without a type: {}",
-                stream::snippet(data)
-            )));
-        };
+        let kind = stream::kind(&value, name, data)?;
         match kind {
             "message_start" => {
                 if let Some(model) = value.pointer("/message/model").and_then(Value::as_str) {
@@ -307,13 +302,7 @@ impl Reader for Stream {
         Ok(Flow::Continue)
     }
 
-    fn streamed(&self) -> &Streamed {
-        &self.streamed
-    }
-
-    fn streamed_mut(&mut self) -> &mut Streamed {
-        &mut self.streamed
-    }
+    stream::streamed_field!();
 
     fn unfinished(&self) -> Option<Unfinished> {
         if !self.stopped {
@@ -403,23 +392,12 @@ mod tests {
             EventError::Carried(c) => c,
             other => panic!("{other:?}"),
         };
-        let overloaded = carried(
-            stream
-                .event(
-                    Some("error"),
-                    r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-                )
-                .unwrap_err(),
-        );
+        let mut error = |data: &str| carried(stream.event(Some("error"), data).unwrap_err());
+        let overloaded =
+            error(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
         assert!(overloaded.retry);
-        let invalid = carried(
-            stream
-                .event(
-                    Some("error"),
-                    r#"{"type":"error","error":{"type":"invalid_request_error","message":"no"}}"#,
-                )
-                .unwrap_err(),
-        );
+        let invalid =
+            error(r#"{"type":"error","error":{"type":"invalid_request_error","message":"no"}}"#);
         assert!(!invalid.retry);
         assert!(stream.event(Some("x"), "not json").is_err());
     }

@@ -305,23 +305,10 @@ impl Reader for Stream {
         Ok(Flow::Continue)
     }
 
-    fn streamed(&self) -> &Streamed {
-        &self.streamed
-    }
-
-    fn streamed_mut(&mut self) -> &mut Streamed {
-        &mut self.streamed
-    }
+    stream::streamed_field!();
 
     fn unfinished(&self) -> Option<Unfinished> {
-        if self.streamed.ended {
-            return None;
-        }
-        Some(stream::cut_off(
-            "the model's finish reason",
-            self.events,
-            &self.streamed,
-        ))
+        stream::unless_ended("the model's finish reason", self.events, &self.streamed)
     }
 }
 

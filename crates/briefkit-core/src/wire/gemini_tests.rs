@@ -2,17 +2,12 @@ use serde_json::json;
 
 use super::*;
 use crate::wire::prefix::{StablePrefix, layout as split};
-use crate::wire::prompt::fixtures::{prompt, with_examples};
+use crate::wire::prompt::fixtures::{keys, prompt, with_examples};
 
 #[test]
 fn the_body_has_the_system_instruction_declarations_and_user_model_contents() {
     let sent = body(&with_examples());
-    let keys: Vec<&str> = sent
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = keys(&sent);
     assert_eq!(keys, ["systemInstruction", "tools", "contents"]);
     assert_eq!(
         sent["systemInstruction"],

@@ -226,13 +226,7 @@ impl Reader for Stream {
         Ok(Flow::Continue)
     }
 
-    fn streamed(&self) -> &Streamed {
-        &self.streamed
-    }
-
-    fn streamed_mut(&mut self) -> &mut Streamed {
-        &mut self.streamed
-    }
+    stream::streamed_field!();
 
     fn unfinished(&self) -> Option<Unfinished> {
         let s = &self.streamed;

@@ -99,4 +99,13 @@ pub(crate) mod fixtures {
         ];
         prompt
     }
+
+    /// The top-level keys of a request body, in order.
+    pub fn keys(body: &serde_json::Value) -> Vec<&str> {
+        body.as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
 }

@@ -334,12 +334,7 @@ impl Reader for Stream {
     fn event(&mut self, name: Option<&str>, data: &str) -> Result<Flow, EventError> {
         self.events += 1;
         let value = stream::json(data)?;
-        let Some(kind) = value.get("type").and_then(Value::as_str).or(name) else {
-            return Err(EventError::Malformed(format!(
-                "the server sent an event without a type: {}",
-                stream::snippet(data)
-            )));
-        };
+        let kind = stream::kind(&value, name, data)?;
         match kind {
             "response.created" | "response.in_progress" => {
                 if let Some(model) = value.pointer("/response/model").and_then(Value::as_str) {
@@ -399,23 +394,10 @@ impl Reader for Stream {
         Ok(Flow::Continue)
     }
 
-    fn streamed(&self) -> &Streamed {
-        &self.streamed
-    }
-
-    fn streamed_mut(&mut self) -> &mut Streamed {
-        &mut self.streamed
-    }
+    stream::streamed_field!();
 
     fn unfinished(&self) -> Option<Unfinished> {
-        if self.streamed.ended {
-            return None;
-        }
-        Some(stream::cut_off(
-            "response.completed",
-            self.events,
-            &self.streamed,
-        ))
+        stream::unless_ended("response.completed", self.events, &self.streamed)
     }
 }
 

@@ -2,18 +2,13 @@ use serde_json::json;
 
 use super::*;
 use crate::wire::prefix::{StablePrefix, layout as split};
-use crate::wire::prompt::fixtures::{prompt, with_examples};
+use crate::wire::prompt::fixtures::{keys, prompt, with_examples};
 use crate::wire::stream::Reader;
 
 #[test]
 fn the_body_has_instructions_flat_tools_and_the_volatile_part_as_a_developer_message() {
     let sent = body(&prompt(), Some("gpt-5"), Some("k"));
-    let keys: Vec<&str> = sent
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = keys(&sent);
     assert_eq!(
         keys,
         [

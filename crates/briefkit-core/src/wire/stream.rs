@@ -91,6 +91,21 @@ pub trait Reader: Send + Sync {
     fn unfinished(&self) -> Option<Unfinished>;
 }
 
+/// The [`Reader::streamed`] and [`Reader::streamed_mut`] of a reader that keeps what it
+/// read in a field named `streamed`.
+macro_rules! streamed_field {
+    () => {
+        fn streamed(&self) -> &Streamed {
+            &self.streamed
+        }
+
+        fn streamed_mut(&mut self) -> &mut Streamed {
+            &mut self.streamed
+        }
+    };
+}
+pub(crate) use streamed_field;
+
 /// A stream cut off before `marker` (the event that ends a finished answer on this wire),
 /// with how much of it had come.
 pub fn cut_off(marker: &str, events: usize, streamed: &Streamed) -> Unfinished {
@@ -101,6 +116,30 @@ pub fn cut_off(marker: &str, events: usize, streamed: &Streamed) -> Unfinished {
         ),
         truncated: true,
     }
+}
+
+/// `None` once `streamed` ended, else [`cut_off`] before `marker`: for a wire whose end
+/// marker is all a finished answer needs.
+pub(crate) fn unless_ended(marker: &str, events: usize, streamed: &Streamed) -> Option<Unfinished> {
+    (!streamed.ended).then(|| cut_off(marker, events, streamed))
+}
+
+/// An event's type: its `type` field, else its SSE `event:` name.
+pub(crate) fn kind<'a>(
+    value: &'a Value,
+    name: Option<&'a str>,
+    data: &str,
+) -> Result<&'a str, EventError> {
+    value
+        .get("type")
+        .and_then(Value::as_str)
+        .or(name)
+        .ok_or_else(|| {
+            EventError::Malformed(format!(
+                "the server sent an event without a type: {}",
+                snippet(data)
+            ))
+        })
 }
 
 /// A fresh reader of `wire`'s streamed answers.

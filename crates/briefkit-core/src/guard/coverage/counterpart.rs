@@ -6,6 +6,7 @@
 //! [`CAP`] sentences contributes only its [`CAP`] occurrences nearest to where the unit
 //! would sit by position, so each unit costs at most `CAP` steps per word: linear.
 
+use super::super::align::nearest;
 use super::super::hash::FxMap;
 use super::super::lookup::Lookup;
 use super::super::reading::SentenceView;
@@ -276,13 +277,7 @@ impl<'a> Search<'a> {
             if postings.is_empty() {
                 continue;
             }
-            let near = if postings.len() <= CAP {
-                postings
-            } else {
-                let at = postings.partition_point(|&p| (p as usize) < expected);
-                let lo = at.saturating_sub(CAP / 2).min(postings.len() - CAP);
-                &postings[lo..lo + CAP]
-            };
+            let near = nearest(postings, expected, CAP);
             for &p in near {
                 if self.score[p as usize] == 0.0 {
                     self.touched.push(p);

@@ -41,16 +41,7 @@ impl Session {
             self.gate_calls(&refs, turn.estimates(), &request.vars)?
         };
         for held in blocked {
-            ops.push(RunOp {
-                operation_id: Some(held.operation_id.clone()),
-                kind: "tool",
-                name: held.name.clone(),
-                call: Some(held.id.clone()),
-                outcome: "blocked".into(),
-                result_id: held.result_id.clone(),
-                tokens: None,
-                millis: 0,
-            });
+            ops.push(RunOp::blocked(&held, "tool"));
         }
         let state = self.state()?;
         for call in handed {

@@ -84,6 +84,22 @@ pub struct RunOp {
     pub millis: u64,
 }
 
+impl RunOp {
+    /// A call of `kind` the gate held back, answered with the gate's object.
+    fn blocked(held: &super::calls::BlockedCall, kind: &'static str) -> RunOp {
+        RunOp {
+            operation_id: Some(held.operation_id.clone()),
+            kind,
+            name: held.name.clone(),
+            call: Some(held.id.clone()),
+            outcome: "blocked".into(),
+            result_id: held.result_id.clone(),
+            tokens: None,
+            millis: 0,
+        }
+    }
+}
+
 /// What a run did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -316,20 +332,12 @@ impl Session {
                 held.gate.estimated_result_tokens,
                 held.gate.available_operation_tokens
             ));
-            ops.push(RunOp {
-                operation_id: Some(held.operation_id.clone()),
-                kind: if self.is_subagent(&held.name) {
-                    "subagent"
-                } else {
-                    "tool"
-                },
-                name: held.name.clone(),
-                call: Some(held.id.clone()),
-                outcome: "blocked".into(),
-                result_id: held.result_id.clone(),
-                tokens: None,
-                millis: 0,
-            });
+            let kind = if self.is_subagent(&held.name) {
+                "subagent"
+            } else {
+                "tool"
+            };
+            ops.push(RunOp::blocked(held, kind));
         }
     }
 }
