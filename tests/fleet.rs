@@ -96,12 +96,16 @@ pub(crate) fn counts(ch: &ClickHouse, table: &str) -> (u64, u64, u64) {
     (raw, once, ids)
 }
 
-/// Waits (bounded) until `table` holds `n` rows counted once.
+/// Waits (bounded) until `table` holds `n` rows stored, counted once and by distinct id.
 pub(crate) fn wait_rows(ch: &ClickHouse, table: &str, n: u64, limit: Duration) -> (u64, u64, u64) {
     let started = Instant::now();
     loop {
+        // The three figures are three queries: rows may land between them, so wait until
+        // each has reached `n` (a raw count read before the last insert once came out 13
+        // of 21 while the later FINAL count read all 21).
         let found = counts(ch, table);
-        if found.1 >= n || started.elapsed() > limit {
+        let reached = found.0 >= n && found.1 >= n && found.2 >= n;
+        if reached || started.elapsed() > limit {
             return found;
         }
         std::thread::sleep(Duration::from_millis(100));
