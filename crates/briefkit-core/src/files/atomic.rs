@@ -14,6 +14,24 @@ use crate::error::{Error, Result};
 /// link (`O_EXCL | O_NOFOLLOW`), so a link planted in the directory can never redirect the
 /// write; the rename replaces a link at `path` itself rather than writing through it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, Durability::Synced)
+}
+
+/// Like [`write_atomic`], without the two `fsync`s: for a file derived from others and
+/// rebuilt from them whenever it is missing, torn or stale (a session's `.cache.json`).
+/// A crash may lose the new content or leave an empty file, never a mix of two writes;
+/// each sync costs milliseconds on a busy disk, paid on every `session append`.
+pub fn write_derived(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, Durability::Unsynced)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Durability {
+    Synced,
+    Unsynced,
+}
+
+fn replace(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -35,11 +53,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
             let _ = file.set_permissions(meta.permissions());
         }
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durability == Durability::Synced {
+            file.sync_all()?;
+        }
         drop(file);
         fs::rename(&tmp, path)?;
-        if let Ok(dir) = File::open(dir) {
-            let _ = dir.sync_all();
+        if durability == Durability::Synced {
+            if let Ok(dir) = File::open(dir) {
+                let _ = dir.sync_all();
+            }
         }
         Ok(())
     })();
@@ -63,6 +85,16 @@ mod tests {
         fs::write(&path, "old").unwrap();
         write_atomic(&path, b"new").unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_derived_file_is_replaced_whole_with_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".cache.json");
+        write_derived(&path, b"first").unwrap();
+        write_derived(&path, b"second").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "second");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

@@ -18,4 +18,4 @@ pub mod inside;
 pub mod limits;
 pub mod policy;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_derived};

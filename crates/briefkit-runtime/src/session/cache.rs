@@ -238,7 +238,7 @@ impl Cache {
     /// Best effort: a cache that cannot be written is rebuilt next time.
     pub fn write(&self, dir: &Path) {
         if let Ok(bytes) = serde_json::to_vec(self) {
-            let _ = crate::files::write_atomic(&dir.join(CACHE_FILE), &bytes);
+            let _ = crate::files::write_derived(&dir.join(CACHE_FILE), &bytes);
         }
     }
 }
