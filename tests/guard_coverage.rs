@@ -545,11 +545,13 @@ desk requests it. Log every case in the damage register, photo attached.\n",
         "Required fields of each order record:\n\n- `order_id`: the shop reference;\n- `email`: where receipts are sent.\n\nAlso `gift_note`: text the buyer added at checkout. Drop a field that is empty.\n",
         Quiet,
     ),
+    // Telegraphic rewrites state every rule in the plain present: on real rewrites
+    // none of the `must` that went was a loss (0 of 11 reports right).
     case(
-        "a must turned into a description",
+        "a must dropped from a rule that keeps its words",
         "Every ticket must carry a priority. Close a ticket only after the customer confirms.\n",
         "Every ticket carries a priority. Close a ticket only after the customer confirms.\n",
-        Instruction("Every ticket must carry a priority", 1, &[]),
+        Quiet,
     ),
     case(
         "a must turned into an imperative",

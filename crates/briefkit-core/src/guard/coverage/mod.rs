@@ -101,14 +101,17 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
     } = input.units;
     for u in &mut units {
         if u.keys.iter().any(|k| input.dropped.contains(k)) {
-            u.keys = u
+            let rest: Box<[Id]> = u
                 .keys
                 .iter()
                 .copied()
                 .filter(|k| !input.dropped.contains(k))
                 .collect();
-            // Nothing but dropped facts: the facts are the finding.
-            u.instruction &= !u.keys.is_empty();
+            // Nothing but dropped facts: the unit went with them, and is checked whole
+            // (a line naming a path that went is a dropped line, not only a path).
+            if !rest.is_empty() {
+                u.keys = rest;
+            }
         }
     }
     let n = count.max(1) as f64;
@@ -210,6 +213,22 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             );
             continue;
         }
+        // A quantified phrase that lost its modifier (`any new screen` → `any screen`).
+        if u.items.is_empty()
+            && found.share >= report_below
+            && link != Some(super::changes::Link::Changed)
+            && let Some(phrase) =
+                scope::modifier_lost(&text[u.start..u.end], &u.keys, &missing_words[i], vocab)
+        {
+            verdict[i] = Verdict::Partial;
+            narrowed[i] = true;
+            sure[i] = false;
+            why[i] = format!(
+                "its words survive ({:.0}%), but the word narrowing `{phrase}` was lost",
+                found.share * 100.0
+            );
+            continue;
+        }
         // A qualifier that went (`slightly flirty` → `flirty`, `mostly zen` → `zen`), in a
         // sentence the second layer did not already report on.
         let lost_qualifiers =
@@ -286,31 +305,25 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             sure[i] = false;
             continue;
         }
-        // The second layer compares one modal with another, never a modal that went
-        // altogether: an obligation is checked here even in a sentence it linked, unless
-        // it already reported a change there.
-        // A soft modal dropped from an imperative (`should use` → `use`, `needs to` →
-        // telegraphic text) keeps the order; a `must` or a `(required)` mark that went
-        // from a sentence no longer giving an order made it a description.
+        // A requirement mark that went from a field (`order_id (required)` → `order_id`)
+        // turned a requirement into a description. A `must` that went from a rule whose
+        // words survive does not: telegraphic rewrites state every rule in the plain
+        // present (`Tests must run in the sandbox` → `Tests run in sandbox`), and on
+        // real rewrites none of these reports was a loss.
         let marked = {
-            let lower = text[u.start..u.end].to_lowercase();
-            [
-                "must",
-                "required",
-                "mandatory",
-                "shall",
-                "have to",
-                "has to",
-            ]
-            .iter()
-            .any(|w| super::lexicon::data::has_phrase(&lower, w))
+            let line_start = text[..u.start].rfind('\n').map_or(0, |n| n + 1);
+            let line_end = text[u.end..].find('\n').map_or(text.len(), |n| u.end + n);
+            let lower = text[line_start..line_end].to_lowercase();
+            ["(required", "(mandatory", "required)", "mandatory)"]
+                .iter()
+                .any(|w| lower.contains(w))
         };
         if link != Some(super::changes::Link::Changed)
             && marked
             && instruct::lost_obligation(u.families, found.families)
         {
             why[i] = format!(
-                "its words survive ({:.0}%), but its obligation (`must`, `required`) was lost",
+                "its words survive ({:.0}%), but its requirement mark (`required`) was lost",
                 found.share * 100.0
             );
             sure[i] = false;

@@ -65,3 +65,48 @@ pub fn lost(unit: &str, keys: &[Id], missing: &[Id], vocab: &Vocab) -> Option<St
         },
     )
 }
+
+/// Quantifiers whose noun phrase names what a rule applies to (`any new screen`).
+const QUANTIFIERS: &[&str] = &["any", "every", "each", "all"];
+/// Modifiers that narrow nothing a reader would not infer (`any relevant file`).
+const VAGUE: &[&str] = &[
+    "relevant",
+    "related",
+    "appropriate",
+    "applicable",
+    "necessary",
+    "needed",
+    "possible",
+    "suitable",
+    "other",
+];
+
+/// The quantified phrase of `unit` that lost the word narrowing it (`before building any
+/// new screen` → `before building any screen`): the quantifier opens a phrase whose
+/// modifier is among the `missing` key words while the noun after it survives. The rule
+/// now reaches every screen, not only the new ones: widened, worth a look.
+pub fn modifier_lost(unit: &str, keys: &[Id], missing: &[Id], vocab: &Vocab) -> Option<String> {
+    if missing.is_empty() {
+        return None;
+    }
+    let lower = unit.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let key = |w: &str| {
+        vocab
+            .find(w)
+            .map(|id| vocab.key(id))
+            .filter(|k| keys.contains(k))
+    };
+    words.windows(3).find_map(|w| {
+        let (modifier, noun) = (key(w[1])?, key(w[2])?);
+        (QUANTIFIERS.contains(&w[0])
+            && !VAGUE.contains(&w[1])
+            && modifier != noun
+            && missing.contains(&modifier)
+            && !missing.contains(&noun))
+        .then(|| w.join(" "))
+    })
+}

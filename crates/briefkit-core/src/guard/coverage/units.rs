@@ -48,6 +48,13 @@ struct Pending {
     /// Its key words so far (a fact after it on its line may still join them).
     keys: Vec<Id>,
     order: bool,
+    /// A list item or table row.
+    listed: bool,
+    /// A heading: it names a section, never an instruction or a fact itself.
+    heading: bool,
+    /// States a fact (code, a name, a path, a value): checked like an order, since a
+    /// reference line (`- **Config**: `app/config.toml``) that went is a loss too.
+    fact: bool,
 }
 
 /// A lead-in (`Never discuss:`) or heading that a list under it inherits from.
@@ -122,6 +129,16 @@ pub struct FactCursor<'a> {
 impl<'a> FactCursor<'a> {
     pub fn new(facts: &'a FactKeys) -> Self {
         FactCursor { facts, next: 0 }
+    }
+
+    /// Where the cursor stands (for [`FactCursor::since`]).
+    pub fn position(&self) -> usize {
+        self.next
+    }
+
+    /// The facts handed out since `position`.
+    pub fn since(&self, position: usize) -> &'a FactKeys {
+        &self.facts[position.min(self.next)..self.next]
     }
 
     /// The facts up to `end` of a span starting at `start`: those for the previous span
@@ -208,7 +225,11 @@ impl<'a> Units<'a> {
             *self.done.df.entry(k).or_default() += 1;
         }
         self.done.count += 1;
-        unit.instruction = p.order && !keys.is_empty();
+        // A fact is checked on a line of a list or a table with two key words or more
+        // (`- **Config**: `app.toml``); a lone word or a fact inside prose or sample
+        // text (`input`, `timeout: 5000`) is the first layer's.
+        let fact = p.fact && p.listed && keys.len() >= 2;
+        unit.instruction = (p.order || fact) && !keys.is_empty();
         if unit.instruction {
             unit.keys = keys.into_boxed_slice();
             self.done.units.push(unit);
@@ -260,9 +281,25 @@ impl<'a> Units<'a> {
                 .map(|p| p.unit.end)
                 .or(self.pending.as_ref().map(|p| p.unit.end));
             let mut for_prev = Vec::new();
+            let mark = self.facts.position();
             self.facts
                 .take(text, prev_end, last.end, &mut for_prev, &mut keys);
+            // A fact in the unit (or right after it on its line) makes it a statement of
+            // fact; one before it belongs to the clause it stands in (`- `a`, `b`: lists
+            // of names`), one on a later line (code under `- input: |`) follows it.
+            let taken = self.facts.since(mark);
+            let on_line = |a: usize, b: usize| !text[a.min(b)..a.max(b)].contains('\n');
+            let fact = taken
+                .iter()
+                .any(|&(at, id)| !for_prev.contains(&id) && at >= first.start)
+                || keys.iter().any(|&k| vocab.word(k).starts_with(['#', '$']));
+            let prev_fact = prev_end.is_some_and(|end| {
+                taken
+                    .iter()
+                    .any(|&(at, id)| for_prev.contains(&id) && on_line(at, end))
+            });
             if let Some(p) = made.last_mut().or(self.pending.as_mut()) {
+                p.fact |= prev_fact && !p.heading;
                 p.keys.extend(for_prev);
             }
             let cue = instruct::cue_at(span, 0, vocab, lk).map(|c| c.0);
@@ -322,6 +359,9 @@ impl<'a> Units<'a> {
                 },
                 keys,
                 order: !heading && (order || inherited.is_some_and(|l| l.order)),
+                fact: fact && !heading,
+                listed: matches!(shape, Shape::Item { .. } | Shape::Row),
+                heading,
             });
             if heading {
                 let role = data::section_role(&text[first.start..last.end]);
@@ -365,7 +405,15 @@ impl<'a> Units<'a> {
     /// says).
     pub fn finish(mut self) -> Finished {
         if let Some(mut p) = self.pending.take() {
+            let mark = self.facts.position();
             self.facts.rest(self.text, p.unit.end, &mut p.keys);
+            let end = p.unit.end;
+            p.fact |= !p.heading
+                && self
+                    .facts
+                    .since(mark)
+                    .iter()
+                    .any(|&(at, _)| at >= end && !self.text[end..at].contains('\n'));
             self.settle(p);
         }
         self.done

@@ -156,8 +156,21 @@ pub fn context_role(text: &str) -> Option<&'static str> {
             .chars()
             .next()
             .is_none_or(|c| !c.is_alphanumeric() && c != '\'');
-        whole.then_some(role)
+        (whole && (role != "persona" || !names_identity(text, phrase))).then_some(role)
     })
+}
+
+/// Whether a persona opener (`You are`) goes on to name who the agent is (`You are Pia,
+/// the booking assistant`, `You are a reviewer`): the identity it acts as is an
+/// instruction; a description of it (`You are both writer and editor`, `You are
+/// rebuilt each session`) is context.
+fn names_identity(text: &str, phrase: &str) -> bool {
+    let next = text
+        .get(phrase.len()..)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or("");
+    next.chars().next().is_some_and(char::is_uppercase)
+        || ["a", "an", "the", "our", "my", "their"].contains(&next)
 }
 
 #[cfg(test)]
@@ -215,6 +228,14 @@ mod tests {
         );
         assert_eq!(context_role("For example, test that …"), Some("example"));
         assert_eq!(context_role("I’m a senior engineer"), Some("preface"));
+        assert_eq!(
+            context_role("You are both writer and editor"),
+            Some("persona")
+        );
+        assert_eq!(context_role("You are the reviewer here"), None);
+        assert_eq!(context_role("You are Pia, the assistant"), None);
+        assert_eq!(context_role("You can read any file"), Some("persona"));
+        assert_eq!(context_role("Your answers stay short"), None);
         assert_eq!(context_role("Items must be short"), None);
         assert_eq!(context_role("Thistle is a plant"), None);
         assert_eq!(context_role("Likewise, check"), None);
