@@ -21,6 +21,8 @@ enum Expect {
     FlaggedInstruction(&'static str),
     /// `flagged`, with a fact of this value dropped.
     FlaggedFact(&'static str),
+    /// `review`, with an instruction containing this text reported at review level.
+    ReviewInstruction(&'static str),
 }
 
 use Expect::*;
@@ -162,6 +164,61 @@ const CASES: &[Case] = &[
         "## 规则\n\n1. **部署前**：\n   - 发布前必须运行全部单元测试。\n   - 发布后在群里通知值班同事。\n",
         Quiet,
     ),
+    // ---- what a unit is, and the words a section and a fact line carry ----
+    case(
+        "a must dropped from a rule stated in the present",
+        "Release notes must list every migration. Tag the release after the notes are merged.",
+        "Release notes list every migration. Tag release after notes merged.",
+        Quiet,
+    ),
+    case(
+        "a description of the agent left out",
+        "You are both planner and reviewer on this team. Plan each task in writing before coding it.",
+        "Plan each task in writing before coding it.",
+        Context("You are both planner and reviewer"),
+    ),
+    case(
+        "a list intro left out, its items kept",
+        "Here are the failures you should watch for in the nightly job:\n\n- a full disk on the runner\n- expired signing credentials\n",
+        "- full disk on runner\n- expired signing credentials\n",
+        Context("failures you should watch for"),
+    ),
+    case(
+        "a purpose clause left out",
+        "Run the linter before every commit to keep the shared history readable.",
+        "Run linter before every commit.",
+        Context("to keep the shared history readable"),
+    ),
+    case(
+        "a need to keep something is no purpose clause",
+        "Before a release you need to keep the changelog in step with the tags. Sign every tag.",
+        "Sign every tag.",
+        FlaggedInstruction("changelog"),
+    ),
+    case(
+        "a reference line dropped with its path",
+        "## Paths\n\n- **Logs**: `var/log/shop/`\n- **Thumbnails**: `var/cache/thumbs/`\n\nKeep both out of backups.\n",
+        "## Paths\n\n- **Logs**: `var/log/shop/`\n\nKeep both out of backups.\n",
+        FlaggedInstruction("Thumbnails"),
+    ),
+    case(
+        "a reference line reworded, its name kept",
+        "- `BILLING_KEY` — the secret key for the billing service\n- `MAIL_HOST` — where outgoing mail is sent\n",
+        "- `BILLING_KEY`: billing service secret key\n- `MAIL_HOST`: outgoing mail host\n",
+        Quiet,
+    ),
+    case(
+        "a quantified phrase lost its modifier",
+        "Read the design notes before building any new screen. Keep components small.",
+        "Read design notes before building any screen. Keep components small.",
+        ReviewInstruction("any new screen"),
+    ),
+    case(
+        "a vague modifier left out of a quantified phrase",
+        "Link any related tickets in the description. Keep components small.",
+        "Link any tickets in description. Keep components small.",
+        Quiet,
+    ),
 ];
 
 fn verdict(case: &Case) -> Option<String> {
@@ -186,6 +243,13 @@ fn verdict(case: &Case) -> Option<String> {
                     .dropped_instructions
                     .iter()
                     .any(|d| d.text.contains(text) && d.confidence == Confidence::High)
+        }
+        ReviewInstruction(text) => {
+            status == "review"
+                && report.dropped_instructions.iter().any(|d| {
+                    (d.text.contains(text) || d.reason.contains(text))
+                        && d.confidence == Confidence::Review
+                })
         }
         FlaggedFact(value) => {
             status == "flagged" && report.dropped.iter().any(|f| f.value == value)

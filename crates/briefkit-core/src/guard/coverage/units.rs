@@ -50,6 +50,8 @@ struct Pending {
     order: bool,
     /// A list item or table row.
     listed: bool,
+    /// Opens with an imperative (`Look the order up first:`).
+    imperative: bool,
     /// A heading: it names a section, never an instruction or a fact itself.
     heading: bool,
     /// States a fact (code, a name, a path, a value): checked like an order, since a
@@ -284,15 +286,17 @@ impl<'a> Units<'a> {
             let mark = self.facts.position();
             self.facts
                 .take(text, prev_end, last.end, &mut for_prev, &mut keys);
-            // A fact in the unit (or right after it on its line) makes it a statement of
-            // fact; one before it belongs to the clause it stands in (`- `a`, `b`: lists
-            // of names`), one on a later line (code under `- input: |`) follows it.
+            // A fact in the unit, or before it on its line (`- `KEY` — what it is for`),
+            // makes it a statement of fact; one before a colon belongs to the clause it
+            // stands in (`- `a`, `b`: lists of names`), one on a later line (code under
+            // `- input: |`) follows it.
             let taken = self.facts.since(mark);
             let on_line = |a: usize, b: usize| !text[a.min(b)..a.max(b)].contains('\n');
-            let fact = taken
-                .iter()
-                .any(|&(at, id)| !for_prev.contains(&id) && at >= first.start)
-                || keys.iter().any(|&k| vocab.word(k).starts_with(['#', '$']));
+            let fact = taken.iter().any(|&(at, id)| {
+                !for_prev.contains(&id)
+                    && (at >= first.start || !text[at..first.start].contains([':', '\n']))
+            }) || (reference_line(text, first.start)
+                && keys.iter().any(|&k| vocab.word(k).starts_with(['#', '$'])));
             let prev_fact = prev_end.is_some_and(|end| {
                 taken
                     .iter()
@@ -326,18 +330,27 @@ impl<'a> Units<'a> {
             let section = inherited
                 .and_then(|l| l.context)
                 .or(self.section.filter(|_| shape != Shape::Heading));
-            let context = sample_line(text, first.start, last.end).or_else(|| {
-                (families & instruct::ORDER_MARKS == 0)
-                    // An item under a lead-in giving an order (`Include:` `- Examples for
-                    // complex functions`) is one of the things ordered.
-                    .then(|| {
-                        data::context_role(&text[first.start..])
-                            .filter(|_| !inherited.is_some_and(|l| l.order))
-                            .or(section)
-                    })
-                    .flatten()
-                    .filter(|role| *role != "rationale" || !ordering || section.is_some())
-            });
+            // A purpose split off the rule before it is context wherever it stands.
+            let purpose = (c > 0 && data::context_role(&text[first.start..]) == Some("purpose"))
+                .then_some("purpose");
+            let context = purpose
+                .or_else(|| sample_line(text, first.start, last.end))
+                .or_else(|| {
+                    (families & instruct::ORDER_MARKS == 0)
+                        // An item under a lead-in giving an order (`Include:` `- Examples for
+                        // complex functions`) is one of the things ordered.
+                        .then(|| {
+                            data::context_role(&text[first.start..])
+                                .filter(|_| !inherited.is_some_and(|l| l.order))
+                                .or(section)
+                        })
+                        .flatten()
+                        .filter(|role| {
+                            !matches!(*role, "rationale" | "purpose")
+                                || !ordering
+                                || section.is_some()
+                        })
+                });
             let order = order || context.is_some();
             if let Some(lead) = inherited {
                 families |= lead.families & instruct::CHECKED;
@@ -361,6 +374,7 @@ impl<'a> Units<'a> {
                 order: !heading && (order || inherited.is_some_and(|l| l.order)),
                 fact: fact && !heading,
                 listed: matches!(shape, Shape::Item { .. } | Shape::Row),
+                imperative: ordering,
                 heading,
             });
             if heading {
@@ -388,6 +402,16 @@ impl<'a> Units<'a> {
                 order: last.order && last.unit.context.is_none() && context.is_none(),
                 context,
             });
+            // A lead-in (`Common errors to handle:`, `Here's the pattern:`) introduces
+            // what follows, which says the rule (its items inherit its constraints): its
+            // own loss is context, never a dropped instruction. One in the imperative
+            // before anything but a list (`Look the order up first:` and a code block)
+            // orders something of its own.
+            let list_next = list_follows(text, view.sentence.end);
+            if let Some(last) = made.last_mut().filter(|p| list_next || !p.imperative) {
+                last.unit.context = last.unit.context.or(Some("list intro"));
+                last.order = true;
+            }
         }
         // Facts can join only the last unit read: the others are settled.
         let newest = made.pop();
@@ -438,7 +462,16 @@ fn clause_starts(toks: &[Token], vocab: &Vocab, text: &str) -> Vec<usize> {
             .then(|| data::context_role(&text[toks[i].start..]))
             .flatten()
             == Some("rationale");
-        let split = if rationale {
+        // So is what a rule is for (`Read the code first to understand its patterns`).
+        // Not the verb a need or an attempt governs (`You need to ensure …`, `try to
+        // keep …`): that is the order itself.
+        let governed = text
+            .get(toks[i - 1].start..toks[i - 1].end)
+            .is_some_and(|w| GOVERNING.contains(&w.to_lowercase().as_str()));
+        let purpose = !governed
+            && !matches!(toks[i - 1].tok, Tok::Mark(_))
+            && data::context_role(&text[toks[i].start..]) == Some("purpose");
+        let split = if rationale || purpose {
             keys_in(&toks[clause..i], vocab) >= 1 && keys_in(&toks[i..], vocab) >= 2
         } else if after_mark {
             toks[i].id().is_some()
@@ -459,6 +492,13 @@ fn clause_starts(toks: &[Token], vocab: &Vocab, text: &str) -> Vec<usize> {
     }
     starts
 }
+
+/// Words whose `to` clause is their object, not a purpose (`need to ensure`).
+const GOVERNING: &[&str] = &[
+    "need", "needs", "have", "has", "had", "want", "wants", "ought", "going", "able", "try",
+    "tries", "required", "expected", "supposed", "allowed", "used", "is", "are", "be", "how",
+    "sure", "remember", "forget", "fail", "fails", "attempt", "continue", "begin", "start",
+];
 
 /// How many key words a run of tokens has. A clause is split off only when the part
 /// before it has one (`Do not, under any circumstances,` has none: it stays with the
@@ -501,6 +541,29 @@ fn sample_line(text: &str, start: usize, end: usize) -> Option<&'static str> {
         || trimmed.ends_with(");")
         || (trimmed.ends_with(';') && trimmed.contains(" = "));
     (quoted || code || data::starts_with_speaker(content)).then_some("example")
+}
+
+/// Whether the first line with text after `at` (past the rest of its line) is a list item.
+fn list_follows(text: &str, at: usize) -> bool {
+    let rest = text.get(at..).unwrap_or("");
+    let after = rest.find('\n').map_or("", |n| &rest[n + 1..]);
+    after
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty())
+        .is_some_and(|l| {
+            let digits = l.bytes().take_while(u8::is_ascii_digit).count();
+            l.starts_with(['-', '*', '+']) || (digits > 0 && l[digits..].starts_with(['.', ')']))
+        })
+}
+
+/// Whether the line at `at` pairs a label with what it stands for (`**Timeout**: 30s`,
+/// `Large file → 10 MB`, a table row): a value there is a fact of its own; in a sentence
+/// (`Refunds are possible within 30 days`) it is part of the rule the words say.
+fn reference_line(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    text[line_start..line_end].contains([':', '→', '—', '|', '='])
 }
 
 pub fn at_line_start(text: &str, at: usize) -> bool {
