@@ -219,6 +219,30 @@ const CASES: &[Case] = &[
         "Link any tickets in description. Keep components small.",
         Quiet,
     ),
+    case(
+        "a contrast left out of a rule kept whole",
+        "Log the request id on every error, not the full request body. Rotate logs weekly.",
+        "Log the request id on every error. Rotate logs weekly.",
+        Quiet,
+    ),
+    case(
+        "a verb said with its noun",
+        "When reporting a failed deploy, paste the exact log lines rather than describing the failure.",
+        "Failed deploy report: paste exact log lines, not descriptions of failure.",
+        Quiet,
+    ),
+    case(
+        "an irregular past asked as a question",
+        "If you find a flaky test while fixing something else, open a separate ticket for it.",
+        "Found flaky test while fixing something else? Separate ticket.",
+        Quiet,
+    ),
+    case(
+        "the writer describing themself left out",
+        "I can review a diff faster than a summary of it. Send diffs, not summaries.",
+        "Send diffs, not summaries.",
+        Context("I can review a diff"),
+    ),
 ];
 
 fn verdict(case: &Case) -> Option<String> {

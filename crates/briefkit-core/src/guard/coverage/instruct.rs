@@ -308,3 +308,41 @@ pub fn keys(toks: &[Token], consumed: &[bool], values: &[Key], vocab: &Vocab, ou
         }
     }
 }
+
+/// Whether the only negation of a unit is a contrast after what it asks for (`Test
+/// behaviour, not implementation`, `explain "why" not "what"`): the order is the
+/// positive part, and a rewrite that keeps it (`Test behaviour`) keeps the rule. A
+/// negation that forbids (`never`, `don't`, `no`, `without`, `not` before a verb) is no
+/// contrast.
+pub fn contrast_only(lower: &str) -> bool {
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let forbidding = words.iter().any(|w| {
+        matches!(
+            *w,
+            "never" | "no" | "without" | "avoid" | "cannot" | "nor" | "neither" | "none"
+        ) || w.ends_with("n't")
+            || w.ends_with("n’t")
+    });
+    let mut contrasts = 0;
+    let mut from = 0;
+    while let Some(n) = lower[from..].find("not ") {
+        let at = from + n;
+        let before = lower[..at].trim_end();
+        let whole = lower[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        if whole {
+            // `X, not Y` or `"why" not "what"`: a contrast; `do not`, `is not`: no.
+            if !(before.ends_with(',') || before.ends_with('"') || before.ends_with('”')) {
+                return false;
+            }
+            contrasts += 1;
+        }
+        from = at + 4;
+    }
+    contrasts > 0 && !forbidding
+}

@@ -295,8 +295,17 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             continue;
         }
         let trusted = link.is_some_and(|l| l != super::changes::Link::Alone);
-        if !trusted && let Some(f) = instruct::lost(u.families & instruct::CHECKED, found.families)
-        {
+        // A contrast that went from a rule kept whole (`Approve good-enough code, not
+        // perfect code` → `Approve good-enough code`) is no loss; from one kept only in
+        // part it still is.
+        let contrast = found.share >= pass_from
+            && instruct::contrast_only(&text[u.start..u.end].to_lowercase());
+        let checked = if contrast {
+            u.families & instruct::CHECKED & !instruct::NEG
+        } else {
+            u.families & instruct::CHECKED
+        };
+        if !trusted && let Some(f) = instruct::lost(checked, found.families) {
             why[i] = format!(
                 "its words survive ({:.0}%), but its {} was lost",
                 found.share * 100.0,

@@ -42,12 +42,12 @@ pub const SYNONYMS: &[&[&str]] = &[
     &["refuse", "decline", "deny", "reject"],
     &["give", "provide", "offer", "supply"],
     &["get", "obtain", "receive", "fetch", "retrieve"],
-    &["look", "search", "find", "lookup"],
+    &["look", "search", "find", "lookup", "found"],
     &[
         "delete", "remove", "erase", "omit", "exclude", "skip", "drop",
     ],
     &["change", "modify", "alter", "edit", "update"],
-    &["keep", "retain", "preserve", "maintain"],
+    &["keep", "retain", "preserve", "maintain", "kept"],
     &["mention", "say", "state", "write"],
     &["rude", "impolite", "offensive"],
     &["hand", "pass", "transfer", "escalate", "forward"],
@@ -62,6 +62,32 @@ pub const SYNONYMS: &[&[&str]] = &[
     &["name", "call"],
     &["photo", "picture", "image"],
     &["person", "human", "people"],
+    // A verb and the noun made from it, which Snowball stems apart (`describ`,
+    // `descript`): `show code, not descriptions` = `rather than describing`.
+    &[
+        "describe",
+        "describes",
+        "described",
+        "describing",
+        "description",
+        "descriptions",
+    ],
+    &[
+        "explain",
+        "explains",
+        "explained",
+        "explaining",
+        "explanation",
+        "explanations",
+    ],
+    &["fail", "fails", "failed", "failing", "failure", "failures"],
+    // Irregular past forms, which Snowball leaves as they are (`Found a bug? Open an
+    // issue` = `If you find a bug, open an issue`).
+    &["run", "ran"],
+    &["build", "built"],
+    &["send", "sent"],
+    &["take", "took", "taken"],
+    &["choose", "chose", "chosen"],
 ];
 
 /// `(verb, particle, word)`: a verb with its particle means one word.
