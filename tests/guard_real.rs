@@ -35,13 +35,16 @@ use score::{Change, Counts, Labels, Span, Text, Unit, cut, score_pair};
 // tuned on (SOURCES.md, "valset"), joined the set: over all 23 pairs, instructions P=0.47
 // R=0.47 (104/117/83), changes P=0.46 R=0.36 (16/19/45), weakened 39/76. The floors below are
 // those figures over the 23 pairs. Reading a script without spaces a character at a time (and
-// its full-width punctuation) then took instructions to P=0.49 R=0.46 (103/106/84).
+// its full-width punctuation) then took instructions to P=0.49 R=0.46 (103/106/84). Ginstr
+// (no report for a lost `must`, agent descriptions, list intros and purpose clauses as
+// context, reference lines checked as facts, contrasts, verb/noun and irregular forms) took
+// them to P=0.58 R=0.60 (126/90/63); the floors sit a little under that.
 /// Share of `dropped_instructions` reports that point at a real loss.
-const MIN_INSTRUCTION_PRECISION: f64 = 0.48;
+const MIN_INSTRUCTION_PRECISION: f64 = 0.55;
 /// Share of `changed` reports that point at a real loss.
 const MIN_CHANGE_PRECISION: f64 = 0.45;
 /// Share of DROPPED instructions and facts that some report names (the target is 1.0).
-const MIN_DROPPED_RECALL: f64 = 0.46;
+const MIN_DROPPED_RECALL: f64 = 0.57;
 /// Share of labelled changed constraints that some report catches.
 const MIN_CHANGE_RECALL: f64 = 0.35;
 /// Share of WEAKENED instructions and facts reported in either layer.
