@@ -20,6 +20,7 @@
 
 mod counterpart;
 mod instruct;
+mod lines;
 mod lists;
 mod notation;
 mod scope;
