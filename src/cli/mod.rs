@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod format_arg;
 pub mod hints;
 pub mod interactive;
 pub mod interrupt;

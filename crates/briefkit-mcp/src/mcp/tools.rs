@@ -222,7 +222,11 @@ pub fn specs() -> Vec<Spec> {
                 prompt, or into a request body (OpenAI chat, OpenAI Responses, Anthropic or \
                 Gemini); reports the stable prefix hash, and the token counts when \
                 `tokens` is true.",
-            schema: super::schema::load("compose", include_str!("schemas/compose.json")),
+            schema: super::schema::with_enum(
+                super::schema::load("compose", include_str!("schemas/compose.json")),
+                "format",
+                Format::ALL.map(Format::as_str),
+            ),
         },
         Spec {
             name: "guard",
