@@ -30,6 +30,9 @@ pub struct Options {
     /// `brief mcp --root DIR`, by default the directory the server was started in (a
     /// desktop client may start it in `/`).
     pub root: PathBuf,
+    /// The ledger sinks the tools' model calls record through, for the server's life;
+    /// whoever started the server settles them when it stops.
+    pub sinks: crate::cache::ledger::Sinks,
 }
 
 /// What a tool runs with.
