@@ -203,6 +203,13 @@ impl Sinks {
     }
 }
 
+impl Destination {
+    /// The sink rows for this destination go to, from `sinks` ([`Sinks::open`]).
+    pub fn open(&self, sinks: &Sinks) -> Result<Arc<dyn Sink>> {
+        sinks.open(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,12 +253,5 @@ mod tests {
             "a settled set opens afresh"
         );
         assert!(sinks.settle().is_empty());
-    }
-}
-
-impl Destination {
-    /// The sink rows for this destination go to, from `sinks` ([`Sinks::open`]).
-    pub fn open(&self, sinks: &Sinks) -> Result<Arc<dyn Sink>> {
-        sinks.open(self)
     }
 }
