@@ -5,7 +5,7 @@
 use std::fs;
 
 use briefkit::brief::Brief;
-use briefkit::cache::ledger::Destination;
+use briefkit::cache::ledger::{Destination, Sinks};
 use briefkit::compress::{self, Request, Unwatched};
 use briefkit::provider::{CallOptions, Settings};
 use briefkit::wire::Wire;
@@ -28,12 +28,14 @@ fn a_library_user_proposes_through_the_same_operation_as_the_cli() {
     let brief = Brief::load(&ws.path().join("clinic")).unwrap();
     let compressor = compress::bundled().unwrap();
     let ledger = ws.path().join("usage.jsonl");
+    let sinks = Sinks::new();
     let request = Request {
         brief: &brief,
         compressor: &compressor,
         settings: Settings::new(Wire::OpenAi, "test-model", server.url()),
         options: CallOptions::text(512),
         ledger: Destination::File(ledger.clone()),
+        sinks: &sinks,
     };
 
     let refused = compress::propose(&request, "cancellations", &Unwatched).unwrap_err();

@@ -59,12 +59,22 @@ fn mcp_malformed_line_got_no_reply_now_parse_error_and_invalid_request() {
 /// wrong format's tool error names them all.
 #[test]
 fn mcp_compose_schema_offers_every_format_the_command_accepts() {
-    use clap::ValueEnum;
-    let cli: Vec<String> = briefkit::cli::commands::compose::Format::value_variants()
+    let command = briefkit::cli::command();
+    let compose = command.find_subcommand("compose").unwrap();
+    let format = compose
+        .get_arguments()
+        .find(|a| a.get_id() == "format")
+        .unwrap();
+    let cli: Vec<String> = format
+        .get_possible_values()
         .iter()
-        .filter_map(|v| v.to_possible_value())
         .map(|v| v.get_name().to_owned())
         .collect();
+    let core: Vec<&str> = briefkit::prompt::render::Format::ALL
+        .iter()
+        .map(|f| f.as_str())
+        .collect();
+    assert_eq!(cli, core);
     let answers = answers_to_raw_lines(&[
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"compose","arguments":{"brief":"b","format":"morse"}}}"#,

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod format_arg;
 pub mod hints;
 pub mod interactive;
 pub mod interrupt;
@@ -56,10 +57,12 @@ pub fn main() -> ExitCode {
         }
     };
     let ui = Ui::new(cli.color, cli.quiet);
-    let result = commands::run(cli.command, &ui, command);
+    // The command's ledger sinks: opened by whatever records its rows, settled here.
+    let sinks = crate::cache::ledger::Sinks::new();
+    let result = commands::run(cli.command, &ui, command, &sinks);
     // Rows bound for a remote store (ClickHouse): each sink the command opened gets a
     // bounded wait for them to go, after the command's output.
-    for left in crate::cache::ledger::sink::settle() {
+    for left in sinks.settle() {
         ui.warn(&format!(
             "{} not in ClickHouse ({}) yet{}; kept in the spool {} and \
              sent by the next brief command or proxy writing there",

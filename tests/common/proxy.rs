@@ -251,12 +251,18 @@ impl Proxy {
         self.child.as_ref().unwrap().id()
     }
 
-    /// The ledger rows, each line parsed on its own (a glued line fails here).
+    /// The ledger rows, each line parsed on its own (a glued or torn line fails here).
     pub fn rows(&self) -> Vec<serde_json::Value> {
         let text = std::fs::read_to_string(&self.ledger).unwrap_or_default();
-        text.lines()
-            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
-            .collect()
+        parse_rows(&text)
+    }
+
+    /// The rows whole so far, while the proxy runs: a last line without its newline is a
+    /// row the writer is still appending (a read can land inside its one `write`, which
+    /// once failed `usage_html` with "EOF while parsing"), left for the next read.
+    fn rows_so_far(&self) -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(&self.ledger).unwrap_or_default();
+        parse_rows(text.rfind('\n').map_or("", |end| &text[..=end]))
     }
 
     /// Waits (bounded) until the ledger has `n` rows.
@@ -270,7 +276,7 @@ impl Proxy {
     pub fn wait_rows_for(&self, n: usize, limit: Duration) -> Vec<serde_json::Value> {
         let started = std::time::Instant::now();
         while started.elapsed() < limit {
-            let rows = self.rows();
+            let rows = self.rows_so_far();
             if rows.len() >= n {
                 return rows;
             }
@@ -398,4 +404,11 @@ pub fn dechunk(mut raw: &[u8]) -> (Vec<u8>, bool) {
         out.extend_from_slice(&raw[start..start + size]);
         raw = &raw[(start + size + 2).min(raw.len())..];
     }
+}
+
+/// Each line of a ledger parsed on its own: a glued or torn line fails here.
+fn parse_rows(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
 }

@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use clap::ValueEnum;
 use serde::Serialize;
 
+use crate::cli::format_arg::FormatParser;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::ui::Ui;
 use crate::document::Document;
 use crate::error::Result;
 use crate::prompt::composition::{Composition, Request, WakeDigest, composition};
-use crate::prompt::render;
+use crate::prompt::render::Format;
 use crate::wire::Wire;
 
 /// Compose a brief into its system prompt or a provider request body
@@ -28,7 +28,7 @@ pub struct Args {
     /// The brief directory (or its brief.yaml)
     pub brief: PathBuf,
     /// What to print: the system prompt as text, or a request body exactly as it is sent
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, value_parser = FormatParser::new(format_help), default_value = Format::Text.as_str())]
     pub format: Format,
     /// A value for a `{{KEY}}` placeholder in a volatile item (repeatable)
     #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
@@ -56,26 +56,16 @@ pub struct Args {
     pub json: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Openai,
-    /// OpenAI Responses: `instructions`, flat function tools, `input` items.
-    Responses,
-    Anthropic,
-    /// Gemini generateContent: `systemInstruction`, `functionDeclarations`, `contents`.
-    Gemini,
-}
-
-impl From<Format> for render::Format {
-    fn from(format: Format) -> Self {
-        match format {
-            Format::Text => render::Format::Text,
-            Format::Openai => render::Format::Openai,
-            Format::Responses => render::Format::Responses,
-            Format::Anthropic => render::Format::Anthropic,
-            Format::Gemini => render::Format::Gemini,
+/// `--help`'s words for a body format, beside its name.
+fn format_help(format: Format) -> Option<&'static str> {
+    match format {
+        Format::Responses => {
+            Some("OpenAI Responses: `instructions`, flat function tools, `input` items")
         }
+        Format::Gemini => {
+            Some("Gemini generateContent: `systemInstruction`, `functionDeclarations`, `contents`")
+        }
+        Format::Text | Format::Openai | Format::Anthropic => None,
     }
 }
 
@@ -85,7 +75,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
     let composition = composition(&Request {
         brief: &brief,
         vars: &vars,
-        format: args.format.into(),
+        format: args.format,
         compact: !args.no_compact,
         cache_key: args.cache_key,
         digest: args.digest.as_deref().map(|path| WakeDigest {

@@ -119,9 +119,9 @@ pub struct FlushArgs {
     pub json: bool,
 }
 
-fn flush(args: FlushArgs, ui: &Ui) -> Result<Outcome> {
+fn flush(args: FlushArgs, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     let target = target(&args.url)?;
-    let report = admin::flush_spool(&target, args.wait)?;
+    let report = admin::flush_spool(sinks, &target, args.wait)?;
     let form = Form::json_if(args.json);
     match report.left_error() {
         Some(err) => output::print_then_fail(
@@ -134,12 +134,12 @@ fn flush(args: FlushArgs, ui: &Ui) -> Result<Outcome> {
     }
 }
 
-pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: Args, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     match args.command {
         LedgerCommand::Schema(args) => schema_cmd(args, ui),
         LedgerCommand::Init(args) => init(args, ui),
         LedgerCommand::Push(args) => push_cmd(args, ui),
-        LedgerCommand::Flush(args) => flush(args, ui),
+        LedgerCommand::Flush(args) => flush(args, ui, sinks),
     }
 }
 

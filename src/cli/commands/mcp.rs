@@ -37,7 +37,7 @@ pub struct Args {
     pub root: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: Args, _ui: &Ui) -> Result<Outcome> {
+pub fn run(args: Args, _ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     let mut provider = args.provider.overrides();
     provider.allowed_base_urls = args.allow_base_url;
     let root = match args.root {
@@ -55,6 +55,10 @@ pub fn run(args: Args, _ui: &Ui) -> Result<Outcome> {
             root.display()
         )));
     }
-    crate::mcp::run(crate::mcp::tools::Options { provider, root })?;
+    crate::mcp::run(crate::mcp::tools::Options {
+        provider,
+        root,
+        sinks: sinks.clone(),
+    })?;
     Ok(Outcome::Ok)
 }

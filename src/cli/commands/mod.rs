@@ -78,7 +78,13 @@ pub enum Command {
 }
 
 /// Runs one subcommand. `root` builds the whole command line's definition (for `generate`).
-pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Outcome> {
+/// `sinks` is where the command's ledger rows are opened; the caller settles it after.
+pub fn run(
+    command: Command,
+    ui: &Ui,
+    root: fn() -> clap::Command,
+    sinks: &crate::cache::ledger::Sinks,
+) -> Result<Outcome> {
     match command {
         Command::Init(args) => init::run(args, ui),
         Command::Import(args) => import::run(args, ui),
@@ -90,12 +96,12 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Count(args) => count::run(args, ui),
         Command::Align(args) => align::run(args, ui),
         Command::Usage(args) => usage::run(args, ui),
-        Command::Ledger(args) => ledger::run(args, ui),
-        Command::Proxy(args) => proxy::run(args, ui),
-        Command::Mcp(args) => mcp::run(args, ui),
+        Command::Ledger(args) => ledger::run(args, ui, sinks),
+        Command::Proxy(args) => proxy::run(args, ui, sinks),
+        Command::Mcp(args) => mcp::run(args, ui, sinks),
         Command::Ccr(args) => ccr::run(args, ui),
         Command::Digest(args) => digest::run(args, ui),
-        Command::Probe(args) => probe::run(args, ui),
+        Command::Probe(args) => probe::run(args, ui, sinks),
         Command::Proposals(args) => proposals::run(args, ui),
         Command::Review(args) => review::run(args, ui),
         Command::Accept(args) => accept::run(args, ui),
@@ -106,10 +112,10 @@ pub fn run(command: Command, ui: &Ui, root: fn() -> clap::Command) -> Result<Out
         Command::Restore(args) => restore::run(args, ui),
         Command::Record(args) => record::run(args, ui),
         Command::Retype(args) => retype::run(args, ui),
-        Command::Compress(args) => compress::run(args, ui),
+        Command::Compress(args) => compress::run(args, ui, sinks),
         Command::Generate(args) => generate::run(args, root(), ui),
         Command::Guard(args) => guard::run(args, ui),
-        Command::Session(args) => session::run(args, ui),
+        Command::Session(args) => session::run(args, ui, sinks),
         Command::Envelope(args) => envelope::run(args, ui),
     }
 }

@@ -52,7 +52,7 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: Args, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     // Under --json stderr keeps warnings and errors only.
     let _notice = (!args.json).then(|| args.ledger.first_write_notice(ui));
     let brief = super::load_brief(&args.brief, ui)?;
@@ -72,6 +72,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         repeat: args.repeat,
         cache_key: args.cache_key,
         ledger: args.ledger.destination()?,
+        sinks,
         on_call: &|n, of, entry| {
             if ui.stderr_is_terminal() {
                 ui.info(&progress_line(n, of, entry));

@@ -81,7 +81,7 @@ pub struct Args {
     pub price_output: Option<f64>,
 }
 
-pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: Args, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     crate::cli::shared_args::check_prices(&[
         ("--price-input", args.price_input),
         ("--price-cached", args.price_cached),
@@ -106,6 +106,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         )?,
         gemini_upstream: upstream(args.gemini_upstream, Wire::Gemini, "--gemini-upstream")?,
         ledger: args.ledger.destination_for_writing(ui)?,
+        sinks: sinks.clone(),
         allow_remote: args.allow_remote,
         timeout: args.timeout,
         header_timeout: args.header_timeout,

@@ -56,7 +56,7 @@ pub enum SessionCommand {
     Model(settings::ModelArgs),
 }
 
-pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: Args, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     match args.command {
         SessionCommand::New(args) => append::new(args, ui),
         SessionCommand::Append(args) => append::run(args, ui),
@@ -67,11 +67,11 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
         SessionCommand::Gate(args) => budget::gate(args, ui),
         SessionCommand::Purge(args) => budget::purge(args, ui),
         SessionCommand::Tools(args) => view::tools(args, ui),
-        SessionCommand::Compact(args) => compact::run(args, ui),
-        SessionCommand::Turn(args) => turn::run(args, ui),
-        SessionCommand::Subagent(args) => subagent::run(args, ui),
-        SessionCommand::Run(args) => run::run(args, ui),
-        SessionCommand::Resume(args) => pending::resume(args, ui),
+        SessionCommand::Compact(args) => compact::run(args, ui, sinks),
+        SessionCommand::Turn(args) => turn::run(args, ui, sinks),
+        SessionCommand::Subagent(args) => subagent::run(args, ui, sinks),
+        SessionCommand::Run(args) => run::run(args, ui, sinks),
+        SessionCommand::Resume(args) => pending::resume(args, ui, sinks),
         SessionCommand::Cancel(args) => pending::cancel(args, ui),
         SessionCommand::Digest(args) => settings::digest(args, ui),
         SessionCommand::Model(args) => settings::model(args, ui),

@@ -58,6 +58,18 @@ impl Format {
     }
 }
 
+/// A wire's request body.
+impl From<Wire> for Format {
+    fn from(wire: Wire) -> Format {
+        match wire {
+            Wire::OpenAi => Format::Openai,
+            Wire::Responses => Format::Responses,
+            Wire::Anthropic => Format::Anthropic,
+            Wire::Gemini => Format::Gemini,
+        }
+    }
+}
+
 /// How to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderOptions {

@@ -28,6 +28,25 @@ pub(crate) fn load(name: &str, text: &'static str) -> Value {
     }
 }
 
+/// `schema` with the `enum` of its property `property` replaced, in place, by `names`: a
+/// list the code owns (the body formats, [`Format::ALL`](crate::prompt::render::Format::ALL))
+/// comes from the code, so a value the command accepts is never missing from the schema. The
+/// bundled file keeps the list too, for the reader; a unit test holds it to the code's.
+pub(crate) fn with_enum<'a>(
+    mut schema: Value,
+    property: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Value {
+    if let Some(slot) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut(property))
+        .and_then(Value::as_object_mut)
+    {
+        slot.insert("enum".into(), names.into_iter().map(Value::from).collect());
+    }
+    schema
+}
+
 /// A tool input schema: a JSON object whose `type` is `object`, as MCP requires.
 fn parse(text: &str) -> Result<Map<String, Value>, String> {
     match serde_json::from_str::<Value>(text) {
@@ -72,6 +91,18 @@ mod tests {
         for file in &files {
             assert!(tools.contains(file), "{file}.json belongs to no tool");
         }
+    }
+
+    /// The formats the bundled compose.json lists are the code's (which the served schema
+    /// takes), so the file does not mislead whoever reads it.
+    #[test]
+    fn the_bundled_compose_schema_lists_every_format() {
+        use crate::prompt::render::Format;
+        let file = load("compose", include_str!("schemas/compose.json"));
+        let served = with_enum(file.clone(), "format", Format::ALL.map(Format::as_str));
+        assert_eq!(file, served);
+        let listed = &served["properties"]["format"]["enum"];
+        assert_eq!(listed.as_array().map(Vec::len), Some(Format::ALL.len()));
     }
 
     #[test]

@@ -220,6 +220,7 @@ fn compact_context(ctx: &Context, a: CompactArgs) -> Result<Reply, ToolError> {
     let choice = ModelChoice {
         provider,
         ledger: None,
+        sinks: ctx.sinks.clone(),
     };
     Reply::of(&api::compact(
         &ctx.path(&a.session),

@@ -30,6 +30,9 @@ pub struct Options {
     /// `brief mcp --root DIR`, by default the directory the server was started in (a
     /// desktop client may start it in `/`).
     pub root: PathBuf,
+    /// The ledger sinks the tools' model calls record through, for the server's life;
+    /// whoever started the server settles them when it stops.
+    pub sinks: crate::cache::ledger::Sinks,
 }
 
 /// What a tool runs with.
@@ -222,7 +225,11 @@ pub fn specs() -> Vec<Spec> {
                 prompt, or into a request body (OpenAI chat, OpenAI Responses, Anthropic or \
                 Gemini); reports the stable prefix hash, and the token counts when \
                 `tokens` is true.",
-            schema: super::schema::load("compose", include_str!("schemas/compose.json")),
+            schema: super::schema::with_enum(
+                super::schema::load("compose", include_str!("schemas/compose.json")),
+                "format",
+                Format::ALL.map(Format::as_str),
+            ),
         },
         Spec {
             name: "guard",

@@ -76,6 +76,7 @@ fn compress(ctx: &Context, a: CompressArgs) -> Result<Reply, ToolError> {
         provider,
         options: CallOptions::text(8192),
         ledger: crate::cache::ledger::Destination::resolve(None, None)?,
+        sinks: &ctx.sinks,
     };
     match crate::compress::run(job, &crate::compress::Unwatched)? {
         Ran::One(proposed) => Reply::of(proposed.as_ref()),

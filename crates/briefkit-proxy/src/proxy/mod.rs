@@ -89,6 +89,9 @@ pub struct Config {
     pub gemini_upstream: BaseUrl,
     /// Where the rows go: the ledger file, or a ClickHouse table through its spool.
     pub ledger: crate::cache::ledger::Destination,
+    /// The sinks the ledger is opened through; the writer flushes its sink when the proxy
+    /// stops, and the caller settles the set after [`run`] returns.
+    pub sinks: crate::cache::ledger::Sinks,
     pub allow_remote: bool,
     pub timeout: Duration,
     pub header_timeout: Duration,
@@ -239,7 +242,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<Summary> {
     // Rows carry the prices (`relay` stamps them), and the figures price rows as
     // `brief usage` does: through the one resolver, from what each row says.
     let stats = Arc::new(Mutex::new(stats::Stats::default()));
-    let sink = config.ledger.open()?;
+    let sink = config.ledger.open(&config.sinks)?;
     let (rows, writer) = writer::start(sink, Arc::clone(&stats));
     let recent = dashboard::recent();
     let (book, digesters) = book::start(rows, Arc::clone(&recent));

@@ -33,6 +33,8 @@ pub struct Request<'a> {
     /// The ledger every call is recorded in (checked by the caller, before any call: a
     /// ledger that cannot be written is bad input, not a lost record).
     pub ledger: ledger::Destination,
+    /// The sinks the rows go through; the caller settles them when it is done.
+    pub sinks: &'a ledger::Sinks,
 }
 
 /// One model call, ready to run on any thread.
@@ -207,7 +209,7 @@ fn ask_one(
         Err(err) if err.kind == ErrorKind::Interrupted => entry.cancelled(started.elapsed()),
         Err(_) | Ok(_) => entry.record(started.elapsed(), &result),
     };
-    if let Err(err) = request.ledger.record(&row) {
+    if let Err(err) = request.ledger.record(request.sinks, &row) {
         watch.event(Event::NotRecorded(&err));
     }
     result
@@ -283,6 +285,8 @@ pub struct Job<'a> {
     pub provider: provider::Overrides,
     pub options: CallOptions,
     pub ledger: ledger::Destination,
+    /// The sinks the rows go through; the caller settles them when it is done.
+    pub sinks: &'a ledger::Sinks,
 }
 
 /// What [`run`] did: one proposal, or a batch.
@@ -302,13 +306,14 @@ pub fn run(job: Job, watch: &dyn Watch) -> Result<Ran> {
         Some(dir) => super::from_dir(dir)?,
         None => super::bundled()?,
     };
-    job.ledger.check()?;
+    job.ledger.check(job.sinks)?;
     let request = Request {
         brief: job.brief,
         compressor: &compressor,
         settings: Settings::resolve(job.provider, job.brief.manifest.model.as_ref())?,
         options: job.options,
         ledger: job.ledger,
+        sinks: job.sinks,
     };
     Ok(match job.item {
         Some(id) => Ran::One(Box::new(propose(&request, id, watch)?)),

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{Miss, Observed, Verdict, verdict};
 use crate::brief::Brief;
 use crate::cache::facts::{self, Facts};
-use crate::cache::ledger::{Destination, Entry};
+use crate::cache::ledger::{Destination, Entry, Sinks};
 use crate::error::Result;
 use crate::prompt::compose::{ComposeOptions, compose, prefix};
 use crate::prompt::measure::prefix_tokens;
@@ -30,6 +30,8 @@ pub struct Request<'a> {
     /// Send OpenAI's `prompt_cache_key` (derived from the prefix hash).
     pub cache_key: bool,
     pub ledger: Destination,
+    /// The sinks the rows go through; the caller settles them when it is done.
+    pub sinks: &'a Sinks,
     /// Told of every call as soon as it is recorded (call number, calls in all, its row),
     /// so a front end can show progress while a slow provider answers.
     pub on_call: &'a dyn Fn(u32, u32, &Entry),
@@ -68,6 +70,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
         repeat,
         cache_key,
         ledger: ledger_path,
+        sinks,
         on_call,
     } = request;
     let composed = compose(brief, vars, ComposeOptions::default())?;
@@ -86,7 +89,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
     let facts = facts::lookup(settings.wire.as_str(), &settings.model);
     let prefix_tok = prefix_tokens(brief, &prefix(brief, ComposeOptions::default())) as u64;
     // Before any call: a ledger that cannot be written is bad input, not a lost record.
-    ledger_path.check()?;
+    ledger_path.check(sinks)?;
     let brief_dir = brief
         .dir
         .canonicalize()
@@ -107,7 +110,7 @@ pub fn run(request: Request<'_>) -> Result<Report> {
         entry.prefix_hash = Some(prefix_hash.clone());
         let entry = entry.record(started.elapsed(), &result);
         on_call(n, repeat, &entry);
-        if let Err(err) = ledger_path.record(&entry) {
+        if let Err(err) = ledger_path.record(sinks, &entry) {
             unrecorded.push(format!(
                 "call {n} not recorded in the ledger: {}",
                 err.message

@@ -351,19 +351,13 @@ impl Session {
         }
         let mut cache = Cache::read(&self.dir)?;
         let figures = self.figures_with(state.tier2_tokens, vars, &mut cache.memo)?;
-        let provider = match format {
-            render::Format::Openai => "openai",
-            render::Format::Responses => "responses",
-            render::Format::Anthropic => "anthropic",
-            render::Format::Gemini => "gemini",
-            render::Format::Text => "",
-        };
+        let wire = format.wire();
         let model = self
             .brief
             .manifest
             .model
             .as_ref()
-            .filter(|m| m.provider.as_str() == provider)
+            .filter(|m| Some(m.provider) == wire)
             .map(|m| m.name.as_str());
         if format != render::Format::Text
             && let Some(call) = state.flow.open.first()

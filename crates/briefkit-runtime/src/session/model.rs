@@ -19,6 +19,10 @@ pub struct ModelChoice {
     /// Where the calls' rows go [default: `--ledger`'s default: `$BRIEF_LEDGER`, else the
     /// user's state directory].
     pub ledger: Option<ledger::Destination>,
+    /// The sinks the rows go through, shared by the session's sub-agents; whoever made
+    /// the choice settles them when done (a default set is settled by no one: rows bound
+    /// for ClickHouse then wait in the spool for the next process writing there).
+    pub sinks: ledger::Sinks,
 }
 
 impl Session {
@@ -84,8 +88,9 @@ impl Session {
         entry.session = Some(self.ledger_key());
         let entry = entry.record(started.elapsed(), result);
         let recorded = match &choice.ledger {
-            Some(destination) => destination.record(&entry),
-            None => ledger::Destination::resolve(None, None).and_then(|d| d.record(&entry)),
+            Some(destination) => destination.record(&choice.sinks, &entry),
+            None => ledger::Destination::resolve(None, None)
+                .and_then(|d| d.record(&choice.sinks, &entry)),
         };
         if let Err(err) = recorded {
             self.notice(format!(

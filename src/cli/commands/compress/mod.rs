@@ -84,7 +84,7 @@ fn parse_temperature(text: &str) -> Result<f64, String> {
     }
 }
 
-pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: Args, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     // Under --json stderr keeps warnings and errors only.
     let _notice = (!args.json).then(|| args.ledger.first_write_notice(ui));
     let brief = super::load_brief(&args.brief, ui)?;
@@ -107,6 +107,7 @@ pub fn run(args: Args, ui: &Ui) -> Result<Outcome> {
             ..CallOptions::text(args.max_tokens)
         },
         ledger: args.ledger.destination()?,
+        sinks,
     };
     let proposed = match compress::run(job, &watcher)? {
         Ran::All(batch) => return batch::run(&args, ui, form, batch),

@@ -48,20 +48,22 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    /// The model to call and where its rows go (checked before any call).
-    pub fn choice(&self) -> Result<ModelChoice> {
+    /// The model to call and where its rows go (checked before any call), through the
+    /// command's `sinks`.
+    pub fn choice(&self, sinks: &crate::cache::ledger::Sinks) -> Result<ModelChoice> {
         let ledger = self.ledger.destination()?;
-        ledger.check()?;
+        ledger.check(sinks)?;
         Ok(ModelChoice {
             provider: self.provider.overrides(),
             ledger: Some(ledger),
+            sinks: sinks.clone(),
         })
     }
 }
 
-pub fn run(args: CompactArgs, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: CompactArgs, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     let resume = super::text_arg(args.resume)?;
-    let choice = args.model.choice()?;
+    let choice = args.model.choice(sinks)?;
     let compacted = api::compact(&args.dir, &resume, &choice, &mut super::listen(ui, true))?;
     output::print(ui, Form::json_if(args.json), &compacted)
 }

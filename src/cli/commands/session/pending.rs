@@ -60,9 +60,9 @@ pub struct CancelArgs {
     pub json: bool,
 }
 
-pub fn resume(args: ResumeArgs, ui: &Ui) -> Result<Outcome> {
+pub fn resume(args: ResumeArgs, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     let request = ResumeRequest {
-        model: args.model.choice()?,
+        model: args.model.choice(sinks)?,
         vars: super::vars(args.vars),
         estimate: args.estimate,
         tool_exec: args

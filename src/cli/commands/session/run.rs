@@ -70,7 +70,7 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-pub fn run(args: RunArgs, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: RunArgs, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     let user = args.user.map(super::text_arg).transpose()?;
     if user.as_deref().is_some_and(|u| u.trim().is_empty()) {
         return Err(Error::input("--user is empty"));
@@ -82,7 +82,7 @@ pub fn run(args: RunArgs, ui: &Ui) -> Result<Outcome> {
     let request = RunRequest {
         user,
         vars: super::vars(args.vars),
-        model: args.model.choice()?,
+        model: args.model.choice(sinks)?,
         max_turns: args.max_turns,
         max_tokens: args.max_tokens,
         tool_exec,

@@ -48,9 +48,9 @@ pub struct SubagentArgs {
     pub json: bool,
 }
 
-pub fn run(args: SubagentArgs, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: SubagentArgs, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     let request = SubagentRequest {
-        model: args.model.choice()?,
+        model: args.model.choice(sinks)?,
         vars: super::vars(args.vars),
         estimate: args.estimate,
     };

@@ -67,7 +67,7 @@ pub struct TurnArgs {
     pub json: bool,
 }
 
-pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
+pub fn run(args: TurnArgs, ui: &Ui, sinks: &crate::cache::ledger::Sinks) -> Result<Outcome> {
     let user = args.user.map(super::text_arg).transpose()?;
     if user.as_deref().is_some_and(|u| u.trim().is_empty()) {
         return Err(Error::input("--user is empty"));
@@ -77,7 +77,7 @@ pub fn run(args: TurnArgs, ui: &Ui) -> Result<Outcome> {
         vars: super::vars(args.vars),
         resume: args.resume,
         max_tokens: args.max_tokens,
-        model: args.model.choice()?,
+        model: args.model.choice(sinks)?,
         tool_estimate: args.tool_estimate,
         subagent_estimate: args.subagent_estimate,
         run_subagents: args.run_subagents,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::cli::format_arg::FormatParser;
 use crate::cli::output::{self, Form, Outcome, Report};
 use crate::cli::shared_args::parse_var;
 use crate::cli::table::{Align, Table};
@@ -23,15 +24,17 @@ use crate::wire::{Wire, canonical};
 
 use super::shown;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RenderFormat {
-    Openai,
-    /// An OpenAI Responses request (tool calls as function_call / function_call_output items)
-    Responses,
-    Anthropic,
-    /// A Gemini generateContent request (functionCall / functionResponse parts)
-    Gemini,
-    Text,
+/// `--help`'s words for a body format, beside its name.
+fn format_help(format: Format) -> Option<&'static str> {
+    match format {
+        Format::Responses => Some(
+            "An OpenAI Responses request (tool calls as function_call / function_call_output items)",
+        ),
+        Format::Gemini => {
+            Some("A Gemini generateContent request (functionCall / functionResponse parts)")
+        }
+        Format::Text | Format::Openai | Format::Anthropic => None,
+    }
 }
 
 /// Print the request body (or text) for the next model call: Tier 1, Tier 2, Tier 3 last
@@ -41,23 +44,20 @@ pub struct RenderArgs {
     pub dir: PathBuf,
     /// The wire format of the body: a chat-completions request, a Responses request, a
     /// messages request, a Gemini request, or text
-    #[arg(long, value_enum, default_value_t = RenderFormat::Openai)]
-    pub format: RenderFormat,
+    #[arg(
+        long,
+        value_parser = FormatParser::new(format_help).text_last(),
+        default_value = Format::Openai.as_str()
+    )]
+    pub format: Format,
     /// Override a volatile item's value for this render (repeatable)
     #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
     pub vars: Vec<(String, String)>,
 }
 
 pub fn render(args: RenderArgs, ui: &Ui) -> Result<Outcome> {
-    let format = match args.format {
-        RenderFormat::Openai => Format::Openai,
-        RenderFormat::Responses => Format::Responses,
-        RenderFormat::Anthropic => Format::Anthropic,
-        RenderFormat::Gemini => Format::Gemini,
-        RenderFormat::Text => Format::Text,
-    };
     let vars = super::vars(args.vars);
-    match api::render(&args.dir, format, &vars, &mut super::listen(ui, true))? {
+    match api::render(&args.dir, args.format, &vars, &mut super::listen(ui, true))? {
         RenderedBody::Json(body) => ui.outln(&canonical::to_string(&body))?,
         // The text form is for people (the request bodies are the JSON forms): through
         // the sanitiser, as every other rendering of entries.

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::clickhouse::{self, Target};
+use super::sink::Sinks;
 use super::{Entry, FILE_NAME};
 use crate::error::{Error, Result};
 
@@ -126,18 +127,19 @@ impl Destination {
     /// Before a command's first call: refuses a destination rows could not be written to
     /// (a file that is a link or not a ledger; a spool directory that cannot be made), so
     /// that a call is never made and then lost.
-    pub fn check(&self) -> Result<()> {
+    /// A ClickHouse table's sink is opened in `sinks` then, and used by the calls after.
+    pub fn check(&self, sinks: &Sinks) -> Result<()> {
         match self {
             Destination::File(path) => super::check_path(path),
-            Destination::ClickHouse(_) => self.open().map(|_| ()),
+            Destination::ClickHouse(_) => self.open(sinks).map(|_| ()),
         }
     }
 
-    /// Records one row through its [`Sink`](super::sink::Sink): appended to the file, or
-    /// made durable in the spool and handed to this process's background writer for
-    /// ClickHouse (never waiting for ClickHouse).
-    pub fn record(&self, entry: &Entry) -> Result<()> {
-        self.open()?.record(entry)
+    /// Records one row through its [`Sink`](super::sink::Sink) in `sinks`: appended to the
+    /// file, or made durable in the spool and handed to the table's background writer for
+    /// ClickHouse (never waiting for ClickHouse; `sinks.settle()` gives it its time).
+    pub fn record(&self, sinks: &Sinks, entry: &Entry) -> Result<()> {
+        self.open(sinks)?.record(entry)
     }
 }
 

@@ -20,7 +20,7 @@ pub use destination::{Destination, FORMAT_VAR, Format, default_file, new_default
 pub use read::{
     LEDGER_LINE, MAX_WARNINGS, Warning, implausible, parse, read, read_each, read_numbered,
 };
-pub use sink::{ClickHouseSink, FileSink, Sink};
+pub use sink::{ClickHouseSink, FileSink, Sink, Sinks};
 
 use std::fs;
 use std::io::Read;

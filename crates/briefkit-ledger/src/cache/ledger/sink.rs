@@ -1,16 +1,18 @@
 //! Where ledger rows are stored, behind one trait: the JSON-lines file of one machine
 //! ([`FileSink`]) or a fleet's ClickHouse table ([`ClickHouseSink`], through its local
 //! spool). A new store is one more `Sink` and one more [`Destination`] arm; the proxy's
-//! writer, a command's calls and the end of a process all speak to the trait.
+//! writer, a command's calls and the end of a command all speak to the trait.
 //!
 //! ClickHouse wants one writer per table per process (its spool files are per process, its
 //! sender is a thread), shared by whatever records rows — the proxy's writer, a command's
-//! calls, a session's sub-agents — which only hold a [`Destination`]. So
-//! [`Destination::open`] keeps the ClickHouse sinks it opened in the process's list of
-//! open sinks, and [`settle`] gives each its bounded time when the process ends.
+//! calls, a session's sub-agents — which only hold a [`Destination`]. The sinks opened are
+//! kept by a [`Sinks`] value the caller owns (the CLI makes one per command, the MCP server
+//! and the proxy one for their life), not by a process-wide registry: whoever opened them
+//! is the one who gives them their bounded time to send at the end ([`Sinks::settle`]), and
+//! a library caller sees in the types that rows bound for ClickHouse want settling.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use super::clickhouse::{Left, Shipper, Target};
 use super::{Appender, Destination, Entry, SinkState};
@@ -133,48 +135,123 @@ impl ClickHouseSink {
     }
 }
 
-/// The ClickHouse sinks this process opened.
-fn open_sinks() -> &'static Mutex<Vec<Arc<ClickHouseSink>>> {
-    static OPEN: OnceLock<Mutex<Vec<Arc<ClickHouseSink>>>> = OnceLock::new();
-    OPEN.get_or_init(|| Mutex::new(Vec::new()))
+/// The sinks one command (or one server's life) opened: each ClickHouse table's once,
+/// shared by every row recorded through this handle, and settled together at the end.
+/// Cloning gives another handle to the same set (the proxy's writer, sub-agent threads).
+#[derive(Clone, Default)]
+pub struct Sinks {
+    clickhouse: Arc<Mutex<Vec<Arc<ClickHouseSink>>>>,
+    /// Where spools are made: the user's state directory, unless a test says otherwise.
+    state_dir: Option<PathBuf>,
 }
 
-/// This process's sink for the ClickHouse table `target`, started on first use (the
-/// spool is made, and its sender starts connecting and takes over rows dead processes
-/// left).
-pub fn clickhouse(target: &Target) -> Result<Arc<ClickHouseSink>> {
-    let identity = target.identity();
-    let mut open = open_sinks().lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(sink) = open
-        .iter()
-        .find(|sink| sink.shipper.target().identity() == identity)
-    {
-        return Ok(Arc::clone(sink));
+impl std::fmt::Debug for Sinks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let open = self.clickhouse.lock().map(|open| open.len()).unwrap_or(0);
+        f.debug_struct("Sinks").field("clickhouse", &open).finish()
     }
-    let shipper = Shipper::start(target, &super::clickhouse::state_dir()?)?;
-    let sink = Arc::new(ClickHouseSink { shipper });
-    open.push(Arc::clone(&sink));
-    Ok(sink)
+}
+
+impl Sinks {
+    /// An empty set: nothing is opened until a row needs it.
+    pub fn new() -> Sinks {
+        Sinks::default()
+    }
+
+    /// The sink rows for `destination` go to: a file's, new each time (it holds nothing
+    /// between rows); a ClickHouse table's, one per table in this set.
+    pub fn open(&self, destination: &Destination) -> Result<Arc<dyn Sink>> {
+        Ok(match destination {
+            Destination::File(path) => Arc::new(FileSink::new(path.clone())),
+            Destination::ClickHouse(target) => self.clickhouse(target)?,
+        })
+    }
+
+    /// This set's sink for the ClickHouse table `target`, started on first use (the spool
+    /// is made, and its sender starts connecting and takes over rows dead processes left).
+    /// Tables are told apart by their identity (URL, database, table, user), so two
+    /// spellings of one table share one spool file and one sender.
+    pub fn clickhouse(&self, target: &Target) -> Result<Arc<ClickHouseSink>> {
+        let identity = target.identity();
+        let mut open = self.clickhouse.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(sink) = open
+            .iter()
+            .find(|sink| sink.shipper.target().identity() == identity)
+        {
+            return Ok(Arc::clone(sink));
+        }
+        let state_dir = match &self.state_dir {
+            Some(dir) => dir.clone(),
+            None => super::clickhouse::state_dir()?,
+        };
+        let shipper = Shipper::start(target, &state_dir)?;
+        let sink = Arc::new(ClickHouseSink { shipper });
+        open.push(Arc::clone(&sink));
+        Ok(sink)
+    }
+
+    /// At the end of a command (or of a server): every sink this set opened gets its
+    /// bounded time to send its rows ([`Sink::flush`]); what is not sent stays in its
+    /// spool for the next process that writes there. Returns what was left. The set is
+    /// empty afterwards: a later row opens its table again.
+    pub fn settle(&self) -> Vec<Left> {
+        let open: Vec<Arc<dyn Sink>> = {
+            let mut open = self.clickhouse.lock().unwrap_or_else(|p| p.into_inner());
+            open.drain(..).map(|sink| sink as Arc<dyn Sink>).collect()
+        };
+        open.iter().filter_map(|sink| sink.flush()).collect()
+    }
 }
 
 impl Destination {
-    /// The sink rows for this destination go to: a file's, new each time (it holds
-    /// nothing between rows); a ClickHouse table's, one per table per process.
-    pub fn open(&self) -> Result<Arc<dyn Sink>> {
-        Ok(match self {
-            Destination::File(path) => Arc::new(FileSink::new(path.clone())),
-            Destination::ClickHouse(target) => clickhouse(target)?,
-        })
+    /// The sink rows for this destination go to, from `sinks` ([`Sinks::open`]).
+    pub fn open(&self, sinks: &Sinks) -> Result<Arc<dyn Sink>> {
+        sinks.open(self)
     }
 }
 
-/// At the end of a process: every sink it opened gets its bounded time to send its rows
-/// ([`Sink::flush`]); what is not sent stays in its spool for the next process that writes
-/// there. Returns what was left.
-pub fn settle() -> Vec<Left> {
-    let open: Vec<Arc<dyn Sink>> = {
-        let mut open = open_sinks().lock().unwrap_or_else(|p| p.into_inner());
-        open.drain(..).map(|sink| sink as Arc<dyn Sink>).collect()
-    };
-    open.iter().filter_map(|sink| sink.flush()).collect()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::ledger::clickhouse::Target;
+
+    fn sinks_in(dir: &std::path::Path) -> Sinks {
+        Sinks {
+            state_dir: Some(dir.to_path_buf()),
+            ..Sinks::default()
+        }
+    }
+
+    /// With the process-wide registry gone, one set must still give every row of a table
+    /// one sender and one spool file: opened once per table, shared after; another set is
+    /// another writer; settling lets the senders go and empties the set.
+    #[test]
+    fn a_set_opens_each_table_once_and_settling_empties_it() {
+        let state = tempfile::tempdir().unwrap();
+        let target = |url: &str| Target::parse(url, |_| None).unwrap();
+        let (t, u) = (
+            target("clickhouse://127.0.0.1:9/fleet.usage"),
+            target("clickhouse://127.0.0.1:9/fleet.other"),
+        );
+        let sinks = sinks_in(state.path());
+        let first = sinks.clickhouse(&t).unwrap();
+        let shared = sinks.clone().clickhouse(&t).unwrap();
+        assert!(Arc::ptr_eq(&first, &shared), "one table, one sink per set");
+        let other = sinks.clickhouse(&u).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other), "another table, another sink");
+        let elsewhere = sinks_in(state.path());
+        let second = elsewhere.clickhouse(&t).unwrap();
+        assert!(!Arc::ptr_eq(&first, &second), "another set, another writer");
+        assert!(
+            sinks.settle().is_empty(),
+            "no rows were recorded, none are left"
+        );
+        assert!(elsewhere.settle().is_empty());
+        let reopened = sinks.clickhouse(&t).unwrap();
+        assert!(
+            !Arc::ptr_eq(&first, &reopened),
+            "a settled set opens afresh"
+        );
+        assert!(sinks.settle().is_empty());
+    }
 }

@@ -36,18 +36,10 @@ use super::flow::is_assistant;
 use super::log::{Entry, Kind};
 use crate::wire::{Message, Prompt, ToolDef};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Openai,
-    /// OpenAI Responses: Tier 2 as `input` items, tool calls as `function_call` and their
-    /// results as `function_call_output` items.
-    Responses,
-    Anthropic,
-    /// Gemini generateContent: Tier 2 as `contents`, tool calls as `functionCall` parts and
-    /// their results as `functionResponse` parts.
-    Gemini,
-    Text,
-}
+/// The body format is the core's one enum (what `compose` renders too): a session
+/// renders each of its wires' bodies, or text. A new wire in it is a compile error here
+/// until the session renders and checks that wire's body.
+pub use crate::prompt::render::Format;
 
 /// An entry the framework writes itself (no tool name, call, group or source), its
 /// tokens counted as the model sees it (with its visible id).

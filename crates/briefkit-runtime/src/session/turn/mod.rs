@@ -27,7 +27,6 @@ use super::subagent::SubagentRun;
 use super::{Notice, OpKind, Session};
 use crate::error::{Error, Result, Topic};
 use crate::provider::{CallOptions, Provider, Usage};
-use crate::wire::Wire;
 use crate::wire::prefix::StablePrefix;
 
 /// What `brief session turn` asks for.
@@ -244,12 +243,7 @@ impl Session {
                 entries: vec![entry],
             });
         }
-        let format = match settings.wire {
-            Wire::OpenAi => render::Format::Openai,
-            Wire::Responses => render::Format::Responses,
-            Wire::Anthropic => render::Format::Anthropic,
-            Wire::Gemini => render::Format::Gemini,
-        };
+        let format = render::Format::from(settings.wire);
         let rendered = self.render_state(&state, format, &request.vars)?;
         let local_tokens = rendered.figures.local_context_tokens;
         let body = match rendered.body {

@@ -279,9 +279,14 @@ impl FlushReport {
     }
 }
 
-/// Sends what this machine's spool holds for `target`, waiting up to `wait`.
-pub fn flush_spool(target: &Target, wait: Duration) -> Result<FlushReport> {
-    let state = crate::cache::ledger::sink::clickhouse(target)?.drain(wait);
+/// Sends what this machine's spool holds for `target`, waiting up to `wait`, through the
+/// table's sink in `sinks` (the one a command's own rows would go through).
+pub fn flush_spool(
+    sinks: &crate::cache::ledger::Sinks,
+    target: &Target,
+    wait: Duration,
+) -> Result<FlushReport> {
+    let state = sinks.clickhouse(target)?.drain(wait);
     Ok(FlushReport {
         target: state.target,
         rows_sent: state.rows_stored,

@@ -9,8 +9,9 @@
 //! `usage` the SQL behind `brief usage`, `push` the backfill of a ledger file.
 //!
 //! Rows reach it through the ledger's [`Sink`](super::sink::Sink) trait: one
-//! [`ClickHouseSink`](super::sink::ClickHouseSink) per table per process
-//! ([`super::sink::clickhouse`]), settled with every other sink when the process ends.
+//! [`ClickHouseSink`](super::sink::ClickHouseSink) per table in the caller's
+//! [`Sinks`](super::sink::Sinks) ([`Sinks::clickhouse`](super::sink::Sinks::clickhouse)),
+//! settled with every other sink of that set when the command (or server) ends.
 
 pub mod admin;
 pub mod held;
