@@ -58,10 +58,10 @@ fn replace(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
         }
         drop(file);
         fs::rename(&tmp, path)?;
-        if durability == Durability::Synced {
-            if let Ok(dir) = File::open(dir) {
-                let _ = dir.sync_all();
-            }
+        if durability == Durability::Synced
+            && let Ok(dir) = File::open(dir)
+        {
+            let _ = dir.sync_all();
         }
         Ok(())
     })();
