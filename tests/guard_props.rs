@@ -275,3 +275,30 @@ proptest! {
         prop_assert!(report.is_clean(), "{shuffled:?}\n{:?}", report.changed);
     }
 }
+
+/// A value ends at its line: the word after a line break is not its unit, counted noun or
+/// bound. Reading it was whitespace-dependent (`0⏎J+` took `J+` for a lower bound on
+/// joules that `0⏎  J+` did not), so a list item's indented continuation line — the
+/// digest lays rules out that way — read as a lost bound (failed the digest property).
+#[test]
+fn a_word_on_the_next_line_is_no_part_of_a_value_however_indented() {
+    for (original, proposal) in [
+        ("0\nJ+", "0\n  J+"),
+        ("0\nJ+", "- 0\n  J+\n"),
+        ("0\n$+0", "- 0\n  $+0\n"),
+        ("Keep 5\nMB+ free", "Keep 5\n   MB+ free"),
+    ] {
+        let report = briefkit::guard::check(original, proposal);
+        assert!(
+            report.is_clean(),
+            "{original:?} → {proposal:?}: {}",
+            report.summary()
+        );
+    }
+    // On one line the bound is still read and its loss still reported.
+    let report = briefkit::guard::check(
+        "Guests must be 18+ years old.",
+        "Guests must be 18 years old.",
+    );
+    assert!(!report.is_clean(), "{}", report.summary());
+}

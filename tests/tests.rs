@@ -45,6 +45,7 @@ mod guard_coverage_props;
 mod guard_notation;
 mod guard_props;
 mod guard_real;
+mod guard_statements;
 mod guard_table;
 mod guard_telegraphic;
 mod guard_weakening;

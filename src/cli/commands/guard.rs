@@ -120,7 +120,8 @@ fn read_text(path: &Path) -> Result<String> {
 
 /// Renders a report for people: each dropped fact as `FILE:LINE:COL  kind  value`, then
 /// each change as `FILE:LINE:COL  kind  what changed (PROPOSAL:LINE:COL)`, then each
-/// dropped instruction as `FILE:LINE:COL  instruction  text` (with the list items that
+/// dropped instruction as `FILE:LINE:COL  instruction  text` (`statement` for a statement
+/// that went whole; with the list items that
 /// went, or why it counts as gone), then each introduced fact, then the one-line summary
 /// (which ends with the instructions kept and the size ratio). Drops, changes and dropped
 /// instructions are errors (red), introduced facts warnings (yellow). Ends with a newline.
@@ -187,7 +188,7 @@ pub fn render(report: &guard::Report, original: &str, proposal: &str, ui: &Ui) -
                     Some(m) => format!("{original} {m}:{}:{}", d.line, d.column),
                     None => format!("{original}:{}:{}", d.line, d.column),
                 },
-                "instruction",
+                d.unit.name(),
                 text,
             )
         })

@@ -108,10 +108,8 @@ fn flag_counts(report: &crate::guard::Report) -> String {
     if !report.changed.is_empty() {
         parts.push(format!("{} changed", report.changed.len()));
     }
-    match report.dropped_instructions.len() {
-        0 => {}
-        1 => parts.push("1 instruction".to_string()),
-        n => parts.push(format!("{n} instructions")),
+    for (kind, n) in report.dropped_units() {
+        parts.push(kind.count(n));
     }
     if report.coverage.under_half() {
         parts.push(format!(

@@ -76,10 +76,18 @@ pub fn bind(
     if !key.price && !key.word && !suffix.is_empty() {
         value.unit = unit_of(suffix);
     }
+    // A value ends at its line: a unit, a counted noun or a bound on the next line (a
+    // list item's continuation, indented or not) is another line's word, and reading it
+    // as this value's made `0⏎J+` a lower bound that `0⏎  J+` was not.
+    let same_line = |j: usize| {
+        toks.get(j)
+            .is_some_and(|next| !at.text[toks[j - 1].end..next.start].contains('\n'))
+    };
     let mut j = i + 1;
     if value.unit.is_none()
         && !key.percent
         && !key.price
+        && same_line(j)
         && let Some(next) = toks.get(j)
         && let Tok::Word(_) = next.tok
         && let Some(unit) = unit_of(&at.text[next.start..next.end])
@@ -92,7 +100,7 @@ pub fn bind(
     // The counted noun: up to two content words right after the value.
     if value.unit.is_none() && !key.price && !key.percent {
         while let Some(w) = at.word(j) {
-            if !at.content(w) || value.noun.len() == 2 {
+            if !at.content(w) || value.noun.len() == 2 || !same_line(j) {
                 break;
             }
             value.noun.push(at.vocab.stem(w));
@@ -101,7 +109,8 @@ pub fn bind(
         }
     }
     // A bound after the value and its noun (`5 or fewer`, `18+`, `5 passengers max`).
-    if let Some(w) = at.word(j)
+    if same_line(j)
+        && let Some(w) = at.word(j)
         && let list = at.vocab.info(w).after
         && list != NONE
         && let Some(p) = lk.after[list as usize]

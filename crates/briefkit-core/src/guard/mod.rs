@@ -45,7 +45,7 @@ pub use compare::{compare, shift};
 pub use messages::{check_item, check_messages};
 pub use report::{
     ChangeJson, Confidence, Coverage, CoverageJson, DroppedContext, DroppedInstruction, Report,
-    ReportJson,
+    ReportJson, UnitKind,
 };
 
 use serde::{Deserialize, Serialize};
@@ -349,7 +349,7 @@ pub fn instructions(text: &str) -> Vec<Instruction> {
         .finish()
         .units
         .into_iter()
-        .filter(|u| u.context.is_none())
+        .filter(|u| u.instruction && u.context.is_none())
         .map(|u| {
             let (line, column) = lines.at(text, u.start);
             Instruction {

@@ -78,6 +78,38 @@ pub struct DroppedInstruction {
     /// The evidence: the unit's key words that no counterpart has (as written).
     #[serde(default)]
     pub missing: Vec<String>,
+    /// What went: an `instruction` (an order) or a `statement` (a fact the agent must know,
+    /// reported only when it went whole). Written only for statements.
+    #[serde(default, skip_serializing_if = "UnitKind::is_instruction")]
+    pub unit: UnitKind,
+}
+
+/// The kind of unit a [`DroppedInstruction`] is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnitKind {
+    #[default]
+    Instruction,
+    Statement,
+}
+
+impl UnitKind {
+    fn is_instruction(&self) -> bool {
+        *self == UnitKind::Instruction
+    }
+
+    /// `instruction` or `statement`, as every surface names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnitKind::Instruction => "instruction",
+            UnitKind::Statement => "statement",
+        }
+    }
+
+    /// `1 instruction`, `3 statements`.
+    pub fn count(self, n: usize) -> String {
+        format!("{n} {}{}", self.name(), if n == 1 { "" } else { "s" })
+    }
 }
 
 /// How much of the original's instructions and length the proposal kept: a signal beside
@@ -184,6 +216,19 @@ impl Report {
                 .any(|d| d.confidence == Confidence::High)
     }
 
+    /// How many instructions and how many statements went, each kind that did, in that
+    /// order (`[(Instruction, 2), (Statement, 1)]`).
+    pub fn dropped_units(&self) -> Vec<(UnitKind, usize)> {
+        [UnitKind::Instruction, UnitKind::Statement]
+            .into_iter()
+            .map(|kind| {
+                let n = self.dropped_instructions.iter().filter(|d| d.unit == kind);
+                (kind, n.count())
+            })
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
     /// `clean`, `review` (findings to look at, none sure: not blocking) or `flagged`:
     /// the status every command prints for this report.
     pub fn status(&self) -> &'static str {
@@ -236,8 +281,9 @@ impl Report {
                 None => format!("line {}", d.line),
             };
             format!(
-                "{}dropped instruction ({position}): {}{items}",
+                "{}dropped {} ({position}): {}{items}",
                 within(&d.in_message),
+                d.unit.name(),
                 d.text
             )
         });
@@ -282,12 +328,8 @@ impl Report {
                 change_tally(&self.changed)
             ));
         }
-        if !self.dropped_instructions.is_empty() {
-            let n = self.dropped_instructions.len();
-            flags.push(format!(
-                "{n} instruction{} dropped",
-                if n == 1 { "" } else { "s" }
-            ));
+        for (kind, n) in self.dropped_units() {
+            flags.push(format!("{} dropped", kind.count(n)));
         }
         if self.coverage.under_half() {
             flags.push(format!(

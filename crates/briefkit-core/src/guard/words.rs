@@ -219,7 +219,7 @@ pub fn each_sentence<'t, F>(
 
 /// Whether `c` is of a script written without spaces between words: Han ideographs,
 /// Hiragana and Katakana (Korean Hangul is written with spaces).
-fn unspaced(c: char) -> bool {
+pub(crate) fn unspaced(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF      // Hiragana, Katakana
         | 0x3400..=0x4DBF    // CJK Extension A

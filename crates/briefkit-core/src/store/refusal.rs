@@ -28,19 +28,20 @@ pub(super) fn flagged(
     };
     // Counted as the guard's summary counts them (compress, review): the findings, not
     // the flag lines, one of which may be the coverage line.
-    let instructions = report.dropped_instructions.len();
-    let what = match (facts, instructions) {
-        (0, 0) if report.coverage.under_half() => format!(
+    let units: Vec<String> = report
+        .dropped_units()
+        .into_iter()
+        .map(|(kind, n)| plural(n, kind.name()))
+        .collect();
+    let units = units.join(" and ");
+    let what = match (facts, units.is_empty()) {
+        (0, true) if report.coverage.under_half() => format!(
             "kept only {} of {} instructions",
             report.coverage.kept, report.coverage.instructions
         ),
-        (_, 0) => format!("{verb} {}", plural(facts, "fact")),
-        (0, n) => format!("dropped {}", plural(n, "instruction")),
-        (_, n) => format!(
-            "{verb} {} and dropped {}",
-            plural(facts, "fact"),
-            plural(n, "instruction")
-        ),
+        (_, true) => format!("{verb} {}", plural(facts, "fact")),
+        (0, false) => format!("dropped {units}"),
+        (_, false) => format!("{verb} {} and dropped {units}", plural(facts, "fact")),
     };
     Error::failed(format!(
         "proposal {id} {what} of `{}`: {}",

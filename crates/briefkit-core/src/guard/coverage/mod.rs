@@ -28,7 +28,7 @@ mod units;
 
 use super::changes::{Lines, squash};
 use super::hash::FxMap;
-use super::report::{Confidence, Coverage, DroppedContext, DroppedInstruction};
+use super::report::{Confidence, Coverage, DroppedContext, DroppedInstruction, UnitKind};
 use super::vocab::{Id, Vocab};
 
 /// A unit whose best counterpart keeps less than this share of its key weight is
@@ -115,6 +115,9 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             }
         }
     }
+    for u in units.iter_mut().filter(|u| u.statement) {
+        u.statement = statement_worth_finding(&text[u.start..u.end], &u.keys, vocab);
+    }
     let n = count.max(1) as f64;
     // A fact (code, a name, a URL) says more than a word; a value counts as a word
     // (the first two layers check where it went).
@@ -163,7 +166,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
     let founds: Vec<Option<counterpart::Found>> = units
         .iter()
         .map(|u| {
-            if !u.instruction {
+            if !u.instruction && !u.statement {
                 return None;
             }
             let expected = if o_len <= 1 {
@@ -176,6 +179,13 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
         })
         .collect();
     let (report_below, pass_from) = bars(&founds);
+    for (i, u) in units.iter().enumerate().filter(|(_, u)| u.statement) {
+        verdict[i] = statement_verdict(u, founds[i], &df, &search);
+        if verdict[i] == Verdict::Dropped {
+            missing_words[i] = u.keys.to_vec();
+            why[i] = "a statement with no counterpart in the proposal".into();
+        }
+    }
     for (i, u) in units.iter().enumerate().filter(|(_, u)| u.instruction) {
         let weights: Vec<f64> = u.keys.iter().map(|&k| weight(k)).collect();
         let Some(found) = founds[i] else {
@@ -434,11 +444,84 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
                     .iter()
                     .map(|&k| vocab.word(k).to_string())
                     .collect(),
+                unit: UnitKind::Instruction,
+            });
+        }
+    }
+    for (i, u) in units.iter().enumerate() {
+        if u.statement && verdict[i] == Verdict::Dropped {
+            let (line, column) = lines.at(text, u.start);
+            out.push(DroppedInstruction {
+                text: squash(&text[u.start..u.end]),
+                line,
+                column,
+                items: Vec::new(),
+                reason: std::mem::take(&mut why[i]),
+                under: u.under.map(|(start, end)| squash(&text[start..end])),
+                in_message: None,
+                file: None,
+                confidence: Confidence::High,
+                missing: missing_words[i]
+                    .iter()
+                    .map(|&k| vocab.word(k).to_string())
+                    .collect(),
+                unit: UnitKind::Statement,
             });
         }
     }
     out.sort_by_key(|d| (d.line, d.column));
     (out, coverage, context)
+}
+
+/// A statement is looked for when it says something of its own in words: a word
+/// besides its names and code (`Model Weights` beside a link, `input` beside a code span
+/// are labels), written in a spaced script (read character by character, unspaced text
+/// matches too loosely to call a statement gone).
+fn statement_worth_finding(text: &str, keys: &[Id], vocab: &Vocab) -> bool {
+    let words = keys
+        .iter()
+        .filter(|&&k| {
+            let w = vocab.word(k);
+            !w.starts_with(['@', '#', '$']) && !w.contains(':')
+        })
+        .count();
+    // A sentence about the one before it (`…, this adds up to seconds`, `It keeps the
+    // cache warm`) explains it: context, not a fact of its own.
+    let refers_back = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .take(10)
+        .any(|w| {
+            ["this", "that", "these", "those", "it", "they"]
+                .iter()
+                .any(|p| w.eq_ignore_ascii_case(p))
+        });
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    let unspaced = text.chars().filter(|&c| super::words::unspaced(c)).count();
+    words >= 1 && !refers_back && unspaced * 2 < letters.max(1)
+}
+
+/// A statement is dropped only when it went whole: no counterpart at all, or a nearest
+/// match that keeps under [`SURE`] of its words and none of the words only it has.
+/// Anything more is a rewording of a fact, which the first two layers check word by word.
+fn statement_verdict(
+    u: &units::Unit,
+    found: Option<counterpart::Found>,
+    df: &FxMap<Id, u32>,
+    search: &counterpart::Search,
+) -> Verdict {
+    let Some(found) = found else {
+        return Verdict::Dropped;
+    };
+    let own_kept = u
+        .keys
+        .iter()
+        .any(|&k| df.get(&k) == Some(&1) && search.has(found.from, found.to, k));
+    if found.share < SURE && !own_kept {
+        Verdict::Dropped
+    } else {
+        Verdict::Kept
+    }
 }
 
 /// The shares under which a unit has no counterpart and from which it counts as kept,
@@ -474,7 +557,7 @@ fn repeats(units: &[units::Unit], weight: &dyn Fn(Id) -> f64, verdict: &mut [Ver
     }
     for i in 0..units.len() {
         let u = &units[i];
-        if !u.instruction || verdict[i] != Verdict::Dropped {
+        if !(u.instruction || u.statement) || verdict[i] != Verdict::Dropped {
             continue;
         }
         let total: f64 = u.keys.iter().map(|&k| weight(k)).sum();

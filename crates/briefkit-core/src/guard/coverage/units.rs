@@ -25,6 +25,9 @@ pub struct Unit {
     pub under: Option<(usize, usize)>,
     pub families: u16,
     pub instruction: bool,
+    /// A statement the agent must know that gives no order (`Staging deploys from the
+    /// `dev` branch`): compared too, and reported only when it went whole.
+    pub statement: bool,
     /// Sorted, distinct key words.
     pub keys: Box<[Id]>,
     /// The items of a list inside the unit (`medical, legal or tax advice`).
@@ -50,6 +53,9 @@ struct Pending {
     /// States a fact (code, a name, a path, a value): checked like an order, since a
     /// reference line (`- **Config**: `app/config.toml``) that went is a loss too.
     fact: bool,
+    /// It may be a statement: no courtesy (`Thank you!`), and no clause of its sentence
+    /// gives an order (else it is the rest of an instruction cut at a colon).
+    alone: bool,
 }
 
 /// A lead-in (`Never discuss:`) or heading that a list under it inherits from.
@@ -119,7 +125,13 @@ impl<'a> Units<'a> {
         // text (`input`, `timeout: 5000`) is the first layer's.
         let fact = p.fact && p.listed && keys.len() >= 2;
         unit.instruction = (p.order || fact) && !keys.is_empty();
-        if unit.instruction {
+        unit.statement = !unit.instruction
+            && !p.heading
+            && p.alone
+            && keys.len() >= STATEMENT_KEYS
+            && !introduces(self.text, unit.end)
+            && !table_header(self.text, unit.start);
+        if unit.instruction || unit.statement {
             unit.keys = keys.into_boxed_slice();
             self.done.units.push(unit);
         }
@@ -253,6 +265,7 @@ impl<'a> Units<'a> {
                     under: inherited.map(|l| l.span).or(self.heading),
                     families,
                     instruction: false,
+                    statement: false,
                     keys: Box::default(),
                     items: lists::items(span, vocab).into_boxed_slice(),
                     context,
@@ -263,6 +276,7 @@ impl<'a> Units<'a> {
                 listed: matches!(shape, Shape::Item { .. } | Shape::Row),
                 imperative: ordering,
                 heading,
+                alone: cue != Some(Cue::Courtesy),
             });
             if heading {
                 let role = data::section_role(&text[first.start..last.end]);
@@ -274,6 +288,11 @@ impl<'a> Units<'a> {
                     order: instruct::marks_instruction(families) || role == Some("order"),
                     context: self.section,
                 });
+            }
+        }
+        if made.iter().any(|p| p.order) {
+            for p in &mut made {
+                p.alone = false;
             }
         }
         let Some(last) = made.last() else {
@@ -329,6 +348,41 @@ impl<'a> Units<'a> {
         }
         self.done
     }
+}
+
+/// A statement with fewer key words than this (`Notes`, `See below`) says too little to
+/// look for on its own.
+const STATEMENT_KEYS: usize = 2;
+
+/// Whether the unit ending at `end` introduces what follows (`The layout:`): a list
+/// intro, not a statement of its own.
+fn introduces(text: &str, end: usize) -> bool {
+    text.get(end..)
+        .and_then(|rest| rest.chars().find(|c| !matches!(c, ' ' | '*' | '_' | '`')))
+        == Some(':')
+        && text
+            .get(end..)
+            .and_then(|rest| rest.split('\n').next())
+            .is_some_and(|line| {
+                line.trim_start_matches([' ', '*', '_', '`', ':'])
+                    .trim()
+                    .is_empty()
+            })
+}
+
+/// Whether the table row starting at or before `start` is a header: the next line is the
+/// `| --- |` separator.
+fn table_header(text: &str, start: usize) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..].trim_start().starts_with('|') {
+        return false;
+    }
+    let mut lines = text[line_start..].split('\n');
+    lines.next();
+    lines.next().is_some_and(|next| {
+        let next = next.trim();
+        next.starts_with('|') && next.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+    })
 }
 
 /// Where the clauses of a sentence start: after `;` and `:`, and where a new order starts
