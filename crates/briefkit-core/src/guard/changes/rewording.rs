@@ -13,13 +13,13 @@ pub(super) fn governed(text: &str, at: usize, n: usize) -> Vec<String> {
         "the", "any", "your", "our", "that", "this", "with", "for", "and", "not", "have", "has",
         "had", "been", "are", "will", "there", "you", "they", "was", "were", "can", "does",
     ];
-    // The clause ends at punctuation, emphasis or the main clause's modal (`faked
-    // because the backend is not ready **must be logged**`).
+    // The clause ends at punctuation, emphasis, a table cell's border or the main clause's
+    // modal (`faked because the backend is not ready **must be logged**`).
     const MODALS: &[&str] = &["must", "should", "shall", "will", "may", "would", "could"];
     let rest = &text[at..];
     let rest = &rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..];
     let clause = &rest[..rest
-        .find(|c: char| ",.;:()!?*—–".contains(c))
+        .find(|c: char| ",.;:()!?*—–|".contains(c))
         .unwrap_or(rest.len())];
     clause
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use super::super::hash::FxMap;
 use super::super::lexicon::{ENGLISH, data};
 use super::super::reading::{Constraints, Reading};
-use super::evidence::{kept, kept_share, words};
+use super::evidence::{kept, kept_share, part_gone, phrase_at, words};
 use super::phrases::{lost_alternative, lost_scope, lost_time};
 use super::{ChangeKind, Found, squash};
 
@@ -173,6 +173,7 @@ pub(super) fn weakenings(
     for group in qualifier_groups() {
         if let Some(w) = find(&mine, group)
             && gone(group)
+            && qualifies(&mine, w, &other_words)
         {
             push(
                 Some(w),
@@ -242,6 +243,14 @@ pub(super) fn weakenings(
             format!("alternative `{pair}` lost its `or`: both now read as one"),
         );
     }
+}
+
+/// Whether qualifier `w` of a (lowercased) sentence qualifies what it stands in
+/// ([`data::has_qualifier`]) and is not in a table cell or run-on part the rewrite dropped
+/// whole.
+fn qualifies(mine: &str, w: &str, other: &[&str]) -> bool {
+    data::has_qualifier(mine, w)
+        && phrase_at(mine, w).is_none_or(|at| !part_gone(mine, at, w, other))
 }
 
 /// The values of sentence `s` (values are in text order).
