@@ -167,8 +167,29 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
     let wide_p = widen(&group_p, &best_o, o.sentences.len());
     let wide_o = widen(&group_o, &best_p, p.sentences.len());
     let mut found = Vec::new();
+    // The proposal's sentences that chose each original sentence (split sentences).
+    let mut chose: Vec<Vec<usize>> = vec![Vec::new(); o.sentences.len()];
+    for (g, b) in best_o.iter().enumerate() {
+        if let Some((s, _)) = *b
+            && let Some(list) = chose.get_mut(s)
+        {
+            list.push(g);
+        }
+    }
     for (s, group) in wide_p.iter().enumerate() {
         if group_p[s].is_empty() {
+            // An item merged with its neighbours into one line (`- Cute and slightly
+            // flirty speech` → `Cute, flirty, emojis`) matches that line without a link:
+            // how strongly and widely it applies is still compared there, each check
+            // asking for most of its words first.
+            if let (Some((q, _)), Some(c)) = (best_p[s], o.constraints(s))
+                && !intro_or_context(o, s)
+                && !heading(p, q)
+            {
+                let mut theirs = vec![q];
+                theirs.extend(chose[s].iter().copied().filter(|&g| g != q));
+                weakening::weakenings(o, p, (s, q), &theirs, &c, &mut found);
+            }
             continue;
         }
         let mut keys: FxSet<Id> = o.values[o_vals[s].clone()]
@@ -267,6 +288,23 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
     out.sort_by_key(|c| (c.line, c.column, c.kind));
     out.dedup_by(|a, b| a.kind == b.kind && a.line == b.line && a.column == b.column);
     (out, linked)
+}
+
+/// Whether sentence `s` introduces what follows (`Merge:`, a list intro) or is context
+/// (`Here's a recommended pattern`): no rule of its own to weaken.
+fn intro_or_context(r: &Reading, s: usize) -> bool {
+    let (start, end) = (r.sentences[s].start, r.sentences[s].end);
+    let text = r.text[start..end].trim_end_matches(['*', '_', ' ']);
+    text.ends_with(':')
+        || r.text[end..].trim_start_matches(['*', '_']).starts_with(':')
+        || super::lexicon::data::context_role(text.trim_start_matches(['*', '_', '-', ' '])).is_some()
+}
+
+/// Whether sentence `q` is a heading (its line starts with `#`).
+fn heading(r: &Reading, q: usize) -> bool {
+    let start = r.sentences[q].start;
+    let line = r.text[..start].rfind('\n').map_or(0, |n| n + 1);
+    r.text[line..].trim_start().starts_with('#')
 }
 
 /// Each linked group plus the sentences on the other side that chose this one, whether
