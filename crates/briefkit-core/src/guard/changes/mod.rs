@@ -296,8 +296,11 @@ fn intro_or_context(r: &Reading, s: usize) -> bool {
     let (start, end) = (r.sentences[s].start, r.sentences[s].end);
     let text = r.text[start..end].trim_end_matches(['*', '_', ' ']);
     text.ends_with(':')
-        || r.text[end..].trim_start_matches(['*', '_']).starts_with(':')
-        || super::lexicon::data::context_role(text.trim_start_matches(['*', '_', '-', ' '])).is_some()
+        || r.text[end..]
+            .trim_start_matches(['*', '_'])
+            .starts_with(':')
+        || super::lexicon::data::context_role(text.trim_start_matches(['*', '_', '-', ' ']))
+            .is_some()
 }
 
 /// Whether sentence `q` is a heading (its line starts with `#`).

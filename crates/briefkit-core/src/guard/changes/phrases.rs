@@ -83,6 +83,27 @@ pub(super) fn lost_time(lower: &str, other: &[&str]) -> Option<String> {
     None
 }
 
+/// The first restricting adjective of a (lowercased) sentence (`new`, `simple`, `critical`)
+/// whose noun survives among `other` while it went (`before building any new screen` →
+/// `before building any screen`): the rule now covers all of the noun.
+pub(super) fn lost_restrictor(lower: &str, other: &[&str]) -> Option<String> {
+    let restrictors = list("restrictor");
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).find_map(|pair| {
+        let (adjective, noun) = (pair[0], pair[1]);
+        (restrictors.contains(&adjective)
+            && noun.len() >= 3
+            && !ENGLISH.stop_words.contains(&noun)
+            && !restrictors.contains(&noun)
+            && kept(noun, other)
+            && !kept(adjective, other))
+        .then(|| format!("{adjective} {noun}"))
+    })
+}
+
 /// Two alternatives (`from TOC or the title tag`) that the counterpart runs together with
 /// nothing between them (`from TOC title tag`): what was either is now one compound.
 /// A comma, slash or bar between them keeps a list.

@@ -14,7 +14,7 @@ use super::super::hash::FxMap;
 use super::super::lexicon::{ENGLISH, data};
 use super::super::reading::{Constraints, Reading};
 use super::evidence::{kept, kept_share, part_gone, phrase_at, words};
-use super::phrases::{lost_alternative, lost_scope, lost_time};
+use super::phrases::{lost_alternative, lost_restrictor, lost_scope, lost_time};
 use super::{ChangeKind, Found, squash};
 
 const DATA: &str = include_str!("weakening.txt");
@@ -93,7 +93,8 @@ pub(super) fn weakenings(
         || any_of(strong)
         || mine.contains("for")
         || mine.contains(" or ")
-        || list("time").iter().any(|w| mine.contains(w)))
+        || list("time").iter().any(|w| mine.contains(w))
+        || list("restrictor").iter().any(|w| mine.contains(w)))
     {
         return;
     }
@@ -124,7 +125,13 @@ pub(super) fn weakenings(
                 .copied()
                 .filter(|w| !phrase.split(' ').any(|p| p == *w))
                 .collect();
-            rest.len() >= 3 && kept_share(&rest, &other_words) >= COUNTERPART
+            let share = kept_share(&rest, &other_words);
+            // A terse counterpart (`Use pagination for large result sets` → `paginate`)
+            // keeps every other word: the phrase went alone. Only a phrase naming what
+            // the rule applies to counts then, not one naming what it is for (`for
+            // package management`, `for debugging`).
+            (rest.len() >= 3 && share >= COUNTERPART)
+                || (!rest.is_empty() && share >= 1.0 && !purpose(phrase))
         });
     // Only an order is anchored by its value alone: a description that drops `usually`
     // beside its numbers (`usually land at $50-200/mo` → `$50–$200 per month`) is read
@@ -220,6 +227,16 @@ pub(super) fn weakenings(
             ChangeKind::Scope,
             format!("scope `{phrase}` was lost"),
         );
+    } else if counterpart
+        && instruction(&mine, c)
+        && let Some(phrase) = lost_restrictor(&mine, &other_words)
+    {
+        let noun = phrase.split(' ').nth(1).unwrap_or("");
+        push(
+            Some(phrase.as_str()),
+            ChangeKind::Scope,
+            format!("`{phrase}` became `{noun}`: the rule now covers every {noun}"),
+        );
     }
     if !counterpart {
         return;
@@ -251,6 +268,20 @@ pub(super) fn weakenings(
 fn qualifies(mine: &str, w: &str, other: &[&str]) -> bool {
     data::has_qualifier(mine, w)
         && phrase_at(mine, w).is_none_or(|at| !part_gone(mine, at, w, other))
+}
+
+/// Whether a `for` phrase names a purpose: its last word ends like a purpose or an
+/// activity (`for package management`, `for clarity`, `for debugging`).
+fn purpose(phrase: &str) -> bool {
+    let head = phrase
+        .split(' ')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .rfind(|w| !w.is_empty())
+        .unwrap_or("");
+    list("purpose-ending")
+        .iter()
+        .chain(list("activity-ending"))
+        .any(|e| head.ends_with(e))
 }
 
 /// The values of sentence `s` (values are in text order).
@@ -327,6 +358,8 @@ mod tests {
             "ranking",
             "time",
             "purpose-ending",
+            "activity-ending",
+            "restrictor",
             "scope-skip",
             "scope-stop",
             "scope-end",
