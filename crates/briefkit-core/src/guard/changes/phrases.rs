@@ -85,9 +85,24 @@ pub(super) fn lost_time(lower: &str, other: &[&str]) -> Option<String> {
 
 /// The first restricting adjective of a (lowercased) sentence (`new`, `simple`, `critical`)
 /// whose noun survives among `other` while it went (`before building any new screen` →
-/// `before building any screen`): the rule now covers all of the noun.
+/// `before building any screen`): the rule now covers all of the noun. Only before a
+/// contrast: the thing a preference is set against carries no scope.
 pub(super) fn lost_restrictor(lower: &str, other: &[&str]) -> Option<String> {
     let restrictors = list("restrictor");
+    // What a preference is set against (`over new packages`) is no rule's scope.
+    let lower = [
+        "rather than",
+        "instead of",
+        "over",
+        "than",
+        "versus",
+        "vs",
+        ">",
+    ]
+    .iter()
+    .filter_map(|w| super::evidence::phrase_at(lower, w))
+    .min()
+    .map_or(lower, |at| &lower[..at]);
     let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
         .filter(|w| !w.is_empty())

@@ -231,11 +231,11 @@ pub(super) fn weakenings(
         && instruction(&mine, c)
         && let Some(phrase) = lost_restrictor(&mine, &other_words)
     {
-        let noun = phrase.split(' ').nth(1).unwrap_or("");
+        let (adjective, noun) = phrase.split_once(' ').unwrap_or((&phrase, ""));
         push(
             Some(phrase.as_str()),
             ChangeKind::Scope,
-            format!("`{phrase}` became `{noun}`: the rule now covers every {noun}"),
+            format!("restriction `{adjective}` was lost: `{phrase}` became `{noun}`"),
         );
     }
     if !counterpart {
