@@ -125,6 +125,12 @@ const REPORTED: &[(&str, &str, &str, ChangeKind)] = &[
         Qualifier,
     ),
     (
+        "an instruction turned into a statement",
+        "Implement the retry as a loop with explicit backoff.",
+        "Implemented the retry as a loop with explicit backoff.",
+        Strength,
+    ),
+    (
         "a negation flipped still flags",
         "Never merge a branch with failing checks.",
         "Merge a branch with failing checks.",
@@ -277,6 +283,11 @@ const QUIET: &[(&str, &str, &str)] = &[
         "a for phrase naming an activity",
         "Use pnpm for package management.",
         "Use pnpm.",
+    ),
+    (
+        "if not given said as a default",
+        "Every other setting falls back to a safe default if not provided.",
+        "Other settings: safe defaults.",
     ),
     (
         "a hedge kept as a hedge",

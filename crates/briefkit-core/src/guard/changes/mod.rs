@@ -12,6 +12,7 @@ mod constraints;
 mod evidence;
 mod phrases;
 mod rewording;
+mod stance;
 mod values;
 mod weakening;
 
@@ -183,8 +184,8 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
             // how strongly and widely it applies is still compared there, each check
             // asking for most of its words first.
             if let (Some((q, _)), Some(c)) = (best_p[s], o.constraints(s))
-                && !intro_or_context(o, s)
-                && !heading(p, q)
+                && !stance::intro_or_context(o, s)
+                && !stance::heading(p, q)
             {
                 let mut theirs = vec![q];
                 theirs.extend(chose[s].iter().copied().filter(|&g| g != q));
@@ -288,26 +289,6 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
     out.sort_by_key(|c| (c.line, c.column, c.kind));
     out.dedup_by(|a, b| a.kind == b.kind && a.line == b.line && a.column == b.column);
     (out, linked)
-}
-
-/// Whether sentence `s` introduces what follows (`Merge:`, a list intro) or is context
-/// (`Here's a recommended pattern`): no rule of its own to weaken.
-fn intro_or_context(r: &Reading, s: usize) -> bool {
-    let (start, end) = (r.sentences[s].start, r.sentences[s].end);
-    let text = r.text[start..end].trim_end_matches(['*', '_', ' ']);
-    text.ends_with(':')
-        || r.text[end..]
-            .trim_start_matches(['*', '_'])
-            .starts_with(':')
-        || super::lexicon::data::context_role(text.trim_start_matches(['*', '_', '-', ' ']))
-            .is_some()
-}
-
-/// Whether sentence `q` is a heading (its line starts with `#`).
-fn heading(r: &Reading, q: usize) -> bool {
-    let start = r.sentences[q].start;
-    let line = r.text[..start].rfind('\n').map_or(0, |n| n + 1);
-    r.text[line..].trim_start().starts_with('#')
 }
 
 /// Each linked group plus the sentences on the other side that chose this one, whether

@@ -119,6 +119,20 @@ pub(super) fn lost_restrictor(lower: &str, other: &[&str]) -> Option<String> {
     })
 }
 
+/// Whether a `for` phrase names a purpose: its last word ends like a purpose or an
+/// activity (`for package management`, `for clarity`, `for debugging`).
+pub(super) fn purpose(phrase: &str) -> bool {
+    let head = phrase
+        .split(' ')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .rfind(|w| !w.is_empty())
+        .unwrap_or("");
+    list("purpose-ending")
+        .iter()
+        .chain(list("activity-ending"))
+        .any(|e| head.ends_with(e))
+}
+
 /// Two alternatives (`from TOC or the title tag`) that the counterpart runs together with
 /// nothing between them (`from TOC title tag`): what was either is now one compound.
 /// A comma, slash or bar between them keeps a list.

@@ -14,7 +14,7 @@ use super::super::hash::FxMap;
 use super::super::lexicon::{ENGLISH, data};
 use super::super::reading::{Constraints, Reading};
 use super::evidence::{kept, kept_share, part_gone, phrase_at, words};
-use super::phrases::{lost_alternative, lost_restrictor, lost_scope, lost_time};
+use super::phrases::{lost_alternative, lost_restrictor, lost_scope, lost_time, purpose};
 use super::{ChangeKind, Found, squash};
 
 const DATA: &str = include_str!("weakening.txt");
@@ -241,6 +241,10 @@ pub(super) fn weakenings(
     if !counterpart {
         return;
     }
+    // Pointing at the sentence: the verb starts it.
+    if let Some((kind, message)) = super::stance::turned(&o.text[os..oe], p, q) {
+        push(None, kind, message);
+    }
     // A time clause said with another word of time (`before running` → `first, then`)
     // is kept.
     if instruction(&mine, c)
@@ -268,20 +272,6 @@ pub(super) fn weakenings(
 fn qualifies(mine: &str, w: &str, other: &[&str]) -> bool {
     data::has_qualifier(mine, w)
         && phrase_at(mine, w).is_none_or(|at| !part_gone(mine, at, w, other))
-}
-
-/// Whether a `for` phrase names a purpose: its last word ends like a purpose or an
-/// activity (`for package management`, `for clarity`, `for debugging`).
-fn purpose(phrase: &str) -> bool {
-    let head = phrase
-        .split(' ')
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .rfind(|w| !w.is_empty())
-        .unwrap_or("");
-    list("purpose-ending")
-        .iter()
-        .chain(list("activity-ending"))
-        .any(|e| head.ends_with(e))
 }
 
 /// The values of sentence `s` (values are in text order).
@@ -360,6 +350,7 @@ mod tests {
             "purpose-ending",
             "activity-ending",
             "restrictor",
+            "given",
             "scope-skip",
             "scope-stop",
             "scope-end",
