@@ -290,6 +290,11 @@ const QUIET: &[(&str, &str, &str)] = &[
         "Other settings: safe defaults.",
     ),
     (
+        "explicitly beside a verb of saying",
+        "When the build targets a device, specify the architecture explicitly in the command.",
+        "When build targets a device, specify the architecture in the command.",
+    ),
+    (
         "a hedge kept as a hedge",
         "Keep the summary short where possible.",
         "Keep summary short when possible.",
