@@ -131,6 +131,12 @@ const REPORTED: &[(&str, &str, &str, ChangeKind)] = &[
         Strength,
     ),
     (
+        "a lower bound on a rate lost still flags",
+        "Each worker must send at least 40 heartbeats per hour.",
+        "Each worker sends 40 heartbeats/hour.",
+        Bound,
+    ),
+    (
         "a negation flipped still flags",
         "Never merge a branch with failing checks.",
         "Merge a branch with failing checks.",
@@ -293,6 +299,11 @@ const QUIET: &[(&str, &str, &str)] = &[
         "explicitly beside a verb of saying",
         "When the build targets a device, specify the architecture explicitly in the command.",
         "When build targets a device, specify the architecture in the command.",
+    ),
+    (
+        "a rate cap said as the bare rate",
+        "The search endpoint is limited to 30 queries per second.",
+        "Search endpoint: 30 queries/s.",
     ),
     (
         "a hedge kept as a hedge",

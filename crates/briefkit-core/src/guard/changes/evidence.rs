@@ -179,6 +179,18 @@ pub(super) fn bound_nearby(p: &Reading, c: &Value, upper: bool) -> bool {
     }
 }
 
+/// Whether value `v` is a rate: a count per unit of time or of something else (`100
+/// requests per minute`, `100 req/min`, `5/s`).
+pub(super) fn rate(r: &Reading, v: &Value) -> bool {
+    let end = v.noun_end.max(v.end);
+    let after = r.text[end..]
+        .char_indices()
+        .nth(12)
+        .map_or(&r.text[end..], |(n, _)| &r.text[end..end + n]);
+    let own = r.text.get(v.start..end).unwrap_or("");
+    own.contains('/') || after.starts_with('/') || format!("{own} {after}").contains(" per ")
+}
+
 /// Where a (lowercased) phrase first stands as words of its own in a (lowercased) text.
 pub(super) fn phrase_at(lower: &str, phrase: &str) -> Option<usize> {
     let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');

@@ -53,9 +53,12 @@ pub(super) fn values(
     if let Some((kind, message, flip)) = differ(v, c, mine) {
         let moved = match kind {
             // `limited to 100 requests per minute` → `Limits: … 100 req/min`.
-            ChangeKind::Bound if c.bound.is_none() => v
-                .bound
-                .is_some_and(|b| super::evidence::bound_nearby(p, c, b.upper)),
+            // `limited to 100 requests per minute` → `API: 100 req/min`: a rate given for
+            // what it limits is its cap.
+            ChangeKind::Bound if c.bound.is_none() => v.bound.is_some_and(|b| {
+                super::evidence::bound_nearby(p, c, b.upper)
+                    || (b.upper && super::evidence::rate(o, v) && super::evidence::rate(p, c))
+            }),
             // `reduced this to 15 minutes for access tokens` → `access token 15min`.
             ChangeKind::Subject => subject_follows(o, v, p, c),
             ChangeKind::Noun => abbreviated(o, v, p, c) || named(o, v) || named(p, c) || v.key.word,
