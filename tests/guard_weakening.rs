@@ -266,6 +266,11 @@ const QUIET: &[(&str, &str, &str)] = &[
         "| Job | Runner | Notes |\n| --- | --- | --- |\n| Deploy | CI runner | Uses cache |\n",
     ),
     (
+        "an only in a label's value dropped whole",
+        "| Job | Notes |\n| --- | --- |\n| Index | **Once per day:** nightly window only |\n",
+        "| Job | Notes |\n| --- | --- |\n| Index | Once per day |\n",
+    ),
+    (
         "a noun that looks like a qualifier",
         "This file is your guide and instruction manual for the billing service.",
         "Guide for the billing service.",

@@ -201,7 +201,7 @@ pub(super) fn phrase_at(lower: &str, phrase: &str) -> Option<usize> {
 }
 
 /// Whether the part of a table row or run-on item holding byte `at` of `sentence`
-/// (between `|`, `<br>`, `•` and `;`) went with the constraint word in it: fewer than half
+/// (between `|`, `<br>`, `•`, `;` and a label's `:`) went with the constraint word in it: fewer than half
 /// of its other content words survive among `other`. A constraint in a cell the rewrite
 /// dropped is a dropped clause (the instruction layer's finding), not a weakened one.
 /// A sentence without such parts has none to lose.
@@ -209,7 +209,7 @@ pub(super) fn part_gone(sentence: &str, at: usize, word: &str, other: &[&str]) -
     let lower = sentence.to_lowercase();
     // Offsets hold while lowercasing keeps every length (`<br>` becomes as long a cut).
     let lower = lower.replace("<br>", " ;  ");
-    let cut = |c: char| matches!(c, '|' | '•' | ';');
+    let cut = |c: char| matches!(c, '|' | '•' | ';' | ':');
     if lower.len() != sentence.len()
         || !lower.contains(cut)
         || !lower.is_char_boundary(at.min(lower.len()))
