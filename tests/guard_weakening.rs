@@ -137,6 +137,12 @@ const REPORTED: &[(&str, &str, &str, ChangeKind)] = &[
         Bound,
     ),
     (
+        "a preference hardened across an i.e. gloss",
+        "Always prefer building through `make` (i.e. `make all`) instead of calling the compiler.",
+        "Always build through `make` (`make all`) instead of calling the compiler.",
+        Strength,
+    ),
+    (
         "a negation flipped still flags",
         "Never merge a branch with failing checks.",
         "Merge a branch with failing checks.",
