@@ -317,6 +317,11 @@ const QUIET: &[(&str, &str, &str)] = &[
         "Search endpoint: 30 queries/s.",
     ),
     (
+        "a for phrase covering every case",
+        "Use the bundled runner for all test invocations.",
+        "Bundled runner only.",
+    ),
+    (
         "a hedge kept as a hedge",
         "Keep the summary short where possible.",
         "Keep summary short when possible.",

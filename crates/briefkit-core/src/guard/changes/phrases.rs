@@ -133,6 +133,16 @@ pub(super) fn purpose(phrase: &str) -> bool {
         .any(|e| head.ends_with(e))
 }
 
+/// Whether a `for` phrase covers every case (`for all installs`, `for every request`)
+/// with no restricting adjective in it.
+pub(super) fn whole(phrase: &str) -> bool {
+    let mut words = phrase.split(' ').skip(1);
+    words
+        .next()
+        .is_some_and(|w| matches!(w, "all" | "every" | "any" | "each"))
+        && words.all(|w| !list("restrictor").contains(&w))
+}
+
 /// Two alternatives (`from TOC or the title tag`) that the counterpart runs together with
 /// nothing between them (`from TOC title tag`): what was either is now one compound.
 /// A comma, slash or bar between them keeps a list.

@@ -14,7 +14,7 @@ use super::super::hash::FxMap;
 use super::super::lexicon::{ENGLISH, data};
 use super::super::reading::{Constraints, Reading};
 use super::evidence::{kept, kept_share, part_gone, phrase_at, words};
-use super::phrases::{lost_alternative, lost_restrictor, lost_scope, lost_time, purpose};
+use super::phrases::{lost_alternative, lost_restrictor, lost_scope, lost_time, purpose, whole};
 use super::{ChangeKind, Found, squash};
 
 const DATA: &str = include_str!("weakening.txt");
@@ -129,9 +129,10 @@ pub(super) fn weakenings(
             // A terse counterpart (`Use pagination for large result sets` → `paginate`)
             // keeps every other word: the phrase went alone. Only a phrase naming what
             // the rule applies to counts then, not one naming what it is for (`for
-            // package management`, `for debugging`).
+            // package management`, `for debugging`), nor one covering everything (`for all
+            // installs` → `pnpm only`) unless it restricts what it covers (`for all new code`).
             (rest.len() >= 3 && share >= COUNTERPART)
-                || (!rest.is_empty() && share >= 1.0 && !purpose(phrase))
+                || (!rest.is_empty() && share >= 1.0 && !purpose(phrase) && !whole(phrase))
         });
     // Only an order is anchored by its value alone: a description that drops `usually`
     // beside its numbers (`usually land at $50-200/mo` → `$50–$200 per month`) is read
