@@ -39,16 +39,18 @@ use score::{Change, Counts, Labels, Span, Text, Unit, cut, score_pair};
 // (no report for a lost `must`, agent descriptions, list intros and purpose clauses as
 // context, reference lines checked as facts, contrasts, verb/noun and irregular forms) took
 // them to P=0.58 R=0.60 (126/90/63); the floors sit a little under that.
+// The change layer reading table cells, merged items, restrictions and statements (gchg):
+// changes P=0.83 R=0.43 (20/4/40), weakened 42/76.
 /// Share of `dropped_instructions` reports that point at a real loss.
 const MIN_INSTRUCTION_PRECISION: f64 = 0.55;
 /// Share of `changed` reports that point at a real loss.
-const MIN_CHANGE_PRECISION: f64 = 0.45;
+const MIN_CHANGE_PRECISION: f64 = 0.78;
 /// Share of DROPPED instructions and facts that some report names (the target is 1.0).
 const MIN_DROPPED_RECALL: f64 = 0.57;
 /// Share of labelled changed constraints that some report catches.
-const MIN_CHANGE_RECALL: f64 = 0.35;
+const MIN_CHANGE_RECALL: f64 = 0.42;
 /// Share of WEAKENED instructions and facts reported in either layer.
-const MIN_WEAKENED_FOUND: f64 = 0.50;
+const MIN_WEAKENED_FOUND: f64 = 0.54;
 /// Every pair with a real loss gets a status other than `clean`.
 const EVERY_LOSSY_PAIR_FLAGGED: bool = true;
 /// The set itself: at least this many labelled pairs.

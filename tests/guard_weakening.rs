@@ -104,6 +104,45 @@ const REPORTED: &[(&str, &str, &str, ChangeKind)] = &[
         Scope,
     ),
     (
+        "a restricting adjective lost while its noun stays",
+        "Run the migration script on every new table before release.",
+        "Run migration script on every table before release.",
+        Scope,
+    ),
+    (
+        "a for phrase lost from a terse counterpart",
+        "Enable compression for large payloads.",
+        "Enable compression.",
+        Scope,
+    ),
+    (
+        "a qualifier lost from a list item merged into one line",
+        "Personas:\n\n1. **Scholar**\n   - Calm and mostly formal tone\n   - Short replies with \
+         citations\n   - Rare jokes about history\n2. **Pirate**\n   - Loud and boisterous \
+         speech\n   - Nautical metaphors everywhere\n",
+        "Personas:\n\n1. **Scholar** - Calm, formal tone, short replies, citations, history \
+         jokes\n2. **Pirate** - Loud boisterous speech, nautical metaphors\n",
+        Qualifier,
+    ),
+    (
+        "an instruction turned into a statement",
+        "Implement the retry as a loop with explicit backoff.",
+        "Implemented the retry as a loop with explicit backoff.",
+        Strength,
+    ),
+    (
+        "a lower bound on a rate lost still flags",
+        "Each worker must send at least 40 heartbeats per hour.",
+        "Each worker sends 40 heartbeats/hour.",
+        Bound,
+    ),
+    (
+        "a preference hardened across an i.e. gloss",
+        "Always prefer building through `make` (i.e. `make all`) instead of calling the compiler.",
+        "Always build through `make` (`make all`) instead of calling the compiler.",
+        Strength,
+    ),
+    (
         "a negation flipped still flags",
         "Never merge a branch with failing checks.",
         "Merge a branch with failing checks.",
@@ -207,6 +246,80 @@ const QUIET: &[(&str, &str, &str)] = &[
         "a greater-than between two counts is no bound",
         "I would rather review three small changes than one large one.",
         "3 small changes > 1 large.",
+    ),
+    (
+        "a noun in the next table cell is not what a number counts",
+        "| Stage | Name | Owner |\n| --- | --- | --- |\n| Stage 2 | Review | Alice |\n| Stage 3 \
+         | Deploy | Bob |\n",
+        "| Stage | Owner |\n| --- | --- |\n| Stage 2 | Alice |\n| Stage 3 | Bob |\n",
+    ),
+    (
+        "a numbered list marker is no count before a bound",
+        "Steps:\n\n1. Keep memory use low (target < 50%)\n2. Restart the worker daily\n",
+        "Steps:\n\n- Keep memory use low (target < 50%)\n- Restart the worker daily\n",
+    ),
+    (
+        "a no in a table cell governs only that cell",
+        "| Task | Options | Effect |\n| --- | --- | --- |\n| Lint | No options | Runs eslint on \
+         the sources |\n",
+        "| Task | Options | Effect |\n| --- | --- | --- |\n| Lint | - | Runs eslint on the \
+         sources |\n",
+    ),
+    (
+        "an only in a table cell dropped whole",
+        "| Job | Runner | Notes |\n| --- | --- | --- |\n| Deploy | CI runner | Uses \
+         cache<br>(Nightly only) |\n",
+        "| Job | Runner | Notes |\n| --- | --- | --- |\n| Deploy | CI runner | Uses cache |\n",
+    ),
+    (
+        "an only in a label's value dropped whole",
+        "| Job | Notes |\n| --- | --- |\n| Index | **Once per day:** nightly window only |\n",
+        "| Job | Notes |\n| --- | --- |\n| Index | Once per day |\n",
+    ),
+    (
+        "a noun that looks like a qualifier",
+        "This file is your guide and instruction manual for the billing service.",
+        "Guide for the billing service.",
+    ),
+    (
+        "an intensified negation kept",
+        "Strictly no global state in request handlers.",
+        "No global state in request handlers.",
+    ),
+    (
+        "a warning adjective with nothing to qualify",
+        "Be careful with the release script, it can push tags to the remote.",
+        "Release script can push tags to the remote.",
+    ),
+    (
+        "prioritize said as prefer",
+        "Prioritize the built-in editor tools.",
+        "Prefer built-in editor tools.",
+    ),
+    (
+        "a for phrase naming an activity",
+        "Use pnpm for package management.",
+        "Use pnpm.",
+    ),
+    (
+        "if not given said as a default",
+        "Every other setting falls back to a safe default if not provided.",
+        "Other settings: safe defaults.",
+    ),
+    (
+        "explicitly beside a verb of saying",
+        "When the build targets a device, specify the architecture explicitly in the command.",
+        "When build targets a device, specify the architecture in the command.",
+    ),
+    (
+        "a rate cap said as the bare rate",
+        "The search endpoint is limited to 30 queries per second.",
+        "Search endpoint: 30 queries/s.",
+    ),
+    (
+        "a for phrase covering every case",
+        "Use the bundled runner for all test invocations.",
+        "Bundled runner only.",
     ),
     (
         "a hedge kept as a hedge",

@@ -62,6 +62,8 @@ pub const UNITS: &[(&str, &str, f64)] = &[
     ("word", "words", 1.0),
     ("token", "tokens", 1.0),
     ("line", "lines", 1.0),
+    // Notation's short form (`fn.len≤30ln`), only as a token of its own.
+    ("ln", "lines", 1.0),
 ];
 
 /// The unit a token names: `(dimension, magnitude)`. Words may be plural or capitalised.

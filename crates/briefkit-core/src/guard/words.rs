@@ -171,6 +171,7 @@ pub fn each_sentence<'t, F>(
                 let after = bytes.get(at + 1).copied();
                 if after
                     .is_none_or(|a| a.is_ascii_whitespace() || a == b'*' || a == b'"' || a == b')')
+                    && !(c == '.' && latin_aside(&text[..at]))
                     && !close(vocab, &mut buf)
                 {
                     return;
@@ -311,6 +312,16 @@ fn hard_break(text: &str, hidden: &[Range<usize>], at: usize, h: usize) -> bool 
 }
 
 /// `can't` → (`can`, not), `don't` → (`do`, not), `cannot` → (`can`, not), `it's` → `it`.
+/// Whether a text ends with `e.g` or `i.e` (its last stop still to come): that stop opens
+/// an example or a gloss inside the sentence, never ends it.
+fn latin_aside(before: &str) -> bool {
+    let b = before.as_bytes();
+    let n = b.len();
+    n >= 3
+        && (b[n - 3..].eq_ignore_ascii_case(b"e.g") || b[n - 3..].eq_ignore_ascii_case(b"i.e"))
+        && (n == 3 || !b[n - 4].is_ascii_alphanumeric())
+}
+
 fn split_contraction(word: &str) -> (&str, bool) {
     if word == "cannot" {
         return ("can", true);
@@ -344,6 +355,19 @@ mod tests {
         assert_eq!(split_contraction("won't"), ("will", true));
         assert_eq!(split_contraction("cannot"), ("can", true));
         assert_eq!(split_contraction("it's"), ("it", false));
+    }
+
+    #[test]
+    fn a_stop_of_e_g_or_i_e_ends_no_sentence() {
+        let mut v = Vocab::default();
+        let text =
+            "Build through make (i.e. the all target), e.g. nightly. Then ship. Café, i.e. bar.";
+        let mut sentences = 0;
+        each_sentence(text, &[], &[], &mut v, |_, _, _| {
+            sentences += 1;
+            true
+        });
+        assert_eq!(sentences, 3);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::super::lexicon::data;
 use super::super::lookup::Mark;
 use super::super::reading::{Constraints, Modal, Reading};
-use super::evidence::{contrasts, kept, kept_share, words};
+use super::evidence::{self, contrasts, kept, kept_share, words};
 use super::rewording::{
     counts_only, governed, has_condition, new_contrast, reworded_condition, reworded_negation,
 };
@@ -170,10 +170,19 @@ pub(super) fn lost(
             ));
         }
     }
+    let part_gone = |at: usize, word: &str| {
+        evidence::part_gone(
+            &o.text[os..oe],
+            at.saturating_sub(os),
+            word,
+            &words(other_lower()),
+        )
+    };
     if let Some(&at) = c.only.first()
         && any(|g| &g.only).is_none()
         && any(|g| &g.only_weak).is_none()
         && !counts_only(o.text, at)
+        && !part_gone(at, "only")
     {
         let message = format!("exclusivity `{}` was lost", ow(at));
         out.push(constraint(
@@ -197,7 +206,10 @@ pub(super) fn lost(
             continue;
         }
         let turned = opposite.and_then(|f| if f(c).is_empty() { any(f) } else { None });
-        if turned.is_none() && reworded_condition(name, o.text, at, others, p, c, other_lower()) {
+        if turned.is_none()
+            && (reworded_condition(name, o.text, at, others, p, c, other_lower())
+                || part_gone(at, &ow(at).to_lowercase()))
+        {
             continue;
         }
         let (message, p_at, flip) = match turned {

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use super::super::hash::FxMap;
 use super::super::lexicon::data;
+use super::super::reading::{Reading, Value};
 
 /// The lowercased words of a text (letters, digits, `_`, `'`), symbols a telegraphic
 /// rewrite writes for words (`w/o`, `>`, `→`) kept as words of their own.
@@ -133,6 +134,101 @@ pub(super) fn orders_in_time(lower: &str) -> bool {
     .any(|w| data::has_phrase(lower, w))
         || lower.contains('→')
         || lower.contains("->")
+}
+
+/// A line without its list marker (`1. `, `2) `, `- `): a numbered item's number counts
+/// nothing.
+pub(super) fn unmarked(line: &str) -> &str {
+    let rest = line.trim_start();
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let after = &rest[digits..];
+    match after.strip_prefix(['.', ')']) {
+        Some(tail) if digits > 0 && tail.starts_with(' ') => tail,
+        _ => rest.strip_prefix(['-', '*', '+']).unwrap_or(rest),
+    }
+}
+
+/// Whether the proposal sets a bound on the same side for the list or label `c` is in:
+/// its own line before it (`Max wait: 60s`) or the lines above, up to a heading or a
+/// blank line after text (`Limits:` over `* Authenticated: 100 req/min`).
+pub(super) fn bound_nearby(p: &Reading, c: &Value, upper: bool) -> bool {
+    let words = super::weakening::list(if upper { "bound-upper" } else { "bound-lower" });
+    let mut start = p.text[..c.start].rfind('\n').map_or(0, |n| n + 1);
+    let mut lines = 0;
+    loop {
+        let line = p.text[start..c.start.max(start)].to_lowercase();
+        let line = line.replace("/min", " ").replace("/max", " ");
+        if words
+            .iter()
+            .any(|w| super::super::lexicon::data::has_phrase(&line, w))
+        {
+            return true;
+        }
+        let this = p.text[start..].lines().next().unwrap_or("").trim_start();
+        if start == 0 || lines >= 8 || this.starts_with('#') {
+            return false;
+        }
+        let prev_end = start - 1;
+        start = p.text[..prev_end].rfind('\n').map_or(0, |n| n + 1);
+        let prev = p.text[start..prev_end].trim_start();
+        let item = prev.starts_with(['*', '-', '+']) || prev.is_empty();
+        if !item && lines > 0 && !prev.ends_with(':') {
+            return false;
+        }
+        lines += 1;
+    }
+}
+
+/// Whether value `v` is a rate: a count per unit of time or of something else (`100
+/// requests per minute`, `100 req/min`, `5/s`).
+pub(super) fn rate(r: &Reading, v: &Value) -> bool {
+    let end = v.noun_end.max(v.end);
+    let after = r.text[end..]
+        .char_indices()
+        .nth(12)
+        .map_or(&r.text[end..], |(n, _)| &r.text[end..end + n]);
+    let own = r.text.get(v.start..end).unwrap_or("");
+    own.contains('/') || after.starts_with('/') || format!("{own} {after}").contains(" per ")
+}
+
+/// Where a (lowercased) phrase first stands as words of its own in a (lowercased) text.
+pub(super) fn phrase_at(lower: &str, phrase: &str) -> Option<usize> {
+    let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');
+    lower.match_indices(phrase).map(|(at, _)| at).find(|&at| {
+        bounded(lower[..at].chars().next_back())
+            && bounded(lower[at + phrase.len()..].chars().next())
+    })
+}
+
+/// Whether the part of a table row or run-on item holding byte `at` of `sentence`
+/// (between `|`, `<br>`, `•`, `;` and a label's `:`) went with the constraint word in it: fewer than half
+/// of its other content words survive among `other`. A constraint in a cell the rewrite
+/// dropped is a dropped clause (the instruction layer's finding), not a weakened one.
+/// A sentence without such parts has none to lose.
+pub(super) fn part_gone(sentence: &str, at: usize, word: &str, other: &[&str]) -> bool {
+    let lower = sentence.to_lowercase();
+    // Offsets hold while lowercasing keeps every length (`<br>` becomes as long a cut).
+    let lower = lower.replace("<br>", " ;  ");
+    let cut = |c: char| matches!(c, '|' | '•' | ';' | ':');
+    if lower.len() != sentence.len()
+        || !lower.contains(cut)
+        || !lower.is_char_boundary(at.min(lower.len()))
+    {
+        return false;
+    }
+    let at = at.min(lower.len());
+    let start = lower[..at].rfind(cut).map_or(0, |n| {
+        n + lower[n..].chars().next().map_or(1, char::len_utf8)
+    });
+    let end = lower[at..].find(cut).map_or(lower.len(), |n| at + n);
+    let part = words(&lower[start..end]);
+    let content: Vec<&str> = part
+        .into_iter()
+        .filter(|w| {
+            w.len() >= 3 && *w != word && !super::super::lexicon::ENGLISH.stop_words.contains(w)
+        })
+        .collect();
+    !content.is_empty() && kept_share(&content, other) < 0.5
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod constraints;
 mod evidence;
 mod phrases;
 mod rewording;
+mod stance;
 mod values;
 mod weakening;
 
@@ -167,8 +168,29 @@ pub fn compare(o: &Reading, p: &Reading, dropped: &FxSet<Id>) -> (Vec<Change>, V
     let wide_p = widen(&group_p, &best_o, o.sentences.len());
     let wide_o = widen(&group_o, &best_p, p.sentences.len());
     let mut found = Vec::new();
+    // The proposal's sentences that chose each original sentence (split sentences).
+    let mut chose: Vec<Vec<usize>> = vec![Vec::new(); o.sentences.len()];
+    for (g, b) in best_o.iter().enumerate() {
+        if let Some((s, _)) = *b
+            && let Some(list) = chose.get_mut(s)
+        {
+            list.push(g);
+        }
+    }
     for (s, group) in wide_p.iter().enumerate() {
         if group_p[s].is_empty() {
+            // An item merged with its neighbours into one line (`- Cute and slightly
+            // flirty speech` → `Cute, flirty, emojis`) matches that line without a link:
+            // how strongly and widely it applies is still compared there, each check
+            // asking for most of its words first.
+            if let (Some((q, _)), Some(c)) = (best_p[s], o.constraints(s))
+                && !stance::intro_or_context(o, s)
+                && !stance::heading(p, q)
+            {
+                let mut theirs = vec![q];
+                theirs.extend(chose[s].iter().copied().filter(|&g| g != q));
+                weakening::weakenings(o, p, (s, q), &theirs, &c, &mut found);
+            }
             continue;
         }
         let mut keys: FxSet<Id> = o.values[o_vals[s].clone()]

@@ -83,6 +83,66 @@ pub(super) fn lost_time(lower: &str, other: &[&str]) -> Option<String> {
     None
 }
 
+/// The first restricting adjective of a (lowercased) sentence (`new`, `simple`, `critical`)
+/// whose noun survives among `other` while it went (`before building any new screen` →
+/// `before building any screen`): the rule now covers all of the noun. Only before a
+/// contrast: the thing a preference is set against carries no scope.
+pub(super) fn lost_restrictor(lower: &str, other: &[&str]) -> Option<String> {
+    let restrictors = list("restrictor");
+    // What a preference is set against (`over new packages`) is no rule's scope.
+    let lower = [
+        "rather than",
+        "instead of",
+        "over",
+        "than",
+        "versus",
+        "vs",
+        ">",
+    ]
+    .iter()
+    .filter_map(|w| super::evidence::phrase_at(lower, w))
+    .min()
+    .map_or(lower, |at| &lower[..at]);
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).find_map(|pair| {
+        let (adjective, noun) = (pair[0], pair[1]);
+        (restrictors.contains(&adjective)
+            && noun.len() >= 3
+            && !ENGLISH.stop_words.contains(&noun)
+            && !restrictors.contains(&noun)
+            && kept(noun, other)
+            && !kept(adjective, other))
+        .then(|| format!("{adjective} {noun}"))
+    })
+}
+
+/// Whether a `for` phrase names a purpose: its last word ends like a purpose or an
+/// activity (`for package management`, `for clarity`, `for debugging`).
+pub(super) fn purpose(phrase: &str) -> bool {
+    let head = phrase
+        .split(' ')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .rfind(|w| !w.is_empty())
+        .unwrap_or("");
+    list("purpose-ending")
+        .iter()
+        .chain(list("activity-ending"))
+        .any(|e| head.ends_with(e))
+}
+
+/// Whether a `for` phrase covers every case (`for all installs`, `for every request`)
+/// with no restricting adjective in it.
+pub(super) fn whole(phrase: &str) -> bool {
+    let mut words = phrase.split(' ').skip(1);
+    words
+        .next()
+        .is_some_and(|w| matches!(w, "all" | "every" | "any" | "each"))
+        && words.all(|w| !list("restrictor").contains(&w))
+}
+
 /// Two alternatives (`from TOC or the title tag`) that the counterpart runs together with
 /// nothing between them (`from TOC title tag`): what was either is now one compound.
 /// A comma, slash or bar between them keeps a list.

@@ -13,13 +13,13 @@ pub(super) fn governed(text: &str, at: usize, n: usize) -> Vec<String> {
         "the", "any", "your", "our", "that", "this", "with", "for", "and", "not", "have", "has",
         "had", "been", "are", "will", "there", "you", "they", "was", "were", "can", "does",
     ];
-    // The clause ends at punctuation, emphasis or the main clause's modal (`faked
-    // because the backend is not ready **must be logged**`).
+    // The clause ends at punctuation, emphasis, a table cell's border or the main clause's
+    // modal (`faked because the backend is not ready **must be logged**`).
     const MODALS: &[&str] = &["must", "should", "shall", "will", "may", "would", "could"];
     let rest = &text[at..];
     let rest = &rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..];
     let clause = &rest[..rest
-        .find(|c: char| ",.;:()!?*—–".contains(c))
+        .find(|c: char| ",.;:()!?*—–|".contains(c))
         .unwrap_or(rest.len())];
     clause
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -71,7 +71,7 @@ pub(super) fn reworded_condition(
     }
     match name {
         "condition" => {
-            if carried(c, others) || asked(p, others) {
+            if carried(c, others) || asked(p, others) || defaulted(after, other_lower) {
                 return true;
             }
             // `if it makes sense` → `when applicable`: a hedge kept as a hedge.
@@ -95,6 +95,23 @@ pub(super) fn reworded_condition(
         "time limit" => orders_in_time(other_lower),
         _ => false,
     }
+}
+
+/// Whether a condition `if not given` (`after` the condition word: `not provided`, `not
+/// set`) is said by a default in the counterpart (`Optional: others use defaults`): a
+/// default is what applies when nothing is given.
+fn defaulted(after: &str, other_lower: &str) -> bool {
+    let mut words = after.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    });
+    words.next().as_deref() == Some("not")
+        && words
+            .next()
+            .is_some_and(|w| super::weakening::list("given").contains(&w.as_str()))
+        && ["default", "defaults", "defaulted"]
+            .iter()
+            .any(|w| data::has_phrase(other_lower, w))
 }
 
 /// Whether the `only` at `at` says how few (`only 700 bytes`, `only have one consumer`):

@@ -53,9 +53,12 @@ pub(super) fn values(
     if let Some((kind, message, flip)) = differ(v, c, mine) {
         let moved = match kind {
             // `limited to 100 requests per minute` → `Limits: … 100 req/min`.
-            ChangeKind::Bound if c.bound.is_none() => {
-                v.bound.is_some_and(|b| bound_nearby(p, c, b.upper))
-            }
+            // `limited to 100 requests per minute` → `API: 100 req/min`: a rate given for
+            // what it limits is its cap.
+            ChangeKind::Bound if c.bound.is_none() => v.bound.is_some_and(|b| {
+                super::evidence::bound_nearby(p, c, b.upper)
+                    || (b.upper && super::evidence::rate(o, v) && super::evidence::rate(p, c))
+            }),
             // `reduced this to 15 minutes for access tokens` → `access token 15min`.
             ChangeKind::Subject => subject_follows(o, v, p, c),
             ChangeKind::Noun => abbreviated(o, v, p, c) || named(o, v) || named(p, c) || v.key.word,
@@ -70,7 +73,8 @@ pub(super) fn values(
 /// A value as its text reads it: a bound word after `/` is a unit (`req/min`), a `+`
 /// standing apart is `and` (`React 18 + TypeScript`), a `>` or `<` after another count
 /// compares two things (`3 small > 1 large`), and a noun behind an arrow or a colon is
-/// another clause (`401 → refresh token`).
+/// another clause (`401 → refresh token`), as is a noun in the next table cell (`Phase 2 |
+/// Planning`).
 fn as_written(r: &Reading, v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(b) = v.bound {
@@ -79,11 +83,13 @@ fn as_written(r: &Reading, v: &Value) -> Value {
         let before = text(0, b.at).chars().next_back();
         let apart_plus = word == "+" && b.at > v.end && text(v.end, b.at).contains(' ');
         // `3 small > 1 large`: spaced, with a count just before it.
+        // The count must be on the same line and no list marker (`1. ensure < 50%`).
+        let line = text(0, b.at).rsplit('\n').next().unwrap_or("");
         let comparison = matches!(word, ">" | "<" | "≥" | "≤" | ">=" | "<=")
             && b.at < v.start
             && text(b.end, r.text.len()).starts_with(' ')
-            && text(0, b.at).ends_with(' ')
-            && text(0, b.at)
+            && line.ends_with(' ')
+            && super::evidence::unmarked(line)
                 .split_whitespace()
                 .rev()
                 .take(3)
@@ -95,42 +101,11 @@ fn as_written(r: &Reading, v: &Value) -> Value {
     if v.noun_end > v.end
         && r.text
             .get(v.end..v.noun_end)
-            .is_some_and(|t| t.contains(['→', ':', '=', '>', '<']))
+            .is_some_and(|t| t.contains(['→', ':', '=', '>', '<', '|']))
     {
         v.noun.clear();
     }
     v
-}
-
-/// Whether the proposal sets a bound on the same side for the list or label `c` is in:
-/// its own line before it (`Max wait: 60s`) or the lines above, up to a heading or a
-/// blank line after text (`Limits:` over `* Authenticated: 100 req/min`).
-fn bound_nearby(p: &Reading, c: &Value, upper: bool) -> bool {
-    let words = super::weakening::list(if upper { "bound-upper" } else { "bound-lower" });
-    let mut start = p.text[..c.start].rfind('\n').map_or(0, |n| n + 1);
-    let mut lines = 0;
-    loop {
-        let line = p.text[start..c.start.max(start)].to_lowercase();
-        let line = line.replace("/min", " ").replace("/max", " ");
-        if words
-            .iter()
-            .any(|w| super::super::lexicon::data::has_phrase(&line, w))
-        {
-            return true;
-        }
-        let this = p.text[start..].lines().next().unwrap_or("").trim_start();
-        if start == 0 || lines >= 8 || this.starts_with('#') {
-            return false;
-        }
-        let prev_end = start - 1;
-        start = p.text[..prev_end].rfind('\n').map_or(0, |n| n + 1);
-        let prev = p.text[start..prev_end].trim_start();
-        let item = prev.starts_with(['*', '-', '+']) || prev.is_empty();
-        if !item && lines > 0 && !prev.ends_with(':') {
-            return false;
-        }
-        lines += 1;
-    }
 }
 
 /// Whether a number is part of a name or version rather than a count (`RFC 8785`,

@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 use super::super::hash::FxMap;
 use super::super::lexicon::{ENGLISH, data};
 use super::super::reading::{Constraints, Reading};
-use super::evidence::{kept, kept_share, words};
-use super::phrases::{lost_alternative, lost_scope, lost_time};
+use super::evidence::{kept, kept_share, part_gone, phrase_at, words};
+use super::phrases::{lost_alternative, lost_restrictor, lost_scope, lost_time, purpose, whole};
 use super::{ChangeKind, Found, squash};
 
 const DATA: &str = include_str!("weakening.txt");
@@ -93,7 +93,8 @@ pub(super) fn weakenings(
         || any_of(strong)
         || mine.contains("for")
         || mine.contains(" or ")
-        || list("time").iter().any(|w| mine.contains(w)))
+        || list("time").iter().any(|w| mine.contains(w))
+        || list("restrictor").iter().any(|w| mine.contains(w)))
     {
         return;
     }
@@ -124,7 +125,14 @@ pub(super) fn weakenings(
                 .copied()
                 .filter(|w| !phrase.split(' ').any(|p| p == *w))
                 .collect();
-            rest.len() >= 3 && kept_share(&rest, &other_words) >= COUNTERPART
+            let share = kept_share(&rest, &other_words);
+            // A terse counterpart (`Use pagination for large result sets` → `paginate`)
+            // keeps every other word: the phrase went alone. Only a phrase naming what
+            // the rule applies to counts then, not one naming what it is for (`for
+            // package management`, `for debugging`), nor one covering everything (`for all
+            // installs` → `pnpm only`) unless it restricts what it covers (`for all new code`).
+            (rest.len() >= 3 && share >= COUNTERPART)
+                || (!rest.is_empty() && share >= 1.0 && !purpose(phrase) && !whole(phrase))
         });
     // Only an order is anchored by its value alone: a description that drops `usually`
     // beside its numbers (`usually land at $50-200/mo` → `$50–$200 per month`) is read
@@ -173,6 +181,7 @@ pub(super) fn weakenings(
     for group in qualifier_groups() {
         if let Some(w) = find(&mine, group)
             && gone(group)
+            && qualifies(&mine, w, &other_words)
         {
             push(
                 Some(w),
@@ -219,9 +228,23 @@ pub(super) fn weakenings(
             ChangeKind::Scope,
             format!("scope `{phrase}` was lost"),
         );
+    } else if counterpart
+        && instruction(&mine, c)
+        && let Some(phrase) = lost_restrictor(&mine, &other_words)
+    {
+        let (adjective, noun) = phrase.split_once(' ').unwrap_or((&phrase, ""));
+        push(
+            Some(phrase.as_str()),
+            ChangeKind::Scope,
+            format!("restriction `{adjective}` was lost: `{phrase}` became `{noun}`"),
+        );
     }
     if !counterpart {
         return;
+    }
+    // Pointing at the sentence: the verb starts it.
+    if let Some((kind, message)) = super::stance::turned(&o.text[os..oe], p, q) {
+        push(None, kind, message);
     }
     // A time clause said with another word of time (`before running` → `first, then`)
     // is kept.
@@ -242,6 +265,14 @@ pub(super) fn weakenings(
             format!("alternative `{pair}` lost its `or`: both now read as one"),
         );
     }
+}
+
+/// Whether qualifier `w` of a (lowercased) sentence qualifies what it stands in
+/// ([`data::has_qualifier`]) and is not in a table cell or run-on part the rewrite dropped
+/// whole.
+fn qualifies(mine: &str, w: &str, other: &[&str]) -> bool {
+    data::has_qualifier(mine, w)
+        && phrase_at(mine, w).is_none_or(|at| !part_gone(mine, at, w, other))
 }
 
 /// The values of sentence `s` (values are in text order).
@@ -318,6 +349,9 @@ mod tests {
             "ranking",
             "time",
             "purpose-ending",
+            "activity-ending",
+            "restrictor",
+            "given",
             "scope-skip",
             "scope-stop",
             "scope-end",

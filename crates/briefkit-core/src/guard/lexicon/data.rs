@@ -91,8 +91,67 @@ pub fn qualifier_mask(lower: &str) -> u32 {
     let list = LIST.get_or_init(|| qualifiers().take(32).collect());
     list.iter()
         .enumerate()
-        .filter(|(_, words)| words.iter().any(|w| has_phrase(lower, w)))
+        .filter(|(_, words)| words.iter().any(|w| has_qualifier(lower, w)))
         .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// Whether qualifier `word` stands in a lowercased text as a qualifier: an adjective
+/// (`manual`, `careful`: one word, no `-ly`) only before a word it qualifies (`manual
+/// review`, not `instruction manual` or `be careful with`), and no word only intensifying
+/// a negation (`strictly no`, `absolutely never`: the negation carries the rule), and no
+/// `explicitly` within two words of a verb of saying (`specify the platform explicitly`:
+/// what is specified is explicit already; `explicitly asked` keeps it).
+pub fn has_qualifier(lower: &str, word: &str) -> bool {
+    let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');
+    let intensified = strength_list("intensified");
+    let stop = super::ENGLISH.stop_words;
+    let adjective = !word.contains(' ') && !word.ends_with("ly");
+    lower.match_indices(word).any(|(at, _)| {
+        let end = at + word.len();
+        if !bounded(lower[..at].chars().next_back()) || !bounded(lower[end..].chars().next()) {
+            return false;
+        }
+        let next = lower[end..]
+            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+            .find(|x| !x.is_empty());
+        !(adjective && next.is_none_or(|x| stop.contains(&x))
+            || next.is_some_and(|x| intensified.contains(&x))
+            || word.starts_with("explicit") && says(&lower[..at], &lower[end..]))
+    })
+}
+
+/// The words of strength.txt under `key` (`intensified`, `self-explicit`), read once.
+fn strength_list(key: &str) -> &'static [&'static str] {
+    static LISTS: OnceLock<Vec<(&'static str, Vec<&'static str>)>> = OnceLock::new();
+    let lists = LISTS.get_or_init(|| {
+        ["intensified", "self-explicit"]
+            .into_iter()
+            .map(|k| (k, strength(k)))
+            .collect()
+    });
+    lists
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or(&[], |(_, v)| v.as_slice())
+}
+
+/// Whether a verb of saying (`self-explicit:` in strength.txt) stands within three words
+/// before or two after a qualifier.
+fn says(before: &str, after: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|x| !x.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let verbs = strength_list("self-explicit");
+    let (before, after) = (words(before), words(after));
+    before
+        .iter()
+        .rev()
+        .take(3)
+        .chain(after.iter().take(2))
+        .any(|x| verbs.contains(&x.as_str()))
 }
 
 /// The first word of the qualifier at bit `bit` of a [`qualifier_mask`].
@@ -251,6 +310,14 @@ mod tests {
         assert_eq!(mask.count_ones(), 2);
         assert_eq!(qualifier_name(mask.trailing_zeros()), "explicitly");
         assert_eq!(qualifier_mask("epic declarations"), 0);
+        // An adjective qualifies the word after it; an intensified negation stays whole.
+        assert_ne!(qualifier_mask("run a manual review"), 0);
+        assert_eq!(qualifier_mask("read the instruction manual."), 0);
+        assert_eq!(qualifier_mask("be careful with tests"), 0);
+        assert_eq!(qualifier_mask("strictly no legacy decorators"), 0);
+        assert_ne!(qualifier_mask("strictly validate input"), 0);
+        assert_eq!(qualifier_mask("specify the platform explicitly"), 0);
+        assert_ne!(qualifier_mask("only when explicitly asked"), 0);
         assert!(!has_phrase("everything", "every"));
         assert!(has_phrase("try to keep", "try to"));
         assert!(!has_phrase("entry to", "try to"));
