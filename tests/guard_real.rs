@@ -40,17 +40,23 @@ use score::{Change, Counts, Labels, Span, Text, Unit, cut, score_pair};
 // context, reference lines checked as facts, contrasts, verb/noun and irregular forms) took
 // them to P=0.58 R=0.60 (126/90/63); the floors sit a little under that.
 // The change layer reading table cells, merged items, restrictions and statements (gchg):
-// changes P=0.83 R=0.43 (20/4/40), weakened 42/76.
+// changes P=0.83 R=0.43 (20/4/40), weakened 42/76. Statements (a fact that went whole is
+// reported) took the 23 pairs' instructions to P=0.58 R=0.65 (140/100/55). Then twelve blind
+// pairs joined (SOURCES.md, "The blind pairs"; scored before and after that session's
+// changes, none tuned on them — before: instructions P=0.83 R=0.36, changes P=0.10 R=0.50,
+// weakened 6/30; after: instructions P=0.88 R=0.67, changes P=0.17 R=0.50, weakened 15/30).
+// Over all 35 pairs: instructions P=0.73 R=0.66 (356/130/137), changes P=0.61 R=0.45
+// (22/14/52), weakened 59/106; the floors below sit a little under that.
 /// Share of `dropped_instructions` reports that point at a real loss.
-const MIN_INSTRUCTION_PRECISION: f64 = 0.55;
+const MIN_INSTRUCTION_PRECISION: f64 = 0.70;
 /// Share of `changed` reports that point at a real loss.
-const MIN_CHANGE_PRECISION: f64 = 0.78;
+const MIN_CHANGE_PRECISION: f64 = 0.58;
 /// Share of DROPPED instructions and facts that some report names (the target is 1.0).
-const MIN_DROPPED_RECALL: f64 = 0.57;
+const MIN_DROPPED_RECALL: f64 = 0.63;
 /// Share of labelled changed constraints that some report catches.
 const MIN_CHANGE_RECALL: f64 = 0.42;
 /// Share of WEAKENED instructions and facts reported in either layer.
-const MIN_WEAKENED_FOUND: f64 = 0.54;
+const MIN_WEAKENED_FOUND: f64 = 0.53;
 /// Every pair with a real loss gets a status other than `clean`.
 const EVERY_LOSSY_PAIR_FLAGGED: bool = true;
 /// The set itself: at least this many labelled pairs.
