@@ -79,9 +79,13 @@ pub fn bind(
     // A value ends at its line: a unit, a counted noun or a bound on the next line (a
     // list item's continuation, indented or not) is another line's word, and reading it
     // as this value's made `0⏎J+` a lower bound that `0⏎  J+` was not.
+    // Tokens may overlap (a word read inside a fact) or sit in another text's offsets:
+    // only a gap that is really there is looked at.
     let same_line = |j: usize| {
-        toks.get(j)
-            .is_some_and(|next| !at.text[toks[j - 1].end..next.start].contains('\n'))
+        toks.get(j).is_some_and(|next| {
+            let from = toks[j - 1].end.min(next.start);
+            !at.text.get(from..next.start).unwrap_or("").contains('\n')
+        })
     };
     let mut j = i + 1;
     if value.unit.is_none()
