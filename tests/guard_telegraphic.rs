@@ -216,6 +216,12 @@ const CASES: &[Case] = &[
         ReviewChange("scope"),
     ),
     case(
+        "a rule cut to its last step keeps too little to be sure either way",
+        "Always confirm the delivery address with the customer before you book the courier. Keep answers short.",
+        "Book courier. Keep answers short.",
+        ReviewInstruction("confirm the delivery address"),
+    ),
+    case(
         "a vague modifier left out of a quantified phrase",
         "Link any related tickets in the description. Keep components small.",
         "Link any tickets in description. Keep components small.",

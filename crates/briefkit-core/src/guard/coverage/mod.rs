@@ -23,7 +23,9 @@ mod instruct;
 mod lines;
 mod lists;
 mod notation;
+mod repeats;
 mod scope;
+mod statements;
 mod units;
 
 use super::changes::{Lines, squash};
@@ -116,7 +118,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
         }
     }
     for u in units.iter_mut().filter(|u| u.statement) {
-        u.statement = statement_worth_finding(&text[u.start..u.end], &u.keys, vocab);
+        u.statement = statements::worth_finding(&text[u.start..u.end], &u.keys, vocab);
     }
     let n = count.max(1) as f64;
     // A fact (code, a name, a URL) says more than a word; a value counts as a word
@@ -180,7 +182,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
         .collect();
     let (report_below, pass_from) = bars(&founds);
     for (i, u) in units.iter().enumerate().filter(|(_, u)| u.statement) {
-        verdict[i] = statement_verdict(u, founds[i], &df, &search);
+        verdict[i] = statements::verdict(u, founds[i], &df, &search);
         if verdict[i] == Verdict::Dropped {
             missing_words[i] = u.keys.to_vec();
             why[i] = "a statement with no counterpart in the proposal".into();
@@ -372,7 +374,7 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
             gone_items[i] = missing;
         }
     }
-    repeats(&units, &weight, &mut verdict);
+    repeats::repeats(&units, &weight, &mut verdict);
     let reported = verdict.iter().any(|v| *v != Verdict::Kept);
     let lines = Lines::new(if reported { text } else { "" });
     let mut out = Vec::new();
@@ -473,57 +475,6 @@ pub fn check(input: Input) -> (Vec<DroppedInstruction>, Coverage, Vec<DroppedCon
     (out, coverage, context)
 }
 
-/// A statement is looked for when it says something of its own in words: a word
-/// besides its names and code (`Model Weights` beside a link, `input` beside a code span
-/// are labels), written in a spaced script (read character by character, unspaced text
-/// matches too loosely to call a statement gone).
-fn statement_worth_finding(text: &str, keys: &[Id], vocab: &Vocab) -> bool {
-    let words = keys
-        .iter()
-        .filter(|&&k| {
-            let w = vocab.word(k);
-            !w.starts_with(['@', '#', '$']) && !w.contains(':')
-        })
-        .count();
-    // A sentence about the one before it (`…, this adds up to seconds`, `It keeps the
-    // cache warm`) explains it: context, not a fact of its own.
-    let refers_back = text
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .take(10)
-        .any(|w| {
-            ["this", "that", "these", "those", "it", "they"]
-                .iter()
-                .any(|p| w.eq_ignore_ascii_case(p))
-        });
-    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
-    let unspaced = text.chars().filter(|&c| super::words::unspaced(c)).count();
-    words >= 1 && !refers_back && unspaced * 2 < letters.max(1)
-}
-
-/// A statement is dropped only when it went whole: no counterpart at all, or a nearest
-/// match that keeps under [`SURE`] of its words and none of the words only it has.
-/// Anything more is a rewording of a fact, which the first two layers check word by word.
-fn statement_verdict(
-    u: &units::Unit,
-    found: Option<counterpart::Found>,
-    df: &FxMap<Id, u32>,
-    search: &counterpart::Search,
-) -> Verdict {
-    let Some(found) = found else {
-        return Verdict::Dropped;
-    };
-    let own_kept = u
-        .keys
-        .iter()
-        .any(|&k| df.get(&k) == Some(&1) && search.has(found.from, found.to, k));
-    if found.share < SURE && !own_kept {
-        Verdict::Dropped
-    } else {
-        Verdict::Kept
-    }
-}
-
 /// The shares under which a unit has no counterpart and from which it counts as kept,
 /// scaled to how terse the proposal writes: a rewrite that keeps every other unit whole
 /// (the typical median share is 1) is held to [`REPORT`] and [`PASS`]; a telegraphic one
@@ -542,57 +493,4 @@ fn bars(founds: &[Option<counterpart::Found>]) -> (f64, f64) {
         (median * 0.8).clamp(FLOOR, 1.0)
     };
     (REPORT * scale, PASS * scale)
-}
-
-/// A dropped unit whose words and constraints another, kept unit of the original already
-/// says (a repeated rule, `as mentioned above, …`) is kept with it.
-fn repeats(units: &[units::Unit], weight: &dyn Fn(Id) -> f64, verdict: &mut [Verdict]) {
-    let mut postings: FxMap<Id, Vec<u32>> = FxMap::default();
-    for (i, u) in units.iter().enumerate() {
-        if verdict[i] != Verdict::Dropped {
-            for &k in &u.keys {
-                postings.entry(k).or_default().push(i as u32);
-            }
-        }
-    }
-    for i in 0..units.len() {
-        let u = &units[i];
-        if !(u.instruction || u.statement) || verdict[i] != Verdict::Dropped {
-            continue;
-        }
-        let total: f64 = u.keys.iter().map(|&k| weight(k)).sum();
-        let mut candidates: Vec<u32> = u
-            .keys
-            .iter()
-            .filter_map(|k| postings.get(k))
-            .flat_map(|list| {
-                let at = list.partition_point(|&p| (p as usize) < i);
-                let lo = at.saturating_sub(REPEATS / 2);
-                list[lo..(lo + REPEATS).min(list.len())].iter().copied()
-            })
-            .collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        // A repeat shares two words or more: one shared word (`say` in `mentions`) is a
-        // coincidence, not a restatement.
-        let repeated = candidates.iter().any(|&v| {
-            let other = &units[v as usize];
-            let shared: Vec<Id> = u
-                .keys
-                .iter()
-                .copied()
-                .filter(|k| other.keys.binary_search(k).is_ok())
-                .collect();
-            let kept: f64 = shared.iter().map(|&k| weight(k)).sum();
-            v as usize != i
-                && shared.len() >= 2
-                && kept >= REPEAT * total
-                && instruct::lost(u.families & instruct::CHECKED, other.families).is_none()
-                // `always keep answers short` says more than `keep answers short`.
-                && (u.families & instruct::ALWAYS == 0 || other.families & instruct::ALWAYS != 0)
-        });
-        if repeated {
-            verdict[i] = Verdict::Kept;
-        }
-    }
 }
