@@ -167,7 +167,9 @@ fn two_concurrent_accepts_one_wins_the_other_exits_4() {
         let b = write_proposal(
             &dir,
             "booking",
-            "## Booking\n\n45 minutes, €80; then 30 minutes.\nhttps://harbour-physio.example.org/visit\n",
+            // A faithful rewrite too (the hours-and-address line kept: a rewrite that kept
+            // only its link dropped a statement and was refused with 1 when it won the race).
+            "## Booking\n\n45 minutes, €80 for a first visit; then 30 minutes.\nOpening hours and address: https://harbour-physio.example.org/visit\n",
             &[],
             2,
         );
